@@ -1,0 +1,109 @@
+/** @packageDocumentation The Recursive Language Model protocol: schemas, errors, parsers, formatters, interfaces. */
+
+// ── Errors and logging ──────────────────
+
+export { type LogFn, type Logger, silentLogger } from './logger.js';
+export { describeIssues, type ParseSchemaOptions, parseSchema } from './parse-schema.js';
+export { type ErrorCode, type ErrorDetails, RlmError, type RlmErrorOptions } from './rlm-error.js';
+
+// ── Values and usage ────────────────────
+
+export { type JsonValue, jsonValueSchema } from './json-value.js';
+export {
+  addCallUsage,
+  emptyUsage,
+  type ModelUsageSummary,
+  mergeUsage,
+  modelUsageSummarySchema,
+  type RecordCallInput,
+  type TokenUsage,
+  tokenUsageSchema,
+  totalUsage,
+  type UsageSummary,
+  usageSummarySchema,
+} from './usage.js';
+
+// ── Models ──────────────────────────────
+
+export {
+  type ChatMessage,
+  chatMessageSchema,
+  type LanguageModel,
+  type ModelRequest,
+  type ModelResponse,
+  modelRequestSchema,
+  modelResponseSchema,
+  type StopReason,
+  stopReasonSchema,
+} from './language-model.js';
+
+// ── REPL ────────────────────────────────
+
+export type { ExecuteOptions, ReplEnvironment, VariableInfo } from './repl-environment.js';
+export {
+  type BlockError,
+  blockErrorSchema,
+  type CodeBlock,
+  codeBlockSchema,
+  type REPLResult,
+  replResultSchema,
+  type SubCallRecord,
+  subCallRecordSchema,
+} from './repl-result.js';
+export { isReservedName, RESERVED_NAMES } from './reserved-names.js';
+
+// ── Runs, events and trajectories ───────
+
+export {
+  type RLMChatCompletion,
+  type RunStatus,
+  rlmChatCompletionSchema,
+  runStatusSchema,
+} from './rlm-chat-completion.js';
+export { type RLMIteration, rlmIterationSchema } from './rlm-iteration.js';
+export {
+  type ContextInfo,
+  contextInfoSchema,
+  type LimitName,
+  limitNameSchema,
+  RUN_EVENT_VERSION,
+  type RunEvent,
+  type RunEventOf,
+  type RunEventType,
+  runEventSchema,
+} from './run-event.js';
+export {
+  TRAJECTORY_VERSION,
+  type TrajectoryRecord,
+  trajectoryRecordSchema,
+} from './trajectory-record.js';
+
+// ── Parsing model output ────────────────
+
+export {
+  codeFencePattern,
+  DEFAULT_CODE_LANGUAGES,
+  dedentBlock,
+  type FindCodeBlocksOptions,
+  findCodeBlocks,
+} from './find-code-blocks.js';
+export {
+  type FinalAnswer,
+  type FinalMarker,
+  findFinalAnswer,
+  parseFinalMarker,
+  type ResolveVariable,
+} from './find-final-answer.js';
+
+// ── Building what the model sees ────────
+
+export { type BuildUserPromptInput, buildUserPrompt } from './build-user-prompt.js';
+export { formatExecutionResult } from './format-execution-result.js';
+export { type FormatIterationOptions, formatIteration } from './format-iteration.js';
+export {
+  buildMetadataMessage,
+  METADATA_MAX_LISTED_CHUNKS,
+  type QueryMetadata,
+  queryMetadata,
+} from './query-metadata.js';
+export { DEFAULT_MAX_OUTPUT_CHARS, truncateOutput, truncationMarker } from './truncate-output.js';

@@ -1,0 +1,113 @@
+const MARK = Symbol.for('rlm.error');
+
+/**
+ * The registry of error codes: one key per code, valued by the shape of its `details`.
+ * Codes are API (adding one is minor, renaming or removing one is major); messages are not.
+ * Packages add their codes here so every code is known in one place and apps can map
+ * them exhaustively (`satisfies Record<ErrorCode, …>`).
+ */
+export interface ErrorDetails {
+  // protocol
+  'protocol.invalid_payload': { path: string; expected: string };
+  'protocol.invalid_message': { issues: readonly string[] };
+  'protocol.invalid_config': { issues: readonly string[] };
+  // sandbox
+  'sandbox.timeout': { limitMs: number; kind: 'cpu' | 'wall' };
+  'sandbox.deadlock': Record<string, never>;
+  'sandbox.out_of_memory': { limitBytes: number };
+  'sandbox.stack_overflow': Record<string, never>;
+  'sandbox.poisoned': { reason: string };
+  'sandbox.disposed': Record<string, never>;
+  'sandbox.aborted': Record<string, never>;
+  'sandbox.invalid_value': { name: string; reason: string };
+  'sandbox.pattern_timeout': { limitMs: number };
+  'sandbox.invalid_pattern': { pattern: string };
+  // model clients
+  'model.rate_limited': { retryAfterMs: number | undefined; status: number };
+  'model.overloaded': { status: number };
+  'model.context_too_long': { status: number };
+  'model.auth': { status: number };
+  'model.bad_request': { status: number };
+  'model.not_found': { status: number; model: string };
+  'model.server_error': { status: number };
+  'model.network': Record<string, never>;
+  'model.timeout': { limitMs: number };
+  'model.aborted': Record<string, never>;
+  'model.missing_api_key': { variable: string };
+  'model.unknown_provider': { modelId: string };
+  // executor
+  'executor.budget_exceeded': { limit: string; used: number; max: number };
+  'executor.cancelled': Record<string, never>;
+  'executor.replay_divergence': { step: number; expected: string; actual: string };
+  'executor.no_checkpoint': { runId: string };
+  // prompts
+  'prompts.layer_immutable': { layerId: number };
+  'prompts.layer_invalid': { layerId: number; reason: string };
+  'prompts.layer_too_long': { layerId: number; length: number; max: number };
+  'prompts.layer_override_attempt': { layerId: number; phrase: string };
+  'prompts.prompt_too_long': { length: number; max: number };
+  'prompts.driver_invalid': { source: string; issues: readonly string[] };
+  'prompts.driver_conflict': { driver: string; mode: string };
+  'prompts.driver_not_found': { name: string };
+  // memory
+  'memory.schema_too_new': { fileVersion: number; supportedVersion: number };
+  'memory.not_found': { kind: string; id: string };
+  'memory.storage_failed': { operation: string };
+  // eval
+  'eval.invalid_task': { line: number | undefined; issues: readonly string[] };
+  // config (CLI, server)
+  'config.invalid': { source: string; issues: readonly string[] };
+}
+
+/** A stable, namespaced error code such as `sandbox.timeout`. */
+export type ErrorCode = keyof ErrorDetails;
+
+export interface RlmErrorOptions<C extends ErrorCode> {
+  code: C;
+  message: string;
+  details: ErrorDetails[C];
+  /** Whether trying the same operation again may succeed. @default false */
+  retryable?: boolean;
+  cause?: unknown;
+}
+
+/**
+ * The one error class every @rlm package throws. Match on `code`, never on `message`.
+ *
+ * @example
+ * if (RlmError.is(error, 'sandbox.timeout')) console.log(error.details.limitMs);
+ */
+export class RlmError<C extends ErrorCode = ErrorCode> extends Error {
+  override readonly name = 'RlmError';
+  readonly [MARK] = true;
+  readonly code: C;
+  readonly details: ErrorDetails[C];
+  readonly retryable: boolean;
+
+  constructor({ code, message, details, retryable = false, cause }: RlmErrorOptions<C>) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.code = code;
+    this.details = details;
+    this.retryable = retryable;
+  }
+
+  /** True for any `RlmError` (optionally with `code`), even from a duplicate install of this package. */
+  static is<C extends ErrorCode>(value: unknown, code?: C): value is RlmError<C> {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      MARK in value &&
+      (code === undefined || (value as RlmError).code === code)
+    );
+  }
+
+  /** A JSON-safe view for logs, events and HTTP bodies (no cause chain, no stack). */
+  toJSON(): { code: C; message: string; details: ErrorDetails[C]; retryable: boolean } {
+    return {
+      code: this.code,
+      message: this.message,
+      details: this.details,
+      retryable: this.retryable,
+    };
+  }
+}

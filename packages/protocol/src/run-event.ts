@@ -1,0 +1,174 @@
+import { z } from 'zod';
+import { blockErrorSchema } from './repl-result.js';
+import { runStatusSchema } from './rlm-chat-completion.js';
+import { tokenUsageSchema, usageSummarySchema } from './usage.js';
+
+/** The version of the event schema; bumped on any incompatible change. */
+export const RUN_EVENT_VERSION = 1;
+
+/** Fields every event carries: which run of the tree it belongs to and when it happened. */
+const base = {
+  v: z.literal(RUN_EVENT_VERSION),
+  runId: z.string(),
+  parentRunId: z.string().nullable(),
+  rootRunId: z.string(),
+  depth: z.number().int().nonnegative(),
+  /** Epoch milliseconds. */
+  at: z.number(),
+};
+
+const errorInfo = z.object({ code: z.string(), message: z.string() });
+
+/** Describes a context without copying it: type, per-chunk lengths, total and a content hash. */
+export const contextInfoSchema = z.object({
+  type: z.enum(['string', 'array', 'object']),
+  lengths: z.array(z.number().int().nonnegative()),
+  totalLength: z.number().int().nonnegative(),
+  /** Short content hash, so a trajectory can name its context without storing it. */
+  hash: z.string().optional(),
+});
+export type ContextInfo = z.infer<typeof contextInfoSchema>;
+
+export const limitNameSchema = z.enum([
+  'tokens',
+  'cost',
+  'wall_time',
+  'subcalls',
+  'iterations',
+  'consecutive_errors',
+  'depth',
+]);
+export type LimitName = z.infer<typeof limitNameSchema>;
+
+/** Everything that happens in a run, in order; one schema for streams, SSE, storage and tests. */
+export const runEventSchema = z.discriminatedUnion('type', [
+  z.object({
+    ...base,
+    type: z.literal('run-start'),
+    query: z.string(),
+    model: z.string(),
+    context: z.array(contextInfoSchema),
+    maxIterations: z.number().int().positive(),
+    maxDepth: z.number().int().nonnegative(),
+    promptVersion: z.string(),
+  }),
+  z.object({ ...base, type: z.literal('iteration-start'), iteration: z.number().int() }),
+  z.object({
+    ...base,
+    type: z.literal('model-call-start'),
+    callId: z.string(),
+    model: z.string(),
+    purpose: z.enum(['root', 'sub', 'default_answer', 'summary']),
+    messageCount: z.number().int().nonnegative(),
+    promptChars: z.number().int().nonnegative(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('model-call-end'),
+    callId: z.string(),
+    model: z.string(),
+    ok: z.boolean(),
+    usage: tokenUsageSchema.optional(),
+    costUsd: z.number().nonnegative().optional(),
+    durationMs: z.number().nonnegative(),
+    stopReason: z.string().optional(),
+    requestId: z.string().optional(),
+    responseChars: z.number().int().nonnegative().optional(),
+    error: errorInfo.optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('block-start'),
+    iteration: z.number().int(),
+    index: z.number().int().nonnegative(),
+    code: z.string(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('block-end'),
+    iteration: z.number().int(),
+    index: z.number().int().nonnegative(),
+    stdout: z.string(),
+    stderr: z.string(),
+    executionTime: z.number().nonnegative(),
+    finalAnswer: z.string().nullable(),
+    error: blockErrorSchema.nullable(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('subcall-start'),
+    callId: z.string(),
+    kind: z.enum(['llm', 'rlm']),
+    model: z.string(),
+    promptPreview: z.string(),
+    childRunId: z.string().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('subcall-end'),
+    callId: z.string(),
+    kind: z.enum(['llm', 'rlm']),
+    ok: z.boolean(),
+    durationMs: z.number().nonnegative(),
+    responsePreview: z.string(),
+    childRunId: z.string().optional(),
+    error: errorInfo.optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('iteration-end'),
+    iteration: z.number().int(),
+    response: z.string(),
+    finalAnswer: z.string().nullable(),
+    durationMs: z.number().nonnegative(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('final-answer'),
+    answer: z.string(),
+    source: z.enum(['code', 'text', 'default_answer', 'set_answer']),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('limit-hit'),
+    limit: limitNameSchema,
+    used: z.number(),
+    max: z.number(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('task-start'),
+    taskId: z.string(),
+    task: z.string(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('task-end'),
+    taskId: z.string(),
+    ok: z.boolean(),
+    summary: z.string(),
+    durationMs: z.number().nonnegative(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('compaction-end'),
+    iteration: z.number().int(),
+    messagesBefore: z.number().int().nonnegative(),
+    summaryChars: z.number().int().nonnegative(),
+  }),
+  z.object({ ...base, type: z.literal('error'), error: errorInfo }),
+  z.object({
+    ...base,
+    type: z.literal('run-end'),
+    status: runStatusSchema,
+    answer: z.string().nullable(),
+    partialAnswer: z.string().nullable(),
+    usage: usageSummarySchema,
+    iterations: z.number().int().nonnegative(),
+    durationMs: z.number().nonnegative(),
+  }),
+]);
+export type RunEvent = z.infer<typeof runEventSchema>;
+export type RunEventType = RunEvent['type'];
+/** The event of one `type`, e.g. `RunEventOf<'block-end'>`. */
+export type RunEventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;

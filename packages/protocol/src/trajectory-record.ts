@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { jsonValueSchema } from './json-value.js';
+import { chatMessageSchema, modelResponseSchema } from './language-model.js';
+import { runEventSchema } from './run-event.js';
+
+/** The version of the trajectory file format. */
+export const TRAJECTORY_VERSION = 1;
+
+/**
+ * One line of a trajectory (JSONL). A file is a header, then events and model exchanges in the
+ * order they happened, across the whole run tree. Contexts are referenced by size and hash,
+ * never copied; secrets never appear.
+ */
+export const trajectoryRecordSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('header'),
+    version: z.literal(TRAJECTORY_VERSION),
+    runId: z.string(),
+    createdAt: z.string(),
+    /** The run's configuration with secrets removed. */
+    config: z.record(z.string(), jsonValueSchema),
+  }),
+  z.object({ kind: z.literal('event'), event: runEventSchema }),
+  z.object({
+    kind: z.literal('model-exchange'),
+    runId: z.string(),
+    callId: z.string(),
+    request: z.object({
+      system: z.string().optional(),
+      /** Messages from index `messagesFrom` on; earlier ones equal the previous exchange's of this run. */
+      messages: z.array(chatMessageSchema),
+      messagesFrom: z.number().int().nonnegative().default(0),
+    }),
+    response: modelResponseSchema.nullable(),
+    error: z.object({ code: z.string(), message: z.string() }).optional(),
+  }),
+]);
+export type TrajectoryRecord = z.infer<typeof trajectoryRecordSchema>;

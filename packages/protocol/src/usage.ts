@@ -1,0 +1,88 @@
+import { z } from 'zod';
+
+/** Tokens of one model call, as the provider reported them. */
+export const tokenUsageSchema = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  /** Input tokens served from the provider's prompt cache. */
+  cacheReadTokens: z.number().int().nonnegative().default(0),
+  /** Input tokens written to the provider's prompt cache. */
+  cacheWriteTokens: z.number().int().nonnegative().default(0),
+});
+export type TokenUsage = z.infer<typeof tokenUsageSchema>;
+
+/** Totals for one model across any number of calls. */
+export const modelUsageSummarySchema = z.object({
+  calls: z.number().int().nonnegative(),
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative(),
+  cacheWriteTokens: z.number().int().nonnegative(),
+  /** Cost in US dollars; 0 when the model has no known price. */
+  costUsd: z.number().nonnegative(),
+});
+export type ModelUsageSummary = z.infer<typeof modelUsageSummarySchema>;
+
+/** Usage per model id (`provider/model`), for one call, one run or a whole run tree. */
+export const usageSummarySchema = z.object({
+  models: z.record(z.string(), modelUsageSummarySchema),
+});
+export type UsageSummary = z.infer<typeof usageSummarySchema>;
+
+/** A summary with no usage. */
+export function emptyUsage(): UsageSummary {
+  return { models: {} };
+}
+
+function emptyModelUsage(): ModelUsageSummary {
+  return {
+    calls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    costUsd: 0,
+  };
+}
+
+function addModelUsage(a: ModelUsageSummary, b: ModelUsageSummary): ModelUsageSummary {
+  return {
+    calls: a.calls + b.calls,
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    costUsd: a.costUsd + b.costUsd,
+  };
+}
+
+export interface RecordCallInput {
+  model: string;
+  usage: TokenUsage;
+  costUsd?: number;
+}
+
+/** Returns a new summary with one model call added (inputs are never mutated). */
+export function addCallUsage(
+  summary: UsageSummary,
+  { model, usage, costUsd = 0 }: RecordCallInput,
+): UsageSummary {
+  const call: ModelUsageSummary = { calls: 1, ...usage, costUsd };
+  return mergeUsage(summary, { models: { [model]: call } });
+}
+
+/** Returns the sum of several summaries, model by model. */
+export function mergeUsage(...summaries: readonly UsageSummary[]): UsageSummary {
+  const models: Record<string, ModelUsageSummary> = {};
+  for (const summary of summaries) {
+    for (const [model, usage] of Object.entries(summary.models)) {
+      models[model] = addModelUsage(models[model] ?? emptyModelUsage(), usage);
+    }
+  }
+  return { models };
+}
+
+/** Totals across every model in a summary. */
+export function totalUsage(summary: UsageSummary): ModelUsageSummary {
+  return Object.values(summary.models).reduce(addModelUsage, emptyModelUsage());
+}
