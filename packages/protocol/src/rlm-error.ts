@@ -57,6 +57,8 @@ export interface ErrorDetails {
   'eval.invalid_task': { line: number | undefined; issues: readonly string[] };
   // config (CLI, server)
   'config.invalid': { source: string; issues: readonly string[] };
+  // testkit
+  'testkit.script_exhausted': { calls: number; steps: number };
 }
 
 /** A stable, namespaced error code such as `sandbox.timeout`. */
