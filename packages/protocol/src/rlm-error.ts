@@ -57,8 +57,23 @@ export interface ErrorDetails {
   'eval.invalid_task': { line: number | undefined; issues: readonly string[] };
   // config (CLI, server)
   'config.invalid': { source: string; issues: readonly string[] };
+  // cli
+  'cli.usage': { option: string };
+  'cli.context_unreadable': { path: string; reason: string };
+  'cli.context_binary': { path: string };
+  'cli.context_too_large': { path: string; bytes: number; maxBytes: number };
+  'cli.trajectory_invalid': { path: string; line: number | undefined };
+  'cli.not_available': { feature: string };
   // testkit
   'testkit.script_exhausted': { calls: number; steps: number };
+  // server (HTTP API)
+  'server.unauthorized': { reason: 'missing' | 'invalid' | 'revoked' };
+  'server.forbidden': { reason: string };
+  'server.not_found': { resource: string; id: string };
+  'server.rate_limited': { retryAfterMs: number; limit: 'requests' | 'concurrent_runs' | 'queue' };
+  'server.payload_too_large': { what: string; limitBytes: number };
+  'server.conflict': { reason: string };
+  'server.unavailable': { reason: string };
 }
 
 /** A stable, namespaced error code such as `sandbox.timeout`. */
