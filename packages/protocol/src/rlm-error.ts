@@ -74,6 +74,7 @@ export interface ErrorDetails {
   'server.payload_too_large': { what: string; limitBytes: number };
   'server.conflict': { reason: string };
   'server.unavailable': { reason: string };
+  'server.internal': { requestId: string };
 }
 
 /** A stable, namespaced error code such as `sandbox.timeout`. */
