@@ -50,7 +50,11 @@ function finalContent(rest: string): string | null {
       }
     }
   }
-  if (lineEnds.length === 0) return null;
+  return unbalancedContent(rest, lineEnds);
+}
+
+/** With unbalanced parentheses: the last line-closing `)` before the next `FINAL(` line, if any. */
+function unbalancedContent(rest: string, lineEnds: readonly { index: number }[]): string | null {
   const nextFinal = rest.search(/\n[ \t]*FINAL\(/);
   const limit = nextFinal === -1 ? rest.length : nextFinal;
   const before = lineEnds.filter(({ index }) => index < limit);

@@ -29,7 +29,13 @@ function describe(value: unknown): string {
 /** Length of a chunk: its own length for strings, its JSON text's length otherwise. */
 function chunkLength(value: unknown, path: string): number {
   if (typeof value === 'string') return value.length;
-  const json = JSON.stringify(value);
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    // BigInts and cycles make JSON.stringify throw; they are as invalid as a bare function.
+    json = undefined;
+  }
   if (json === undefined) throw invalid(path, 'a JSON value', describe(value));
   return json.length;
 }
@@ -88,8 +94,9 @@ export function buildMetadataMessage(metadata: QueryMetadata): string {
   const listed = contextLengths.slice(0, METADATA_MAX_LISTED_CHUNKS).join(', ');
   const others = contextLengths.length - METADATA_MAX_LISTED_CHUNKS;
   const more = others > 0 ? `, … [${others} others]` : '';
+  const article = contextType === 'string' ? 'a' : 'an';
   return (
-    `Your context is a ${contextType} of ${contextTotalLength} characters in total, ` +
+    `Your context is ${article} ${contextType} of ${contextTotalLength} characters in total, ` +
     `held in the REPL variable \`context\`. Chunk lengths: [${listed}${more}].`
   );
 }

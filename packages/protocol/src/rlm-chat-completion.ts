@@ -9,6 +9,8 @@ export const runStatusSchema = z.enum([
   'timeout',
   'cancelled',
   'error',
+  /** The process running it stopped (crash, restart) and it could not be resumed. */
+  'interrupted',
 ]);
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
