@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { replResultSchema } from './repl-result.js';
-import { rlmChatCompletionSchema } from './rlm-chat-completion.js';
-import { RUN_EVENT_VERSION, runEventSchema } from './run-event.js';
+import { rlmChatCompletionSchema, runStatusSchema } from './rlm-chat-completion.js';
+import { limitNameSchema, RUN_EVENT_VERSION, runEventSchema } from './run-event.js';
 import { TRAJECTORY_VERSION, trajectoryRecordSchema } from './trajectory-record.js';
 
 // Arbitraries produce values in each schema's output shape; the property is that writing them as
@@ -81,14 +81,7 @@ const replResult = fc.record({
   finalAnswer: fc.option(text, { nil: null }),
   error: fc.option(blockError, { nil: null }),
 });
-const runStatus = fc.constantFrom(
-  'completed' as const,
-  'max_iterations' as const,
-  'budget_exceeded' as const,
-  'timeout' as const,
-  'cancelled' as const,
-  'error' as const,
-);
+const runStatus = fc.constantFrom(...runStatusSchema.options);
 const errorInfo = fc.record({ code: id, message: text });
 const completion = fc.record(
   {
@@ -214,12 +207,7 @@ const runEvent = fc.oneof(
   fc.record({
     ...eventBase,
     type: fc.constant('limit-hit' as const),
-    limit: fc.constantFrom(
-      'tokens' as const,
-      'cost' as const,
-      'wall_time' as const,
-      'depth' as const,
-    ),
+    limit: fc.constantFrom(...limitNameSchema.options),
     used: money,
     max: money,
   }),
