@@ -12,6 +12,38 @@ export {
   scriptedModel,
 } from './scripted-model.js';
 
+// ── Fake servers ────────────────────────
+
+export {
+  DEFAULT_FAKE_ANTHROPIC_MODELS,
+  type FakeAnthropicModel,
+} from './fake-servers/anthropic-models.js';
+export {
+  CACHE_LOOKBACK_BLOCKS,
+  type CacheAccount,
+  type CacheBlock,
+  createPromptCache,
+  type PromptCache,
+} from './fake-servers/anthropic-prompt-cache.js';
+export {
+  ANTHROPIC_VERSION_2023,
+  ANTHROPIC_VERSION_2026,
+  anthropicErrorBody,
+  type FakeAnthropicOptions,
+  type FakeAnthropicServer,
+  MAX_CACHE_BREAKPOINTS,
+  startFakeAnthropic,
+} from './fake-servers/fake-anthropic.js';
+export type { FakeRequestRecord } from './fake-servers/fake-http-server.js';
+export type {
+  FakeModelRequest,
+  FakeReply,
+  FakeReplyFunction,
+  FakeReplyValue,
+  FakeScript,
+  FakeStreamFaults,
+} from './fake-servers/fake-reply.js';
+
 // ── Helpers ─────────────────────────────
 
 export { estimateTokens } from './estimate-tokens.js';
