@@ -1,0 +1,93 @@
+/** @packageDocumentation Scratchpad, conversations, prompt layers, working memory and runs, in memory or SQLite. */
+
+// ── Opening a store ─────────────────────
+
+export { createStore } from './create-store.js';
+export { type AgentMemory, DEFAULT_AGENT_ID, type Store } from './store.js';
+export {
+  DEFAULT_BUSY_TIMEOUT_MS,
+  type StoreLimits,
+  type StoreOptions,
+  storeOptionsSchema,
+} from './store-options.js';
+
+// ── Scratchpad ──────────────────────────
+
+export {
+  DEFAULT_SCRATCHPAD_MAX_ENTRIES,
+  type Scratchpad,
+  type ScratchpadEntry,
+  type ScratchpadListOptions,
+  type ScratchpadValue,
+  scratchpadEntrySchema,
+  scratchpadValueSchema,
+} from './scratchpad.js';
+
+// ── Conversations ───────────────────────
+
+export {
+  type ConversationStore,
+  DEFAULT_MAX_EXCHANGE_CHARS,
+  DEFAULT_MAX_EXCHANGES_PER_SENDER,
+  DEFAULT_MAX_SENDERS,
+  type Exchange,
+  type ExchangeInput,
+  exchangeInputSchema,
+  exchangeSchema,
+  type SenderSummary,
+} from './conversation-store.js';
+export { normalizeSenderId } from './normalize-sender-id.js';
+export { truncateText } from './truncate-text.js';
+
+// ── Prompt layers ───────────────────────
+
+export {
+  type LayerValidationResult,
+  type LayerWriteOptions,
+  MUTABLE_LAYER_IDS,
+  type MutableLayerId,
+  type PromptLayerPolicy,
+  type PromptLayerStore,
+  type PromptLayerVersion,
+  promptLayerVersionSchema,
+} from './prompt-layer-store.js';
+
+// ── Working memory ──────────────────────
+
+export { bm25Scores, tokenize } from './bm25-scores.js';
+export {
+  DEFAULT_WORKING_MEMORY_MAX_ITEMS,
+  type MemoryItem,
+  type MemoryItemInput,
+  type MemoryKind,
+  type MemoryListOptions,
+  type MemoryProvenance,
+  memoryItemInputSchema,
+  memoryItemSchema,
+  memoryKindSchema,
+  type RetrievedMemory,
+  type RetrieveOptions,
+  type RetrieveResult,
+  type WorkingMemory,
+} from './working-memory.js';
+
+// ── Runs ────────────────────────────────
+
+export {
+  type Checkpoint,
+  type CreateRunInput,
+  createRunInputSchema,
+  DEFAULT_RUN_PAGE_SIZE,
+  type ListRunsOptions,
+  MAX_RUN_PAGE_SIZE,
+  type RetentionResult,
+  type RunPage,
+  type RunPatch,
+  type RunRecord,
+  type RunStore,
+  runPatchSchema,
+  runRecordSchema,
+  type StoredRunEvent,
+  type StoredRunStatus,
+  storedRunStatusSchema,
+} from './run-store.js';

@@ -1,0 +1,23 @@
+import type { StoreParts } from '../assemble-store.js';
+import type { BackendContext } from '../backend-context.js';
+import { MemoryConversationStore } from './memory-conversation-store.js';
+import { MemoryPromptLayerStore } from './memory-prompt-layer-store.js';
+import { MemoryRunStore } from './memory-run-store.js';
+import { MemoryScratchpad } from './memory-scratchpad.js';
+import { MemoryWorkingMemory } from './memory-working-memory.js';
+
+/** The in-process backend: plain Maps owned by this store, gone when the process ends. */
+export function createMemoryParts(context: BackendContext, close: () => Promise<void>): StoreParts {
+  return {
+    kind: 'memory',
+    runs: new MemoryRunStore(context),
+    openAgent: (agentId) => ({
+      agentId,
+      scratchpad: new MemoryScratchpad(context),
+      conversations: new MemoryConversationStore(context),
+      promptLayers: new MemoryPromptLayerStore(context),
+      workingMemory: new MemoryWorkingMemory(context),
+    }),
+    close,
+  };
+}

@@ -1,0 +1,94 @@
+import type { BackendContext } from '../backend-context.js';
+import { checkLayerUpdate, toMutableLayerId } from '../check-layer-update.js';
+import {
+  type LayerWriteOptions,
+  MUTABLE_LAYER_IDS,
+  type MutableLayerId,
+  type PromptLayerStore,
+  type PromptLayerVersion,
+} from '../prompt-layer-store.js';
+import { notFound } from '../not-found.js';
+import { parseId } from '../parse-input.js';
+
+/** Each layer's versions in an array, oldest first; version n sits at index n - 1. */
+export class MemoryPromptLayerStore implements PromptLayerStore {
+  readonly #versions: Record<MutableLayerId, PromptLayerVersion[]>;
+  readonly #context: BackendContext;
+
+  constructor(context: BackendContext) {
+    this.#context = context;
+    const at = context.now();
+    const seed = (layerId: MutableLayerId): PromptLayerVersion[] => [
+      { layerId, version: 1, content: context.policy.seeds[layerId], by: 'seed', at, restoredFrom: null },
+    ];
+    this.#versions = { 6: seed(6), 7: seed(7), 8: seed(8), 9: seed(9) };
+  }
+
+  async current(): Promise<PromptLayerVersion[]> {
+    this.#context.assertOpen('promptLayers.current');
+    return MUTABLE_LAYER_IDS.map((layerId) => this.#latest(layerId));
+  }
+
+  async get(layerId: number): Promise<PromptLayerVersion> {
+    this.#context.assertOpen('promptLayers.get');
+    return this.#latest(toMutableLayerId(layerId));
+  }
+
+  async update(
+    layerId: number,
+    content: string,
+    { by }: LayerWriteOptions,
+  ): Promise<PromptLayerVersion> {
+    this.#context.assertOpen('promptLayers.update');
+    const id = checkLayerUpdate(this.#context.policy, layerId, content);
+    return this.#append(id, content, { by: parseId(by, 'by'), restoredFrom: null });
+  }
+
+  async history(layerId: number): Promise<PromptLayerVersion[]> {
+    this.#context.assertOpen('promptLayers.history');
+    return this.#list(toMutableLayerId(layerId)).map((version) => ({ ...version }));
+  }
+
+  async rollback(
+    layerId: number,
+    version: number,
+    { by }: LayerWriteOptions,
+  ): Promise<PromptLayerVersion> {
+    this.#context.assertOpen('promptLayers.rollback');
+    const id = toMutableLayerId(layerId);
+    const target = this.#list(id).find((entry) => entry.version === version);
+    if (target === undefined) {
+      throw notFound('prompt-layer-version', `${id}@${String(version)}`);
+    }
+    checkLayerUpdate(this.#context.policy, id, target.content);
+    return this.#append(id, target.content, { by: parseId(by, 'by'), restoredFrom: version });
+  }
+
+  #list(layerId: MutableLayerId): PromptLayerVersion[] {
+    return this.#versions[layerId];
+  }
+
+  #latest(layerId: MutableLayerId): PromptLayerVersion {
+    const versions = this.#list(layerId);
+    // The seed is version 1, so the list is never empty.
+    return { ...(versions[versions.length - 1] as PromptLayerVersion) };
+  }
+
+  #append(
+    layerId: MutableLayerId,
+    content: string,
+    { by, restoredFrom }: { by: string; restoredFrom: number | null },
+  ): PromptLayerVersion {
+    const versions = this.#list(layerId);
+    const entry: PromptLayerVersion = {
+      layerId,
+      version: versions.length + 1,
+      content,
+      by,
+      at: this.#context.now(),
+      restoredFrom,
+    };
+    versions.push(entry);
+    return { ...entry };
+  }
+}

@@ -1,0 +1,67 @@
+import type { RlmError } from '@rlm/protocol';
+import { z } from 'zod';
+
+/** The layers an agent may rewrite: 6 decision loop, 7 inbound messages, 8 memory, 9 guardrails. */
+export const MUTABLE_LAYER_IDS = [6, 7, 8, 9] as const;
+export type MutableLayerId = (typeof MUTABLE_LAYER_IDS)[number];
+
+/** One saved text of a mutable layer. Versions start at 1 (the seed) and only grow. */
+export const promptLayerVersionSchema = z.object({
+  layerId: z.literal(MUTABLE_LAYER_IDS),
+  version: z.number().int().positive(),
+  content: z.string(),
+  /** Who wrote it: `seed`, an agent id, an operator… */
+  by: z.string(),
+  /** Epoch milliseconds. */
+  at: z.number(),
+  /** Set when this version restored an earlier one. */
+  restoredFrom: z.number().int().positive().nullable(),
+});
+export type PromptLayerVersion = z.infer<typeof promptLayerVersionSchema>;
+
+/** The outcome of checking a proposed layer text; `error` says which rule it broke. */
+export type LayerValidationResult = { ok: true } | { ok: false; error: RlmError };
+
+/**
+ * Where seeds and rules for the mutable layers come from. `@rlm/prompts` provides the
+ * production policy; it is injected so this package never hard-codes prompt text.
+ */
+export interface PromptLayerPolicy {
+  /** The text each mutable layer starts with, stored as version 1 on first use. */
+  seeds: Readonly<Record<MutableLayerId, string>>;
+  /** Checks a proposed text for a layer (size caps, attempts to override layers 0–5…). */
+  validate(layerId: number, content: string): LayerValidationResult;
+}
+
+/** Who is making a change, recorded with the new version. */
+export interface LayerWriteOptions {
+  by: string;
+}
+
+/**
+ * Versioned storage of one agent's self-editable prompt layers (6–9). Every write validates and
+ * appends a new version; nothing is overwritten, so any earlier text can be restored.
+ */
+export interface PromptLayerStore {
+  /** The current version of each mutable layer, by id. */
+  current(): Promise<PromptLayerVersion[]>;
+  /**
+   * The current version of one layer.
+   * @throws RlmError `prompts.layer_immutable` for 0–5, `prompts.layer_invalid` for other ids
+   */
+  get(layerId: number): Promise<PromptLayerVersion>;
+  /**
+   * Validates `content` with the policy and stores it as the next version.
+   * @throws RlmError `prompts.layer_immutable` for layers 0–5, `prompts.layer_invalid` for other
+   * ids, or the policy's error (`prompts.layer_too_long`, `prompts.layer_override_attempt`…)
+   */
+  update(layerId: number, content: string, options: LayerWriteOptions): Promise<PromptLayerVersion>;
+  /** Every version of a layer, oldest first. */
+  history(layerId: number): Promise<PromptLayerVersion[]>;
+  /**
+   * Stores the text of an earlier `version` as a new version (history is never rewritten).
+   * The restored text is validated again: rules may have tightened since it was written.
+   * @throws RlmError `memory.not_found` when the version does not exist, plus `update`'s errors
+   */
+  rollback(layerId: number, version: number, options: LayerWriteOptions): Promise<PromptLayerVersion>;
+}

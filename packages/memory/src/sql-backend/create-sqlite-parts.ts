@@ -1,0 +1,24 @@
+import type { StoreParts } from '../assemble-store.js';
+import type { BackendContext } from '../backend-context.js';
+import type { SqlDriver } from './sql-driver.js';
+import { SqlConversationStore } from './sql-conversation-store.js';
+import { SqlPromptLayerStore } from './sql-prompt-layer-store.js';
+import { SqlRunStore } from './sql-run-store.js';
+import { SqlScratchpad } from './sql-scratchpad.js';
+import { SqlWorkingMemory } from './sql-working-memory.js';
+
+/** The SQL backend's stores over one open driver. */
+export function createSqlParts(driver: SqlDriver, context: BackendContext): StoreParts {
+  return {
+    kind: 'sqlite',
+    runs: new SqlRunStore(driver, context),
+    openAgent: (agentId) => ({
+      agentId,
+      scratchpad: new SqlScratchpad(driver, context, agentId),
+      conversations: new SqlConversationStore(driver, context, agentId),
+      promptLayers: new SqlPromptLayerStore(driver, context, agentId),
+      workingMemory: new SqlWorkingMemory(driver, context, agentId),
+    }),
+    close: () => driver.close(),
+  };
+}

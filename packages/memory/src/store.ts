@@ -1,0 +1,38 @@
+import type { ConversationStore } from './conversation-store.js';
+import type { PromptLayerStore } from './prompt-layer-store.js';
+import type { RunStore } from './run-store.js';
+import type { Scratchpad } from './scratchpad.js';
+import type { WorkingMemory } from './working-memory.js';
+
+/** The namespace `Store`'s own per-agent stores use. */
+export const DEFAULT_AGENT_ID = 'default';
+
+/**
+ * The stores that belong to one agent. A server hosting several agents keeps each one's
+ * scratchpad, conversations, prompt layers and working memory apart by agent id.
+ */
+export interface AgentMemory {
+  readonly agentId: string;
+  readonly scratchpad: Scratchpad;
+  readonly conversations: ConversationStore;
+  readonly promptLayers: PromptLayerStore;
+  readonly workingMemory: WorkingMemory;
+}
+
+/**
+ * Everything `createStore` opens: the default agent's stores (agent id `default`), other agents
+ * through `forAgent`, and the run store shared by all agents. Every method returns a Promise
+ * (even on backends that finish synchronously) so a networked backend can implement the same
+ * contract.
+ */
+export interface Store extends AgentMemory {
+  readonly kind: 'memory' | 'sqlite';
+  readonly runs: RunStore;
+  /**
+   * The stores of agent `agentId` (created empty on first use, prompt layers seeded).
+   * @throws RlmError `protocol.invalid_message` for an empty id
+   */
+  forAgent(agentId: string): AgentMemory;
+  /** Releases the backend; later calls reject with `memory.storage_failed`. Idempotent. */
+  close(): Promise<void>;
+}
