@@ -1,0 +1,184 @@
+import { readFile } from 'node:fs/promises';
+import { type RLMChatCompletion, RlmError } from '@rlm/protocol';
+import type { Command } from 'commander';
+import type { CliIo } from '../cli-io.js';
+import type { CliConfig } from '../config/config-schema.js';
+import { defaultTrajectoryDir, resolveConfig } from '../config/resolve-config.js';
+import { formatContextReport } from '../context/format-context-report.js';
+import { loadContexts } from '../context/load-contexts.js';
+import type { RunEngine } from '../engine/run-engine.js';
+import { EXIT_CODES, type ExitCode } from '../exit-code.js';
+import { createProgressReporter, type ProgressMode } from '../render/progress-reporter.js';
+import { addConfigOptions, type ConfigCommandOptions, readConfigFlags } from './config-options.js';
+
+interface RunOptions extends ConfigCommandOptions {
+  context?: string[];
+  json?: boolean;
+  quiet?: boolean;
+}
+
+export interface RunCommandDeps {
+  io: CliIo;
+  engine: RunEngine;
+  setExitCode(code: ExitCode): void;
+}
+
+/** `rlm run QUERY [--context PATH|-]…`: one RLM run, answer on stdout, progress on stderr. */
+export function registerRunCommand(program: Command, deps: RunCommandDeps): void {
+  const command = program
+    .command('run')
+    .description(
+      'answer a query over files, directories, globs or stdin with a Recursive Language Model',
+    )
+    .argument('<query>', 'the question or task')
+    .option(
+      '-c, --context <path>',
+      'a file, directory, glob or - for stdin; repeat for context_0, context_1, …',
+      collect,
+    )
+    .option('--json', 'print the full result object as JSON on stdout')
+    .option('-q, --quiet', 'no progress or size report on stderr');
+  addConfigOptions(command);
+  command.addHelpText(
+    'after',
+    `
+The answer goes to stdout; progress goes to stderr (a live tree on a terminal, plain lines otherwise).
+Exit codes: 0 answered, 1 failed or stopped by a limit without an answer, 2 usage error, 130 cancelled.
+Ctrl-C cancels and prints the partial answer; a second Ctrl-C exits at once.
+
+Examples:
+  $ rlm run "What does this project do?" --context README.md
+  $ rlm run "List every TODO with its file" --context src --include "**/*.ts"
+  $ git log -p | rlm run "Summarise last week's changes" --context -
+  $ rlm run "Compare the two reports" -c q1.md -c q2.md --max-cost 0.50
+  $ rlm run "Where is the needle?" -c haystack.txt --model openai-compatible/llama3@http://127.0.0.1:11434/v1
+  $ rlm run "Find the magic number" -c notes.txt --model testkit:needle-finder   # offline demo
+  $ rlm run "…" -c data.json --json | jq .usage`,
+  );
+  command.action(async (query: string, options: RunOptions & Record<string, unknown>) => {
+    deps.setExitCode(await runAction(query, options, deps));
+  });
+}
+
+async function runAction(
+  query: string,
+  options: RunOptions & Record<string, unknown>,
+  deps: RunCommandDeps,
+): Promise<ExitCode> {
+  const { io, engine } = deps;
+  const { config } = resolveConfig({
+    cwd: io.cwd,
+    env: io.env,
+    paths: io.paths,
+    flags: readConfigFlags(options),
+    ...(options.config === undefined ? {} : { configPath: options.config }),
+  });
+  if (query.trim() === '') {
+    throw new RlmError({
+      code: 'cli.usage',
+      message:
+        'The query is empty; pass the question as the first argument, e.g. rlm run "What is this?" --context notes.md.',
+      details: { option: 'query' },
+    });
+  }
+  const quiet = options.quiet === true;
+  const contexts = await loadContexts(options.context ?? [], {
+    cwd: io.cwd,
+    readStdin: () => io.readStdin(),
+    include: config.include,
+    exclude: config.exclude,
+    maxBytes: config.maxContextBytes,
+  });
+  if (!quiet) for (const line of formatContextReport(contexts)) io.stderr.write(`${line}\n`);
+  const drivers = await readDrivers(config);
+  const trajectoryDir = config.trajectoryDir ?? defaultTrajectoryDir(io.paths);
+
+  const mode: ProgressMode = quiet ? 'quiet' : io.stderr.isTTY === true ? 'tty' : 'plain';
+  const progress = createProgressReporter({
+    stream: io.stderr,
+    mode,
+    now: () => io.now(),
+    color: mode === 'tty' && io.env['NO_COLOR'] === undefined,
+  });
+  const controller = new AbortController();
+  let interrupts = 0;
+  const stopListening = io.onInterrupt(() => {
+    interrupts += 1;
+    if (interrupts > 1) io.exitNow(EXIT_CODES.cancelled);
+    progress.note('Cancelling… (press Ctrl-C again to exit at once)');
+    controller.abort(
+      new RlmError({ code: 'executor.cancelled', message: 'Cancelled by Ctrl-C', details: {} }),
+    );
+  });
+  let completion: RLMChatCompletion;
+  try {
+    completion = await engine.run({
+      query,
+      contexts: contexts.map((context) => context.value),
+      config,
+      drivers,
+      trajectoryDir,
+      env: io.env,
+      signal: controller.signal,
+      onEvent: (event) => progress.onEvent(event),
+    });
+  } finally {
+    progress.stop();
+    stopListening();
+  }
+  return report(completion, { io, json: options.json === true, quiet });
+}
+
+function report(
+  completion: RLMChatCompletion,
+  { io, json, quiet }: { io: CliIo; json: boolean; quiet: boolean },
+): ExitCode {
+  const cancelled = completion.status === 'cancelled';
+  const exitCode = cancelled
+    ? EXIT_CODES.cancelled
+    : completion.answer !== null
+      ? EXIT_CODES.answered
+      : EXIT_CODES.failed;
+  if (json) {
+    io.stdout.write(`${JSON.stringify(completion, null, 2)}\n`);
+  } else {
+    const text = completion.answer ?? completion.partialAnswer;
+    if (text !== null) io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+  const where =
+    completion.trajectoryPath === null ? '' : ` Trajectory: ${completion.trajectoryPath}`;
+  if (exitCode !== EXIT_CODES.answered) {
+    const what = cancelled
+      ? 'Cancelled'
+      : `The run ended without an answer (${completion.status}${completion.error === null ? '' : `: ${completion.error.message}`})`;
+    const partial =
+      completion.answer === null && completion.partialAnswer !== null && !json
+        ? '; the partial answer is on stdout'
+        : '';
+    io.stderr.write(`${what}${partial}.${where}\n`);
+  } else if (!quiet && where !== '') {
+    io.stderr.write(`${where.trim()}\n`);
+  }
+  return exitCode;
+}
+
+async function readDrivers(config: CliConfig): Promise<{ path: string; text: string }[]> {
+  return Promise.all(
+    config.drivers.map(async (path) => {
+      try {
+        return { path, text: await readFile(path, 'utf8') };
+      } catch (error) {
+        throw new RlmError({
+          code: 'config.invalid',
+          message: `Cannot read driver file ${path} (${(error as NodeJS.ErrnoException).code ?? 'read error'}); check the --driver path.`,
+          details: { source: path, issues: ['unreadable driver file'] },
+          cause: error,
+        });
+      }
+    }),
+  );
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}

@@ -1,0 +1,50 @@
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { CliIo } from '../cli-io.js';
+import { EXIT_CODES, type ExitCode } from '../exit-code.js';
+import { renderRunTree } from '../render/render-run-tree.js';
+import { renderTraceHtml } from '../render/render-trace-html.js';
+import { RunTree } from '../render/run-tree.js';
+import { readTrajectoryFile } from '../trajectory/read-trajectory-file.js';
+import { findTrajectory } from './find-trajectory.js';
+
+/** `rlm trace PATH [--html OUT]`: a recorded run as a terminal tree or one HTML file. */
+export function registerTraceCommand(
+  program: Command,
+  { io, setExitCode }: { io: CliIo; setExitCode(code: ExitCode): void },
+): void {
+  program
+    .command('trace')
+    .description('show a recorded run (trajectory) as a tree, or write it as one HTML page')
+    .argument('<trajectory>', 'a .jsonl trajectory file, or a run id in the trajectory directory')
+    .option('--html <file>', 'write a self-contained HTML page instead of printing the tree')
+    .option('--debug', 'show stack traces on errors')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ rlm trace ~/.local/share/rlm/trajectories/4f1c….jsonl
+  $ rlm trace 4f1c2a9e-…            # a run id from the trajectory directory
+  $ rlm trace run.jsonl --html run.html && open run.html`,
+    )
+    .action(async (reference: string, options: { html?: string }) => {
+      const trajectory = await readTrajectoryFile(findTrajectory(reference, io));
+      const tree = new RunTree();
+      for (const event of trajectory.events) tree.apply(event);
+      if (options.html !== undefined) {
+        const out = resolve(io.cwd, options.html);
+        await writeFile(out, renderTraceHtml(trajectory, tree));
+        io.stderr.write(`wrote ${out}\n`);
+      } else {
+        const lines = renderRunTree(tree, {
+          now: tree.lastAt ?? 0,
+          width: io.stdout.columns ?? 100,
+          color: io.stdout.isTTY === true && io.env['NO_COLOR'] === undefined,
+          detail: 'full',
+        });
+        io.stdout.write(`${lines.join('\n')}\n`);
+      }
+      setExitCode(EXIT_CODES.answered);
+    });
+}

@@ -1,0 +1,128 @@
+import type { ConfigKey } from './config-schema.js';
+
+/** How a key is written outside a config file, and how its text turns into a value. */
+export interface ConfigKeyInfo {
+  /** Environment variable, e.g. `RLM_MAX_DEPTH`. */
+  env: string;
+  /** Long flag, e.g. `--max-depth`. */
+  flag: string;
+  kind: 'string' | 'number' | 'list';
+  description: string;
+}
+
+/** One row per key: the only place that names env variables and flags, so they cannot drift apart. */
+export const CONFIG_KEYS = {
+  model: { env: 'RLM_MODEL', flag: '--model', kind: 'string', description: 'root model id' },
+  subModel: {
+    env: 'RLM_SUB_MODEL',
+    flag: '--sub-model',
+    kind: 'string',
+    description: 'model for sub-calls (defaults to the root model)',
+  },
+  maxDepth: {
+    env: 'RLM_MAX_DEPTH',
+    flag: '--max-depth',
+    kind: 'number',
+    description: 'recursion depth for rlm_query children',
+  },
+  maxIterations: {
+    env: 'RLM_MAX_ITERATIONS',
+    flag: '--max-iterations',
+    kind: 'number',
+    description: 'turns per run before the model must answer',
+  },
+  maxTokens: {
+    env: 'RLM_MAX_TOKENS',
+    flag: '--max-tokens',
+    kind: 'number',
+    description: 'token budget for the whole run tree',
+  },
+  maxCostUsd: {
+    env: 'RLM_MAX_COST_USD',
+    flag: '--max-cost',
+    kind: 'number',
+    description: 'cost budget in US dollars',
+  },
+  maxWallTimeMs: {
+    env: 'RLM_MAX_WALL_TIME_MS',
+    flag: '--max-wall-time-ms',
+    kind: 'number',
+    description: 'wall-time budget in milliseconds',
+  },
+  maxSubcalls: {
+    env: 'RLM_MAX_SUBCALLS',
+    flag: '--max-subcalls',
+    kind: 'number',
+    description: 'sub-call budget (llm_query and rlm_query)',
+  },
+  maxConsecutiveErrors: {
+    env: 'RLM_MAX_CONSECUTIVE_ERRORS',
+    flag: '--max-consecutive-errors',
+    kind: 'number',
+    description: 'failing turns in a row before the run stops',
+  },
+  blockTimeoutMs: {
+    env: 'RLM_BLOCK_TIMEOUT_MS',
+    flag: '--block-timeout-ms',
+    kind: 'number',
+    description: 'wall time per code block, sub-calls included',
+  },
+  mode: {
+    env: 'RLM_MODE',
+    flag: '--mode',
+    kind: 'string',
+    description: 'root prompt mode: solver or coordinator',
+  },
+  drivers: {
+    env: 'RLM_DRIVERS',
+    flag: '--driver',
+    kind: 'list',
+    description: 'driver markdown files for the root prompt',
+  },
+  trajectoryDir: {
+    env: 'RLM_TRAJECTORY_DIR',
+    flag: '--trajectory-dir',
+    kind: 'string',
+    description: 'directory for trajectory files',
+  },
+  maxContextBytes: {
+    env: 'RLM_MAX_CONTEXT_BYTES',
+    flag: '--max-context-bytes',
+    kind: 'number',
+    description: 'largest context rlm run loads',
+  },
+  include: {
+    env: 'RLM_INCLUDE',
+    flag: '--include',
+    kind: 'list',
+    description: 'globs a directory context keeps',
+  },
+  exclude: {
+    env: 'RLM_EXCLUDE',
+    flag: '--exclude',
+    kind: 'list',
+    description: 'globs a directory context skips',
+  },
+} as const satisfies Record<ConfigKey, ConfigKeyInfo>;
+
+/** Every key, in display order. */
+export const CONFIG_KEY_NAMES = Object.keys(CONFIG_KEYS) as ConfigKey[];
+
+/**
+ * Turns the text of an env variable or flag into the value the schema checks. Numbers that
+ * do not parse are passed on as text, so the schema reports them with the key's name.
+ */
+export function parseConfigText(key: ConfigKey, text: string): unknown {
+  const { kind } = CONFIG_KEYS[key];
+  if (kind === 'number') {
+    const value = Number(text.trim());
+    return text.trim() === '' || Number.isNaN(value) ? text : value;
+  }
+  if (kind === 'list') {
+    return text
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
+  }
+  return text;
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+const positiveInt = z.number().int().positive();
+
+/**
+ * Every configuration key `rlm` understands, as one strict schema: config files, environment
+ * variables and flags are all validated by it, so an unknown or mistyped key is an error that
+ * names its source instead of being silently ignored.
+ */
+export const cliConfigSchema = z.strictObject({
+  /** Root model id: `anthropic/<model>`, `openai/<model>`, `openai-compatible/<model>@<baseUrl>` or `testkit:<policy>`. */
+  model: z.string().min(1),
+  /** Model for `llm_query` sub-calls and children; the root model when unset. */
+  subModel: z.string().min(1).optional(),
+  /** Depth at which calls become one-shot (the root is depth 0, so 1 means no child REPLs). */
+  maxDepth: positiveInt,
+  maxIterations: positiveInt,
+  maxTokens: positiveInt.optional(),
+  maxCostUsd: z.number().positive().optional(),
+  maxWallTimeMs: positiveInt.optional(),
+  maxSubcalls: positiveInt.optional(),
+  maxConsecutiveErrors: positiveInt.optional(),
+  blockTimeoutMs: positiveInt.optional(),
+  mode: z.enum(['solver', 'coordinator']),
+  /** Paths of driver markdown files appended to the root system prompt. */
+  drivers: z.array(z.string().min(1)),
+  /** Where trajectories are written; `<data dir>/trajectories` when unset. */
+  trajectoryDir: z.string().min(1).optional(),
+  /** The largest context (all inputs together) `rlm run` loads, in bytes. */
+  maxContextBytes: positiveInt,
+  /** Globs a directory context keeps (all files when empty). */
+  include: z.array(z.string().min(1)),
+  /** Globs a directory context skips. */
+  exclude: z.array(z.string().min(1)),
+});
+
+/** The effective configuration of one `rlm` invocation. */
+export type CliConfig = z.infer<typeof cliConfigSchema>;
+
+/** One layer (file, environment or flags): any subset of the keys. */
+export const partialCliConfigSchema = cliConfigSchema.partial();
+export type PartialCliConfig = z.infer<typeof partialCliConfigSchema>;
+
+/** A configuration key. */
+export type ConfigKey = keyof CliConfig;
+
+/** The root model used when nothing else is configured. */
+export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4-5';
+
+/** 100 MB: large enough for real corpora, small enough to stop a mistaken `--context /`. */
+export const DEFAULT_MAX_CONTEXT_BYTES = 100_000_000;
+
+/** Directories nobody means to feed a model when they pass a project folder. */
+export const DEFAULT_EXCLUDE: readonly string[] = [
+  '**/node_modules/**',
+  '**/.git/**',
+  '**/dist/**',
+];
+
+/** The lowest layer of the configuration. */
+export const DEFAULT_CONFIG: CliConfig = {
+  model: DEFAULT_MODEL,
+  maxDepth: 1,
+  maxIterations: 30,
+  mode: 'solver',
+  drivers: [],
+  maxContextBytes: DEFAULT_MAX_CONTEXT_BYTES,
+  include: [],
+  exclude: [...DEFAULT_EXCLUDE],
+};

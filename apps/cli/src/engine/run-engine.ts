@@ -1,0 +1,25 @@
+import type { RLMChatCompletion, RunEvent } from '@rlm/protocol';
+import type { CliConfig } from '../config/config-schema.js';
+
+/** Everything one `rlm run` hands to the runtime. */
+export interface RunRequest {
+  query: string;
+  /** One value per `--context`; empty when the query is the whole prompt. */
+  contexts: unknown[];
+  config: CliConfig;
+  /** Driver files already read from disk: `{ path, text }`. */
+  drivers: { path: string; text: string }[];
+  trajectoryDir: string;
+  env: Readonly<Record<string, string | undefined>>;
+  signal: AbortSignal;
+  onEvent(event: RunEvent): void;
+}
+
+/**
+ * The seam between the command line and the runtime: `rlm run` builds a `RunRequest`, the engine
+ * runs it and returns the completion (also when cancelled or out of budget). The real engine
+ * composes @rlm/executor; keeping the seam small keeps `run-command.ts` about the terminal.
+ */
+export interface RunEngine {
+  run(request: RunRequest): Promise<RLMChatCompletion>;
+}
