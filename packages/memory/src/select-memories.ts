@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { bm25Scores } from './bm25-scores.js';
+import { parseInput } from './parse-input.js';
 import type {
   MemoryItem,
   RetrievedMemory,
@@ -16,8 +18,9 @@ import type {
  */
 export function selectMemories(
   candidates: readonly MemoryItem[],
-  { query, budgetChars, fillWithRecent = true }: RetrieveOptions,
+  options: RetrieveOptions,
 ): RetrieveResult {
+  const { query, budgetChars, fillWithRecent } = parseInput(retrieveSchema, options, 'retrieve options');
   const scores = query === undefined ? [] : bm25Scores(query, candidates.map(searchableText));
   const relevant = candidates
     .map((item, index) => ({ item, score: scores[index] ?? 0, index }))
@@ -41,6 +44,12 @@ export function selectMemories(
   }
   return { items, usedChars, omitted: candidates.length - items.length };
 }
+
+const retrieveSchema = z.object({
+  query: z.string().optional(),
+  budgetChars: z.number().int().nonnegative(),
+  fillWithRecent: z.boolean().default(true),
+});
 
 function searchableText(item: MemoryItem): string {
   return `${item.content} ${item.tags.join(' ')}`;
