@@ -1,0 +1,157 @@
+import { isReservedName, type LanguageModel, parseSchema, RlmError } from '@rlm/protocol';
+import { z } from 'zod';
+import type { RunEventHandler } from '../run/event-bus.js';
+import type { TrajectorySink } from '../trajectory/trajectory-sink.js';
+import type { ToolDefinition } from './tool-definition.js';
+
+/** @default 1 — the root has a REPL; `rlm_query` from the root is a plain sub-model call. */
+export const DEFAULT_MAX_DEPTH = 1;
+/** @default 30 */
+export const DEFAULT_MAX_ITERATIONS = 30;
+/** How many batched sub-calls or children run at once. @default 8 */
+export const DEFAULT_MAX_CONCURRENCY = 8;
+/** Iterations in a row whose code failed before the run stops. @default 5 */
+export const DEFAULT_MAX_CONSECUTIVE_ERRORS = 5;
+/** Code blocks run per model response; the rest are skipped and the model is told. @default 10 */
+export const DEFAULT_MAX_BLOCKS_PER_ITERATION = 10;
+/** Wall-clock limit of one code block, sub-calls included. @default 300_000 */
+export const DEFAULT_BLOCK_TIMEOUT_MS = 300_000;
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function isLanguageModel(value: unknown): value is LanguageModel {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as LanguageModel).id === 'string' &&
+    typeof (value as LanguageModel).complete === 'function'
+  );
+}
+
+const languageModelSchema = z.custom<LanguageModel>(isLanguageModel, {
+  message: 'expected a LanguageModel (an object with `id: string` and `complete(request)`)',
+});
+
+const toolSchema = z.custom<ToolDefinition>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ToolDefinition).description === 'string' &&
+    typeof (value as ToolDefinition).call === 'function',
+  { message: 'expected a tool `{ description: string, call(args, { signal }) }`' },
+);
+
+const sinkSchema = z.custom<TrajectorySink>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as TrajectorySink).write === 'function' &&
+    typeof (value as TrajectorySink).close === 'function',
+  { message: 'expected `{ dir: string }` or a TrajectorySink with write() and close()' },
+);
+
+const positiveInt = z.number().int().positive();
+const positive = z.number().positive();
+
+/** Tree-wide budgets: every model call anywhere in the run tree counts against them. */
+export const budgetConfigSchema = z.strictObject({
+  /** Input + output + cache tokens over the whole tree. */
+  maxTokens: positiveInt.optional(),
+  maxCostUsd: positive.optional(),
+  /** Wall-clock time of the whole tree; checked continuously. */
+  maxWallTimeMs: positiveInt.optional(),
+  /** `llm_query` and `rlm_query` calls over the whole tree (each batched prompt counts). */
+  maxSubcalls: z.number().int().nonnegative().optional(),
+  /** @default DEFAULT_MAX_CONSECUTIVE_ERRORS */
+  maxConsecutiveErrors: positiveInt.default(DEFAULT_MAX_CONSECUTIVE_ERRORS),
+});
+export type BudgetConfig = z.input<typeof budgetConfigSchema>;
+
+/** Limits of the sandbox and of each turn. */
+export const limitsConfigSchema = z.strictObject({
+  /** @default DEFAULT_BLOCK_TIMEOUT_MS */
+  blockTimeoutMs: positiveInt.default(DEFAULT_BLOCK_TIMEOUT_MS),
+  /** CPU time a block may spend in guest code between host calls; the sandbox's default when absent. */
+  cpuSliceMs: positiveInt.optional(),
+  /** Sandbox memory cap; the sandbox's default when absent. */
+  memoryBytes: positiveInt.optional(),
+  /** @default DEFAULT_MAX_BLOCKS_PER_ITERATION */
+  maxBlocksPerIteration: positiveInt.default(DEFAULT_MAX_BLOCKS_PER_ITERATION),
+  /** Characters of each block's output shown to the model. @default 20_000 */
+  maxOutputChars: positiveInt.default(20_000),
+});
+export type LimitsConfig = z.input<typeof limitsConfigSchema>;
+
+/** The configuration `createRLM` accepts; every field is validated with a message naming it. */
+export const rlmConfigSchema = z.strictObject({
+  /** The root model (and children's model unless `rlm_query` names another). */
+  model: languageModelSchema,
+  /** The model behind `llm_query`. @default model */
+  subModel: languageModelSchema.optional(),
+  /** Extra models code may pick with `opts.model` (matched by id). */
+  models: z.array(languageModelSchema).default([]),
+  /** Depth at which calls become plain one-shot calls (the root is depth 0). @default DEFAULT_MAX_DEPTH */
+  maxDepth: positiveInt.default(DEFAULT_MAX_DEPTH),
+  /** @default DEFAULT_MAX_ITERATIONS */
+  maxIterations: positiveInt.default(DEFAULT_MAX_ITERATIONS),
+  /** Iterations per depth (`[root, child, grandchild…]`); missing depths use `maxIterations`. */
+  iterationsForDepth: z.array(positiveInt).optional(),
+  /** @default 'solver' */
+  promptMode: z.enum(['solver', 'coordinator']).default('solver'),
+  /** Prompt drivers from @rlm/prompts, appended to the root prompt. */
+  drivers: z.array(z.unknown()).default([]),
+  /** Host tools callable from code by name. */
+  tools: z
+    .record(
+      z
+        .string()
+        .regex(IDENTIFIER, 'tool names must be JavaScript identifiers')
+        .refine((name) => !isReservedName(name), 'tool names must not shadow a reserved name'),
+      toolSchema,
+    )
+    .default({}),
+  budget: budgetConfigSchema.default({ maxConsecutiveErrors: DEFAULT_MAX_CONSECUTIVE_ERRORS }),
+  limits: limitsConfigSchema.default({
+    blockTimeoutMs: DEFAULT_BLOCK_TIMEOUT_MS,
+    maxBlocksPerIteration: DEFAULT_MAX_BLOCKS_PER_ITERATION,
+    maxOutputChars: 20_000,
+  }),
+  /** @default DEFAULT_MAX_CONCURRENCY */
+  maxConcurrency: positiveInt.default(DEFAULT_MAX_CONCURRENCY),
+  /** Refuse, once, a final answer given on turn 0 before any code ran. @default true */
+  firstTurnGuard: z.boolean().default(true),
+  /** Extra fence tags whose blocks run (e.g. `['js']`); `repl` always runs. */
+  codeLanguages: z.array(z.string().min(1)).default([]),
+  trajectory: z.union([z.strictObject({ dir: z.string().min(1) }), sinkSchema]).optional(),
+  onEvent: z.custom<RunEventHandler>((value) => typeof value === 'function').optional(),
+  /** Where sandboxes run: `worker` keeps spinning code off the host event loop. @default 'worker' */
+  isolation: z.enum(['worker', 'inline']).default('worker'),
+  /** Clock in epoch ms (tests inject one). @default Date.now */
+  now: z.custom<() => number>((value) => typeof value === 'function').optional(),
+  /** Root run id factory (children derive theirs). @default crypto.randomUUID */
+  generateId: z.custom<() => string>((value) => typeof value === 'function').optional(),
+});
+
+/** What `createRLM` accepts. */
+export type RLMConfig = z.input<typeof rlmConfigSchema>;
+/** The configuration after validation and defaults. */
+export type ResolvedRLMConfig = z.output<typeof rlmConfigSchema>;
+
+/**
+ * Validates a configuration and applies defaults.
+ *
+ * @throws RlmError `protocol.invalid_config` naming every bad field
+ */
+export function parseRLMConfig(config: unknown): ResolvedRLMConfig {
+  if (typeof config !== 'object' || config === null) {
+    throw new RlmError({
+      code: 'protocol.invalid_config',
+      message: 'Invalid RLM config: expected an object with at least `model`.',
+      details: { issues: ['(root): expected an object'] },
+    });
+  }
+  return parseSchema(rlmConfigSchema, config, {
+    what: 'RLM config',
+    code: 'protocol.invalid_config',
+  });
+}

@@ -1,0 +1,8 @@
+import type { JsonValue } from '@rlm/protocol';
+
+/** A host function exposed to model code by name; its description is listed in the system prompt. */
+export interface ToolDefinition {
+  description: string;
+  /** Receives the call's JSON-safe arguments; `signal` aborts when the block or run stops. */
+  call(args: JsonValue[], options: { signal: AbortSignal }): Promise<JsonValue>;
+}

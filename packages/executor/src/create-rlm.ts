@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { type JsonValue, type RLMChatCompletion, RlmError, type RunEvent } from '@rlm/protocol';
+import { parseRLMConfig, type ResolvedRLMConfig, type RLMConfig } from './config/rlm-config.js';
+import { runInvocation } from './loop/run-invocation.js';
+import { iterationsFor, rootSystemPrompt } from './loop/system-prompts.js';
+import { EventBus, type RunEventHandler } from './run/event-bus.js';
+import { EventQueue } from './run/event-queue.js';
+import { liveResponder, type ModelResponder, type RunTree } from './run/run-tree.js';
+import { jsonlFileSink } from './trajectory/jsonl-file-sink.js';
+import { trajectoryConfig } from './trajectory/trajectory-config.js';
+import { TrajectoryRecorder } from './trajectory/trajectory-recorder.js';
+
+/** Options of one `completion()` or `stream()` call. */
+export interface CompletionOptions {
+  /** The question about the context; without it, the context itself is the prompt. */
+  query?: string | undefined;
+  /** Cancels the whole run tree: in-flight model calls, children and running code. */
+  signal?: AbortSignal | undefined;
+}
+
+/** A configured Recursive Language Model. */
+export interface RLM {
+  /** The validated configuration. */
+  readonly config: ResolvedRLMConfig;
+  /**
+   * Runs the RLM over `context` to its end. Never rejects for model, code or budget failures:
+   * they are a `status` (with `error` and `partialAnswer`) on the result.
+   */
+  completion(context: JsonValue, options?: CompletionOptions): Promise<RLMChatCompletion>;
+  /** The same run as an ordered stream of events; breaking out of the loop cancels the run. */
+  stream(context: JsonValue, options?: CompletionOptions): AsyncIterable<RunEvent>;
+}
+
+/** Internal hooks shared by `createRLM` and `replay`. */
+export interface RunHooks {
+  respond?: ModelResponder;
+  listener?: RunEventHandler;
+  rootRunId?: string;
+}
+
+/** Runs one tree: builds its shared state, runs the root, closes the trajectory. */
+export async function runTree(
+  config: ResolvedRLMConfig,
+  {
+    context,
+    options = {},
+    hooks = {},
+  }: { context: JsonValue; options?: CompletionOptions; hooks?: RunHooks },
+): Promise<RLMChatCompletion> {
+  options.signal?.throwIfAborted();
+  const now = config.now ?? Date.now;
+  const rootRunId = hooks.rootRunId ?? (config.generateId ?? randomUUID)();
+  const sink =
+    config.trajectory === undefined
+      ? undefined
+      : 'dir' in config.trajectory
+        ? jsonlFileSink(config.trajectory.dir, rootRunId)
+        : config.trajectory;
+  const recorder = sink === undefined ? null : new TrajectoryRecorder(sink);
+  recorder?.header({
+    runId: rootRunId,
+    createdAt: new Date(now()).toISOString(),
+    config: trajectoryConfig(config),
+  });
+  const tree: RunTree = {
+    config,
+    rootRunId,
+    now,
+    bus: new EventBus([config.onEvent, hooks.listener]),
+    recorder,
+    respond: hooks.respond ?? liveResponder,
+  };
+  const { maxTokens, maxCostUsd, maxSubcalls, maxWallTimeMs } = config.budget;
+  try {
+    return await runInvocation(tree, {
+      runId: rootRunId,
+      parentRunId: null,
+      depth: 0,
+      context,
+      query: options.query,
+      model: config.model,
+      systemPrompt: rootSystemPrompt(config),
+      maxIterations: iterationsFor(config, 0),
+      limits: { maxTokens, maxCostUsd, maxSubcalls },
+      deadlineAt: maxWallTimeMs === undefined ? undefined : now() + maxWallTimeMs,
+      signal: options.signal,
+    });
+  } finally {
+    await recorder?.close().catch(() => undefined);
+  }
+}
+
+/** Streams one tree's events; `return()` (a `break`) cancels the run and waits for it to wind down. */
+export function streamTree(
+  config: ResolvedRLMConfig,
+  {
+    context,
+    options = {},
+    hooks = {},
+  }: { context: JsonValue; options?: CompletionOptions; hooks?: RunHooks },
+): AsyncIterable<RunEvent> {
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<RunEvent> {
+      const queue = new EventQueue<RunEvent>();
+      const controller = new AbortController();
+      const signal =
+        options.signal === undefined
+          ? controller.signal
+          : AbortSignal.any([options.signal, controller.signal]);
+      const run = runTree(config, {
+        context,
+        options: { ...options, signal },
+        hooks: {
+          ...hooks,
+          listener: (event) => {
+            queue.push(event);
+            return hooks.listener?.(event);
+          },
+        },
+      }).finally(() => queue.close());
+      let failure: unknown;
+      run.catch((error: unknown) => {
+        failure = error;
+      });
+      return {
+        async next() {
+          const item = await queue.next();
+          if (item.done && failure !== undefined) throw failure;
+          return item;
+        },
+        async return() {
+          controller.abort(
+            new RlmError({
+              code: 'executor.cancelled',
+              message: 'The stream was closed',
+              details: {},
+            }),
+          );
+          await run.catch(() => undefined);
+          return { value: undefined, done: true };
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Creates a Recursive Language Model: the root model works through a JavaScript REPL holding the
+ * context, calls sub-models and child RLMs from code, and ends with `FINAL(...)`.
+ *
+ * @throws RlmError `protocol.invalid_config` naming each bad field
+ * @example
+ * const rlm = createRLM({ model: anthropic({ model: 'claude-sonnet-4-5' }) });
+ * const result = await rlm.completion(bigText, { query: 'Who signed the contract?' });
+ */
+export function createRLM(config: RLMConfig): RLM {
+  const resolved = parseRLMConfig(config);
+  return {
+    config: resolved,
+    completion: (context, options) => runTree(resolved, { context, options }),
+    stream: (context, options) => streamTree(resolved, { context, options }),
+  };
+}

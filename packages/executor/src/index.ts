@@ -1,0 +1,65 @@
+/** @packageDocumentation The Recursive Language Model loop: model clients, recursion, budgets, events, trajectories, replay. */
+
+// ── Models ──────────────────────────────
+
+export { fromAnthropicError } from './models/anthropic-error.js';
+export {
+  type AnthropicOptions,
+  anthropic,
+  DEFAULT_ANTHROPIC_BASE_URL,
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  DEFAULT_MODEL_MAX_RETRIES,
+  DEFAULT_MODEL_TIMEOUT_MS,
+} from './models/anthropic-model.js';
+export {
+  ANTHROPIC_MODELS,
+  ANTHROPIC_PRICES_AS_OF,
+  type AnthropicModelInfo,
+  DEFAULT_ANTHROPIC_CONTEXT_WINDOW,
+} from './models/anthropic-models.js';
+export {
+  buildAnthropicParams,
+  MAX_CACHE_BREAKPOINTS,
+  type PromptCachingMode,
+} from './models/anthropic-params.js';
+export {
+  createModelLimiter,
+  DEFAULT_PROVIDER_CONCURRENCY,
+  type ModelLimiter,
+  type ModelLimiterOptions,
+} from './models/model-limiter.js';
+export { type BilledTokens, costOfCall, type ModelPricing } from './models/model-pricing.js';
+
+// ── RLM ─────────────────────────────────
+
+export {
+  type BudgetConfig,
+  budgetConfigSchema,
+  DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_MAX_BLOCKS_PER_ITERATION,
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_MAX_CONSECUTIVE_ERRORS,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_ITERATIONS,
+  type LimitsConfig,
+  limitsConfigSchema,
+  parseRLMConfig,
+  type ResolvedRLMConfig,
+  type RLMConfig,
+  rlmConfigSchema,
+} from './config/rlm-config.js';
+export type { ToolDefinition } from './config/tool-definition.js';
+export { type CompletionOptions, createRLM, type RLM } from './create-rlm.js';
+export type { RunEventHandler } from './run/event-bus.js';
+
+// ── Trajectories ────────────────────────
+
+export { exportRlmpaperLog } from './trajectory/export-rlmpaper-log.js';
+export { jsonlFileSink } from './trajectory/jsonl-file-sink.js';
+export { parseTrajectory, readTrajectory } from './trajectory/read-trajectory.js';
+export { DEFAULT_MAX_RECORDED_MESSAGE_CHARS } from './trajectory/trajectory-recorder.js';
+export { memoryTrajectorySink, type TrajectorySink } from './trajectory/trajectory-sink.js';
+
+// ── Replay ──────────────────────────────
+
+export { type ReplayOptions, type ReplayResult, replay } from './replay/replay.js';

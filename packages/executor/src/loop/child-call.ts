@@ -1,0 +1,111 @@
+import type { JsonValue, LanguageModel, RLMChatCompletion } from '@rlm/protocol';
+import type { BudgetRemaining, ScopeLimits } from '../run/budget-scope.js';
+import type { RunNode } from '../run/run-node.js';
+import { recordedText } from '../trajectory/trajectory-recorder.js';
+import type { Invoke } from './invocation-spec.js';
+import { errorString, preview } from './sub-call.js';
+import { childSystemPrompt, iterationsFor } from './system-prompts.js';
+
+export interface ChildCallInput {
+  prompt: string;
+  context?: JsonValue | undefined;
+  systemPrompt?: string | undefined;
+  model: LanguageModel;
+  /** Aborted when the calling block stops. */
+  signal: AbortSignal;
+  /** How many siblings share the remaining budget (the batch's concurrency). */
+  shareCount: number;
+  invoke: Invoke;
+}
+
+/** A child's caps: its equal share of what the tree has left when it starts. */
+export function budgetShare(remaining: BudgetRemaining, shareCount: number): ScopeLimits {
+  const part = (value: number | null) =>
+    value === null ? undefined : Math.floor(value / Math.max(1, shareCount));
+  const costPart =
+    remaining.costUsd === null ? undefined : remaining.costUsd / Math.max(1, shareCount);
+  return {
+    maxTokens: part(remaining.tokens),
+    maxCostUsd: costPart,
+    maxSubcalls: part(remaining.subcalls),
+  };
+}
+
+/** What the calling code receives from a child: its answer, or an error string saying how it ended. */
+export function childResultText(result: RLMChatCompletion): string {
+  if (result.answer !== null) return result.answer;
+  const why = result.error === null ? '' : ` (${result.error.message})`;
+  const partial =
+    result.partialAnswer === null ? '' : `. Its latest response was: ${result.partialAnswer}`;
+  return `Error: child run ${result.runId} ended with status ${result.status}${why}${partial}`;
+}
+
+/**
+ * Runs `rlm_query` below the depth limit: a child invocation at depth + 1 with its own sandbox,
+ * a solver (or specialist) prompt, `context` (or the prompt itself) as its context, and its
+ * share of the remaining budget. Never throws.
+ */
+export async function childCall(node: RunNode, input: ChildCallInput): Promise<string> {
+  const { prompt, context, systemPrompt, model, signal, shareCount, invoke } = input;
+  if (!node.scope.reserveSubcall()) {
+    return errorString(node.scope.signal.reason ?? 'sub-call limit reached');
+  }
+  const { config } = node.tree;
+  const depth = node.depth + 1;
+  const callId = node.nextCallId();
+  const childRunId = node.nextChildRunId();
+  const startedAt = node.tree.now();
+  node.emit({
+    type: 'subcall-start',
+    callId,
+    kind: 'rlm',
+    model: model.id,
+    promptPreview: preview(prompt),
+    childRunId,
+  });
+  let text: string;
+  let ok = false;
+  let result: RLMChatCompletion | undefined;
+  try {
+    result = await invoke({
+      runId: childRunId,
+      parentRunId: node.runId,
+      depth,
+      context: context ?? prompt,
+      query: context === undefined ? undefined : prompt,
+      model,
+      systemPrompt: childSystemPrompt(config, { depth, systemPrompt }),
+      maxIterations: iterationsFor(config, depth),
+      parentScope: node.scope,
+      limits: budgetShare(node.scope.remaining(), shareCount),
+      signal,
+    });
+    text = childResultText(result);
+    ok = result.answer !== null;
+  } catch (error) {
+    text = errorString(error);
+  }
+  const durationMs = node.tree.now() - startedAt;
+  node.emit({
+    type: 'subcall-end',
+    callId,
+    kind: 'rlm',
+    ok,
+    durationMs,
+    responsePreview: preview(text),
+    childRunId,
+    ...(ok || result?.error == null ? {} : { error: result.error }),
+  });
+  node.recordSubCall({
+    kind: 'rlm',
+    model: model.id,
+    prompt: recordedText(prompt),
+    promptChars: prompt.length,
+    response: text,
+    ok,
+    durationMs,
+    usage: result?.usage ?? { models: {} },
+    runId: childRunId,
+  });
+  return text;
+}

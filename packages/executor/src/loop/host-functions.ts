@@ -1,0 +1,175 @@
+import type { JsonValue, LanguageModel } from '@rlm/protocol';
+import pLimit from 'p-limit';
+import { z } from 'zod';
+import type { ToolDefinition } from '../config/tool-definition.js';
+import type { RunNode } from '../run/run-node.js';
+import { childCall } from './child-call.js';
+import type { Invoke } from './invocation-spec.js';
+import { oneShotCall } from './sub-call.js';
+import { availableModels, flatSystemPrompt } from './system-prompts.js';
+
+const llmOptionsSchema = z.object({ model: z.string().optional() }).nullish();
+const rlmOptionsSchema = z
+  .object({
+    model: z.string().optional(),
+    systemPrompt: z.string().optional(),
+    context: z.custom<JsonValue>(() => true).optional(),
+  })
+  .nullish();
+type RlmOptions = NonNullable<z.infer<typeof rlmOptionsSchema>>;
+
+const rlmItemSchema = z.union([
+  z.string(),
+  z.object({
+    prompt: z.string(),
+    model: z.string().optional(),
+    systemPrompt: z.string().optional(),
+    context: z.custom<JsonValue>(() => true).optional(),
+  }),
+]);
+
+function argumentError(name: string, usage: string, error: z.ZodError): string {
+  const issue = error.issues[0];
+  const where =
+    issue === undefined ? '' : ` (argument ${issue.path.map(String).join('.')}: ${issue.message})`;
+  return `Error: ${name} expects ${usage}${where}`;
+}
+
+function parseArgs<T>(
+  schema: z.ZodType<T>,
+  args: JsonValue[],
+  { name, usage }: { name: string; usage: string },
+): { ok: true; value: T } | { ok: false; error: string } {
+  const parsed = schema.safeParse(args);
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, error: argumentError(name, usage, parsed.error) };
+}
+
+/** The host functions of one sandbox, bound to its invocation. */
+export function hostFunctions(node: RunNode, invoke: Invoke): Record<string, ToolDefinition> {
+  const { config } = node.tree;
+  const models = availableModels(config);
+  const limit = pLimit(config.maxConcurrency);
+
+  function pickModel(name: string | undefined, fallback: LanguageModel): LanguageModel | string {
+    if (name === undefined) return fallback;
+    const model = models.find((candidate) => candidate.id === name);
+    return (
+      model ??
+      `Error: unknown model '${name}'. Available: ${models.map((candidate) => candidate.id).join(', ')}`
+    );
+  }
+
+  function llm(prompt: string, options: { model?: string | undefined }, signal: AbortSignal) {
+    const model = pickModel(options.model, config.subModel ?? config.model);
+    if (typeof model === 'string') return Promise.resolve(model);
+    return oneShotCall(node, { model, prompt, signal });
+  }
+
+  function rlm(
+    prompt: string,
+    options: RlmOptions,
+    call: { signal: AbortSignal; shareCount: number },
+  ) {
+    const atLimit = node.depth + 1 >= config.maxDepth;
+    const model = pickModel(
+      options.model,
+      atLimit ? (config.subModel ?? config.model) : config.model,
+    );
+    if (typeof model === 'string') return Promise.resolve(model);
+    if (atLimit) {
+      const text =
+        options.context === undefined
+          ? prompt
+          : `${prompt}\n\nContext:\n${typeof options.context === 'string' ? options.context : JSON.stringify(options.context)}`;
+      return oneShotCall(node, {
+        model,
+        prompt: text,
+        system: flatSystemPrompt(options.systemPrompt),
+        signal: call.signal,
+      });
+    }
+    return childCall(node, { prompt, ...options, model, ...call, invoke });
+  }
+
+  const functions: Record<string, ToolDefinition> = {
+    llm_query: {
+      description: 'llm_query(prompt, { model }?) → Promise<string>: one sub-model call, no REPL.',
+      async call(args, { signal }) {
+        const parsed = parseArgs(z.tuple([z.string(), llmOptionsSchema.optional()]), args, {
+          name: 'llm_query',
+          usage: '(prompt: string, { model }?)',
+        });
+        if (!parsed.ok) return parsed.error;
+        const [prompt, options] = parsed.value;
+        return llm(prompt, options ?? {}, signal);
+      },
+    },
+    llm_query_batched: {
+      description:
+        'llm_query_batched(prompts, { model }?) → Promise<string[]>: concurrent sub-model calls, order kept; a failed slot is an "Error: …" string.',
+      async call(args, { signal }) {
+        const parsed = parseArgs(
+          z.tuple([z.array(z.string()), llmOptionsSchema.optional()]),
+          args,
+          {
+            name: 'llm_query_batched',
+            usage: '(prompts: string[], { model }?)',
+          },
+        );
+        if (!parsed.ok) return parsed.error;
+        const [prompts, options] = parsed.value;
+        return Promise.all(
+          prompts.map((prompt) => limit(() => llm(prompt, options ?? {}, signal))),
+        );
+      },
+    },
+    rlm_query: {
+      description:
+        'rlm_query(prompt, { context, systemPrompt, model }?) → Promise<string>: a child RLM with its own REPL.',
+      async call(args, { signal }) {
+        const parsed = parseArgs(z.tuple([z.string(), rlmOptionsSchema.optional()]), args, {
+          name: 'rlm_query',
+          usage: '(prompt: string, { context, systemPrompt, model }?)',
+        });
+        if (!parsed.ok) return parsed.error;
+        const [prompt, options] = parsed.value;
+        return rlm(prompt, options ?? {}, { signal, shareCount: 1 });
+      },
+    },
+    rlm_query_batched: {
+      description:
+        'rlm_query_batched(prompts, { context, systemPrompt, model }?) → Promise<string[]>: child RLMs with bounded concurrency, order kept.',
+      async call(args, { signal }) {
+        const parsed = parseArgs(
+          z.tuple([z.array(rlmItemSchema), rlmOptionsSchema.optional()]),
+          args,
+          {
+            name: 'rlm_query_batched',
+            usage: '(prompts: (string | { prompt, context?, systemPrompt?, model? })[], options?)',
+          },
+        );
+        if (!parsed.ok) return parsed.error;
+        const [items, shared] = parsed.value;
+        const shareCount = Math.min(items.length, config.maxConcurrency);
+        return Promise.all(
+          items.map((item) =>
+            limit(() => {
+              const { prompt, ...own } = typeof item === 'string' ? { prompt: item } : item;
+              return rlm(prompt, { ...shared, ...own }, { signal, shareCount });
+            }),
+          ),
+        );
+      },
+    },
+  };
+  for (const [name, tool] of Object.entries(config.tools)) {
+    functions[name] = {
+      description: tool.description,
+      call: (args, { signal }) =>
+        tool.call(args, { signal: AbortSignal.any([signal, node.scope.signal]) }),
+    };
+  }
+  return functions;
+}

@@ -1,0 +1,26 @@
+import type { JsonValue, LanguageModel, RLMChatCompletion } from '@rlm/protocol';
+import type { BudgetScope, ScopeLimits } from '../run/budget-scope.js';
+
+/** Everything one invocation (the root or a child) needs besides the shared run tree. */
+export interface InvocationSpec {
+  runId: string;
+  parentRunId: string | null;
+  depth: number;
+  context: JsonValue;
+  /** The question; absent when the context is itself the prompt. */
+  query: string | undefined;
+  model: LanguageModel;
+  systemPrompt: string;
+  maxIterations: number;
+  /** The parent's scope; absent at the root. */
+  parentScope?: BudgetScope | undefined;
+  /** This invocation's own caps (the root's budget, or a child's share). */
+  limits: ScopeLimits;
+  /** Absolute wall-clock deadline (root only; children inherit it). */
+  deadlineAt?: number | undefined;
+  /** Cancels this invocation: the caller's signal at the root, the calling block's for a child. */
+  signal?: AbortSignal | undefined;
+}
+
+/** Runs one invocation to its end; never rejects for model or code failures. */
+export type Invoke = (spec: InvocationSpec) => Promise<RLMChatCompletion>;

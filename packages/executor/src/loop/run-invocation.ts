@@ -1,0 +1,330 @@
+import { promptVersion } from '@rlm/prompts';
+import {
+  buildMetadataMessage,
+  buildUserPrompt,
+  type ChatMessage,
+  type CodeBlock,
+  findCodeBlocks,
+  formatIteration,
+  type JsonValue,
+  queryMetadata,
+  type ReplEnvironment,
+  type RLMChatCompletion,
+  type RunStatus,
+} from '@rlm/protocol';
+import { createSandbox } from '@rlm/sandbox';
+import { BudgetScope } from '../run/budget-scope.js';
+import { callModel } from '../run/call-model.js';
+import { errorInfo } from '../run/error-info.js';
+import { RunNode } from '../run/run-node.js';
+import type { RunTree } from '../run/run-tree.js';
+import { contextInfo } from '../trajectory/context-fingerprint.js';
+import { turnAnswer } from './final-answer.js';
+import { hostFunctions } from './host-functions.js';
+import type { InvocationSpec } from './invocation-spec.js';
+import {
+  DEFAULT_ANSWER_PROMPT,
+  FIRST_TURN_NUDGE,
+  LAST_ITERATION_NOTE,
+  skippedBlocksNote,
+} from './turn-notes.js';
+
+/** Mutable state of one invocation's loop. */
+interface LoopState {
+  history: ChatMessage[];
+  iterations: number;
+  codeEverRan: boolean;
+  guardUsed: boolean;
+  consecutiveErrors: number;
+  /** The latest non-empty response: the partial answer if the run stops early. */
+  partial: string | null;
+}
+
+interface Outcome {
+  status: RunStatus;
+  answer: string | null;
+  error: { code: string; message: string } | null;
+}
+
+function meta(node: RunNode, spec: InvocationSpec, iteration: number): Record<string, JsonValue> {
+  const remaining = node.scope.remaining();
+  return {
+    depth: spec.depth,
+    maxDepth: node.tree.config.maxDepth,
+    iteration,
+    maxIterations: spec.maxIterations,
+    runId: spec.runId,
+    parentRunId: spec.parentRunId,
+    budget: { ...remaining },
+  };
+}
+
+async function openSandbox(
+  node: RunNode,
+  spec: InvocationSpec,
+  invoke: (s: InvocationSpec) => Promise<RLMChatCompletion>,
+) {
+  const { config } = node.tree;
+  const { blockTimeoutMs, cpuSliceMs, memoryBytes, maxOutputChars } = config.limits;
+  return createSandbox({
+    context: spec.context,
+    functions: hostFunctions(node, invoke),
+    meta: meta(node, spec, 0),
+    limits: {
+      blockTimeoutMs,
+      maxOutputChars,
+      ...(cpuSliceMs === undefined ? {} : { cpuSliceMs }),
+      ...(memoryBytes === undefined ? {} : { memoryBytes }),
+    },
+    signal: node.scope.signal,
+    isolation: config.isolation,
+  });
+}
+
+async function runBlocks(
+  node: RunNode,
+  {
+    sandbox,
+    codes,
+    iteration,
+  }: { sandbox: ReplEnvironment; codes: readonly string[]; iteration: number },
+): Promise<CodeBlock[]> {
+  const blocks: CodeBlock[] = [];
+  for (const [index, code] of codes.entries()) {
+    node.scope.signal.throwIfAborted();
+    node.emit({ type: 'block-start', iteration, index, code });
+    node.beginBlock();
+    const result = await sandbox.execute(code, { signal: node.scope.signal });
+    const withCalls = { ...result, llmCalls: node.endBlock() };
+    blocks.push({ code, result: withCalls });
+    node.emit({
+      type: 'block-end',
+      iteration,
+      index,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      executionTime: result.executionTime,
+      finalAnswer: result.finalAnswer,
+      error: result.error,
+    });
+  }
+  node.scope.signal.throwIfAborted();
+  return blocks;
+}
+
+/** Counts iterations in a row whose code failed; trips the limit when it reaches the cap. */
+function countErrors(node: RunNode, state: LoopState, blocks: readonly CodeBlock[]): void {
+  if (blocks.length === 0) return;
+  const failed = blocks.some((block) => block.result.error !== null);
+  state.consecutiveErrors = failed ? state.consecutiveErrors + 1 : 0;
+  const max = node.tree.config.budget.maxConsecutiveErrors;
+  if (state.consecutiveErrors >= max) {
+    const hit = { limit: 'consecutive_errors' as const, used: state.consecutiveErrors, max };
+    node.emit({ type: 'limit-hit', ...hit });
+    node.scope.stop({ status: 'budget_exceeded', ...hit });
+    node.scope.signal.throwIfAborted();
+  }
+}
+
+/** One turn: model call, blocks, history, limits, final answer. Returns the answer if any. */
+async function turn(
+  node: RunNode,
+  {
+    spec,
+    state,
+    sandbox,
+    iteration,
+  }: { spec: InvocationSpec; state: LoopState; sandbox: ReplEnvironment; iteration: number },
+): Promise<string | null> {
+  const { config } = node.tree;
+  const startedAt = node.tree.now();
+  node.emit({ type: 'iteration-start', iteration });
+  if (iteration > 0)
+    await sandbox.setVariable('__rlm', meta(node, spec, iteration)).catch(() => undefined);
+  const last = iteration === spec.maxIterations - 1;
+  const prompt =
+    buildUserPrompt({ rootPrompt: spec.query, iteration }) + (last ? LAST_ITERATION_NOTE : '');
+  const response = await callModel(node, {
+    model: spec.model,
+    system: spec.systemPrompt,
+    messages: [...state.history, { role: 'user', content: prompt }],
+    purpose: 'root',
+  });
+  const text = response.text;
+  if (text.trim() !== '') state.partial = text;
+  const found = findCodeBlocks(text, { languages: config.codeLanguages });
+  const maxBlocks = config.limits.maxBlocksPerIteration;
+  const blocks = await runBlocks(node, { sandbox, codes: found.slice(0, maxBlocks), iteration });
+  if (blocks.length > 0) state.codeEverRan = true;
+  state.history.push(
+    ...formatIteration(
+      { response: text, codeBlocks: blocks },
+      { maxCharacterLength: config.limits.maxOutputChars },
+    ),
+  );
+  const notes: string[] = [];
+  if (found.length > maxBlocks) notes.push(skippedBlocksNote(maxBlocks, found.length - maxBlocks));
+  countErrors(node, state, blocks);
+  const found_ = await turnAnswer(text, { blocks, sandbox });
+  let answer: { answer: string; source: 'code' | 'text' } | null =
+    found_.kind === 'answer' ? found_ : null;
+  if (found_.kind === 'none' && found_.note !== undefined) notes.push(found_.note);
+  if (
+    answer !== null &&
+    iteration === 0 &&
+    !state.codeEverRan &&
+    config.firstTurnGuard &&
+    !state.guardUsed
+  ) {
+    state.guardUsed = true;
+    answer = null;
+    notes.push(FIRST_TURN_NUDGE);
+  }
+  if (notes.length > 0) state.history.push({ role: 'user', content: notes.join('\n\n') });
+  node.emit({
+    type: 'iteration-end',
+    iteration,
+    response: text,
+    finalAnswer: answer?.answer ?? null,
+    durationMs: node.tree.now() - startedAt,
+  });
+  if (answer === null) return null;
+  node.emit({ type: 'final-answer', answer: answer.answer, source: answer.source });
+  return answer.answer;
+}
+
+/** The extra call made when iterations run out: its reply is the answer. */
+async function defaultAnswer(
+  node: RunNode,
+  spec: InvocationSpec,
+  state: LoopState,
+): Promise<string> {
+  const response = await callModel(node, {
+    model: spec.model,
+    system: spec.systemPrompt,
+    messages: [...state.history, { role: 'user', content: DEFAULT_ANSWER_PROMPT }],
+    purpose: 'default_answer',
+  });
+  if (response.text.trim() !== '') state.partial = response.text;
+  node.emit({ type: 'final-answer', answer: response.text, source: 'default_answer' });
+  return response.text;
+}
+
+async function loop(
+  node: RunNode,
+  { spec, state, sandbox }: { spec: InvocationSpec; state: LoopState; sandbox: ReplEnvironment },
+): Promise<Outcome> {
+  for (let iteration = 0; iteration < spec.maxIterations; iteration++) {
+    node.scope.signal.throwIfAborted();
+    state.iterations = iteration + 1;
+    const answer = await turn(node, { spec, state, sandbox, iteration });
+    if (answer !== null) return { status: 'completed', answer, error: null };
+  }
+  node.emit({
+    type: 'limit-hit',
+    limit: 'iterations',
+    used: spec.maxIterations,
+    max: spec.maxIterations,
+  });
+  const answer = await defaultAnswer(node, spec, state);
+  return { status: 'max_iterations', answer, error: null };
+}
+
+function failure(node: RunNode, error: unknown): Outcome {
+  const stop = node.scope.stopInfo;
+  if (stop !== null) {
+    return { status: stop.status, answer: null, error: errorInfo(node.scope.signal.reason) };
+  }
+  const info = errorInfo(error);
+  node.emit({ type: 'error', error: info });
+  return { status: 'error', answer: null, error: info };
+}
+
+/**
+ * Runs one RLM invocation — the root or a child — to its end: opens its own sandbox, loops
+ * turns until a final answer, a limit or an error, and always disposes the sandbox and emits
+ * `run-end`. Never rejects: failures become a status on the result.
+ */
+export async function runInvocation(
+  tree: RunTree,
+  spec: InvocationSpec,
+): Promise<RLMChatCompletion> {
+  const startedAt = tree.now();
+  let node: RunNode | undefined;
+  const scope = new BudgetScope({
+    parent: spec.parentScope,
+    limits: spec.limits,
+    deadlineAt: spec.deadlineAt,
+    now: tree.now,
+    onLimitHit: (hit) => node?.emit({ type: 'limit-hit', ...hit }),
+  });
+  node = new RunNode(tree, {
+    runId: spec.runId,
+    parentRunId: spec.parentRunId,
+    depth: spec.depth,
+    scope,
+  });
+  if (spec.signal !== undefined) scope.follow(spec.signal, () => ({ status: 'cancelled' }));
+  const version = promptVersion(spec.systemPrompt);
+  const state: LoopState = {
+    history: [],
+    iterations: 0,
+    codeEverRan: false,
+    guardUsed: false,
+    consecutiveErrors: 0,
+    partial: null,
+  };
+  let outcome: Outcome;
+  let sandbox: ReplEnvironment | undefined;
+  try {
+    node.emit({
+      type: 'run-start',
+      query: spec.query ?? '',
+      model: spec.model.id,
+      context: [contextInfo(spec.context)],
+      maxIterations: spec.maxIterations,
+      maxDepth: tree.config.maxDepth,
+      promptVersion: version,
+    });
+    state.history.push({
+      role: 'user',
+      content: buildMetadataMessage(queryMetadata(spec.context)),
+    });
+    const invoke = (child: InvocationSpec) => runInvocation(tree, child);
+    sandbox = await openSandbox(node, spec, invoke);
+    outcome = await loop(node, { spec, state, sandbox });
+  } catch (error) {
+    outcome = failure(node, error);
+  } finally {
+    await sandbox?.dispose().catch(() => undefined);
+    scope.release();
+  }
+  const completed = outcome.status === 'completed';
+  const result: RLMChatCompletion = {
+    runId: spec.runId,
+    rootRunId: tree.rootRunId,
+    parentRunId: spec.parentRunId,
+    depth: spec.depth,
+    model: spec.model.id,
+    query: spec.query ?? '',
+    answer: outcome.answer,
+    status: outcome.status,
+    partialAnswer: completed ? null : state.partial,
+    usage: scope.usage,
+    iterations: state.iterations,
+    executionTime: tree.now() - startedAt,
+    trajectoryPath: tree.recorder?.path ?? null,
+    promptVersion: version,
+    error: outcome.error,
+  };
+  node.emit({
+    type: 'run-end',
+    status: result.status,
+    answer: result.answer,
+    partialAnswer: result.partialAnswer,
+    usage: result.usage,
+    iterations: result.iterations,
+    durationMs: result.executionTime,
+  });
+  return result;
+}

@@ -1,0 +1,115 @@
+import {
+  addCallUsage,
+  emptyUsage,
+  type LanguageModel,
+  type SubCallRecord,
+  type UsageSummary,
+} from '@rlm/protocol';
+import { callModel } from '../run/call-model.js';
+import { errorInfo } from '../run/error-info.js';
+import type { RunNode } from '../run/run-node.js';
+import { recordedText } from '../trajectory/trajectory-recorder.js';
+
+/** Characters of a prompt or response shown in `subcall-*` events. */
+export const PREVIEW_CHARS = 200;
+
+export function preview(text: string): string {
+  return text.length <= PREVIEW_CHARS ? text : `${text.slice(0, PREVIEW_CHARS)}…`;
+}
+
+/** The string code receives instead of a result when a sub-call fails. */
+export function errorString(error: unknown): string {
+  return `Error: ${errorInfo(error).message}`;
+}
+
+export interface OneShotInput {
+  model: LanguageModel;
+  prompt: string;
+  system?: string | undefined;
+  /** Aborted when the block that made the call stops. */
+  signal: AbortSignal;
+}
+
+function subCallRecord(
+  fields: Omit<SubCallRecord, 'prompt' | 'promptChars' | 'usage'> & { prompt: string },
+  usage: UsageSummary,
+): SubCallRecord {
+  return {
+    ...fields,
+    prompt: recordedText(fields.prompt),
+    promptChars: fields.prompt.length,
+    usage,
+  };
+}
+
+/**
+ * One plain model call made from code (`llm_query`, or `rlm_query` at the depth limit). Never
+ * throws: a failure becomes an `"Error: …"` string, so one bad call cannot crash the caller's code.
+ */
+export async function oneShotCall(node: RunNode, input: OneShotInput): Promise<string> {
+  const { model, prompt, system, signal } = input;
+  if (!node.scope.reserveSubcall()) {
+    return errorString(node.scope.signal.reason ?? 'sub-call limit reached');
+  }
+  const callId = node.nextCallId();
+  const startedAt = node.tree.now();
+  node.emit({
+    type: 'subcall-start',
+    callId,
+    kind: 'llm',
+    model: model.id,
+    promptPreview: preview(prompt),
+  });
+  try {
+    const response = await callModel(node, {
+      model,
+      system,
+      messages: [{ role: 'user', content: prompt }],
+      purpose: 'sub',
+      callId,
+      signal,
+    });
+    const durationMs = node.tree.now() - startedAt;
+    node.emit({
+      type: 'subcall-end',
+      callId,
+      kind: 'llm',
+      ok: true,
+      durationMs,
+      responsePreview: preview(response.text),
+    });
+    node.recordSubCall(
+      subCallRecord(
+        {
+          kind: 'llm',
+          model: response.model,
+          prompt,
+          response: response.text,
+          ok: true,
+          durationMs,
+        },
+        addCallUsage(emptyUsage(), response),
+      ),
+    );
+    return response.text;
+  } catch (error) {
+    const durationMs = node.tree.now() - startedAt;
+    const message = errorString(error);
+    node.emit({
+      type: 'subcall-end',
+      callId,
+      kind: 'llm',
+      ok: false,
+      durationMs,
+      responsePreview: preview(message),
+      error: errorInfo(error),
+    });
+    node.recordSubCall(
+      subCallRecord(
+        { kind: 'llm', model: model.id, prompt, response: message, ok: false, durationMs },
+        emptyUsage(),
+      ),
+    );
+    return message;
+  }
+}

@@ -1,0 +1,62 @@
+import { buildFlatPrompt, buildSystemPrompt, type SystemPromptOptions } from '@rlm/prompts';
+import type { LanguageModel } from '@rlm/protocol';
+import type { ResolvedRLMConfig } from '../config/rlm-config.js';
+
+/** Iterations an invocation at `depth` gets. */
+export function iterationsFor(config: ResolvedRLMConfig, depth: number): number {
+  return config.iterationsForDepth?.[depth] ?? config.maxIterations;
+}
+
+/** Every model code may name with `opts.model`, the root model first, without duplicates. */
+export function availableModels(config: ResolvedRLMConfig): LanguageModel[] {
+  const all = [config.model, config.subModel ?? config.model, ...config.models];
+  return all.filter((model, index) => all.findIndex((other) => other.id === model.id) === index);
+}
+
+function sharedOptions(config: ResolvedRLMConfig, depth: number) {
+  const models = availableModels(config);
+  return {
+    depth,
+    maxDepth: config.maxDepth,
+    childBudget: iterationsFor(config, depth + 1),
+    tools: Object.entries(config.tools).map(([name, tool]) => ({
+      name,
+      description: tool.description,
+    })),
+    models:
+      models.length > 1
+        ? models.map((model, index) => ({
+            id: model.id,
+            ...(index === 0 ? { default: true } : {}),
+          }))
+        : [],
+  };
+}
+
+/** The root's system prompt: the configured mode, with drivers. */
+export function rootSystemPrompt(config: ResolvedRLMConfig): string {
+  return buildSystemPrompt({
+    ...sharedOptions(config, 0),
+    mode: config.promptMode,
+    drivers: config.drivers as SystemPromptOptions['drivers'],
+    model: config.model.id,
+  });
+}
+
+/** A child's system prompt: always a solver; a specialist when the caller passed `systemPrompt`. */
+export function childSystemPrompt(
+  config: ResolvedRLMConfig,
+  { depth, systemPrompt }: { depth: number; systemPrompt?: string | undefined },
+): string {
+  const own = systemPrompt?.trim();
+  return buildSystemPrompt({
+    ...sharedOptions(config, depth),
+    mode: 'solver',
+    ...(own === undefined || own === '' ? {} : { systemPrompt: own }),
+  });
+}
+
+/** The one-shot prompt `rlm_query` uses at the depth limit. */
+export function flatSystemPrompt(systemPrompt?: string): string {
+  return buildFlatPrompt({ systemPrompt });
+}

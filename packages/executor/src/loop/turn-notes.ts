@@ -1,0 +1,36 @@
+/** What the loop tells the model besides the protocol's turn prompts (our wording). */
+
+/** Appended to the turn prompt of the last iteration. */
+export const LAST_ITERATION_NOTE =
+  '\n\nThis is your last iteration. Give your final answer in this response with FINAL(...) or ' +
+  'FINAL_VAR(name), using what you have found so far.';
+
+/** The request of the extra call made when the iterations ran out. */
+export const DEFAULT_ANSWER_PROMPT =
+  'You have used all your iterations. From everything above, give your best final answer to the ' +
+  'original query now, as plain text (no code blocks).';
+
+/** Sent once when the model answers on turn 0 without having run any code. */
+export const FIRST_TURN_NUDGE =
+  'Your final answer was not accepted: you have not run any code or looked at `context` yet. ' +
+  'Inspect the context in a ```repl block first, then answer from what you find.';
+
+/** Sent when blocks beyond the per-iteration cap were skipped. */
+export function skippedBlocksNote(ran: number, skipped: number): string {
+  return (
+    `Only the first ${ran} code blocks of your response ran; ${skipped} more were skipped. ` +
+    'Put fewer, larger steps in each response.'
+  );
+}
+
+/** Sent when `FINAL_VAR(name)` in the text named a variable that does not exist or is empty. */
+export function missingVariableNote(name: string, existing: readonly string[]): string {
+  const list =
+    existing.length === 0
+      ? 'No variables exist yet.'
+      : `Variables that exist: ${existing.join(', ')}.`;
+  return (
+    `FINAL_VAR(${name}) is not an answer: there is no non-empty variable \`${name}\` in the REPL. ` +
+    `${list} Create it in a \`\`\`repl block first, or answer with FINAL(...).`
+  );
+}

@@ -1,0 +1,226 @@
+import {
+  type ErrorCode,
+  type JsonValue,
+  type LanguageModel,
+  type RLMChatCompletion,
+  RlmError,
+  type RunEvent,
+  type TrajectoryRecord,
+} from '@rlm/protocol';
+import { parseRLMConfig, type RLMConfig } from '../config/rlm-config.js';
+import type { ToolDefinition } from '../config/tool-definition.js';
+import { runTree } from '../create-rlm.js';
+import type { RunEventHandler } from '../run/event-bus.js';
+import type { ModelCall, ModelResponder } from '../run/run-tree.js';
+import { contextHash } from '../trajectory/context-fingerprint.js';
+import { readTrajectory } from '../trajectory/read-trajectory.js';
+import { type RecordedExchange, recordedExchanges } from '../trajectory/recorded-exchanges.js';
+import { recordedText } from '../trajectory/trajectory-recorder.js';
+import type { TrajectorySink } from '../trajectory/trajectory-sink.js';
+import { comparableEvents } from './replay-events.js';
+
+/** Options of `replay`. */
+export interface ReplayOptions {
+  /** The recorded run's context (trajectories never store it); checked against the recorded hash. */
+  context: JsonValue;
+  /** The recorded run's tools, when it used any (their results are not recorded). */
+  tools?: Record<string, ToolDefinition>;
+  /** Drivers given as objects (the trajectory keeps only their names). */
+  drivers?: RLMConfig['drivers'];
+  /** Where sandboxes run. @default the recorded isolation */
+  isolation?: 'worker' | 'inline';
+  trajectory?: TrajectorySink;
+  onEvent?: RunEventHandler;
+  signal?: AbortSignal;
+}
+
+/** What a successful replay produced. */
+export interface ReplayResult {
+  result: RLMChatCompletion;
+  events: RunEvent[];
+}
+
+function divergence(
+  step: number,
+  { expected, actual }: { expected: string; actual: string },
+): RlmError {
+  return new RlmError({
+    code: 'executor.replay_divergence',
+    message: `Replay diverged at step ${step}: expected ${expected.slice(0, 300)}, got ${actual.slice(0, 300)}`,
+    details: { step, expected, actual },
+  });
+}
+
+/** A stand-in for a recorded model: replay answers its calls from the recording. */
+function recordedModel(id: string): LanguageModel {
+  return {
+    id,
+    complete: () => Promise.reject(new Error(`replay: model ${id} is served from the recording`)),
+  };
+}
+
+function requestMismatch(
+  call: ModelCall,
+  recorded: RecordedExchange,
+): { expected: string; actual: string } | null {
+  const live = call.request.messages.map((message) => ({
+    role: message.role,
+    content: recordedText(message.content),
+  }));
+  const liveSystem =
+    call.request.system === undefined ? undefined : recordedText(call.request.system);
+  if (liveSystem !== recorded.system) {
+    return {
+      expected: `system prompt ${recorded.system ?? '(none)'}`,
+      actual: `system prompt ${liveSystem ?? '(none)'}`,
+    };
+  }
+  for (let index = 0; index < Math.max(live.length, recorded.messages.length); index++) {
+    const a = recorded.messages[index];
+    const b = live[index];
+    if (a?.role !== b?.role || a?.content !== b?.content) {
+      return {
+        expected: `message ${index} of call ${call.callId}: ${JSON.stringify(a ?? null)}`,
+        actual: `message ${index} of call ${call.callId}: ${JSON.stringify(b ?? null)}`,
+      };
+    }
+  }
+  return null;
+}
+
+function responder(
+  exchanges: Map<string, RecordedExchange>,
+  onDivergence: (error: RlmError) => void,
+): ModelResponder {
+  return async (call) => {
+    const recorded = exchanges.get(call.callId);
+    if (recorded === undefined) {
+      const error = divergence(exchanges.size, {
+        expected: 'no further model call',
+        actual: `model call ${call.callId}`,
+      });
+      onDivergence(error);
+      throw error;
+    }
+    const mismatch = requestMismatch(call, recorded);
+    if (mismatch !== null) {
+      const error = divergence(recorded.index, mismatch);
+      onDivergence(error);
+      throw error;
+    }
+    if (recorded.response === null) {
+      const info = recorded.error ?? { code: 'unknown', message: 'recorded failure' };
+      throw new RlmError({
+        code: info.code as ErrorCode,
+        message: info.message,
+        details: {} as never,
+      });
+    }
+    return recorded.response;
+  };
+}
+
+function recordedConfig(records: readonly TrajectoryRecord[], options: ReplayOptions): RLMConfig {
+  const header = records.find((record) => record.kind === 'header');
+  if (header === undefined) {
+    throw divergence(0, { expected: 'a trajectory header', actual: 'none' });
+  }
+  const config = header.config as Record<string, never>;
+  const ids = [
+    config['model'],
+    config['subModel'],
+    ...((config['models'] as string[] | undefined) ?? []),
+  ];
+  const [model, subModel, ...models] = ids.map((id) => recordedModel(String(id)));
+  return {
+    model: model ?? recordedModel('unknown'),
+    subModel,
+    models,
+    maxDepth: config['maxDepth'],
+    maxIterations: config['maxIterations'],
+    iterationsForDepth: config['iterationsForDepth'],
+    promptMode: config['promptMode'],
+    drivers: options.drivers ?? config['drivers'],
+    tools: options.tools ?? {},
+    budget: config['budget'],
+    limits: config['limits'],
+    maxConcurrency: config['maxConcurrency'],
+    firstTurnGuard: config['firstTurnGuard'],
+    codeLanguages: config['codeLanguages'],
+    isolation: options.isolation ?? config['isolation'],
+    ...(options.trajectory === undefined ? {} : { trajectory: options.trajectory }),
+    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+  };
+}
+
+function checkContext(events: readonly RunEvent[], context: JsonValue): void {
+  const start = events.find((event) => event.type === 'run-start' && event.depth === 0);
+  const expected = start?.type === 'run-start' ? start.context[0]?.hash : undefined;
+  const actual = contextHash(context);
+  if (expected !== undefined && expected !== actual) {
+    throw divergence(0, { expected: `context ${expected}`, actual: `context ${actual}` });
+  }
+}
+
+function compareEvents(recorded: readonly RunEvent[], live: readonly RunEvent[]): void {
+  const expected = comparableEvents(recorded);
+  const actual = comparableEvents(live);
+  for (let index = 0; index < Math.max(expected.length, actual.length); index++) {
+    const a = expected[index];
+    const b = actual[index];
+    if (a?.text !== b?.text) {
+      throw divergence(a?.position ?? recorded.length, {
+        expected: a?.text ?? 'end of run',
+        actual: b?.text ?? 'end of run',
+      });
+    }
+  }
+}
+
+/**
+ * Re-runs a recorded run offline: model responses come from the recording, code runs for real
+ * in fresh sandboxes. Succeeds only when the replay asks the same model calls and produces the
+ * same events (ignoring timestamps and durations) and so the same answer.
+ *
+ * @throws RlmError `executor.replay_divergence` naming the first step (event or model call index)
+ *   that differs; `protocol.invalid_message` for a malformed trajectory file
+ * @example
+ * const { result } = await replay(result.trajectoryPath, { context });
+ */
+export async function replay(
+  trajectory: string | readonly TrajectoryRecord[],
+  options: ReplayOptions,
+): Promise<ReplayResult> {
+  const records = typeof trajectory === 'string' ? await readTrajectory(trajectory) : trajectory;
+  const recordedEvents = records.flatMap((record) =>
+    record.kind === 'event' ? [record.event] : [],
+  );
+  checkContext(recordedEvents, options.context);
+  const header = records.find((record) => record.kind === 'header');
+  const root = recordedEvents.find((event) => event.type === 'run-start' && event.depth === 0);
+  const query = root?.type === 'run-start' && root.query !== '' ? root.query : undefined;
+  let diverged: RlmError | undefined;
+  const controller = new AbortController();
+  const signal =
+    options.signal === undefined
+      ? controller.signal
+      : AbortSignal.any([options.signal, controller.signal]);
+  const events: RunEvent[] = [];
+  const result = await runTree(parseRLMConfig(recordedConfig(records, options)), {
+    context: options.context,
+    options: { query, signal },
+    hooks: {
+      rootRunId: header?.runId,
+      listener: (event) => {
+        events.push(event);
+      },
+      respond: responder(recordedExchanges(records), (error) => {
+        diverged ??= error;
+        controller.abort(error);
+      }),
+    },
+  });
+  if (diverged !== undefined) throw diverged;
+  compareEvents(recordedEvents, events);
+  return { result, events };
+}

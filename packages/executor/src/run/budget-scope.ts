@@ -1,0 +1,224 @@
+import {
+  addCallUsage,
+  emptyUsage,
+  type LimitName,
+  type ModelResponse,
+  RlmError,
+  type RunStatus,
+  totalUsage,
+  type UsageSummary,
+} from '@rlm/protocol';
+
+/** Why a run (or a whole subtree) stopped early. */
+export interface StopInfo {
+  status: Exclude<RunStatus, 'completed' | 'max_iterations'>;
+  limit?: LimitName;
+  used?: number;
+  max?: number;
+  error?: { code: string; message: string };
+}
+
+/** The caps one scope enforces on itself (its share); ancestors enforce theirs. */
+export interface ScopeLimits {
+  maxTokens?: number | undefined;
+  maxCostUsd?: number | undefined;
+  maxSubcalls?: number | undefined;
+}
+
+/** What is left of a scope's budget (`null` = unlimited). */
+export interface BudgetRemaining {
+  tokens: number | null;
+  costUsd: number | null;
+  subcalls: number | null;
+  wallTimeMs: number | null;
+}
+
+export interface BudgetScopeOptions {
+  parent?: BudgetScope | undefined;
+  limits?: ScopeLimits;
+  /** Absolute deadline in epoch ms (the tree's wall-time limit). */
+  deadlineAt?: number | undefined;
+  now: () => number;
+  /** Told once when this scope trips one of its own limits (for the `limit-hit` event). */
+  onLimitHit?: (info: Required<Pick<StopInfo, 'limit' | 'used' | 'max'>>) => void;
+}
+
+/** Tokens a call consumed: uncached input, output and cache reads and writes. */
+export function tokensOf(usage: UsageSummary): number {
+  const total = totalUsage(usage);
+  return total.inputTokens + total.outputTokens + total.cacheReadTokens + total.cacheWriteTokens;
+}
+
+function stopError(info: StopInfo): RlmError {
+  if (info.status === 'cancelled') {
+    return new RlmError({
+      code: 'executor.cancelled',
+      message: 'The run was cancelled',
+      details: {},
+    });
+  }
+  const limit = info.limit ?? 'unknown';
+  return new RlmError({
+    code: 'executor.budget_exceeded',
+    message: `The run stopped: ${limit} limit reached (${info.used} of ${info.max})`,
+    details: { limit, used: info.used ?? 0, max: info.max ?? 0 },
+  });
+}
+
+/**
+ * One node of the run tree's accounting. Usage and sub-calls are added to the scope and every
+ * ancestor, so the root always holds the tree-wide totals; each scope checks its own caps and,
+ * when one trips, aborts its signal — which every descendant's signal follows. The root scope
+ * also owns the wall-clock deadline and the caller's cancellation.
+ */
+export class BudgetScope {
+  readonly parent: BudgetScope | undefined;
+  readonly deadlineAt: number | undefined;
+  #usage: UsageSummary = emptyUsage();
+  #subcalls = 0;
+  #stop: StopInfo | null = null;
+  readonly #controller = new AbortController();
+  readonly #limits: ScopeLimits;
+  readonly #now: () => number;
+  readonly #onLimitHit: BudgetScopeOptions['onLimitHit'];
+  readonly #cleanups: (() => void)[] = [];
+
+  constructor({ parent, limits = {}, deadlineAt, now, onLimitHit }: BudgetScopeOptions) {
+    this.parent = parent;
+    this.#limits = limits;
+    this.#now = now;
+    this.#onLimitHit = onLimitHit;
+    this.deadlineAt = deadlineAt ?? parent?.deadlineAt;
+    if (parent !== undefined) {
+      this.follow(parent.signal, () => parent.stopInfo ?? { status: 'cancelled' });
+    }
+    if (deadlineAt !== undefined) this.#armDeadline(deadlineAt);
+  }
+
+  /** Aborted when this scope or an ancestor stops. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  get usage(): UsageSummary {
+    return this.#usage;
+  }
+
+  get subcalls(): number {
+    return this.#subcalls;
+  }
+
+  get stopInfo(): StopInfo | null {
+    return this.#stop;
+  }
+
+  /** Stops this scope (and its subtree) when `signal` aborts, recording `info()` as the reason. */
+  follow(signal: AbortSignal, info: () => StopInfo): void {
+    if (signal.aborted) {
+      this.stop(info());
+      return;
+    }
+    const onAbort = () => this.stop(info());
+    signal.addEventListener('abort', onAbort, { once: true });
+    this.#cleanups.push(() => signal.removeEventListener('abort', onAbort));
+  }
+
+  /** Stops this scope with `info` unless it already stopped; aborts everything running under it. */
+  stop(info: StopInfo): void {
+    if (this.#stop !== null) return;
+    this.#stop = info;
+    this.#controller.abort(stopError(info));
+  }
+
+  /** Adds one model call's usage here and to every ancestor, then checks cost and token caps. */
+  charge(response: Pick<ModelResponse, 'model' | 'usage' | 'costUsd'>): void {
+    const call = { model: response.model, usage: response.usage, costUsd: response.costUsd ?? 0 };
+    const chain = this.#chain();
+    for (const scope of chain) scope.#usage = addCallUsage(scope.#usage, call);
+    for (const scope of chain.reverse()) scope.#checkSpend();
+  }
+
+  /**
+   * Counts one sub-call here and in every ancestor. Returns false (and stops the scope whose cap
+   * it crosses) when the call would exceed a `maxSubcalls` cap; the call must then not run.
+   */
+  reserveSubcall(): boolean {
+    const chain = this.#chain().reverse();
+    for (const scope of chain) {
+      const max = scope.#limits.maxSubcalls;
+      if (max !== undefined && scope.#subcalls + 1 > max) {
+        scope.#trip({ limit: 'subcalls', used: scope.#subcalls + 1, max });
+        return false;
+      }
+    }
+    for (const scope of chain) scope.#subcalls += 1;
+    return true;
+  }
+
+  /** What is left, counting every ancestor's cap (the tightest wins). */
+  remaining(): BudgetRemaining {
+    let tokens: number | null = null;
+    let costUsd: number | null = null;
+    let subcalls: number | null = null;
+    const tighter = (current: number | null, next: number) =>
+      Math.max(0, current === null ? next : Math.min(current, next));
+    for (const scope of this.#chain()) {
+      const { maxTokens, maxCostUsd, maxSubcalls } = scope.#limits;
+      if (maxTokens !== undefined) tokens = tighter(tokens, maxTokens - tokensOf(scope.#usage));
+      if (maxCostUsd !== undefined) {
+        costUsd = tighter(costUsd, maxCostUsd - totalUsage(scope.#usage).costUsd);
+      }
+      if (maxSubcalls !== undefined) subcalls = tighter(subcalls, maxSubcalls - scope.#subcalls);
+    }
+    const wallTimeMs =
+      this.deadlineAt === undefined ? null : Math.max(0, this.deadlineAt - this.#now());
+    return { tokens, costUsd, subcalls, wallTimeMs };
+  }
+
+  /** Removes listeners and timers; call when the run that owns the scope ends. */
+  release(): void {
+    for (const cleanup of this.#cleanups.splice(0)) cleanup();
+  }
+
+  #chain(): BudgetScope[] {
+    const chain: BudgetScope[] = [];
+    for (let scope: BudgetScope | undefined = this; scope !== undefined; scope = scope.parent) {
+      chain.push(scope);
+    }
+    return chain;
+  }
+
+  #checkSpend(): void {
+    const { maxTokens, maxCostUsd } = this.#limits;
+    const cost = totalUsage(this.#usage).costUsd;
+    if (maxCostUsd !== undefined && cost > maxCostUsd) {
+      this.#trip({ limit: 'cost', used: cost, max: maxCostUsd });
+      return;
+    }
+    const tokens = tokensOf(this.#usage);
+    if (maxTokens !== undefined && tokens > maxTokens) {
+      this.#trip({ limit: 'tokens', used: tokens, max: maxTokens });
+    }
+  }
+
+  #trip(hit: { limit: LimitName; used: number; max: number }): void {
+    if (this.#stop !== null) return;
+    const status = hit.limit === 'wall_time' ? 'timeout' : 'budget_exceeded';
+    this.#onLimitHit?.(hit);
+    this.stop({ status, ...hit });
+  }
+
+  #armDeadline(deadlineAt: number): void {
+    const startedAt = this.#now();
+    const timer = setTimeout(
+      () =>
+        this.#trip({
+          limit: 'wall_time',
+          used: this.#now() - startedAt,
+          max: deadlineAt - startedAt,
+        }),
+      Math.max(0, deadlineAt - startedAt),
+    );
+    this.#cleanups.push(() => clearTimeout(timer));
+  }
+}

@@ -1,0 +1,82 @@
+import { RUN_EVENT_VERSION, type RunEvent, type SubCallRecord } from '@rlm/protocol';
+import type { BudgetScope } from './budget-scope.js';
+import type { RunTree } from './run-tree.js';
+
+type BaseKey = 'v' | 'runId' | 'parentRunId' | 'rootRunId' | 'depth' | 'at';
+/** An event without the fields its run fills in. */
+export type RunEventBody = RunEvent extends infer E
+  ? E extends RunEvent
+    ? Omit<E, BaseKey>
+    : never
+  : never;
+
+export interface RunNodeOptions {
+  runId: string;
+  parentRunId: string | null;
+  depth: number;
+  scope: BudgetScope;
+}
+
+/**
+ * One invocation in the tree: its ids, budget scope, and counters that make call and child ids
+ * deterministic (`<runId>:<n>` and `<runId>.<n>`), which is what lets replay match a recorded
+ * call to a live one even when calls ran concurrently.
+ */
+export class RunNode {
+  readonly tree: RunTree;
+  readonly runId: string;
+  readonly parentRunId: string | null;
+  readonly depth: number;
+  readonly scope: BudgetScope;
+  #calls = 0;
+  #children = 0;
+  #blockCalls: SubCallRecord[] | undefined;
+
+  constructor(tree: RunTree, { runId, parentRunId, depth, scope }: RunNodeOptions) {
+    this.tree = tree;
+    this.runId = runId;
+    this.parentRunId = parentRunId;
+    this.depth = depth;
+    this.scope = scope;
+  }
+
+  emit(body: RunEventBody): void {
+    const event = {
+      v: RUN_EVENT_VERSION,
+      runId: this.runId,
+      parentRunId: this.parentRunId,
+      rootRunId: this.tree.rootRunId,
+      depth: this.depth,
+      at: this.tree.now(),
+      ...body,
+    } as RunEvent;
+    this.tree.recorder?.event(event);
+    this.tree.bus.emit(event);
+  }
+
+  nextCallId(): string {
+    this.#calls += 1;
+    return `${this.runId}:${this.#calls}`;
+  }
+
+  nextChildRunId(): string {
+    this.#children += 1;
+    return `${this.runId}.${this.#children}`;
+  }
+
+  /** Starts collecting the sub-calls of the block about to run. */
+  beginBlock(): void {
+    this.#blockCalls = [];
+  }
+
+  /** The sub-calls made while the block ran. */
+  endBlock(): SubCallRecord[] {
+    const calls = this.#blockCalls ?? [];
+    this.#blockCalls = undefined;
+    return calls;
+  }
+
+  recordSubCall(record: SubCallRecord): void {
+    this.#blockCalls?.push(record);
+  }
+}

@@ -1,0 +1,22 @@
+import { createHash } from 'node:crypto';
+import { type ContextInfo, type JsonValue, queryMetadata } from '@rlm/protocol';
+
+const TYPE_NAMES = { string: 'string', array: 'array', object: 'object' } as const;
+
+/** A short SHA-256 of a payload: strings hashed as-is, anything else as its JSON text. */
+export function contextHash(payload: JsonValue): string {
+  const hash = createHash('sha256');
+  hash.update(typeof payload === 'string' ? payload : JSON.stringify(payload));
+  return `sha256:${hash.digest('hex').slice(0, 16)}`;
+}
+
+/** Describes a payload by type, chunk lengths and hash, so trajectories never copy it. */
+export function contextInfo(payload: JsonValue): ContextInfo {
+  const metadata = queryMetadata(payload);
+  return {
+    type: TYPE_NAMES[metadata.contextType],
+    lengths: metadata.contextLengths,
+    totalLength: metadata.contextTotalLength,
+    hash: contextHash(payload),
+  };
+}

@@ -1,0 +1,26 @@
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TrajectorySink } from './trajectory-sink.js';
+
+/**
+ * Writes one JSON line per record to `<dir>/<runId>.jsonl`. Each line is written with a
+ * synchronous `write` as it happens, so the file is always a complete prefix of the run, even if
+ * the process dies mid-run.
+ */
+export function jsonlFileSink(dir: string, runId: string): TrajectorySink {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${runId.replace(/[^\w.-]/g, '_')}.jsonl`);
+  let fd: number | undefined = openSync(path, 'w');
+  return {
+    path,
+    write(record) {
+      if (fd === undefined) return;
+      writeSync(fd, `${JSON.stringify(record)}\n`);
+    },
+    async close() {
+      if (fd === undefined) return;
+      closeSync(fd);
+      fd = undefined;
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import type { JsonValue } from '@rlm/protocol';
+import type { ResolvedRLMConfig } from '../config/rlm-config.js';
+
+function compact(value: Record<string, unknown>): Record<string, JsonValue> {
+  return JSON.parse(JSON.stringify(value)) as Record<string, JsonValue>;
+}
+
+/**
+ * The part of a configuration a trajectory keeps: models by id only (a client object may hold a
+ * key), tools by name and description, limits and budgets as given. Enough to re-run it in replay.
+ */
+export function trajectoryConfig(config: ResolvedRLMConfig): Record<string, JsonValue> {
+  return compact({
+    model: config.model.id,
+    subModel: (config.subModel ?? config.model).id,
+    models: config.models.map((model) => model.id),
+    maxDepth: config.maxDepth,
+    maxIterations: config.maxIterations,
+    iterationsForDepth: config.iterationsForDepth,
+    promptMode: config.promptMode,
+    drivers: config.drivers.map((driver) =>
+      typeof driver === 'string' ? driver : ((driver as { name?: string }).name ?? 'custom'),
+    ),
+    tools: Object.entries(config.tools).map(([name, tool]) => ({
+      name,
+      description: tool.description,
+    })),
+    budget: config.budget,
+    limits: config.limits,
+    maxConcurrency: config.maxConcurrency,
+    firstTurnGuard: config.firstTurnGuard,
+    codeLanguages: config.codeLanguages,
+    isolation: config.isolation,
+  });
+}
