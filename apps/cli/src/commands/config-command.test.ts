@@ -1,0 +1,129 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+
+interface ConfigJson {
+  config: Record<string, unknown>;
+  sources: Record<string, string>;
+  files: string[];
+}
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = createSandbox();
+});
+afterEach(() => sandbox.dispose());
+
+async function configJson(
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<ConfigJson> {
+  const result = await spawnCli(['config', '--json', ...args], {
+    cwd: sandbox.dir,
+    env: { ...sandbox.env, ...env },
+  });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout) as ConfigJson;
+}
+
+function writeUserConfig(text: string): string {
+  const dir = join(sandbox.env['XDG_CONFIG_HOME'] ?? '', 'rlm');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'rlm.config.toml'), text);
+  return join(dir, 'rlm.config.toml');
+}
+
+describe('rlm config', () => {
+  it('reports defaults when nothing is configured', async () => {
+    const { config, sources, files } = await configJson();
+    expect(config['maxDepth']).toBe(1);
+    expect(sources['maxDepth']).toBe('default');
+    expect(files).toEqual([]);
+  });
+
+  it('layers user file < project file < env < flags and names each source', async () => {
+    const userFile = writeUserConfig('maxDepth = 2\nmaxIterations = 5\nmodel = "openai/gpt-4.1"\n');
+    writeFileSync(
+      join(sandbox.dir, 'rlm.config.json'),
+      JSON.stringify({ maxDepth: 3, maxIterations: 6 }),
+    );
+    const { config, sources, files } = await configJson(['--max-iterations', '9'], {
+      RLM_MAX_DEPTH: '4',
+    });
+    expect(files).toEqual([userFile, join(sandbox.dir, 'rlm.config.json')]);
+    expect(config).toMatchObject({ model: 'openai/gpt-4.1', maxDepth: 4, maxIterations: 9 });
+    expect(sources).toMatchObject({
+      model: userFile,
+      maxDepth: 'env RLM_MAX_DEPTH',
+      maxIterations: 'flag --max-iterations',
+    });
+  });
+
+  it('finds the project file in a parent directory and resolves its paths from there', async () => {
+    writeFileSync(join(sandbox.dir, 'rlm.config.toml'), 'drivers = ["drivers/style.md"]\n');
+    mkdirSync(join(sandbox.dir, 'sub'));
+    const result = await spawnCli(['config', '--json'], {
+      cwd: join(sandbox.dir, 'sub'),
+      env: sandbox.env,
+    });
+    const { config } = JSON.parse(result.stdout) as ConfigJson;
+    expect(config['drivers']).toEqual([join(sandbox.dir, 'drivers/style.md')]);
+  });
+
+  it('prints a table with the source of every value', async () => {
+    const result = await spawnCli(['config', '--mode', 'coordinator'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^mode\s+coordinator\s+flag --mode$/m);
+    expect(result.stdout).toMatch(/^maxDepth\s+1\s+default$/m);
+  });
+});
+
+describe('configuration errors', () => {
+  it('names the file and the unknown key, with exit code 2', async () => {
+    writeFileSync(join(sandbox.dir, 'rlm.config.toml'), 'maxDepht = 2\n');
+    const result = await spawnCli(['config'], { cwd: sandbox.dir, env: sandbox.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(join(sandbox.dir, 'rlm.config.toml'));
+    expect(result.stderr).toContain('maxDepht');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('names the file and key of a wrongly typed value', async () => {
+    writeFileSync(join(sandbox.dir, 'rlm.config.json'), '{ "maxIterations": "many" }');
+    const result = await spawnCli(['config'], { cwd: sandbox.dir, env: sandbox.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/rlm\.config\.json: maxIterations: .*number/);
+  });
+
+  it('names the file of a TOML syntax error', async () => {
+    writeFileSync(join(sandbox.dir, 'rlm.config.toml'), 'maxDepth = = 2\n');
+    const result = await spawnCli(['config'], { cwd: sandbox.dir, env: sandbox.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `Config file ${join(sandbox.dir, 'rlm.config.toml')} is not valid TOML`,
+    );
+  });
+
+  it('names the environment variable with a bad value', async () => {
+    const result = await spawnCli(['config'], {
+      cwd: sandbox.dir,
+      env: { ...sandbox.env, RLM_MAX_DEPTH: 'deep' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('RLM_MAX_DEPTH');
+  });
+
+  it('names the flag with a bad value', async () => {
+    const result = await spawnCli(['config', '--max-depth', '0'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--max-depth');
+  });
+});

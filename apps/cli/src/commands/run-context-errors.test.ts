@@ -1,0 +1,68 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = createSandbox();
+});
+afterEach(() => sandbox.dispose());
+
+async function run(args: string[]) {
+  return spawnCli(['run', 'What is in it?', ...args], { cwd: sandbox.dir, env: sandbox.env });
+}
+
+/** One sentence, no stack trace, exit code 2. */
+function expectUsageError(result: { code: number | null; stderr: string; stdout: string }): void {
+  expect(result.code).toBe(2);
+  expect(result.stdout).toBe('');
+  expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+}
+
+describe('rlm run context errors', () => {
+  it('explains a missing file and how to fix it', async () => {
+    const result = await run(['--context', 'missing.txt']);
+    expectUsageError(result);
+    expect(result.stderr).toBe(
+      'rlm: Cannot read context missing.txt: no such file or directory; check the path (or pass - to read standard input).\n',
+    );
+  });
+
+  // root reads any file whatever its mode, so the permission check only means something for other users
+  it.skipIf(process.getuid?.() === 0)('explains an unreadable file (skipped as root)', async () => {
+    writeFileSync(join(sandbox.dir, 'secret.txt'), 'x');
+    chmodSync(join(sandbox.dir, 'secret.txt'), 0o000);
+    const result = await run(['--context', 'secret.txt']);
+    expectUsageError(result);
+    expect(result.stderr).toContain('permission denied');
+  });
+
+  it('explains a binary file', async () => {
+    writeFileSync(join(sandbox.dir, 'photo.jpg'), Buffer.from([0xff, 0xd8, 0x00, 0x10]));
+    const result = await run(['--context', 'photo.jpg']);
+    expectUsageError(result);
+    expect(result.stderr).toContain('Context file photo.jpg is binary, not text');
+  });
+
+  it('explains a context over the maximum and names the flag to raise it', async () => {
+    writeFileSync(join(sandbox.dir, 'big.txt'), 'x'.repeat(5000));
+    const result = await run(['--context', 'big.txt', '--max-context-bytes', '1000']);
+    expectUsageError(result);
+    expect(result.stderr).toContain('Context big.txt is 5.0 KB, over the 1.0 KB maximum');
+    expect(result.stderr).toContain('--max-context-bytes');
+  });
+
+  it('explains a glob that matches nothing', async () => {
+    const result = await run(['--context', '*.nothing']);
+    expectUsageError(result);
+    expect(result.stderr).toContain('matched no files');
+  });
+
+  it('prints the stack trace only with --debug', async () => {
+    const result = await run(['--context', 'missing.txt', '--debug']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/\n\s+at /);
+  });
+});
