@@ -1,0 +1,70 @@
+import { RlmError } from '@rlm/protocol';
+import type { PromptMode } from '../system/prompt-mode.js';
+import { BUILTIN_DRIVER_FILES, type BuiltinDriverName } from './builtin-drivers.js';
+import type { Driver } from './driver.js';
+import { matchesModelGlob } from './model-glob.js';
+import { parseDriver } from './parse-driver.js';
+
+/** A driver to use: a built-in's name or a driver parsed from a file. */
+export type DriverRef = string | Driver;
+
+export interface ResolveDriversOptions {
+  /** The root's active mode. */
+  mode: PromptMode;
+  /** The root model id, matched against drivers' `model` globs. */
+  model?: string | undefined;
+}
+
+function isBuiltinName(name: string): name is BuiltinDriverName {
+  return Object.hasOwn(BUILTIN_DRIVER_FILES, name);
+}
+
+function lookup(ref: DriverRef): Driver {
+  if (typeof ref !== 'string') return ref;
+  if (!isBuiltinName(ref)) {
+    throw new RlmError({
+      code: 'prompts.driver_not_found',
+      message: `No built-in driver named "${ref}" (built-ins: ${Object.keys(BUILTIN_DRIVER_FILES).join(', ')})`,
+      details: { name: ref },
+    });
+  }
+  return parseDriver(BUILTIN_DRIVER_FILES[ref], `builtin:${ref}`);
+}
+
+/**
+ * Turns driver references into the drivers that apply: names are looked up among the built-ins,
+ * a driver that conflicts with `mode` is an error, and drivers whose `modes` leave out `mode` or
+ * whose `model` glob does not match `model` are skipped (a glob never matches an unknown model).
+ * Order is kept; a driver named twice is kept once.
+ *
+ * @throws RlmError `prompts.driver_not_found` for an unknown name
+ * @throws RlmError `prompts.driver_conflict` when a driver lists `mode` in its `conflicts`
+ * @example
+ * resolveDrivers(['verify-before-final'], { mode: 'solver' });
+ */
+export function resolveDrivers(
+  refs: readonly DriverRef[],
+  { mode, model }: ResolveDriversOptions,
+): Driver[] {
+  const applied: Driver[] = [];
+  for (const ref of refs) {
+    const driver = lookup(ref);
+    if (driver.conflicts.includes(mode)) {
+      throw new RlmError({
+        code: 'prompts.driver_conflict',
+        message: `Driver "${driver.name}" (${driver.source}) cannot be used in ${mode} mode: it lists ${mode} in its conflicts`,
+        details: { driver: driver.name, mode },
+      });
+    }
+    if (!driver.modes.includes(mode)) continue;
+    if (
+      driver.model !== undefined &&
+      (model === undefined || !matchesModelGlob(driver.model, model))
+    ) {
+      continue;
+    }
+    if (applied.some((kept) => kept.name === driver.name)) continue;
+    applied.push(driver);
+  }
+  return applied;
+}

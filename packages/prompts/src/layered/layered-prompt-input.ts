@@ -1,0 +1,14 @@
+import type { DynamicContextInput } from './dynamic-context-input.js';
+import type { SkillSpec } from './immutable-layers.js';
+
+/** What varies in the layered prompt: mutable texts, per-turn context, identity tag, skills. */
+export interface LayeredPromptInput {
+  /** Current texts of layers 6–9 (from @rlm/memory); a missing layer uses its default seed. */
+  mutable?: Readonly<Partial<Record<number, string>>> | undefined;
+  /** Layer 10: already rendered text, or the input of `buildDynamicContext`. Omitted → no layer 10. */
+  dynamic?: string | DynamicContextInput | undefined;
+  /** A short name for the agent in layer 3. @default DEFAULT_IDENTITY_TAG */
+  identityTag?: string | undefined;
+  /** Active skills listed in layer 5. @default [] */
+  skills?: readonly SkillSpec[] | undefined;
+}

@@ -1,0 +1,131 @@
+import { RlmError } from '@rlm/protocol';
+import { resolveDrivers } from '../drivers/resolve-drivers.js';
+import type { PromptSection } from '../prompt-section.js';
+import { COORDINATOR_WORKFLOW } from './coordinator-workflow.js';
+import { delegationCapability } from './delegation-capability.js';
+import { DELEGATION_TIPS } from './delegation-tips.js';
+import { DISPATCHER } from './dispatcher-section.js';
+import { ENVIRONMENT } from './environment.js';
+import { buildFlatPrompt } from './flat-prompt.js';
+import { identity } from './identity.js';
+import { modelsTable } from './models-table.js';
+import { SOLVER_WORKFLOW } from './solver-workflow.js';
+import {
+  canDelegate,
+  parseSystemPromptOptions,
+  type ResolvedSystemPromptOptions,
+  type SystemPromptOptions,
+} from './system-prompt-options.js';
+import { toolsSection } from './tools-section.js';
+
+function section(id: string, title: string, text: string | undefined): PromptSection[] {
+  return text === undefined ? [] : [{ id, title, text }];
+}
+
+function specialistNote(depth: number): string {
+  return (
+    `The instructions above come from the RLM that started you. You run at depth ${depth} with a REPL ` +
+    'of your own, described below, and your final answer is returned to that RLM as the result of its call.'
+  );
+}
+
+/** Tools, models, delegation and dispatcher: the capability sections shared by every REPL prompt. */
+function capabilitySections(
+  options: ResolvedSystemPromptOptions,
+  delegates: boolean,
+): PromptSection[] {
+  return [
+    { id: 'environment', title: 'Environment', text: ENVIRONMENT },
+    ...section('tools', 'Tools', toolsSection(options.tools)),
+    ...section('models', 'Models', modelsTable(options.models)),
+    ...(delegates
+      ? [
+          {
+            id: 'delegation',
+            title: 'Delegation capability',
+            text: delegationCapability(options.childBudget),
+          },
+        ]
+      : []),
+    ...(delegates && options.dispatcher
+      ? [{ id: 'dispatcher', title: 'Background tasks', text: DISPATCHER }]
+      : []),
+  ];
+}
+
+function driverSections(options: ResolvedSystemPromptOptions): PromptSection[] {
+  // Drivers shape the root's behaviour only; children inherit none, so a coordinator-only driver
+  // never collides with a child's solver mode.
+  if (options.depth > 0) return [];
+  const mode = options.systemPrompt === undefined ? options.mode : 'solver';
+  return resolveDrivers(options.drivers, { mode, model: options.model }).map((driver) => ({
+    id: `driver:${driver.name}`,
+    title: `Driver ${driver.name}`,
+    text: driver.body,
+  }));
+}
+
+function flatSections(options: ResolvedSystemPromptOptions): PromptSection[] {
+  return [{ id: 'flat', title: 'One-shot answerer', text: buildFlatPrompt(options) }];
+}
+
+function specialistSections(
+  options: ResolvedSystemPromptOptions & { systemPrompt: string },
+  delegates: boolean,
+): PromptSection[] {
+  return [
+    { id: 'specialist', title: 'Caller instructions', text: options.systemPrompt },
+    ...(options.depth > 0
+      ? [{ id: 'specialist-note', title: 'Specialist note', text: specialistNote(options.depth) }]
+      : []),
+    ...capabilitySections(options, delegates),
+    ...(delegates
+      ? [{ id: 'delegation-tips', title: 'Delegation tips', text: DELEGATION_TIPS }]
+      : []),
+    ...driverSections(options),
+  ];
+}
+
+function assertModeFits(options: ResolvedSystemPromptOptions, delegates: boolean): void {
+  if (options.depth === 0 && options.mode === 'coordinator' && !delegates) {
+    const issue = `mode: coordinator needs children with a REPL (depth < maxDepth - 1), but maxDepth is ${options.maxDepth}`;
+    throw new RlmError({
+      code: 'protocol.invalid_config',
+      message: `Invalid system prompt options:\n  - ${issue}`,
+      details: { issues: [issue] },
+    });
+  }
+}
+
+/**
+ * The sections of an RLM system prompt, in order, each with an id and title; `buildSystemPrompt`
+ * joins them. Rules: at `depth >= maxDepth` only the one-shot prompt; delegation sections only when
+ * `depth < maxDepth - 1`; the coordinator workflow only for the root in coordinator mode (children
+ * are always solvers); drivers only at the root; a `systemPrompt` makes a specialist prompt.
+ *
+ * @throws RlmError `protocol.invalid_config` for bad options, or coordinator mode without delegation
+ * @throws RlmError `prompts.driver_not_found`, `prompts.driver_conflict`
+ * @example
+ * systemPromptSections({ depth: 0, maxDepth: 2 }).map((section) => section.id);
+ */
+export function systemPromptSections(input: SystemPromptOptions): PromptSection[] {
+  const options = parseSystemPromptOptions(input);
+  if (options.depth >= options.maxDepth) return flatSections(options);
+  const delegates = canDelegate(options.depth, options.maxDepth);
+  if (options.systemPrompt !== undefined) {
+    return specialistSections({ ...options, systemPrompt: options.systemPrompt }, delegates);
+  }
+  assertModeFits(options, delegates);
+  const coordinator = options.depth === 0 && options.mode === 'coordinator';
+  return [
+    { id: 'identity', title: 'Identity', text: identity(options.depth, options.mode) },
+    ...capabilitySections(options, delegates),
+    coordinator
+      ? { id: 'coordinator-workflow', title: 'Coordinator workflow', text: COORDINATOR_WORKFLOW }
+      : { id: 'solver-workflow', title: 'Solver workflow', text: SOLVER_WORKFLOW },
+    ...(delegates
+      ? [{ id: 'delegation-tips', title: 'Delegation tips', text: DELEGATION_TIPS }]
+      : []),
+    ...driverSections(options),
+  ];
+}
