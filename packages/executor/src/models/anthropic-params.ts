@@ -1,0 +1,96 @@
+import type {
+  MessageCreateParamsStreaming,
+  MessageParam,
+  TextBlockParam,
+} from '@anthropic-ai/sdk/resources/messages';
+import type { ModelRequest } from '@rlm/protocol';
+
+/**
+ * How the Anthropic client asks for prompt caching:
+ * - `auto`: top-level automatic caching (the API moves the breakpoint to the last block as the
+ *   conversation grows) plus one breakpoint after the system prompt, so runs that share a system
+ *   prompt share its cache entry;
+ * - `breakpoints`: explicit moving breakpoints on the system prompt, the newest message and the
+ *   newest message of the previous turn (three, never more than four);
+ * - `off`: no `cache_control` at all.
+ */
+export type PromptCachingMode = 'auto' | 'breakpoints' | 'off';
+
+/** Most `cache_control` markers the API accepts in one request. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+
+const ephemeral = { type: 'ephemeral' } as const;
+
+/**
+ * Builds the streaming Messages body for a request. Never sets `temperature`, `top_p` or
+ * `top_k`: API version 2026-10-21 (SDK 1.x) rejects them at any value.
+ */
+export function buildAnthropicParams(
+  request: ModelRequest,
+  {
+    model,
+    maxTokens,
+    promptCaching,
+  }: { model: string; maxTokens: number; promptCaching: PromptCachingMode },
+): MessageCreateParamsStreaming {
+  const caching = promptCaching !== 'off';
+  const messages: MessageParam[] = request.messages.map((message) => ({
+    role: message.role,
+    content: message.content,
+  }));
+  if (promptCaching === 'breakpoints') {
+    for (const index of breakpointIndexes(request)) {
+      const message = messages[index];
+      if (message !== undefined) message.content = [marked(request.messages[index]?.content ?? '')];
+    }
+  }
+  const system: TextBlockParam[] | undefined =
+    request.system === undefined || request.system === ''
+      ? undefined
+      : [caching ? marked(request.system) : { type: 'text', text: request.system }];
+  return {
+    model,
+    max_tokens: request.maxTokens ?? maxTokens,
+    messages,
+    ...(system === undefined ? {} : { system }),
+    ...(request.stop === undefined || request.stop.length === 0
+      ? {}
+      : { stop_sequences: request.stop }),
+    ...(promptCaching === 'auto' ? { cache_control: ephemeral } : {}),
+    stream: true,
+  };
+}
+
+function marked(text: string): TextBlockParam {
+  return { type: 'text', text, cache_control: ephemeral };
+}
+
+/**
+ * The last message, and the last message before the newest assistant turn (where the previous
+ * request's breakpoint sat, so its entry is read even when a turn adds many blocks).
+ */
+function breakpointIndexes(request: ModelRequest): number[] {
+  const last = request.messages.length - 1;
+  if (last < 0) return [];
+  let previous = -1;
+  for (let index = last - 1; index >= 0; index -= 1) {
+    if (request.messages[index]?.role === 'assistant') {
+      previous = index - 1;
+      break;
+    }
+  }
+  return previous >= 0 ? [previous, last] : [last];
+}
+
+/** Counts `cache_control` markers in a body (a guard: more than four is a 400 from the API). */
+export function countCacheBreakpoints(params: MessageCreateParamsStreaming): number {
+  let count = params.cache_control ? 1 : 0;
+  const blocks = [
+    ...(Array.isArray(params.system) ? params.system : []),
+    ...params.messages.flatMap((message) =>
+      Array.isArray(message.content) ? message.content : [],
+    ),
+  ];
+  for (const block of blocks) if ('cache_control' in block && block.cache_control) count += 1;
+  return count;
+}
