@@ -37,6 +37,8 @@ export function renderRunTree(
   const root = tree.root;
   if (root === undefined) return [c.dim('rlm: starting…')];
   context.lines.push(header(context, root));
+  if (detail === 'full')
+    context.lines.push(`  ${c.dim('query:')} ${oneLine(root.query, width - 10)}`);
   renderRun(context, root, 1);
   return context.lines;
 }
@@ -47,7 +49,11 @@ function header({ tree, now, c }: Context, root: RunNode): string {
   const parts = [
     c.bold('rlm'),
     c.cyan(root.model),
-    turn === undefined ? 'starting' : `turn ${turn + 1}/${root.maxIterations}`,
+    turn === undefined
+      ? 'starting'
+      : root.status === undefined
+        ? `turn ${turn + 1}/${root.maxIterations}`
+        : `${root.iterations.length} turns`,
     `${formatCount(tree.inputTokens)} in / ${formatCount(tree.outputTokens)} out tokens`,
     formatCost(tree.costUsd),
     formatDuration(elapsed),

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+
+const NESTED = fileURLToPath(new URL('../__fixtures__/nested-run.jsonl', import.meta.url));
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = createSandbox();
+});
+afterEach(() => sandbox.dispose());
+
+describe('rlm trace', () => {
+  it('prints the run tree with turns, blocks, sub-calls and the nested child run', async () => {
+    const result = await spawnCli(['trace', NESTED], { cwd: sandbox.dir, env: sandbox.env });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toContain('2 turns');
+    expect(lines[0]).toContain('completed');
+    expect(result.stdout).toContain('✓ block 1  const hits = grep(context,');
+    expect(result.stdout).toContain(
+      '✗ block 2  undefinedFn()  ReferenceError: undefinedFn is not defined',
+    );
+    expect(result.stdout).toMatch(/↳ rlm_query scripted\/model ✓ "Check the hits" → line 42/);
+    // the child's turn is indented under the sub-call that started it
+    const child = lines.findIndex((line) => line.includes("FINAL('line 42')"));
+    const call = lines.findIndex((line) => line.includes('↳ rlm_query'));
+    expect(child).toBeGreaterThan(call);
+    expect(lines[child]?.search(/\S/)).toBeGreaterThan(lines[call]?.search(/\S/) ?? 0);
+    expect(result.stdout).toContain('✓ answer (text) The needle is on line 42 <b>');
+  });
+
+  it('writes one self-contained HTML page with code, output and sub-calls', async () => {
+    const out = join(sandbox.dir, 'run.html');
+    const result = await spawnCli(['trace', NESTED, '--html', 'run.html'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(`wrote ${out}\n`);
+    const html = readFileSync(out, 'utf8');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/<script|<link|\bsrc=|https?:\/\//);
+    expect(html).toContain('const hits = grep(context, &#39;needle&#39;);');
+    expect(html).toContain('<pre class="stdout">3\n</pre>');
+    expect(html).toContain('ReferenceError: undefinedFn is not defined');
+    expect(html).toContain('<h2>Run run-child');
+    expect(html).toContain('The needle is on line 42 &lt;b&gt;');
+  });
+
+  it('explains a file that is not a trajectory, naming the line', async () => {
+    const result = await spawnCli(['trace', 'package.json'], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      env: sandbox.env,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^rlm: Trajectory .*package\.json line 1 is not/);
+  });
+
+  it('explains a missing trajectory', async () => {
+    const result = await spawnCli(['trace', 'nope.jsonl'], { cwd: sandbox.dir, env: sandbox.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `rlm: No trajectory at ${join(sandbox.dir, 'nope.jsonl')}; pass the .jsonl path printed by rlm run (or a run id).\n`,
+    );
+  });
+});
