@@ -1,0 +1,277 @@
+#!/usr/bin/env node
+// Proves each publishable package works the way a user gets it: packed by pnpm (which rewrites
+// `workspace:` ranges), installed with plain npm into an empty project outside the workspace, then
+// imported from Node ESM and from TypeScript (moduleResolution NodeNext) and linted with publint.
+// A package is publishable when it lives in packages/*, is not private and has src/index.ts; new
+// packages are picked up automatically. Run after `pnpm build`: `pnpm verify:pack`.
+//
+// Options: --keep leaves the temporary project on disk for inspection.
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const keep = process.argv.includes('--keep');
+const rootManifest = readJson(join(root, 'package.json'));
+/** Pinned so a publint release cannot change CI results; 0.3.x supports Node >= 18. */
+const PUBLINT = 'publint@0.3.25';
+
+/**
+ * Extra checks per package, beyond "every export is defined" and "the types resolve".
+ * `js` is an expression over the imported module `m` that must be true; `ts` is a module body
+ * that must typecheck (use `@ts-expect-error` to prove types are real, not `any`).
+ * Add a line when you add a package.
+ */
+const smokeChecks = {
+  '@rlm/protocol': {
+    js: "m.findCodeBlocks('```repl\\nx = 1\\n```')[0] === 'x = 1' && m.queryMetadata('abc').contextTotalLength === 3",
+    ts: [
+      "import { findCodeBlocks, RlmError, type REPLResult } from '@rlm/protocol';",
+      "const blocks: string[] = findCodeBlocks('```repl\\nx\\n```');",
+      '// @ts-expect-error findCodeBlocks returns string[]; fails if the types were `any`.',
+      'const wrong: number = blocks;',
+      "export const seen: Array<keyof REPLResult> = ['stdout'];",
+      "export const isError = (value: unknown) => RlmError.is(value, 'protocol.invalid_payload');",
+      'export { wrong };',
+    ].join('\n'),
+  },
+};
+
+function readJson(path) {
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+class CheckFailed extends Error {}
+
+function run(command, args, { cwd, label }) {
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_loglevel: 'error', npm_config_update_notifier: 'false' },
+  });
+  if (result.error)
+    throw new CheckFailed(`${label}: could not start ${command}: ${result.error.message}`);
+  if (result.status !== 0) {
+    const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim();
+    throw new CheckFailed(`${label} failed (exit ${result.status}):\n${output}`);
+  }
+  return result.stdout;
+}
+
+/** pnpm itself: the one running this script when started by `pnpm …`, else the pinned one via npx. */
+function pnpmCommand() {
+  // biome-ignore lint/suspicious/noUndeclaredEnvVars: set by pnpm for this script, which turbo never runs.
+  const execPath = process.env.npm_execpath ?? '';
+  if (/pnpm/.test(execPath) && existsSync(execPath)) {
+    return execPath.endsWith('.js') || execPath.endsWith('.cjs')
+      ? [process.execPath, [execPath]]
+      : [execPath, []];
+  }
+  return ['npx', ['--yes', rootManifest.packageManager]];
+}
+
+function publishablePackages() {
+  const dir = join(root, 'packages');
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => join(dir, entry.name))
+    .filter(
+      (path) => existsSync(join(path, 'package.json')) && existsSync(join(path, 'src/index.ts')),
+    )
+    .map((path) => ({ path, manifest: readJson(join(path, 'package.json')) }))
+    .filter(({ manifest }) => manifest.private !== true);
+}
+
+/** Every file named by the `exports` map must be in the installed package. */
+function exportTargets(value) {
+  if (typeof value === 'string') return [value];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.values(value).flatMap(exportTargets);
+}
+
+function checkExportsExist(name, installedDir) {
+  const manifest = readJson(join(installedDir, 'package.json'));
+  const missing = exportTargets(manifest.exports ?? {}).filter(
+    (target) => !existsSync(join(installedDir, target)),
+  );
+  if (missing.length > 0) {
+    throw new CheckFailed(
+      `${name}: the tarball lacks files its exports map names: ${missing.join(', ')}`,
+    );
+  }
+  const leftover = Object.entries({
+    ...manifest.dependencies,
+    ...manifest.peerDependencies,
+  }).filter(([, range]) => String(range).startsWith('workspace:'));
+  if (leftover.length > 0) {
+    throw new CheckFailed(
+      `${name}: workspace: ranges left in the packed manifest: ${leftover.map(([dep]) => dep).join(', ')}`,
+    );
+  }
+}
+
+function checkImport(name, project) {
+  const extra = smokeChecks[name]?.js;
+  const script = [
+    `const m = await import(${JSON.stringify(name)});`,
+    'const names = Object.keys(m);',
+    "if (names.length === 0) throw new Error('no exports');",
+    'const undefinedNames = names.filter((key) => m[key] === undefined);',
+    "if (undefinedNames.length > 0) throw new Error('undefined exports: ' + undefinedNames.join(', '));",
+    extra
+      ? `if (!(${extra})) throw new Error('smoke check failed: ' + ${JSON.stringify(extra)});`
+      : '',
+    'console.log(names.length);',
+  ].join('\n');
+  const count = run(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: project,
+    label: `${name}: import from Node ESM`,
+  }).trim();
+  return Number(count);
+}
+
+function writeTypeChecks(project, names) {
+  const files = names.map((name, index) => {
+    const file = `check-${index}.ts`;
+    const body =
+      smokeChecks[name]?.ts ??
+      `import * as pkg from '${name}';\nexport const exportNames: ReadonlyArray<keyof typeof pkg> = [];`;
+    writeFileSync(join(project, file), `${body}\n`);
+    return file;
+  });
+  const tsconfig = {
+    compilerOptions: {
+      target: 'ES2023',
+      lib: ['ES2023'],
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      types: ['node'],
+      strict: true,
+      noEmit: true,
+      // Check the packages' own .d.ts files too: a broken declaration is a broken package.
+      skipLibCheck: false,
+      verbatimModuleSyntax: true,
+    },
+    files,
+  };
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+}
+
+/** Removes (in place) packages whose internal dependencies are not being packed: npm could not install them. */
+function dropPackagesWithMissingDependencies(packages) {
+  for (let changed = true; changed; ) {
+    changed = false;
+    const names = new Set(packages.map(({ manifest }) => manifest.name));
+    for (const [index, { manifest }] of packages.entries()) {
+      const deps = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies });
+      const missing = deps.filter((dep) => dep.startsWith('@rlm/') && !names.has(dep));
+      if (missing.length === 0) continue;
+      const problem = `${manifest.name}: its dependencies ${missing.join(', ')} are not built or not publishable`;
+      if (process.env.CI === 'true') throw new CheckFailed(problem);
+      console.warn(`skip ${problem}`);
+      packages.splice(index, 1);
+      changed = true;
+      break;
+    }
+  }
+}
+
+function main() {
+  const packages = publishablePackages().filter(({ path, manifest }) => {
+    if (existsSync(join(path, 'dist/index.js')) && existsSync(join(path, 'dist/index.d.ts'))) {
+      return true;
+    }
+    const problem = `${manifest.name}: dist/index.js or dist/index.d.ts is missing; run \`pnpm build\` first`;
+    // In CI the build has just run, so a missing dist is a broken package, not work in progress.
+    if (process.env.CI === 'true') throw new CheckFailed(problem);
+    console.warn(`skip ${problem}`);
+    return false;
+  });
+  dropPackagesWithMissingDependencies(packages);
+  if (packages.length === 0) throw new CheckFailed('no built publishable packages under packages/');
+
+  const work = mkdtempSync(join(tmpdir(), 'rlm-verify-pack-'));
+  const tarballs = join(work, 'tarballs');
+  const project = join(work, 'project');
+  try {
+    const [pnpm, pnpmArgs] = pnpmCommand();
+    for (const { path, manifest } of packages) {
+      run(pnpm, [...pnpmArgs, 'pack', '--pack-destination', tarballs], {
+        cwd: path,
+        label: `${manifest.name}: pnpm pack`,
+      });
+    }
+    const files = readdirSync(tarballs).filter((file) => file.endsWith('.tgz'));
+    console.log(`packed ${files.length}: ${files.join(', ')}`);
+
+    // An empty npm project outside the workspace. All tarballs go into one install so internal
+    // dependencies (rewritten to plain version ranges) resolve to these builds, not the registry.
+    mkdirSync(project);
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'rlm-pack-check', private: true, type: 'module' }, null, 2),
+    );
+    // Install scripts are skipped: this checks packaging (files, exports, types, dependency
+    // ranges), not native builds, and a from-source better-sqlite3 build costs minutes.
+    run(
+      'npm',
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        '--prefer-offline',
+        ...files.map((file) => join(tarballs, file)),
+        `@types/node@${rootManifest.devDependencies['@types/node']}`,
+        PUBLINT,
+      ],
+      { cwd: project, label: 'npm install of the tarballs' },
+    );
+
+    const names = packages.map(({ manifest }) => manifest.name);
+    for (const { manifest } of packages) {
+      const { name, version } = manifest;
+      const installed = join(project, 'node_modules', name);
+      checkExportsExist(name, installed);
+      const count = checkImport(name, project);
+      // pnpm names a tarball after the package: @scope/name@1.0.0 → scope-name-1.0.0.tgz.
+      const tarball = join(tarballs, `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`);
+      run(join(project, 'node_modules/.bin/publint'), ['run', '--strict', tarball], {
+        cwd: project,
+        label: `${name}: publint`,
+      });
+      console.log(
+        `ok ${name}: ${count} exports import from Node ESM; exports map complete; publint clean`,
+      );
+    }
+
+    writeTypeChecks(project, names);
+    run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], {
+      cwd: project,
+      label: 'TypeScript (NodeNext) import of the installed packages',
+    });
+    console.log(`ok types resolve under NodeNext for ${names.join(', ')}`);
+  } finally {
+    if (keep) console.log(`kept ${work}`);
+    else rmSync(work, { recursive: true, force: true });
+  }
+}
+
+try {
+  main();
+  console.log('verify-pack: all packages install and import outside the workspace');
+} catch (error) {
+  if (!(error instanceof CheckFailed)) throw error;
+  console.error(`verify-pack: FAILED\n${error.message}`);
+  process.exit(1);
+}
