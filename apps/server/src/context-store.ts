@@ -1,0 +1,143 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type JsonValue, jsonValueSchema, RlmError } from '@rlm/protocol';
+import { z } from 'zod';
+
+/** What is known about a stored context without reading it. */
+export const contextMetaSchema = z.object({
+  id: z.string(),
+  owner: z.string(),
+  /** `text` is stored as one string; `json` was a JSON string, array or object. */
+  format: z.enum(['text', 'json']),
+  bytes: z.number().int().nonnegative(),
+  sha256: z.string(),
+  createdAt: z.string(),
+});
+export type ContextMeta = z.infer<typeof contextMetaSchema>;
+
+/** Contexts on disk: uploaded once, reused by id, and saved for every inline run context too. */
+export interface ContextStore {
+  /**
+   * Streams `body` to disk, stopping at `limitBytes`.
+   * @throws RlmError `server.payload_too_large` past the limit (nothing is left on disk),
+   *   `protocol.invalid_payload` when `format` is `json` and the bytes are not JSON.
+   */
+  save(
+    body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    options: { owner: string; format: 'text' | 'json'; limitBytes: number },
+  ): Promise<ContextMeta>;
+  /** Saves a context given inline in a request, so a restarted server can run it again. */
+  saveValue(value: JsonValue, options: { owner: string }): Promise<ContextMeta>;
+  meta(id: string): Promise<ContextMeta | undefined>;
+  /** @throws RlmError `server.not_found` */
+  load(id: string): Promise<JsonValue>;
+}
+
+const idPattern = /^ctx_[0-9a-f]{24}$/;
+
+/** Creates a context store under `directory` (created on first write). */
+export function createContextStore(directory: string): ContextStore {
+  const dataPath = (id: string) => join(directory, `${id}.data`);
+  const metaPath = (id: string) => join(directory, `${id}.meta.json`);
+
+  async function meta(id: string): Promise<ContextMeta | undefined> {
+    if (!idPattern.test(id)) return undefined;
+    try {
+      return contextMetaSchema.parse(JSON.parse(await readFile(metaPath(id), 'utf8')));
+    } catch {
+      return undefined;
+    }
+  }
+
+  const store: ContextStore = {
+    async save(body, { owner, format, limitBytes }) {
+      await mkdir(directory, { recursive: true });
+      const id = `ctx_${randomBytes(12).toString('hex')}`;
+      const hash = createHash('sha256');
+      let bytes = 0;
+      const file = createWriteStream(dataPath(id), { mode: 0o600 });
+      try {
+        for await (const chunk of body) {
+          bytes += chunk.byteLength;
+          if (bytes > limitBytes) throw tooLarge(limitBytes);
+          hash.update(chunk);
+          if (!file.write(chunk))
+            await new Promise<void>((resolve) => file.once('drain', () => resolve()));
+        }
+        await new Promise<void>((resolve, reject) =>
+          file.end((error?: Error | null) => (error ? reject(error) : resolve())),
+        );
+        if (format === 'json') await parseJsonFile(dataPath(id));
+      } catch (error) {
+        file.destroy();
+        await rm(dataPath(id), { force: true });
+        throw error;
+      }
+      const record: ContextMeta = {
+        id,
+        owner,
+        format,
+        bytes,
+        sha256: hash.digest('hex'),
+        createdAt: new Date().toISOString(),
+      };
+      await writeFile(metaPath(id), JSON.stringify(record), { mode: 0o600 });
+      return record;
+    },
+    saveValue(value, { owner }) {
+      const bytes = Buffer.from(JSON.stringify(value), 'utf8');
+      return store.save([bytes], { owner, format: 'json', limitBytes: Number.POSITIVE_INFINITY });
+    },
+    meta,
+    async load(id) {
+      const found = await meta(id);
+      if (found === undefined) {
+        throw new RlmError({
+          code: 'server.not_found',
+          message: `No context with id ${id}`,
+          details: { resource: 'context', id },
+        });
+      }
+      return found.format === 'json' ? parseJsonFile(dataPath(id)) : readFile(dataPath(id), 'utf8');
+    },
+  };
+  return store;
+}
+
+function tooLarge(limitBytes: number): RlmError<'server.payload_too_large'> {
+  return new RlmError({
+    code: 'server.payload_too_large',
+    message: `The context exceeds the server's limit of ${limitBytes} bytes`,
+    details: { what: 'context', limitBytes },
+  });
+}
+
+async function parseJsonFile(path: string): Promise<JsonValue> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new RlmError({
+      code: 'protocol.invalid_payload',
+      message: 'The uploaded context is not valid JSON (send text/plain for a plain string)',
+      details: { path: 'body', expected: 'JSON string, array or object' },
+      cause: error,
+    });
+  }
+  const parsed = jsonValueSchema.safeParse(value);
+  if (
+    !parsed.success ||
+    parsed.data === null ||
+    typeof parsed.data === 'number' ||
+    typeof parsed.data === 'boolean'
+  ) {
+    throw new RlmError({
+      code: 'protocol.invalid_payload',
+      message: 'The uploaded context must be a JSON string, array or object',
+      details: { path: 'body', expected: 'JSON string, array or object' },
+    });
+  }
+  return parsed.data;
+}

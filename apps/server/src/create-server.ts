@@ -1,0 +1,76 @@
+import { RlmError } from '@rlm/protocol';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { requestId } from 'hono/request-id';
+import { secureHeaders } from 'hono/secure-headers';
+import { apiKeyAuth } from './api-key-auth.js';
+import type { AppEnv } from './app-env.js';
+import { handleError } from './handle-error.js';
+import { keyRateLimit } from './key-rate-limit.js';
+import { payloadTooLarge } from './payload-too-large.js';
+import { requestLogger } from './request-logger.js';
+import { chatCompletionsRoutes } from './routes/chat-completions-routes.js';
+import { contextsRoutes } from './routes/contexts-routes.js';
+import { healthRoutes } from './routes/health-routes.js';
+import { runsRoutes } from './routes/runs-routes.js';
+import type { ServerServices } from './server-services.js';
+
+/** Routes whose bodies may carry a whole context, so they get the context limit instead. */
+const LARGE_BODY_ROUTES = new Set(['/v1/runs', '/v1/contexts', '/v1/chat/completions']);
+
+/**
+ * Builds the Hono app over already-created services. It reads no environment and opens no
+ * socket: `main.ts` does that, tests call `app.request()` or serve it on 127.0.0.1.
+ *
+ * @example
+ * const services = createServerServices({ config, store, keys, engine, logger });
+ * serve({ fetch: createServer(services).fetch, port: 8787 });
+ */
+export function createServer(services: ServerServices): Hono<AppEnv> {
+  const { config, logger } = services;
+  const app = new Hono<AppEnv>();
+  const smallBodies = bodyLimit({
+    maxSize: config.limits.bodyBytes,
+    onError: payloadTooLarge('request body', config.limits.bodyBytes),
+  });
+
+  app.onError(handleError);
+  app.notFound((c) => {
+    throw new RlmError({
+      code: 'server.not_found',
+      message: `No route for ${c.req.method} ${c.req.path}`,
+      details: { resource: 'route', id: `${c.req.method} ${c.req.path}` },
+    });
+  });
+  app.use('*', requestId());
+  app.use('*', requestLogger(logger));
+  app.use('*', secureHeaders());
+  app.use(
+    '*',
+    cors({
+      origin: config.corsOrigins,
+      allowHeaders: ['authorization', 'content-type', 'last-event-id'],
+      exposeHeaders: ['retry-after', 'x-request-id', 'location'],
+    }),
+  );
+  app.use('*', async function limitBody(c, next) {
+    if (LARGE_BODY_ROUTES.has(c.req.path.replace(/\/$/, ''))) return next();
+    return smallBodies(c, next);
+  });
+
+  app.route('/', healthRoutes(services));
+
+  app.use('/v1/*', apiKeyAuth(services.keys));
+  app.use(
+    '/v1/*',
+    keyRateLimit({
+      requestsPerMinute: config.limits.requestsPerMinute,
+      ...(services.now ? { now: services.now } : {}),
+    }),
+  );
+  app.route('/v1/runs', runsRoutes(services));
+  app.route('/v1/contexts', contextsRoutes(services));
+  app.route('/v1/chat/completions', chatCompletionsRoutes(services));
+  return app;
+}

@@ -1,0 +1,58 @@
+import { readFile } from 'node:fs/promises';
+import { RlmError } from '@rlm/protocol';
+import { parseServerConfig, type ServerConfig } from './server-config.js';
+
+/** Environment variables the server reads (all optional). */
+export const CONFIG_ENV = {
+  file: 'RLM_SERVER_CONFIG',
+  host: 'RLM_SERVER_HOST',
+  port: 'RLM_SERVER_PORT',
+  database: 'RLM_SERVER_DB',
+  dataDir: 'RLM_SERVER_DATA_DIR',
+  logLevel: 'RLM_SERVER_LOG_LEVEL',
+} as const;
+
+/**
+ * Reads the JSON config file named by `RLM_SERVER_CONFIG` (if any), applies env overrides, and
+ * validates the result. `RLM_SERVER_DB=:memory:` selects the in-memory store.
+ *
+ * @throws RlmError `config.invalid` for an unreadable file, bad JSON or bad values
+ */
+export async function loadServerConfig(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ServerConfig> {
+  const path = env[CONFIG_ENV.file];
+  let fromFile: Record<string, unknown> = {};
+  if (path !== undefined && path !== '') {
+    try {
+      fromFile = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      throw new RlmError({
+        code: 'config.invalid',
+        message: `Cannot read the config file ${path} (${CONFIG_ENV.file}): ${(error as Error).message}`,
+        details: { source: path, issues: ['file: unreadable or not JSON'] },
+        cause: error,
+      });
+    }
+  }
+  const overrides: Record<string, unknown> = {};
+  const host = env[CONFIG_ENV.host];
+  if (host) overrides['host'] = host;
+  const port = env[CONFIG_ENV.port] ?? env['PORT'];
+  if (port) overrides['port'] = Number(port);
+  const database = env[CONFIG_ENV.database];
+  if (database) {
+    overrides['store'] =
+      database === ':memory:' ? { kind: 'memory' } : { kind: 'sqlite', path: database };
+  }
+  const dataDir = env[CONFIG_ENV.dataDir];
+  if (dataDir) {
+    overrides['dataDir'] = dataDir;
+    if (database === undefined && fromFile['store'] === undefined) {
+      overrides['store'] = { kind: 'sqlite', path: `${dataDir}/rlm-server.db` };
+    }
+  }
+  const logLevel = env[CONFIG_ENV.logLevel];
+  if (logLevel) overrides['logLevel'] = logLevel;
+  return parseServerConfig({ ...fromFile, ...overrides }, path ?? 'environment');
+}

@@ -1,0 +1,166 @@
+import { RlmError, totalUsage } from '@rlm/protocol';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { streamSSE } from 'hono/streaming';
+import type { AppEnv } from '../app-env.js';
+import { chatCompletionRequestSchema, toRunInput } from '../chat-completion-request.js';
+import { effectiveBudget } from '../effective-budget.js';
+import { payloadTooLarge } from '../payload-too-large.js';
+import { readJsonBody } from '../read-json-body.js';
+import type { RunOutcome } from '../run-outcome.js';
+import type { ServerServices } from '../server-services.js';
+
+/**
+ * `POST /v1/chat/completions`, OpenAI-compatible: `model` names a configured profile, the last
+ * user message is the query, and the answer comes back as the assistant message. With
+ * `stream: true` the reply is OpenAI's `data:`-only SSE (role chunk, content, finish, optional
+ * usage chunk, `[DONE]`), with comment keep-alives while the RLM works.
+ */
+export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
+  const { config, runs, contexts } = services;
+  const app = new Hono<AppEnv>();
+
+  app.post(
+    '/',
+    bodyLimit({
+      maxSize: config.limits.contextBytes,
+      onError: payloadTooLarge('request body', config.limits.contextBytes),
+    }),
+    async (c) => {
+      const principal = c.get('principal');
+      const body = await readJsonBody(c, chatCompletionRequestSchema, 'chat completion request');
+      const profile = config.profiles[body.model];
+      if (profile === undefined) {
+        throw new RlmError({
+          code: 'server.not_found',
+          message: `The model "${body.model}" does not exist; configured models: ${Object.keys(config.profiles).join(', ')}`,
+          details: { resource: 'model', id: body.model },
+        });
+      }
+      const { query, context } = toRunInput(body);
+      const contextId = (await contexts.saveValue(context, { owner: principal.keyId })).id;
+      const { record, done } = await runs.submit({
+        principal,
+        kind: 'chat',
+        query,
+        contextId,
+        profileName: body.model,
+        budget: effectiveBudget(profile, undefined, config.maxima),
+      });
+      const id = `chatcmpl-${record.id}`;
+      const created = Math.floor(record.createdAt / 1000);
+      c.header('x-rlm-run-id', record.id);
+      if (body.stream !== true) {
+        const outcome = await raceDisconnect(done, c.req.raw.signal, () => runs.cancel(record.id));
+        if (outcome.status === 'error') throw runFailed(outcome);
+        return c.json({
+          id,
+          object: 'chat.completion',
+          created,
+          model: body.model,
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: replyText(outcome), refusal: null },
+              finish_reason: finishReason(outcome),
+              logprobs: null,
+            },
+          ],
+          usage: openAiUsage(outcome),
+          rlm: {
+            runId: record.id,
+            status: outcome.status,
+            iterations: outcome.iterations,
+            costUsd: totalUsage(outcome.usage).costUsd,
+          },
+        });
+      }
+      const includeUsage = body.stream_options?.include_usage === true;
+      return streamSSE(c, async (stream) => {
+        stream.onAbort(() => void runs.cancel(record.id));
+        const chunk = (delta: object, finish: string | null) =>
+          stream.writeSSE({
+            data: JSON.stringify({
+              id,
+              object: 'chat.completion.chunk',
+              created,
+              model: body.model,
+              choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+              ...(includeUsage ? { usage: null } : {}),
+            }),
+          });
+        await chunk({ role: 'assistant', content: '' }, null);
+        const keepAlive = setInterval(
+          () => void stream.write(': keep-alive\n\n'),
+          config.heartbeatMs,
+        );
+        const outcome = await done.finally(() => clearInterval(keepAlive));
+        if (outcome.status === 'error') {
+          const error = runFailed(outcome).toJSON();
+          await stream.writeSSE({
+            data: JSON.stringify({ error: { ...error, type: 'server_error' } }),
+          });
+          return;
+        }
+        await chunk({ content: replyText(outcome) }, null);
+        await chunk({}, finishReason(outcome));
+        if (includeUsage) {
+          await stream.writeSSE({
+            data: JSON.stringify({
+              id,
+              object: 'chat.completion.chunk',
+              created,
+              model: body.model,
+              choices: [],
+              usage: openAiUsage(outcome),
+            }),
+          });
+        }
+        await stream.writeSSE({ data: '[DONE]' });
+      });
+    },
+  );
+  return app;
+}
+
+function replyText(outcome: RunOutcome): string {
+  return outcome.answer ?? outcome.partialAnswer ?? '';
+}
+
+function finishReason(outcome: RunOutcome): 'stop' | 'length' {
+  return outcome.status === 'completed' ? 'stop' : 'length';
+}
+
+function openAiUsage(outcome: RunOutcome) {
+  const total = totalUsage(outcome.usage);
+  const prompt = total.inputTokens + total.cacheReadTokens + total.cacheWriteTokens;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: total.outputTokens,
+    total_tokens: prompt + total.outputTokens,
+    prompt_tokens_details: { cached_tokens: total.cacheReadTokens },
+  };
+}
+
+function runFailed(outcome: RunOutcome): RlmError<'server.unavailable'> {
+  return new RlmError({
+    code: 'server.unavailable',
+    message: `The RLM run failed: ${outcome.error?.code ?? 'error'}: ${outcome.error?.message ?? 'no detail'}`,
+    details: { reason: outcome.error?.code ?? 'run error' },
+  });
+}
+
+/** Cancels the run when the client goes away before the answer. */
+async function raceDisconnect(
+  done: Promise<RunOutcome>,
+  signal: AbortSignal,
+  cancel: () => Promise<boolean>,
+): Promise<RunOutcome> {
+  const onAbort = () => void cancel();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await done;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,159 @@
+import { RlmError } from '@rlm/protocol';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { AppEnv } from '../app-env.js';
+import { effectiveBudget } from '../effective-budget.js';
+import { payloadTooLarge } from '../payload-too-large.js';
+import { parseQuery, readJsonBody } from '../read-json-body.js';
+import { resolveProfile } from '../resolve-profile.js';
+import { runMetaSchema } from '../run-meta.js';
+import { createRunRequestSchema, listRunsQuerySchema } from '../run-request.js';
+import type { ServerServices } from '../server-services.js';
+import { resumePoint, streamRunEvents } from './run-event-stream.js';
+
+const END_STATUSES = new Set([
+  'completed',
+  'max_iterations',
+  'budget_exceeded',
+  'timeout',
+  'cancelled',
+  'error',
+  'interrupted',
+]);
+
+/** `/v1/runs`: create, read, stream, cancel, trajectory and list. */
+export function runsRoutes(services: ServerServices): Hono<AppEnv> {
+  const { config, store, runs, views, contexts, hub } = services;
+  const app = new Hono<AppEnv>();
+
+  app.post(
+    '/',
+    bodyLimit({
+      maxSize: config.limits.contextBytes,
+      onError: payloadTooLarge('request body', config.limits.contextBytes),
+    }),
+    async (c) => {
+      const principal = c.get('principal');
+      const body = await readJsonBody(c, createRunRequestSchema, 'run request');
+      const { name, profile } = resolveProfile(config, body.profile);
+      let contextId = body.contextId;
+      if (contextId !== undefined) {
+        const meta = await contexts.meta(contextId);
+        if (meta === undefined || (principal.role !== 'admin' && meta.owner !== principal.keyId)) {
+          throw new RlmError({
+            code: 'server.not_found',
+            message: `No context with id ${contextId}`,
+            details: { resource: 'context', id: contextId },
+          });
+        }
+      } else {
+        contextId = (await contexts.saveValue(body.context ?? '', { owner: principal.keyId })).id;
+      }
+      const { record } = await runs.submit({
+        principal,
+        kind: 'run',
+        query: body.query,
+        contextId,
+        profileName: name,
+        budget: effectiveBudget(profile, body.config, config.maxima),
+      });
+      const meta = runMetaSchema.parse(record.config);
+      return c.json({ ...(await views.view(record, meta)), links: runLinks(record.id) }, 202, {
+        location: `/v1/runs/${record.id}`,
+      });
+    },
+  );
+
+  app.get('/', async (c) => {
+    const principal = c.get('principal');
+    const query = parseQuery(c, listRunsQuerySchema);
+    const items = [];
+    let cursor = query.cursor;
+    // The store pages over all runs; users see only theirs, so a page may come back short
+    // while `nextCursor` still says more runs follow.
+    for (let scanned = 0; scanned < 5 && items.length === 0; scanned += 1) {
+      const page = await store.runs.listRuns({
+        parentId: null,
+        limit: query.limit,
+        ...(query.status === undefined ? {} : { status: query.status as never }),
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      for (const record of page.runs) {
+        const meta = runMetaSchema.safeParse(record.config);
+        if (!meta.success) continue;
+        if (principal.role !== 'admin' && meta.data.owner !== principal.keyId) continue;
+        items.push(await views.view(record, meta.data));
+      }
+      cursor = page.nextCursor ?? undefined;
+      if (cursor === undefined) break;
+    }
+    return c.json({ data: items, nextCursor: cursor ?? null });
+  });
+
+  app.get('/:id', async (c) => {
+    const { record, meta } = await views.owned(c.get('principal'), c.req.param('id'));
+    return c.json({ ...(await views.view(record, meta)), links: runLinks(record.id) });
+  });
+
+  app.get('/:id/events', async (c) => {
+    const { record } = await views.owned(c.get('principal'), c.req.param('id'));
+    return streamRunEvents(c, {
+      store: store.runs,
+      hub,
+      runId: record.id,
+      afterSeq: resumePoint(c),
+      heartbeatMs: config.heartbeatMs,
+      isFinished: async () =>
+        END_STATUSES.has((await store.runs.getRun(record.id))?.status ?? 'error'),
+    });
+  });
+
+  app.post('/:id/cancel', async (c) => {
+    const { record, meta } = await views.owned(c.get('principal'), c.req.param('id'));
+    if (END_STATUSES.has(record.status) || !(await runs.cancel(record.id))) {
+      throw new RlmError({
+        code: 'server.conflict',
+        message: `Run ${record.id} has already ended (${record.status})`,
+        details: { reason: 'run already ended' },
+      });
+    }
+    const current = (await store.runs.getRun(record.id)) ?? record;
+    return c.json({ ...(await views.view(current, meta)), links: runLinks(record.id) }, 202);
+  });
+
+  app.get('/:id/trajectory', async (c) => {
+    const { record, meta } = await views.owned(c.get('principal'), c.req.param('id'));
+    const stored = await store.runs.trajectoryJsonl(record.id);
+    let body = stored;
+    if (stored.length === 0) {
+      // Engines without a trajectory sink still leave the event log: serve it in trajectory form.
+      const header = {
+        kind: 'header',
+        version: 1,
+        runId: record.id,
+        createdAt: new Date(record.createdAt).toISOString(),
+        config: { ...meta, query: undefined },
+      };
+      const lines = [JSON.stringify(header)];
+      for (const { event } of await store.runs.eventsAfter(record.id, 0))
+        lines.push(JSON.stringify({ kind: 'event', event }));
+      body = `${lines.join('\n')}\n`;
+    }
+    return c.body(body, 200, {
+      'content-type': 'application/x-ndjson; charset=utf-8',
+      'content-disposition': `attachment; filename="${record.id}.jsonl"`,
+    });
+  });
+
+  return app;
+}
+
+function runLinks(id: string) {
+  return {
+    self: `/v1/runs/${id}`,
+    events: `/v1/runs/${id}/events`,
+    trajectory: `/v1/runs/${id}/trajectory`,
+    cancel: `/v1/runs/${id}/cancel`,
+    ui: `/ui/runs/${id}`,
+  };
+}

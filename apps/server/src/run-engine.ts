@@ -1,0 +1,46 @@
+import type { JsonValue, RLMChatCompletion, RunEvent, TrajectoryRecord } from '@rlm/protocol';
+import type { ModelProfile } from './server-config.js';
+
+/** The budgets a run gets after the server capped the request at its maxima. */
+export interface EffectiveBudget {
+  maxIterations: number;
+  maxDepth: number;
+  maxTokens: number;
+  maxCostUsd: number;
+  maxWallTimeMs: number;
+  maxSubcalls: number;
+}
+
+/** A host function the engine exposes to the model's REPL (agents use one to edit prompt layers). */
+export interface EngineTool {
+  description: string;
+  /** Receives the JSON arguments of the REPL call; returns a JSON-safe value. */
+  call(args: JsonValue[], options: { signal: AbortSignal }): Promise<JsonValue>;
+}
+
+/** Everything one run needs; the engine owns the loop, the server owns persistence. */
+export interface RunEngineInput {
+  runId: string;
+  query: string;
+  context: JsonValue;
+  profileName: string;
+  profile: ModelProfile;
+  budget: EffectiveBudget;
+  signal: AbortSignal;
+  /** Called for every event, in order; the server persists it before anyone sees it. */
+  onEvent: (event: RunEvent) => void;
+  /** Called for every trajectory record (model exchanges included). */
+  onTrajectory: (record: TrajectoryRecord) => void;
+  /** Replaces the RLM system prompt (agents pass their layered prompt). */
+  systemPrompt?: string;
+  /** REPL functions by name. */
+  tools?: Readonly<Record<string, EngineTool>>;
+}
+
+/**
+ * The port the run manager drives. The production adapter is `createExecutorEngine` over
+ * `@rlm/executor`; tests inject the same adapter with scripted models.
+ */
+export interface RunEngine {
+  run(input: RunEngineInput): Promise<RLMChatCompletion>;
+}

@@ -1,0 +1,390 @@
+import { randomBytes } from 'node:crypto';
+import type { RunRecord, RunStore } from '@rlm/memory';
+import { type JsonValue, RlmError, type RunEvent, type TrajectoryRecord } from '@rlm/protocol';
+import type { Logger } from 'pino';
+import type { Principal } from './api-key-store.js';
+import type { ContextStore } from './context-store.js';
+import type { EventHub } from './event-hub.js';
+import type { EffectiveBudget, EngineTool, RunEngine } from './run-engine.js';
+import { type RunMeta, runMetaSchema } from './run-meta.js';
+import type { RunMetrics } from './run-metrics.js';
+import { outcomeFromCompletion, type RunOutcome, serverEndEvents } from './run-outcome.js';
+import type { ServerConfig } from './server-config.js';
+
+/** What starts a run: the caller, the query, a stored context and the run's settings. */
+export interface SubmitRunInput {
+  principal: Principal;
+  kind: RunMeta['kind'];
+  query: string;
+  contextId: string;
+  profileName: string;
+  budget: EffectiveBudget;
+  agentId?: string;
+  /** Agent turns: the layered system prompt and the REPL tools of this turn. */
+  systemPrompt?: string;
+  tools?: Readonly<Record<string, EngineTool>>;
+}
+
+/** A submitted run: its stored record and a promise of how it ends. */
+export interface SubmittedRun {
+  record: RunRecord;
+  done: Promise<RunOutcome>;
+}
+
+export interface RunManager {
+  /**
+   * Persists the run as `queued` and schedules it.
+   * @throws RlmError `server.rate_limited` (per-key concurrent runs, full queue),
+   *   `server.unavailable` while shutting down
+   */
+  submit(input: SubmitRunInput): Promise<SubmittedRun>;
+  /** Cancels a queued or running run; false when it is not active in this process. */
+  cancel(runId: string): Promise<boolean>;
+  stats(): { queued: number; running: number };
+  /** Start-up: re-queues runs found `queued`/`running`, or marks them `interrupted`. */
+  recover(): Promise<{ requeued: string[]; interrupted: string[] }>;
+  /** Stops accepting runs, waits up to `graceMs` for running ones, then interrupts the rest. */
+  shutdown(graceMs: number): Promise<void>;
+}
+
+export interface RunManagerOptions {
+  store: RunStore;
+  engine: RunEngine;
+  contexts: ContextStore;
+  hub: EventHub;
+  config: ServerConfig;
+  metrics: RunMetrics;
+  logger: Logger;
+  now?: () => number;
+}
+
+interface ActiveRun {
+  input: SubmitRunInput;
+  controller: AbortController;
+  /** Set when the run stopped because the server is shutting down. */
+  interruptedBy?: string;
+  resolve: (outcome: RunOutcome) => void;
+  started: boolean;
+  finished: Promise<void>;
+}
+
+/** Creates the run manager: global concurrency with a FIFO queue, per-key limits, persistence. */
+export function createRunManager(options: RunManagerOptions): RunManager {
+  const { store, engine, contexts, hub, config, metrics, logger, now = Date.now } = options;
+  const active = new Map<string, ActiveRun>();
+  const queue: string[] = [];
+  const perKey = new Map<string, number>();
+  let running = 0;
+  let accepting = true;
+
+  async function persist(runId: string, events: readonly RunEvent[]): Promise<void> {
+    for (const event of events) {
+      await store.appendEvent(runId, event);
+      metrics.observeEvent(event);
+    }
+    hub.notify(runId);
+  }
+
+  function release(run: ActiveRun, runId: string): void {
+    active.delete(runId);
+    const key = run.input.principal.keyId;
+    const count = (perKey.get(key) ?? 1) - 1;
+    if (count <= 0) perKey.delete(key);
+    else perKey.set(key, count);
+  }
+
+  async function finish(runId: string, run: ActiveRun, outcome: RunOutcome): Promise<void> {
+    await store.updateRun(runId, { status: outcome.status, usage: outcome.usage });
+    metrics.runFinished(outcome.status);
+    release(run, runId);
+    hub.notify(runId);
+    run.resolve(outcome);
+  }
+
+  async function execute(runId: string, run: ActiveRun): Promise<void> {
+    const { input, controller } = run;
+    let chain: Promise<void> = Promise.resolve();
+    const onEvent = (event: RunEvent) => {
+      // Appends are chained so events keep their order; a reader only sees an event once stored.
+      chain = chain.then(
+        () => persist(runId, [event]),
+        () => persist(runId, [event]),
+      );
+      chain.catch((error: unknown) => logger.error({ runId, err: error }, 'event not persisted'));
+    };
+    const onTrajectory = (record: TrajectoryRecord) => {
+      chain = chain.then(() => store.appendTrajectory(runId, record));
+    };
+    let outcome: RunOutcome;
+    try {
+      await store.updateRun(runId, { status: 'running' });
+      hub.notify(runId);
+      const context: JsonValue = await contexts.load(input.contextId);
+      const config = profileNamed(input.profileName);
+      const result = await engine.run({
+        runId,
+        query: input.query,
+        context,
+        profileName: input.profileName,
+        profile: config,
+        budget: input.budget,
+        signal: controller.signal,
+        onEvent,
+        onTrajectory,
+        ...(input.systemPrompt === undefined ? {} : { systemPrompt: input.systemPrompt }),
+        ...(input.tools === undefined ? {} : { tools: input.tools }),
+      });
+      outcome = outcomeFromCompletion(result);
+    } catch (error) {
+      const info = RlmError.is(error)
+        ? { code: error.code, message: error.message }
+        : { code: 'server.internal', message: 'The run failed unexpectedly' };
+      logger.error({ runId, err: error }, 'run failed');
+      outcome = { ...emptyOutcome('error'), error: info };
+      for (const event of serverEndEvents(runId, { status: 'error', at: now(), error: info })) {
+        onEvent(event);
+      }
+    }
+    await chain.catch(() => undefined);
+    if (run.interruptedBy !== undefined) {
+      const error = { code: 'server.unavailable', message: run.interruptedBy };
+      await persist(runId, serverEndEvents(runId, { status: 'interrupted', at: now(), error }));
+      outcome = { ...outcome, status: 'interrupted', error };
+    }
+    await finish(runId, run, outcome);
+  }
+
+  function profileNamed(name: string) {
+    const profile = config.profiles[name];
+    if (profile === undefined) {
+      throw new RlmError({
+        code: 'server.not_found',
+        message: `No profile named ${name}`,
+        details: { resource: 'profile', id: name },
+      });
+    }
+    return profile;
+  }
+
+  function pump(): void {
+    while (running < config.limits.globalConcurrency && queue.length > 0) {
+      const runId = queue.shift() as string;
+      const run = active.get(runId);
+      if (run === undefined || run.started) continue;
+      run.started = true;
+      running += 1;
+      run.finished = execute(runId, run)
+        .catch((error: unknown) => logger.error({ runId, err: error }, 'run bookkeeping failed'))
+        .finally(() => {
+          running -= 1;
+          pump();
+        });
+    }
+  }
+
+  function enqueue(runId: string, input: SubmitRunInput): Promise<RunOutcome> {
+    return new Promise<RunOutcome>((resolve) => {
+      active.set(runId, {
+        input,
+        controller: new AbortController(),
+        resolve,
+        started: false,
+        finished: Promise.resolve(),
+      });
+      perKey.set(input.principal.keyId, (perKey.get(input.principal.keyId) ?? 0) + 1);
+      queue.push(runId);
+      pump();
+    });
+  }
+
+  return {
+    async submit(input) {
+      if (!accepting) {
+        throw new RlmError({
+          code: 'server.unavailable',
+          message: 'The server is shutting down and accepts no new runs',
+          details: { reason: 'shutting down' },
+        });
+      }
+      if ((perKey.get(input.principal.keyId) ?? 0) >= config.limits.concurrentRunsPerKey) {
+        throw rateLimited(
+          'concurrent_runs',
+          `This key already has ${config.limits.concurrentRunsPerKey} runs queued or running`,
+        );
+      }
+      if (queue.length >= config.limits.queueSize) {
+        throw rateLimited('queue', 'The run queue is full');
+      }
+      const runId = `run_${randomBytes(10).toString('hex')}`;
+      const meta: RunMeta = runMetaSchema.parse({
+        kind: input.kind,
+        owner: input.principal.keyId,
+        query: input.query,
+        contextId: input.contextId,
+        profile: input.profileName,
+        model: profileNamed(input.profileName).model,
+        budget: input.budget,
+        agentId: input.agentId ?? null,
+      });
+      const record = await store.createRun({ id: runId, status: 'queued', config: meta });
+      hub.notify(runId);
+      return { record, done: enqueue(runId, input) };
+    },
+    async cancel(runId) {
+      const run = active.get(runId);
+      if (run === undefined) return false;
+      if (run.started) {
+        run.controller.abort(
+          new RlmError({
+            code: 'executor.cancelled',
+            message: 'Cancelled by the API',
+            details: {},
+          }),
+        );
+        return true;
+      }
+      const index = queue.indexOf(runId);
+      if (index >= 0) queue.splice(index, 1);
+      await persist(runId, serverEndEvents(runId, { status: 'cancelled', at: now() }));
+      await finish(runId, run, emptyOutcome('cancelled'));
+      return true;
+    },
+    stats() {
+      return { queued: queue.length, running };
+    },
+    async recover() {
+      const requeued: string[] = [];
+      const interrupted: string[] = [];
+      for (const record of await unfinishedRuns(store)) {
+        const meta = runMetaSchema.safeParse(record.config);
+        const contextKnown =
+          meta.success && (await contexts.meta(meta.data.contextId)) !== undefined;
+        const canRerun =
+          meta.success &&
+          meta.data.kind === 'run' &&
+          contextKnown &&
+          config.onRestart === 'resume' &&
+          config.profiles[meta.data.profile] !== undefined;
+        if (meta.success && canRerun) {
+          const principal = {
+            keyId: meta.data.owner,
+            name: meta.data.owner,
+            role: 'user' as const,
+          };
+          await persist(record.id, [restartNotice(record.id, now(), record.status)]);
+          void enqueue(record.id, {
+            principal,
+            kind: 'run',
+            query: meta.data.query,
+            contextId: meta.data.contextId,
+            profileName: meta.data.profile,
+            budget: meta.data.budget,
+          });
+          requeued.push(record.id);
+          continue;
+        }
+        const reason = !meta.success
+          ? 'the server restarted and the run has no server metadata'
+          : meta.data.kind !== 'run'
+            ? `the server restarted; ${meta.data.kind} runs belong to an HTTP request that ended with it`
+            : !contextKnown
+              ? 'the server restarted and the run context is no longer stored'
+              : 'the server restarted and onRestart is "interrupt"';
+        const error = { code: 'server.unavailable', message: reason };
+        await persist(
+          record.id,
+          serverEndEvents(record.id, { status: 'interrupted', at: now(), error }),
+        );
+        await store.updateRun(record.id, { status: 'interrupted' });
+        metrics.runFinished('interrupted');
+        interrupted.push(record.id);
+      }
+      return { requeued, interrupted };
+    },
+    async shutdown(graceMs) {
+      accepting = false;
+      // Queued runs stay `queued` in the store: the next start runs them.
+      for (const runId of queue.splice(0)) {
+        const run = active.get(runId);
+        if (run !== undefined) release(run, runId);
+      }
+      const inFlight = [...active.values()].filter((run) => run.started);
+      const all = Promise.all(inFlight.map((run) => run.finished));
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), graceMs);
+      });
+      const first = await Promise.race([all.then(() => 'done' as const), graceOver]);
+      clearTimeout(timer);
+      if (first === 'timeout') {
+        for (const run of inFlight) {
+          run.interruptedBy = `the server shut down; the run did not finish within the ${graceMs} ms grace period`;
+          run.controller.abort(
+            new RlmError({
+              code: 'server.unavailable',
+              message: run.interruptedBy,
+              details: { reason: 'shutdown' },
+            }),
+          );
+        }
+        await all;
+      }
+    },
+  };
+}
+
+function rateLimited(
+  limit: 'concurrent_runs' | 'queue',
+  message: string,
+): RlmError<'server.rate_limited'> {
+  return new RlmError({
+    code: 'server.rate_limited',
+    message,
+    details: { retryAfterMs: 1000, limit },
+  });
+}
+
+function emptyOutcome(status: RunOutcome['status']): RunOutcome {
+  return {
+    status,
+    answer: null,
+    partialAnswer: null,
+    usage: { models: {} },
+    iterations: 0,
+    durationMs: 0,
+    error: null,
+  };
+}
+
+function restartNotice(runId: string, at: number, previous: string): RunEvent {
+  return {
+    v: 1,
+    runId,
+    parentRunId: null,
+    rootRunId: runId,
+    depth: 0,
+    at,
+    type: 'error',
+    error: {
+      code: 'server.unavailable',
+      message: `The server restarted while the run was ${previous}; it runs again from its first turn`,
+    },
+  };
+}
+
+async function unfinishedRuns(store: RunStore): Promise<RunRecord[]> {
+  const found: RunRecord[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.listRuns({
+      status: ['queued', 'running'],
+      parentId: null,
+      limit: 500,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    found.push(...page.runs);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+  // Oldest first, so the queue keeps its original order.
+  return found.reverse();
+}

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+/**
+ * The server's facts about a run, kept in the run store's `config` column: who owns it, what it
+ * asked, which stored context and profile it uses, and its capped budget. Enough to run it again
+ * after a restart.
+ */
+export const runMetaSchema = z.object({
+  kind: z.enum(['run', 'chat', 'agent']),
+  owner: z.string(),
+  query: z.string(),
+  contextId: z.string(),
+  profile: z.string(),
+  model: z.string(),
+  budget: z.object({
+    maxIterations: z.number().int().positive(),
+    maxDepth: z.number().int().positive(),
+    maxTokens: z.number().int().positive(),
+    maxCostUsd: z.number().positive(),
+    maxWallTimeMs: z.number().int().positive(),
+    maxSubcalls: z.number().int().positive(),
+  }),
+  agentId: z.string().nullable(),
+});
+export type RunMeta = z.infer<typeof runMetaSchema>;

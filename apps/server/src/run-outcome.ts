@@ -1,0 +1,83 @@
+import {
+  emptyUsage,
+  type RLMChatCompletion,
+  type RunEvent,
+  type RunStatus,
+  type UsageSummary,
+} from '@rlm/protocol';
+
+/** How a finished run ended, as the API reports it. */
+export interface RunOutcome {
+  status: RunStatus;
+  answer: string | null;
+  partialAnswer: string | null;
+  usage: UsageSummary;
+  iterations: number;
+  durationMs: number;
+  error: { code: string; message: string } | null;
+}
+
+/** The outcome carried by an engine result. */
+export function outcomeFromCompletion(result: RLMChatCompletion): RunOutcome {
+  return {
+    status: result.status,
+    answer: result.answer,
+    partialAnswer: result.partialAnswer,
+    usage: result.usage,
+    iterations: result.iterations,
+    durationMs: result.executionTime,
+    error: result.error,
+  };
+}
+
+/**
+ * Rebuilds the outcome from a run's stored events: the root's `run-end` (depth 0) and the last
+ * root `error`. Returns undefined while the run has not ended.
+ */
+export function outcomeFromEvents(events: readonly RunEvent[]): RunOutcome | undefined {
+  let end: Extract<RunEvent, { type: 'run-end' }> | undefined;
+  let error: { code: string; message: string } | null = null;
+  for (const event of events) {
+    if (event.depth !== 0) continue;
+    if (event.type === 'run-end') end = event;
+    if (event.type === 'error') error = event.error;
+  }
+  if (end === undefined) return undefined;
+  return {
+    status: end.status,
+    answer: end.answer,
+    partialAnswer: end.partialAnswer,
+    usage: end.usage,
+    iterations: end.iterations,
+    durationMs: end.durationMs,
+    error: end.status === 'completed' ? null : error,
+  };
+}
+
+/** Events the server itself writes (a run cancelled in the queue, or interrupted by a restart). */
+export function serverEndEvents(
+  runId: string,
+  options: { status: RunStatus; at: number; error?: { code: string; message: string } },
+): RunEvent[] {
+  const base = {
+    v: 1,
+    runId,
+    parentRunId: null,
+    rootRunId: runId,
+    depth: 0,
+    at: options.at,
+  } as const;
+  const events: RunEvent[] = [];
+  if (options.error !== undefined) events.push({ ...base, type: 'error', error: options.error });
+  events.push({
+    ...base,
+    type: 'run-end',
+    status: options.status,
+    answer: null,
+    partialAnswer: null,
+    usage: emptyUsage(),
+    iterations: 0,
+    durationMs: 0,
+  });
+  return events;
+}

@@ -1,0 +1,109 @@
+import { describeIssues, RlmError } from '@rlm/protocol';
+import { prettifyError, z } from 'zod';
+
+/** One model profile: what `model` in a request (or `profile` in a run) selects. */
+export const modelProfileSchema = z.object({
+  /** Root model id, `provider/model`. */
+  model: z.string().min(1),
+  /** Model for `llm_query` sub-calls; defaults to `model`. */
+  subModel: z.string().min(1).optional(),
+  maxIterations: z.number().int().positive().default(20),
+  maxDepth: z.number().int().positive().default(1),
+});
+export type ModelProfile = z.infer<typeof modelProfileSchema>;
+
+/** Upper bounds no request can exceed; a request asking for more is capped, never rejected. */
+export const runMaximaSchema = z.object({
+  maxIterations: z.number().int().positive().default(50),
+  maxDepth: z.number().int().positive().default(3),
+  maxTokens: z.number().int().positive().default(2_000_000),
+  maxCostUsd: z.number().positive().default(5),
+  maxWallTimeMs: z
+    .number()
+    .int()
+    .positive()
+    .default(30 * 60_000),
+  maxSubcalls: z.number().int().positive().default(500),
+});
+export type RunMaxima = z.infer<typeof runMaximaSchema>;
+
+export const serverLimitsSchema = z.object({
+  /** Largest JSON request body. */
+  bodyBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
+  /** Largest context, inline or uploaded. */
+  contextBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024),
+  /** Requests per minute per API key (token bucket, bursts up to this many). */
+  requestsPerMinute: z.number().int().positive().default(120),
+  /** Runs a single key may have queued or running at once. */
+  concurrentRunsPerKey: z.number().int().positive().default(8),
+  /** Runs executing at once across the whole server. */
+  globalConcurrency: z.number().int().positive().default(4),
+  /** Runs waiting for a slot; beyond this, new runs get 429. */
+  queueSize: z.number().int().nonnegative().default(256),
+});
+export type ServerLimits = z.infer<typeof serverLimitsSchema>;
+
+/** The whole server configuration: from a JSON file, then env overrides, validated here. */
+export const serverConfigSchema = z.object({
+  host: z.string().default('127.0.0.1'),
+  port: z.number().int().min(0).max(65_535).default(8787),
+  /** Where runs, events, conversations and layers live. */
+  store: z
+    .discriminatedUnion('kind', [
+      z.object({ kind: z.literal('sqlite'), path: z.string().min(1) }),
+      z.object({ kind: z.literal('memory') }),
+    ])
+    .default({ kind: 'sqlite', path: './rlm-data/rlm-server.db' }),
+  /** Directory for uploaded contexts and the API key file. */
+  dataDir: z.string().min(1).default('./rlm-data'),
+  profiles: z
+    .record(z.string().regex(/^[A-Za-z0-9._:/-]+$/), modelProfileSchema)
+    .default({ default: modelProfileSchema.parse({ model: 'anthropic/claude-sonnet-4-5' }) }),
+  defaultProfile: z.string().default('default'),
+  limits: serverLimitsSchema.default(serverLimitsSchema.parse({})),
+  maxima: runMaximaSchema.default(runMaximaSchema.parse({})),
+  corsOrigins: z.array(z.string()).default([]),
+  /** SSE comment heartbeat, so proxies keep idle streams open. */
+  heartbeatMs: z.number().int().positive().default(15_000),
+  /** On SIGTERM, how long running turns may continue before they are stopped. */
+  shutdownGraceMs: z.number().int().nonnegative().default(10_000),
+  /** What happens to runs found `running` at start-up. */
+  onRestart: z.enum(['resume', 'interrupt']).default('resume'),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+export type ServerConfig = z.infer<typeof serverConfigSchema>;
+export type ServerConfigInput = z.input<typeof serverConfigSchema>;
+
+/**
+ * Validates a configuration object.
+ *
+ * @throws RlmError `config.invalid` naming every bad field.
+ */
+export function parseServerConfig(value: unknown, source = 'server config'): ServerConfig {
+  const result = serverConfigSchema.safeParse(value);
+  if (!result.success) {
+    throw new RlmError({
+      code: 'config.invalid',
+      message: `Invalid ${source}:\n${prettifyError(result.error)}`,
+      details: { source, issues: describeIssues(result.error) },
+      cause: result.error,
+    });
+  }
+  const config = result.data;
+  if (config.profiles[config.defaultProfile] === undefined) {
+    throw new RlmError({
+      code: 'config.invalid',
+      message: `Invalid ${source}: defaultProfile "${config.defaultProfile}" is not one of profiles (${Object.keys(config.profiles).join(', ')})`,
+      details: { source, issues: ['defaultProfile: not a configured profile'] },
+    });
+  }
+  return config;
+}

@@ -1,0 +1,78 @@
+import { join } from 'node:path';
+import type { Store } from '@rlm/memory';
+import type { Logger } from 'pino';
+import type { ApiKeyStore } from './api-key-store.js';
+import { type ContextStore, createContextStore } from './context-store.js';
+import { createEventHub, type EventHub } from './event-hub.js';
+import { createMetricsRegistry, type MetricsRegistry } from './metrics-registry.js';
+import type { RunEngine } from './run-engine.js';
+import { createRunManager, type RunManager } from './run-manager.js';
+import { createRunMetrics } from './run-metrics.js';
+import { createRunViews, type RunViews } from './run-views.js';
+import type { ServerConfig } from './server-config.js';
+
+/** What the composition root supplies; tests pass the same with fakes where the network would be. */
+export interface ServerDeps {
+  config: ServerConfig;
+  /** `@rlm/memory` store: runs, events, trajectories, conversations, layers, working memory. */
+  store: Store;
+  keys: ApiKeyStore;
+  engine: RunEngine;
+  logger: Logger;
+  /** Epoch-ms clock. @default Date.now */
+  now?: () => number;
+}
+
+/** The long-lived parts of one server instance, shared by its routes. */
+export interface ServerServices extends ServerDeps {
+  runs: RunManager;
+  hub: EventHub;
+  metrics: MetricsRegistry;
+  contexts: ContextStore;
+  views: RunViews;
+  /** Readiness checks for `/readyz`. */
+  readiness(): Promise<Record<string, { ok: boolean; detail?: string }>>;
+  /** Stops accepting runs, lets running ones finish within `graceMs`, releases resources. */
+  shutdown(graceMs: number): Promise<void>;
+}
+
+/** Wires the run manager, event hub, metrics and context store around the injected deps. */
+export function createServerServices(deps: ServerDeps): ServerServices {
+  const hub = createEventHub();
+  const metrics = createMetricsRegistry();
+  const contexts = createContextStore(join(deps.config.dataDir, 'contexts'));
+  let runs: RunManager | undefined;
+  const runMetrics = createRunMetrics(metrics, () => runs?.stats() ?? { queued: 0, running: 0 });
+  runs = createRunManager({
+    store: deps.store.runs,
+    engine: deps.engine,
+    contexts,
+    hub,
+    config: deps.config,
+    metrics: runMetrics,
+    logger: deps.logger,
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+  });
+  const manager = runs;
+  let stopping = false;
+  return {
+    ...deps,
+    runs: manager,
+    hub,
+    metrics,
+    contexts,
+    views: createRunViews(deps.store.runs),
+    async readiness() {
+      const store = await deps.store.runs
+        .listRuns({ limit: 1 })
+        .then(() => ({ ok: true }))
+        .catch((error: unknown) => ({ ok: false, detail: String(error) }));
+      return { store, accepting: stopping ? { ok: false, detail: 'shutting down' } : { ok: true } };
+    },
+    async shutdown(graceMs) {
+      stopping = true;
+      await manager.shutdown(graceMs);
+      metrics.close();
+    },
+  };
+}

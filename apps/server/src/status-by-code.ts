@@ -1,0 +1,70 @@
+import type { ErrorCode } from '@rlm/protocol';
+
+/**
+ * The HTTP status for every error code. `satisfies Record<ErrorCode, number>` makes a new code in
+ * @rlm/protocol fail to compile here until someone decides its status.
+ */
+export const statusByCode = {
+  'protocol.invalid_payload': 400,
+  'protocol.invalid_message': 400,
+  'protocol.invalid_config': 400,
+  'sandbox.timeout': 504,
+  'sandbox.deadlock': 500,
+  'sandbox.out_of_memory': 500,
+  'sandbox.stack_overflow': 500,
+  'sandbox.poisoned': 500,
+  'sandbox.disposed': 500,
+  'sandbox.aborted': 499,
+  'sandbox.invalid_value': 400,
+  'sandbox.pattern_timeout': 504,
+  'sandbox.invalid_pattern': 400,
+  'model.rate_limited': 429,
+  'model.overloaded': 503,
+  'model.context_too_long': 413,
+  'model.auth': 502,
+  'model.bad_request': 502,
+  'model.not_found': 502,
+  'model.server_error': 502,
+  'model.network': 502,
+  'model.timeout': 504,
+  'model.aborted': 499,
+  'model.missing_api_key': 500,
+  'model.unknown_provider': 400,
+  'executor.budget_exceeded': 422,
+  'executor.cancelled': 499,
+  'executor.replay_divergence': 500,
+  'executor.no_checkpoint': 409,
+  'prompts.layer_immutable': 403,
+  'prompts.layer_invalid': 400,
+  'prompts.layer_too_long': 400,
+  'prompts.layer_override_attempt': 400,
+  'prompts.prompt_too_long': 400,
+  'prompts.driver_invalid': 400,
+  'prompts.driver_conflict': 400,
+  'prompts.driver_not_found': 400,
+  'memory.schema_too_new': 500,
+  'memory.not_found': 404,
+  'memory.storage_failed': 500,
+  'eval.invalid_task': 400,
+  'config.invalid': 400,
+  'testkit.script_exhausted': 500,
+  'cli.usage': 400,
+  'cli.context_unreadable': 400,
+  'cli.context_binary': 400,
+  'cli.context_too_large': 413,
+  'cli.trajectory_invalid': 400,
+  'cli.not_available': 501,
+  'server.unauthorized': 401,
+  'server.forbidden': 403,
+  'server.not_found': 404,
+  'server.rate_limited': 429,
+  'server.payload_too_large': 413,
+  'server.conflict': 409,
+  'server.unavailable': 503,
+  'server.internal': 500,
+} as const satisfies Record<ErrorCode, number>;
+
+/** The HTTP status for an error code (500 for codes a newer protocol build may add at runtime). */
+export function statusForCode(code: ErrorCode): number {
+  return (statusByCode as Partial<Record<string, number>>)[code] ?? 500;
+}

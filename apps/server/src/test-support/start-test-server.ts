@@ -1,0 +1,100 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { createStore } from '@rlm/memory';
+import { pino } from 'pino';
+import { type ApiKeyStore, generateApiKey } from '../api-key-store.js';
+import { createServer } from '../create-server.js';
+import { createMemoryApiKeyStore } from '../memory-api-key-store.js';
+import { serverPromptLayerPolicy } from '../prompt-layer-policy.js';
+import type { RunEngine } from '../run-engine.js';
+import { parseServerConfig, type ServerConfigInput } from '../server-config.js';
+import { createServerServices, type ServerServices } from '../server-services.js';
+
+/** A server on 127.0.0.1 with three keys (admin, user, other user) and captured JSON logs. */
+export interface TestServer extends AsyncDisposable {
+  url: string;
+  adminKey: string;
+  userKey: string;
+  otherKey: string;
+  keys: ApiKeyStore;
+  services: ServerServices;
+  /** Every log line the server wrote, parsed. */
+  logs: Record<string, unknown>[];
+  rawLogs: string[];
+  /** `fetch` against the server with a key (`null`: no Authorization header). */
+  request(path: string, init?: RequestInit & { key?: string | null }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface StartTestServerOptions {
+  engine: RunEngine;
+  config?: Partial<ServerConfigInput>;
+}
+
+/** Starts a real HTTP server on an ephemeral port over an in-memory store. */
+export async function startTestServer({
+  engine,
+  config = {},
+}: StartTestServerOptions): Promise<TestServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'rlm-server-test-'));
+  const parsed = parseServerConfig({
+    store: { kind: 'memory' },
+    dataDir,
+    profiles: { default: { model: 'scripted/model' } },
+    logLevel: 'info',
+    ...config,
+  });
+  const store = await createStore({ kind: 'memory', promptLayers: serverPromptLayerPolicy });
+  const admin = generateApiKey({ name: 'admin', role: 'admin' });
+  const user = generateApiKey({ name: 'user', role: 'user' });
+  const other = generateApiKey({ name: 'other', role: 'user' });
+  const keys = createMemoryApiKeyStore([admin.record, user.record, other.record]);
+  const rawLogs: string[] = [];
+  const logs: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: parsed.logLevel },
+    {
+      write(line: string) {
+        rawLogs.push(line);
+        logs.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    },
+  );
+  const services = createServerServices({ config: parsed, store, keys, engine, logger });
+  const app = createServer(services);
+  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await services.shutdown(0);
+    (server as Server).closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await store.close();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  return {
+    url,
+    adminKey: admin.token,
+    userKey: user.token,
+    otherKey: other.token,
+    keys,
+    services,
+    logs,
+    rawLogs,
+    request(path, init = {}) {
+      const { key = user.token, headers, ...rest } = init;
+      const merged = new Headers(headers);
+      if (key !== null) merged.set('authorization', `Bearer ${key}`);
+      return fetch(`${url}${path}`, { ...rest, headers: merged });
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
