@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { type RLMChatCompletion, RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
-import type { CliConfig } from '../config/config-schema.js';
+import { readDrivers } from '../config/read-drivers.js';
 import { defaultTrajectoryDir, resolveConfig } from '../config/resolve-config.js';
 import { formatContextReport } from '../context/format-context-report.js';
 import { loadContexts } from '../context/load-contexts.js';
@@ -10,6 +9,7 @@ import type { RunEngine } from '../engine/run-engine.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { createProgressReporter, type ProgressMode } from '../render/progress-reporter.js';
 import { addConfigOptions, type ConfigCommandOptions, readConfigFlags } from './config-options.js';
+import { reportCompletion } from './report-completion.js';
 
 interface RunOptions extends ConfigCommandOptions {
   context?: string[];
@@ -90,7 +90,7 @@ async function runAction(
     maxBytes: config.maxContextBytes,
   });
   if (!quiet) for (const line of formatContextReport(contexts)) io.stderr.write(`${line}\n`);
-  const drivers = await readDrivers(config);
+  const drivers = await readDrivers(config.drivers);
   const trajectoryDir = config.trajectoryDir ?? defaultTrajectoryDir(io.paths);
 
   const mode: ProgressMode = quiet ? 'quiet' : io.stderr.isTTY === true ? 'tty' : 'plain';
@@ -126,57 +126,7 @@ async function runAction(
     progress.stop();
     stopListening();
   }
-  return report(completion, { io, json: options.json === true, quiet });
-}
-
-function report(
-  completion: RLMChatCompletion,
-  { io, json, quiet }: { io: CliIo; json: boolean; quiet: boolean },
-): ExitCode {
-  const cancelled = completion.status === 'cancelled';
-  const exitCode = cancelled
-    ? EXIT_CODES.cancelled
-    : completion.answer !== null
-      ? EXIT_CODES.answered
-      : EXIT_CODES.failed;
-  if (json) {
-    io.stdout.write(`${JSON.stringify(completion, null, 2)}\n`);
-  } else {
-    const text = completion.answer ?? completion.partialAnswer;
-    if (text !== null) io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-  }
-  const where =
-    completion.trajectoryPath === null ? '' : ` Trajectory: ${completion.trajectoryPath}`;
-  if (exitCode !== EXIT_CODES.answered) {
-    const what = cancelled
-      ? 'Cancelled'
-      : `The run ended without an answer (${completion.status}${completion.error === null ? '' : `: ${completion.error.message}`})`;
-    const partial =
-      completion.answer === null && completion.partialAnswer !== null && !json
-        ? '; the partial answer is on stdout'
-        : '';
-    io.stderr.write(`${what}${partial}.${where}\n`);
-  } else if (!quiet && where !== '') {
-    io.stderr.write(`${where.trim()}\n`);
-  }
-  return exitCode;
-}
-
-async function readDrivers(config: CliConfig): Promise<{ path: string; text: string }[]> {
-  return Promise.all(
-    config.drivers.map(async (path) => {
-      try {
-        return { path, text: await readFile(path, 'utf8') };
-      } catch (error) {
-        throw new RlmError({
-          code: 'config.invalid',
-          message: `Cannot read driver file ${path} (${(error as NodeJS.ErrnoException).code ?? 'read error'}); check the --driver path.`,
-          details: { source: path, issues: ['unreadable driver file'] },
-          cause: error,
-        });
-      }
-    }),
-  );
+  return reportCompletion(completion, { io, json: options.json === true, quiet });
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {

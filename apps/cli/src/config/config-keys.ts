@@ -77,7 +77,7 @@ export const CONFIG_KEYS = {
     env: 'RLM_DRIVERS',
     flag: '--driver',
     kind: 'list',
-    description: 'driver markdown files for the root prompt',
+    description: 'a driver for the root prompt: a built-in name or a markdown file',
   },
   trajectoryDir: {
     env: 'RLM_TRAJECTORY_DIR',

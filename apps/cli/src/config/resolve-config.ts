@@ -11,6 +11,7 @@ import {
   partialCliConfigSchema,
 } from './config-schema.js';
 import { findProjectConfigFile, loadConfigFileIn, readConfigFile } from './load-config-file.js';
+import { isBuiltinDriverName } from './read-drivers.js';
 
 /** Where a value came from: `default`, a file path, `env RLM_X` or `flag --x`. */
 export type ConfigSource = string;
@@ -147,7 +148,10 @@ function resolvePaths(values: PartialCliConfig, base: string): PartialCliConfig 
   const out: PartialCliConfig = { ...values };
   for (const key of PATH_KEYS) {
     if (key === 'drivers' && out.drivers !== undefined) {
-      out.drivers = out.drivers.map((path) => resolve(base, path));
+      // Built-in driver names are not paths; everything else is relative to where it was written.
+      out.drivers = out.drivers.map((driver) =>
+        isBuiltinDriverName(driver) ? driver : resolve(base, driver),
+      );
     }
     if (key === 'trajectoryDir' && out.trajectoryDir !== undefined) {
       out.trajectoryDir = resolve(base, out.trajectoryDir);

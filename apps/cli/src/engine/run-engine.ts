@@ -1,3 +1,4 @@
+import type { DriverRef } from '@rlm/prompts';
 import type { RLMChatCompletion, RunEvent } from '@rlm/protocol';
 import type { CliConfig } from '../config/config-schema.js';
 
@@ -7,8 +8,8 @@ export interface RunRequest {
   /** One value per `--context`; empty when the query is the whole prompt. */
   contexts: unknown[];
   config: CliConfig;
-  /** Driver files already read from disk: `{ path, text }`. */
-  drivers: { path: string; text: string }[];
+  /** Built-in driver names and drivers parsed from files. */
+  drivers: DriverRef[];
   trajectoryDir: string;
   env: Readonly<Record<string, string | undefined>>;
   signal: AbortSignal;
