@@ -1,0 +1,52 @@
+import { type JsonValue, parseSchema, RlmError } from '@rlm/protocol';
+import type { EngineInit } from './engine/quickjs-engine.js';
+import { InlineSandbox } from './inline-sandbox.js';
+import type { Sandbox } from './sandbox.js';
+import {
+  type HostFunction,
+  resolveLimits,
+  type SandboxOptions,
+  sandboxOptionsSchema,
+} from './sandbox-options.js';
+import { WorkerSandbox } from './worker-sandbox.js';
+
+/** Names of the context helpers the sandbox defines (ordinary names: a block may rebind them). */
+export const CONTEXT_HELPER_NAMES: readonly string[] = [];
+
+/**
+ * Creates an isolated, persistent QuickJS REPL.
+ *
+ * @throws RlmError `protocol.invalid_config` when an option is invalid (the message names the field),
+ *   `sandbox.aborted` when `signal` is already aborted.
+ * @example
+ * const sandbox = await createSandbox({ context: 'some long text', functions: { llm_query } });
+ * const result = await sandbox.execute('print(context.length)');
+ * await sandbox.dispose();
+ */
+export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const parsed = parseSchema(sandboxOptionsSchema, options, {
+    what: 'sandbox options',
+    code: 'protocol.invalid_config',
+  });
+  const isolation = parsed.isolation ?? 'worker';
+  const functions: Record<string, HostFunction> = parsed.functions ?? {};
+  const contexts: JsonValue[] =
+    parsed.contexts ?? (parsed.context === undefined ? [] : [parsed.context]);
+  const init: EngineInit = {
+    contexts,
+    meta: parsed.meta ?? {},
+    functionNames: Object.keys(functions),
+    helperNames: [...CONTEXT_HELPER_NAMES],
+    limits: resolveLimits(parsed.limits, isolation),
+  };
+  const { signal } = parsed;
+  if (signal?.aborted) {
+    throw new RlmError({
+      code: 'sandbox.aborted',
+      message: 'the signal was already aborted',
+      details: {},
+    });
+  }
+  const setup = { init, functions, signal };
+  return isolation === 'inline' ? InlineSandbox.create(setup) : WorkerSandbox.create(setup);
+}

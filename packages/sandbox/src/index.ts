@@ -1,0 +1,25 @@
+/** @packageDocumentation An isolated, persistent, async QuickJS-WASM REPL for model-written code. */
+
+// ── Creating a sandbox ──────────────────
+
+export { CONTEXT_HELPER_NAMES, createSandbox } from './create-sandbox.js';
+export type { Sandbox, SandboxIsolation } from './sandbox.js';
+
+// ── Options and limits ──────────────────
+
+export {
+  DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_CPU_SLICE_MS,
+  DEFAULT_INLINE_STACK_BYTES,
+  DEFAULT_MAX_OUTPUT_CHARS,
+  DEFAULT_MEMORY_BYTES,
+  DEFAULT_STACK_BYTES,
+  type HostFunction,
+  type HostFunctionCallOptions,
+  type ResolvedLimits,
+  resolveLimits,
+  type SandboxLimits,
+  type SandboxOptions,
+  sandboxLimitsSchema,
+  sandboxOptionsSchema,
+} from './sandbox-options.js';

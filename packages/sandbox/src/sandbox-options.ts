@@ -1,0 +1,130 @@
+import { type JsonValue, jsonValueSchema } from '@rlm/protocol';
+import { z } from 'zod';
+
+/** Size of the sandbox's fixed WebAssembly memory: the hard cap on everything guest code allocates. */
+export const DEFAULT_MEMORY_BYTES = 512 * 1024 * 1024;
+/** CPU time guest code may run per block (time spent awaiting host calls does not count). */
+export const DEFAULT_CPU_SLICE_MS = 30_000;
+/** Wall-clock time one block may take, including time spent awaiting host calls. */
+export const DEFAULT_BLOCK_TIMEOUT_MS = 600_000;
+/** Characters kept per stream (stdout, stderr) per block; the rest is cut with a marker. */
+export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
+/** QuickJS stack limit in a worker thread (which gets a 32 MiB native stack). */
+export const DEFAULT_STACK_BYTES = 1024 * 1024;
+/**
+ * QuickJS stack limit with `isolation: 'inline'`. The main thread's native stack is small (~1 MiB)
+ * and WASM frames live on it, so a larger limit lets deep recursion overflow V8 instead of QuickJS.
+ */
+export const DEFAULT_INLINE_STACK_BYTES = 128 * 1024;
+
+const WASM_PAGE_BYTES = 64 * 1024;
+
+/** Resource limits of one sandbox. Every field is optional; defaults are the `DEFAULT_*` constants. */
+export const sandboxLimitsSchema = z
+  .object({
+    /** @default DEFAULT_MEMORY_BYTES (rounded up to whole 64 KiB WASM pages) */
+    memoryBytes: z
+      .number()
+      .int()
+      .min(16 * 1024 * 1024, 'memoryBytes must be at least 16 MiB')
+      .max(4 * 1024 * 1024 * 1024 - WASM_PAGE_BYTES, 'memoryBytes must be below 4 GiB')
+      .optional(),
+    /** @default DEFAULT_CPU_SLICE_MS */
+    cpuSliceMs: z.number().int().positive().optional(),
+    /** @default DEFAULT_BLOCK_TIMEOUT_MS */
+    blockTimeoutMs: z.number().int().positive().optional(),
+    /** @default DEFAULT_MAX_OUTPUT_CHARS */
+    maxOutputChars: z.number().int().positive().optional(),
+    /** @default DEFAULT_STACK_BYTES, or DEFAULT_INLINE_STACK_BYTES with `isolation: 'inline'` */
+    stackBytes: z
+      .number()
+      .int()
+      .min(16 * 1024)
+      .optional(),
+  })
+  .strict();
+export type SandboxLimits = z.infer<typeof sandboxLimitsSchema>;
+
+/** Limits with every default applied. */
+export type ResolvedLimits = Required<SandboxLimits>;
+
+/** What a host function receives besides its arguments. */
+export interface HostFunctionCallOptions {
+  /** Aborted when the block that made the call ends (finished, timed out, aborted) or the sandbox is disposed. */
+  signal: AbortSignal;
+}
+
+/** An async function the host exposes to guest code as a global that returns a promise. */
+export interface HostFunction {
+  /** One line for the prompt's environment section. */
+  description: string;
+  /** Receives JSON copies of the guest's arguments; the result is copied back as JSON. */
+  call: (args: JsonValue[], options: HostFunctionCallOptions) => Promise<JsonValue>;
+}
+
+const hostFunctionSchema = z.object({
+  description: z.string(),
+  call: z.custom<HostFunction['call']>((value) => typeof value === 'function', {
+    message: 'expected a function (args, { signal }) => Promise<JsonValue>',
+  }),
+});
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+const metaSchema = z.record(z.string(), jsonValueSchema);
+
+/** The options `createSandbox` accepts (validated; unknown fields are rejected). */
+export const sandboxOptionsSchema = z
+  .object({
+    /** One payload, bound to `context` (and `context_0`). */
+    context: jsonValueSchema.optional(),
+    /** Several payloads, bound to `context_0 … context_N`; `context` aliases `context_0`. */
+    contexts: z.array(jsonValueSchema).optional(),
+    /** Async host functions exposed as globals (`llm_query`, `rlm_query`, user tools, …). */
+    functions: z
+      .record(
+        z.string().regex(IDENTIFIER, 'function names must be JavaScript identifiers'),
+        hostFunctionSchema,
+      )
+      .optional(),
+    /** Exposed to guest code as the deeply frozen `__rlm`. */
+    meta: metaSchema.optional(),
+    limits: sandboxLimitsSchema.optional(),
+    /** Aborting stops the running block and disposes the sandbox. */
+    signal: z
+      .custom<AbortSignal>((value) => value instanceof AbortSignal, {
+        message: 'expected an AbortSignal',
+      })
+      .optional(),
+    /**
+     * `worker` runs the engine in a worker_thread so CPU-bound guest code never blocks the host's
+     * event loop; `inline` runs it on the calling thread (tests, tiny uses).
+     * @default 'worker'
+     */
+    isolation: z.enum(['worker', 'inline']).optional(),
+  })
+  .strict()
+  .refine((value) => value.context === undefined || value.contexts === undefined, {
+    message: 'give either context or contexts, not both',
+    path: ['contexts'],
+  });
+
+/** Options of `createSandbox`. */
+export type SandboxOptions = z.input<typeof sandboxOptionsSchema>;
+
+/** Applies the defaults to `limits`. */
+export function resolveLimits(
+  limits: SandboxLimits | undefined,
+  isolation: 'worker' | 'inline',
+): ResolvedLimits {
+  const memoryBytes = limits?.memoryBytes ?? DEFAULT_MEMORY_BYTES;
+  return {
+    memoryBytes: Math.ceil(memoryBytes / WASM_PAGE_BYTES) * WASM_PAGE_BYTES,
+    cpuSliceMs: limits?.cpuSliceMs ?? DEFAULT_CPU_SLICE_MS,
+    blockTimeoutMs: limits?.blockTimeoutMs ?? DEFAULT_BLOCK_TIMEOUT_MS,
+    maxOutputChars: limits?.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
+    stackBytes:
+      limits?.stackBytes ??
+      (isolation === 'inline' ? DEFAULT_INLINE_STACK_BYTES : DEFAULT_STACK_BYTES),
+  };
+}

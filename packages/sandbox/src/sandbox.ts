@@ -1,0 +1,17 @@
+import type { ReplEnvironment } from '@rlm/protocol';
+
+/** Where the engine runs. */
+export type SandboxIsolation = 'worker' | 'inline';
+
+/** A persistent QuickJS REPL (see `createSandbox`). */
+export interface Sandbox extends ReplEnvironment {
+  /** How this sandbox is isolated from the host thread. */
+  readonly isolation: SandboxIsolation;
+  /**
+   * True once the engine can no longer run code (memory stayed exhausted, an engine fault, a
+   * worker that died). `execute()` then rejects with `sandbox.poisoned`; create a new sandbox.
+   */
+  readonly poisoned: boolean;
+  /** True after `dispose()` (or after the sandbox's `signal` aborted). */
+  readonly disposed: boolean;
+}

@@ -1,0 +1,40 @@
+import type { ErrorCode, JsonValue } from '@rlm/protocol';
+import type { EngineInit } from './engine/quickjs-engine.js';
+
+/** Sent to the worker as `workerData`. */
+export interface WorkerBoot {
+  init: EngineInit;
+  /** Int32Array[0] holds the id of the request to abort: the interrupt handler reads it while guest code runs. */
+  abortFlag: SharedArrayBuffer;
+}
+
+/** A failure that crosses the thread boundary (RlmError fields or a plain error). */
+export interface WireError {
+  code?: ErrorCode;
+  message: string;
+  details?: unknown;
+  name?: string;
+}
+
+export type Request =
+  | { type: 'execute'; code: string }
+  | { type: 'getVariable'; name: string }
+  | { type: 'setVariable'; name: string; value: JsonValue }
+  | { type: 'listVariables' }
+  | { type: 'dispose' };
+
+/** Host → worker. */
+export type ToWorker =
+  | { type: 'request'; id: number; request: Request }
+  | { type: 'abort'; id: number }
+  | { type: 'hostResult'; callId: number; ok: true; value: JsonValue | undefined }
+  | { type: 'hostResult'; callId: number; ok: false; error: WireError };
+
+/** Worker → host. */
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'initFailed'; error: WireError }
+  | { type: 'reply'; id: number; ok: true; value: unknown }
+  | { type: 'reply'; id: number; ok: false; error: WireError }
+  | { type: 'hostCall'; callId: number; name: string; args: JsonValue[] }
+  | { type: 'hostCancel'; callId: number };

@@ -1,0 +1,248 @@
+import { Worker } from 'node:worker_threads';
+import {
+  type ExecuteOptions,
+  type JsonValue,
+  type REPLResult,
+  RlmError,
+  type VariableInfo,
+} from '@rlm/protocol';
+import type { Sandbox } from './sandbox.js';
+import { assertSettable, disposedError } from './sandbox-guards.js';
+import type { HostFunction } from './sandbox-options.js';
+import { bindToSignal, type SandboxSetup } from './sandbox-setup.js';
+import { SerialQueue } from './serial-queue.js';
+import { fromWireError, toWireError } from './wire-error.js';
+import { workerEntryUrl } from './worker-entry.js';
+import type { FromWorker, Request, ToWorker, WorkerBoot } from './worker-messages.js';
+
+/** Native stack of the worker: room for QuickJS's 1 MiB guest stack limit plus host frames. */
+const WORKER_STACK_MB = 32;
+/** Extra time past a block's own limits before the host gives up on an unresponsive worker. */
+const WATCHDOG_GRACE_MS = 10_000;
+
+interface PendingReply {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * A sandbox whose engine runs in a worker_thread: CPU-bound guest code never blocks the host's
+ * event loop, host functions run here and are reached by message passing, and aborts reach
+ * running guest code through a shared flag the engine's interrupt handler reads.
+ */
+export class WorkerSandbox implements Sandbox {
+  readonly isolation = 'worker' as const;
+  readonly #worker: Worker;
+  readonly #functions: Record<string, HostFunction>;
+  readonly #abortFlag: Int32Array;
+  readonly #watchdogMs: number;
+  readonly #queue = new SerialQueue();
+  readonly #replies = new Map<number, PendingReply>();
+  readonly #hostCalls = new Map<number, AbortController>();
+  #nextId = 1;
+  #poisonReason: string | undefined;
+  #disposed = false;
+  #unbind: () => void = () => {};
+
+  private constructor(worker: Worker, setup: SandboxSetup, abortFlag: SharedArrayBuffer) {
+    this.#worker = worker;
+    this.#functions = setup.functions;
+    this.#abortFlag = new Int32Array(abortFlag);
+    const { limits } = setup.init;
+    this.#watchdogMs = limits.blockTimeoutMs + limits.cpuSliceMs + WATCHDOG_GRACE_MS;
+  }
+
+  static async create(setup: SandboxSetup): Promise<WorkerSandbox> {
+    const abortFlag = new SharedArrayBuffer(4);
+    const boot: WorkerBoot = { init: setup.init, abortFlag };
+    const worker = new Worker(workerEntryUrl(), {
+      workerData: boot,
+      resourceLimits: { stackSizeMb: WORKER_STACK_MB },
+      stdout: true,
+      stderr: true,
+    });
+    const sandbox = new WorkerSandbox(worker, setup, abortFlag);
+    await sandbox.#started();
+    sandbox.#unbind = bindToSignal(setup.signal, () => sandbox.dispose());
+    return sandbox;
+  }
+
+  #started(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onMessage = (message: FromWorker): void => {
+        if (message.type === 'ready') {
+          cleanup();
+          this.#listen();
+          resolve();
+        } else if (message.type === 'initFailed') {
+          cleanup();
+          void this.#worker.terminate();
+          reject(fromWireError(message.error));
+        }
+      };
+      const onError = (error: Error): void => {
+        cleanup();
+        reject(error);
+      };
+      const cleanup = (): void => {
+        this.#worker.off('message', onMessage);
+        this.#worker.off('error', onError);
+      };
+      this.#worker.on('message', onMessage);
+      this.#worker.on('error', onError);
+    });
+  }
+
+  #listen(): void {
+    this.#worker.on('message', (message: FromWorker) => this.#onMessage(message));
+    this.#worker.on('error', (error) => this.#poison(`the worker failed: ${error.message}`));
+    this.#worker.on('exit', (code) => {
+      if (!this.#disposed) this.#poison(`the worker exited (code ${code})`);
+    });
+  }
+
+  #onMessage(message: FromWorker): void {
+    if (message.type === 'reply') {
+      const pending = this.#replies.get(message.id);
+      this.#replies.delete(message.id);
+      if (message.ok) pending?.resolve(message.value);
+      else pending?.reject(fromWireError(message.error));
+    } else if (message.type === 'hostCall') {
+      this.#runHostCall(message.callId, message.name, message.args);
+    } else if (message.type === 'hostCancel') {
+      this.#hostCalls.get(message.callId)?.abort();
+      this.#hostCalls.delete(message.callId);
+    }
+  }
+
+  #runHostCall(callId: number, name: string, args: JsonValue[]): void {
+    const controller = new AbortController();
+    this.#hostCalls.set(callId, controller);
+    const fn = Object.hasOwn(this.#functions, name) ? this.#functions[name] : undefined;
+    const work =
+      fn === undefined
+        ? Promise.reject(new Error(`no host function named ${name}`))
+        : Promise.resolve().then(() => fn.call(args, { signal: controller.signal }));
+    work
+      .then(
+        (value) => this.#post({ type: 'hostResult', callId, ok: true, value }),
+        (error: unknown) =>
+          this.#post({ type: 'hostResult', callId, ok: false, error: toWireError(error) }),
+      )
+      .finally(() => this.#hostCalls.delete(callId));
+  }
+
+  #post(message: ToWorker): void {
+    if (!this.#disposed && this.#poisonReason === undefined) this.#worker.postMessage(message);
+  }
+
+  #poison(reason: string): void {
+    if (this.#poisonReason !== undefined) return;
+    this.#poisonReason = reason;
+    for (const controller of this.#hostCalls.values()) controller.abort();
+    this.#hostCalls.clear();
+    const error = poisonedError(reason);
+    for (const pending of this.#replies.values()) pending.reject(error);
+    this.#replies.clear();
+  }
+
+  get poisoned(): boolean {
+    return this.#poisonReason !== undefined;
+  }
+
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  #request(request: Request, signal?: AbortSignal): Promise<unknown> {
+    if (this.#poisonReason !== undefined) return Promise.reject(poisonedError(this.#poisonReason));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        // The flag stops CPU-bound code at the next interrupt check; the message wakes a block
+        // that is awaiting host calls.
+        Atomics.store(this.#abortFlag, 0, id);
+        this.#post({ type: 'abort', id });
+      };
+      const watchdog =
+        request.type === 'execute'
+          ? setTimeout(() => {
+              this.#poison('the worker stopped responding');
+              void this.#worker.terminate();
+            }, this.#watchdogMs)
+          : undefined;
+      const settle = (): void => {
+        clearTimeout(watchdog);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      this.#replies.set(id, {
+        resolve: (value) => {
+          settle();
+          resolve(value);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      });
+      this.#worker.postMessage({ type: 'request', id, request } satisfies ToWorker);
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  async execute(code: string, options: ExecuteOptions = {}): Promise<REPLResult> {
+    return this.#serially(async () => {
+      const signal =
+        options.signal === undefined
+          ? this.#lifetime.signal
+          : AbortSignal.any([options.signal, this.#lifetime.signal]);
+      return (await this.#request({ type: 'execute', code }, signal)) as REPLResult;
+    });
+  }
+
+  readonly #lifetime = new AbortController();
+
+  async getVariable(name: string): Promise<JsonValue | undefined> {
+    return this.#serially(
+      async () => (await this.#request({ type: 'getVariable', name })) as JsonValue | undefined,
+    );
+  }
+
+  async setVariable(name: string, value: JsonValue): Promise<void> {
+    assertSettable(name, value, Object.keys(this.#functions));
+    await this.#serially(() => this.#request({ type: 'setVariable', name, value }));
+  }
+
+  async listVariables(): Promise<VariableInfo[]> {
+    return this.#serially(
+      async () => (await this.#request({ type: 'listVariables' })) as VariableInfo[],
+    );
+  }
+
+  #serially<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#disposed) return Promise.reject(disposedError());
+    return this.#queue.run(() => (this.#disposed ? Promise.reject(disposedError()) : task()));
+  }
+
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#unbind();
+    this.#lifetime.abort();
+    this.#disposed = true;
+    for (const controller of this.#hostCalls.values()) controller.abort();
+    this.#hostCalls.clear();
+    // Whatever the worker is doing, terminating it frees the engine and its WASM memory.
+    await this.#queue.run(async () => undefined).catch(() => undefined);
+    await this.#worker.terminate();
+    this.#poison('the sandbox was disposed');
+  }
+}
+
+function poisonedError(reason: string): RlmError {
+  return new RlmError({
+    code: 'sandbox.poisoned',
+    message: `the sandbox is poisoned and must be recreated: ${reason}`,
+    details: { reason },
+  });
+}
