@@ -35,6 +35,12 @@ export {
   startFakeAnthropic,
 } from './fake-servers/fake-anthropic.js';
 export type { FakeRequestRecord } from './fake-servers/fake-http-server.js';
+export {
+  DEFAULT_FAKE_OPENAI_CONTEXT_WINDOW,
+  type FakeOpenAIOptions,
+  type FakeOpenAIServer,
+  startFakeOpenAI,
+} from './fake-servers/fake-openai.js';
 export type {
   FakeModelRequest,
   FakeReply,
@@ -43,6 +49,12 @@ export type {
   FakeScript,
   FakeStreamFaults,
 } from './fake-servers/fake-reply.js';
+export {
+  type OpenAIErrorBodyInput,
+  type OpenAIErrorKind,
+  type OpenAIFlavor,
+  openAIErrorBody,
+} from './fake-servers/openai-error-body.js';
 
 // ── Helpers ─────────────────────────────
 
