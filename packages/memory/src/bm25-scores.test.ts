@@ -21,7 +21,10 @@ describe('bm25Scores', () => {
   });
 
   it('prefers the shorter document for the same term frequency', () => {
-    const [short, long] = bm25Scores('lint', ['lint failed', 'lint failed on the third stage of the nightly build']);
+    const [short, long] = bm25Scores('lint', [
+      'lint failed',
+      'lint failed on the third stage of the nightly build',
+    ]);
     expect(short).toBeGreaterThan(long ?? 0);
   });
 });

@@ -1,5 +1,9 @@
 import { RlmError } from '@rlm/protocol';
-import { MUTABLE_LAYER_IDS, type MutableLayerId, type PromptLayerPolicy } from './prompt-layer-store.js';
+import {
+  MUTABLE_LAYER_IDS,
+  type MutableLayerId,
+  type PromptLayerPolicy,
+} from './prompt-layer-store.js';
 
 const IMMUTABLE_LAYER_IDS = [0, 1, 2, 3, 4, 5];
 

@@ -17,6 +17,11 @@ function exchange(index: number, overrides: Partial<ExchangeInput> = {}): Exchan
   };
 }
 
+/** True when the string holds no unpaired surrogate (what String#isWellFormed checks on ES2024). */
+function isWellFormed(text: string): boolean {
+  return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
+}
+
 describe.each(BACKENDS)('ConversationStore (%s)', (backend) => {
   let test: TestStore;
   beforeEach(async () => {
@@ -50,7 +55,10 @@ describe.each(BACKENDS)('ConversationStore (%s)', (backend) => {
     expect(DEFAULT_MAX_EXCHANGE_CHARS).toBe(500);
     const exact = 'a'.repeat(500);
     const over = `${'b'.repeat(500)}c`;
-    const stored = await test.store.conversations.append('s', exchange(1, { senderBody: exact, agentReply: over }));
+    const stored = await test.store.conversations.append(
+      's',
+      exchange(1, { senderBody: exact, agentReply: over }),
+    );
     expect(stored.senderBody).toBe(exact);
     expect(stored.agentReply).toBe('b'.repeat(500));
     const [read] = await test.store.conversations.get('s');
@@ -63,12 +71,13 @@ describe.each(BACKENDS)('ConversationStore (%s)', (backend) => {
     await test.store.conversations.append('s', exchange(1, { senderBody: body }));
     const [read] = await test.store.conversations.get('s');
     expect(read?.senderBody).toBe('a'.repeat(499));
-    expect(read?.senderBody.isWellFormed()).toBe(true);
+    expect(isWellFormed(read?.senderBody ?? '')).toBe(true);
   });
 
   it('keeps 20 exchanges per sender and drops the oldest on the 21st', async () => {
     expect(DEFAULT_MAX_EXCHANGES_PER_SENDER).toBe(20);
-    for (let index = 1; index <= 20; index++) await test.store.conversations.append('s', exchange(index));
+    for (let index = 1; index <= 20; index++)
+      await test.store.conversations.append('s', exchange(index));
     expect(await test.store.conversations.get('s')).toHaveLength(20);
     await test.store.conversations.append('s', exchange(21));
     const ids = (await test.store.conversations.get('s')).map((entry) => entry.messageId);
@@ -78,7 +87,8 @@ describe.each(BACKENDS)('ConversationStore (%s)', (backend) => {
   });
 
   it('returns the last n exchanges oldest first from recent()', async () => {
-    for (let index = 1; index <= 5; index++) await test.store.conversations.append('s', exchange(index));
+    for (let index = 1; index <= 5; index++)
+      await test.store.conversations.append('s', exchange(index));
     const recent = await test.store.conversations.recent('s', 3);
     expect(recent.map((entry) => entry.messageId)).toEqual(['m3', 'm4', 'm5']);
     expect(await test.store.conversations.recent('s', 0)).toEqual([]);

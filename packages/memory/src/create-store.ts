@@ -44,7 +44,7 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     closed = true;
   };
   if (resolved.kind === 'memory') return assembleStore(createMemoryParts(context, markClosed));
-  const driver = openSqliteDriver(resolved);
+  const driver = await openSqliteDriver(resolved);
   const parts = createSqlParts(driver, context);
   return assembleStore({
     ...parts,

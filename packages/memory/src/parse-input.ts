@@ -1,7 +1,9 @@
 import { parseSchema } from '@rlm/protocol';
 import { z } from 'zod';
 
-const idSchema = z.string().refine((value) => value.trim().length > 0, 'expected a non-blank string');
+const idSchema = z
+  .string()
+  .refine((value) => value.trim().length > 0, 'expected a non-blank string');
 
 /**
  * Parses a caller's argument, naming it in the error.

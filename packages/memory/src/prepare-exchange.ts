@@ -1,9 +1,5 @@
-import {
-  type Exchange,
-  type ExchangeInput,
-  exchangeInputSchema,
-} from './conversation-store.js';
 import type { BackendContext } from './backend-context.js';
+import { type Exchange, type ExchangeInput, exchangeInputSchema } from './conversation-store.js';
 import { normalizeSenderId } from './normalize-sender-id.js';
 import { parseId, parseInput } from './parse-input.js';
 import { truncateText } from './truncate-text.js';

@@ -63,5 +63,9 @@ export interface PromptLayerStore {
    * The restored text is validated again: rules may have tightened since it was written.
    * @throws RlmError `memory.not_found` when the version does not exist, plus `update`'s errors
    */
-  rollback(layerId: number, version: number, options: LayerWriteOptions): Promise<PromptLayerVersion>;
+  rollback(
+    layerId: number,
+    version: number,
+    options: LayerWriteOptions,
+  ): Promise<PromptLayerVersion>;
 }

@@ -30,5 +30,7 @@ export function decodeRunCursor(cursor: string): RunCursor {
 
 /** True when a run sorts after the cursor (so belongs to the next page). */
 export function isAfterCursor(run: RunCursor, cursor: RunCursor): boolean {
-  return run.createdAt < cursor.createdAt || (run.createdAt === cursor.createdAt && run.id < cursor.id);
+  return (
+    run.createdAt < cursor.createdAt || (run.createdAt === cursor.createdAt && run.id < cursor.id)
+  );
 }

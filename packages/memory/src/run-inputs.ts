@@ -32,7 +32,10 @@ export function parseTrajectoryRecord(record: TrajectoryRecord): TrajectoryRecor
 }
 
 /** @throws RlmError `protocol.invalid_message` */
-export function parseCheckpointInput(turn: number, data: JsonValue): { turn: number; data: JsonValue } {
+export function parseCheckpointInput(
+  turn: number,
+  data: JsonValue,
+): { turn: number; data: JsonValue } {
   return {
     turn: parseInput(turnSchema, turn, 'checkpoint turn'),
     data: parseInput(jsonValueSchema, data, 'checkpoint data'),
@@ -45,10 +48,14 @@ export function parseRunPatch(patch: RunPatch): z.output<typeof runPatchSchema> 
 }
 
 /** @throws RlmError `protocol.invalid_message` */
-export function parseAfterSeq(afterSeq: number, limit: number | undefined): { afterSeq: number; limit: number | undefined } {
+export function parseAfterSeq(
+  afterSeq: number,
+  limit: number | undefined,
+): { afterSeq: number; limit: number | undefined } {
   return {
     afterSeq: parseInput(seqSchema, afterSeq, 'afterSeq'),
-    limit: limit === undefined ? undefined : parseInput(z.number().int().positive(), limit, 'limit'),
+    limit:
+      limit === undefined ? undefined : parseInput(z.number().int().positive(), limit, 'limit'),
   };
 }
 

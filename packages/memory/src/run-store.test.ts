@@ -10,7 +10,10 @@ describe.each(BACKENDS)('RunStore (%s)', (backend) => {
   afterEach(() => test.cleanup());
 
   it('creates a run with defaults and reads it back', async () => {
-    const run = await test.store.runs.createRun({ id: 'r1', config: { model: 'fake/m', maxDepth: 1 } });
+    const run = await test.store.runs.createRun({
+      id: 'r1',
+      config: { model: 'fake/m', maxDepth: 1 },
+    });
     expect(run).toEqual({
       id: 'r1',
       parentId: null,
@@ -35,20 +38,39 @@ describe.each(BACKENDS)('RunStore (%s)', (backend) => {
   it('updates status and usage, stamping endedAt on an end status', async () => {
     await test.store.runs.createRun({ id: 'r1' });
     test.clock.advance(10);
-    const usage = { models: { 'fake/m': { calls: 1, inputTokens: 5, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.01 } } };
+    const usage = {
+      models: {
+        'fake/m': {
+          calls: 1,
+          inputTokens: 5,
+          outputTokens: 2,
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+          costUsd: 0.01,
+        },
+      },
+    };
     const ended = await test.store.runs.updateRun('r1', { status: 'completed', usage });
-    expect(ended).toMatchObject({ status: 'completed', usage, updatedAt: 1_000_010, endedAt: 1_000_010 });
+    expect(ended).toMatchObject({
+      status: 'completed',
+      usage,
+      updatedAt: 1_000_010,
+      endedAt: 1_000_010,
+    });
     await expect(test.store.runs.updateRun('nope', { status: 'error' })).rejects.toThrow(
       expect.objectContaining({ code: 'memory.not_found' }),
     );
-    await expect(test.store.runs.updateRun('r1', { status: 'done' as never })).rejects.toThrow(/status/);
+    await expect(test.store.runs.updateRun('r1', { status: 'done' as never })).rejects.toThrow(
+      /status/,
+    );
   });
 
   it('numbers events 1, 2, 3… per run and resumes after a sequence number', async () => {
     await test.store.runs.createRun({ id: 'a' });
     await test.store.runs.createRun({ id: 'b' });
     const seqs = [];
-    for (let index = 0; index < 5; index++) seqs.push(await test.store.runs.appendEvent('a', iterationStart('a', index)));
+    for (let index = 0; index < 5; index++)
+      seqs.push(await test.store.runs.appendEvent('a', iterationStart('a', index)));
     expect(seqs).toEqual([1, 2, 3, 4, 5]);
     expect(await test.store.runs.appendEvent('b', iterationStart('b', 0))).toBe(1);
     const after = await test.store.runs.eventsAfter('a', 3);
@@ -56,7 +78,9 @@ describe.each(BACKENDS)('RunStore (%s)', (backend) => {
       { seq: 4, event: iterationStart('a', 3) },
       { seq: 5, event: iterationStart('a', 4) },
     ]);
-    expect((await test.store.runs.eventsAfter('a', 0, { limit: 2 })).map((entry) => entry.seq)).toEqual([1, 2]);
+    expect(
+      (await test.store.runs.eventsAfter('a', 0, { limit: 2 })).map((entry) => entry.seq),
+    ).toEqual([1, 2]);
     expect(await test.store.runs.eventsAfter('a', 5)).toEqual([]);
   });
 
@@ -78,7 +102,11 @@ describe.each(BACKENDS)('RunStore (%s)', (backend) => {
     await test.store.runs.saveCheckpoint('a', 1, { messages: ['one'] });
     await test.store.runs.saveCheckpoint('a', 2, { messages: ['two'] });
     await test.store.runs.saveCheckpoint('a', 2, { messages: ['two, again'] });
-    expect(await test.store.runs.latestCheckpoint('a')).toMatchObject({ runId: 'a', turn: 2, data: { messages: ['two, again'] } });
+    expect(await test.store.runs.latestCheckpoint('a')).toMatchObject({
+      runId: 'a',
+      turn: 2,
+      data: { messages: ['two, again'] },
+    });
     await expect(test.store.runs.saveCheckpoint('nope', 0, null)).rejects.toThrow(
       expect.objectContaining({ code: 'memory.not_found' }),
     );
@@ -100,7 +128,11 @@ describe.each(BACKENDS)('RunStore (%s)', (backend) => {
 
   it('lists runs newest first with filters and cursor pagination', async () => {
     for (let index = 0; index < 5; index++) {
-      await test.store.runs.createRun({ id: `r${index}`, parentId: index === 4 ? 'r0' : null, status: index % 2 === 0 ? 'running' : 'completed' });
+      await test.store.runs.createRun({
+        id: `r${index}`,
+        parentId: index === 4 ? 'r0' : null,
+        status: index % 2 === 0 ? 'running' : 'completed',
+      });
       test.clock.advance(index === 1 ? 0 : 10);
     }
     const first = await test.store.runs.listRuns({ limit: 2 });
@@ -112,10 +144,19 @@ describe.each(BACKENDS)('RunStore (%s)', (backend) => {
     // r1 and r2 share createdAt: a page boundary between them must not skip or repeat either.
     const tied = await test.store.runs.listRuns({ limit: 3 });
     const rest = await test.store.runs.listRuns({ limit: 3, cursor: tied.nextCursor ?? '' });
-    expect([...tied.runs, ...rest.runs].map((run) => run.id)).toEqual(['r4', 'r3', 'r2', 'r1', 'r0']);
+    expect([...tied.runs, ...rest.runs].map((run) => run.id)).toEqual([
+      'r4',
+      'r3',
+      'r2',
+      'r1',
+      'r0',
+    ]);
     const running = await test.store.runs.listRuns({ status: 'running', parentId: null });
     expect(running.runs.map((run) => run.id)).toEqual(['r2', 'r0']);
-    const window = await test.store.runs.listRuns({ createdAfter: 1_000_010, createdBefore: 1_000_030 });
+    const window = await test.store.runs.listRuns({
+      createdAfter: 1_000_010,
+      createdBefore: 1_000_030,
+    });
     expect(window.runs.map((run) => run.id)).toEqual(['r3', 'r2', 'r1']);
     await expect(test.store.runs.listRuns({ cursor: 'garbage' })).rejects.toThrow(
       expect.objectContaining({ code: 'protocol.invalid_message' }),
@@ -133,6 +174,9 @@ describe.each(BACKENDS)('RunStore (%s)', (backend) => {
     expect(await test.store.runs.getRun('old-done')).toBeUndefined();
     expect(await test.store.runs.eventsAfter('old-done', 0)).toEqual([]);
     expect(await test.store.runs.latestCheckpoint('old-done')).toBeUndefined();
-    expect((await test.store.runs.listRuns()).runs.map((run) => run.id)).toEqual(['new-done', 'old-running']);
+    expect((await test.store.runs.listRuns()).runs.map((run) => run.id)).toEqual([
+      'new-done',
+      'old-running',
+    ]);
   });
 });

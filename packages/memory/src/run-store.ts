@@ -4,7 +4,6 @@ import {
   type RunEvent,
   runStatusSchema,
   type TrajectoryRecord,
-  type UsageSummary,
   usageSummarySchema,
 } from '@rlm/protocol';
 import { z } from 'zod';
@@ -107,7 +106,11 @@ export interface RunStore {
    */
   appendEvent(runId: string, event: RunEvent): Promise<number>;
   /** Events with `seq > afterSeq`, in order; at most `limit` when given. */
-  eventsAfter(runId: string, afterSeq: number, options?: { limit?: number }): Promise<StoredRunEvent[]>;
+  eventsAfter(
+    runId: string,
+    afterSeq: number,
+    options?: { limit?: number },
+  ): Promise<StoredRunEvent[]>;
   /**
    * Saves the state after `turn`, replacing an earlier save of the same turn.
    * @throws RlmError `memory.not_found` for an unknown run

@@ -10,7 +10,11 @@ describe.each(BACKENDS)('Scratchpad (%s)', (backend) => {
   afterEach(() => test.cleanup());
 
   it('stores a value with timestamps and reads it back', async () => {
-    const value = { type: 'note', summary: 'one', raw: { list: [1, 'two', null], nested: { ok: true } } };
+    const value = {
+      type: 'note',
+      summary: 'one',
+      raw: { list: [1, 'two', null], nested: { ok: true } },
+    };
     const written = await test.store.scratchpad.set('a', value);
     expect(written).toEqual({ key: 'a', ...value, createdAt: 1_000_000, updatedAt: 1_000_000 });
     expect(await test.store.scratchpad.get('a')).toEqual(written);
@@ -21,7 +25,12 @@ describe.each(BACKENDS)('Scratchpad (%s)', (backend) => {
     await test.store.scratchpad.set('a', { type: 'note', summary: 'v1', raw: 1 });
     test.clock.advance(50);
     const replaced = await test.store.scratchpad.set('a', { type: 'note', summary: 'v2', raw: 2 });
-    expect(replaced).toMatchObject({ summary: 'v2', raw: 2, createdAt: 1_000_000, updatedAt: 1_000_050 });
+    expect(replaced).toMatchObject({
+      summary: 'v2',
+      raw: 2,
+      createdAt: 1_000_000,
+      updatedAt: 1_000_050,
+    });
   });
 
   it('lists by prefix and type, sorted by key', async () => {
@@ -71,13 +80,15 @@ describe.each(BACKENDS)('Scratchpad (%s)', (backend) => {
     await test.store.forAgent('alice').scratchpad.set('k', { type: 't', summary: 'alice', raw: 1 });
     expect(await test.store.forAgent('bob').scratchpad.get('k')).toBeUndefined();
     expect(await test.store.scratchpad.get('k')).toBeUndefined();
-    expect(await test.store.forAgent('alice').scratchpad.get('k')).toMatchObject({ summary: 'alice' });
+    expect(await test.store.forAgent('alice').scratchpad.get('k')).toMatchObject({
+      summary: 'alice',
+    });
   });
 
   it('rejects a blank key and a value that is not JSON, naming the field', async () => {
-    await expect(test.store.scratchpad.set(' ', { type: 't', summary: '', raw: 1 })).rejects.toThrow(
-      expect.objectContaining({ code: 'protocol.invalid_message' }),
-    );
+    await expect(
+      test.store.scratchpad.set(' ', { type: 't', summary: '', raw: 1 }),
+    ).rejects.toThrow(expect.objectContaining({ code: 'protocol.invalid_message' }));
     const bad = { type: 't', summary: '', raw: { when: new Date() } } as never;
     await expect(test.store.scratchpad.set('k', bad)).rejects.toThrow(/raw/);
   });

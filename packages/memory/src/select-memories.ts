@@ -20,7 +20,11 @@ export function selectMemories(
   candidates: readonly MemoryItem[],
   options: RetrieveOptions,
 ): RetrieveResult {
-  const { query, budgetChars, fillWithRecent } = parseInput(retrieveSchema, options, 'retrieve options');
+  const { query, budgetChars, fillWithRecent } = parseInput(
+    retrieveSchema,
+    options,
+    'retrieve options',
+  );
   const scores = query === undefined ? [] : bm25Scores(query, candidates.map(searchableText));
   const relevant = candidates
     .map((item, index) => ({ item, score: scores[index] ?? 0, index }))

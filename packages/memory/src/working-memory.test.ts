@@ -10,17 +10,37 @@ describe.each(BACKENDS)('WorkingMemory (%s)', (backend) => {
 
   async function addFixtures() {
     const memory = test.store.workingMemory;
-    const fact = await memory.add({ kind: 'fact', content: 'The deploy key rotates every Monday', tags: ['ops'], source: 'doc:runbook' });
+    const fact = await memory.add({
+      kind: 'fact',
+      content: 'The deploy key rotates every Monday',
+      tags: ['ops'],
+      source: 'doc:runbook',
+    });
     test.clock.advance(1);
-    const observation = await memory.add({ kind: 'observation', content: 'Build 42 failed on lint', tags: ['ci'], source: 'tool:ci' });
+    const observation = await memory.add({
+      kind: 'observation',
+      content: 'Build 42 failed on lint',
+      tags: ['ci'],
+      source: 'tool:ci',
+    });
     test.clock.advance(1);
-    const episode = await memory.add({ kind: 'episode', content: 'Helped alice rotate the deploy key', tags: ['ops', 'alice'], source: 'run:r1' });
+    const episode = await memory.add({
+      kind: 'episode',
+      content: 'Helped alice rotate the deploy key',
+      tags: ['ops', 'alice'],
+      source: 'run:r1',
+    });
     return { fact, observation, episode };
   }
 
   it('adds items with tags, source and a timestamp, and lists them newest first', async () => {
     const { fact, episode } = await addFixtures();
-    expect(fact).toMatchObject({ kind: 'fact', tags: ['ops'], source: 'doc:runbook', at: 1_000_000 });
+    expect(fact).toMatchObject({
+      kind: 'fact',
+      tags: ['ops'],
+      source: 'doc:runbook',
+      at: 1_000_000,
+    });
     const listed = await test.store.workingMemory.list();
     expect(listed.map((item) => item.kind)).toEqual(['episode', 'observation', 'fact']);
     expect(listed[0]).toEqual(episode);
@@ -30,14 +50,21 @@ describe.each(BACKENDS)('WorkingMemory (%s)', (backend) => {
     await addFixtures();
     const ops = await test.store.workingMemory.list({ tags: ['ops'] });
     expect(ops.map((item) => item.kind)).toEqual(['episode', 'fact']);
-    const both = await test.store.workingMemory.list({ tags: ['ops', 'alice'], kinds: ['episode'] });
+    const both = await test.store.workingMemory.list({
+      tags: ['ops', 'alice'],
+      kinds: ['episode'],
+    });
     expect(both).toHaveLength(1);
     expect(await test.store.workingMemory.list({ kinds: ['fact'], limit: 0 })).toEqual([]);
   });
 
   it('ranks by keyword relevance and attaches provenance', async () => {
     const { fact, episode } = await addFixtures();
-    const result = await test.store.workingMemory.retrieve({ query: 'deploy key', budgetChars: 1000, fillWithRecent: false });
+    const result = await test.store.workingMemory.retrieve({
+      query: 'deploy key',
+      budgetChars: 1000,
+      fillWithRecent: false,
+    });
     expect(result.items.map((item) => item.id).sort()).toEqual([fact.id, episode.id].sort());
     expect(result.items.every((item) => item.reason === 'relevant' && item.score > 0)).toBe(true);
     const [top] = result.items;
@@ -86,8 +113,12 @@ describe.each(BACKENDS)('WorkingMemory (%s)', (backend) => {
   });
 
   it('keeps agents apart', async () => {
-    await test.store.forAgent('a').workingMemory.add({ kind: 'fact', content: 'secret of a', source: 's' });
-    const result = await test.store.forAgent('b').workingMemory.retrieve({ query: 'secret', budgetChars: 100 });
+    await test.store
+      .forAgent('a')
+      .workingMemory.add({ kind: 'fact', content: 'secret of a', source: 's' });
+    const result = await test.store
+      .forAgent('b')
+      .workingMemory.retrieve({ query: 'secret', budgetChars: 100 });
     expect(result.items).toEqual([]);
   });
 

@@ -1,5 +1,7 @@
 import type { BackendContext } from '../backend-context.js';
 import { checkLayerUpdate, toMutableLayerId } from '../check-layer-update.js';
+import { notFound } from '../not-found.js';
+import { parseId } from '../parse-input.js';
 import {
   type LayerWriteOptions,
   MUTABLE_LAYER_IDS,
@@ -7,8 +9,6 @@ import {
   type PromptLayerStore,
   type PromptLayerVersion,
 } from '../prompt-layer-store.js';
-import { notFound } from '../not-found.js';
-import { parseId } from '../parse-input.js';
 
 /** Each layer's versions in an array, oldest first; version n sits at index n - 1. */
 export class MemoryPromptLayerStore implements PromptLayerStore {
@@ -19,7 +19,14 @@ export class MemoryPromptLayerStore implements PromptLayerStore {
     this.#context = context;
     const at = context.now();
     const seed = (layerId: MutableLayerId): PromptLayerVersion[] => [
-      { layerId, version: 1, content: context.policy.seeds[layerId], by: 'seed', at, restoredFrom: null },
+      {
+        layerId,
+        version: 1,
+        content: context.policy.seeds[layerId],
+        by: 'seed',
+        at,
+        restoredFrom: null,
+      },
     ];
     this.#versions = { 6: seed(6), 7: seed(7), 8: seed(8), 9: seed(9) };
   }

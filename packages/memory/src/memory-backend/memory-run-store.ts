@@ -7,8 +7,8 @@ import { decodeRunCursor, encodeRunCursor, isAfterCursor } from '../run-cursor.j
 import {
   isEndStatus,
   parseAfterSeq,
-  parseCutoff,
   parseCheckpointInput,
+  parseCutoff,
   parseListRuns,
   parseRunEvent,
   parseRunPatch,
@@ -89,7 +89,8 @@ export class MemoryRunStore implements RunStore {
 
   async listRuns(options: ListRunsOptions = {}): Promise<RunPage> {
     this.#context.assertOpen('runs.listRuns');
-    const { statuses, parentId, createdAfter, createdBefore, limit, cursor } = parseListRuns(options);
+    const { statuses, parentId, createdAfter, createdBefore, limit, cursor } =
+      parseListRuns(options);
     const after = cursor === undefined ? undefined : decodeRunCursor(cursor);
     const matching = [...this.#runs.values()]
       .map((run) => run.record)

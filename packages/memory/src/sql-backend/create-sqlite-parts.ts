@@ -1,7 +1,7 @@
 import type { StoreParts } from '../assemble-store.js';
 import type { BackendContext } from '../backend-context.js';
-import type { SqlDriver } from './sql-driver.js';
 import { SqlConversationStore } from './sql-conversation-store.js';
+import type { SqlDriver } from './sql-driver.js';
 import { SqlPromptLayerStore } from './sql-prompt-layer-store.js';
 import { SqlRunStore } from './sql-run-store.js';
 import { SqlScratchpad } from './sql-scratchpad.js';

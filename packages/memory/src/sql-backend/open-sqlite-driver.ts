@@ -1,7 +1,8 @@
 import { RlmError } from '@rlm/protocol';
 import Database from 'better-sqlite3';
+import { migrateSqlite, readVersion } from './migrate-sqlite.js';
+import { isBusyError, retryWhileBusy } from './retry-while-busy.js';
 import type { SqlDriver, SqlExecutor, SqlValue } from './sql-driver.js';
-import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from './sqlite-migrations.js';
 
 /** How to open a SQLite file. */
 export interface SqliteDriverOptions {
@@ -11,64 +12,52 @@ export interface SqliteDriverOptions {
 }
 
 /**
- * Opens (creating if needed) a SQLite file in WAL mode with foreign keys on and a busy timeout,
- * then brings its schema up to date in one immediate transaction (so two processes opening a
- * new file at once do not both migrate).
+ * Opens (creating if needed) a SQLite file in WAL mode with foreign keys on, then brings its
+ * schema up to date (see `migrateSqlite`). Lock waits use `retryWhileBusy` (an asynchronous busy
+ * timeout) instead of SQLite's blocking handler, whose timeout is therefore set to 0.
  *
- * better-sqlite3 is synchronous, and each of our async operations runs its statements without
- * yielding except between statements of a transaction; calls are therefore chained on one queue
- * so a transaction's statements are never interleaved with another caller's.
+ * better-sqlite3 is synchronous, and our async operations yield between the statements of a
+ * transaction; calls are therefore chained on one queue per connection so a transaction's
+ * statements are never interleaved with another caller's.
  *
  * @throws RlmError `memory.schema_too_new` when the file was written by a newer version,
  * `memory.storage_failed` when the file cannot be opened
  */
-export function openSqliteDriver({ path, busyTimeoutMs, synchronous }: SqliteDriverOptions): SqlDriver {
-  const db = openDatabase(path, busyTimeoutMs);
+export async function openSqliteDriver({
+  path,
+  busyTimeoutMs,
+  synchronous,
+}: SqliteDriverOptions): Promise<SqlDriver> {
+  const db = openDatabase(path);
   try {
-    db.pragma('journal_mode = WAL');
+    // A newer file is refused before it is touched (even switching it to WAL would write to it).
+    readVersion(db);
+    await retryWhileBusy(() => db.pragma('journal_mode = WAL'), busyTimeoutMs);
     db.pragma('foreign_keys = ON');
     db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
-    migrate(db);
+    await migrateSqlite(db, busyTimeoutMs);
   } catch (error) {
     db.close();
     throw RlmError.is(error) ? error : storageFailed('open', error);
   }
-  return new SqliteDriver(db);
+  return new SqliteDriver(db, busyTimeoutMs);
 }
 
-function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
+function openDatabase(path: string): Database.Database {
   try {
-    return new Database(path, { timeout: busyTimeoutMs });
+    return new Database(path, { timeout: 0 });
   } catch (error) {
     throw storageFailed('open', error);
   }
 }
 
-function migrate(db: Database.Database): void {
-  db.transaction(() => {
-    const fileVersion = Number(db.pragma('user_version', { simple: true }));
-    if (fileVersion > SQLITE_SCHEMA_VERSION) {
-      throw new RlmError({
-        code: 'memory.schema_too_new',
-        message: `The database was written by a newer @rlm/memory (schema ${fileVersion}; this version supports up to ${SQLITE_SCHEMA_VERSION}). Upgrade @rlm/memory to open it.`,
-        details: { fileVersion, supportedVersion: SQLITE_SCHEMA_VERSION },
-      });
-    }
-    for (const migration of SQLITE_MIGRATIONS) {
-      if (migration.version > fileVersion) db.exec(migration.sql);
-    }
-    if (fileVersion < SQLITE_SCHEMA_VERSION) db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
-  }).immediate();
-}
-
 function storageFailed(operation: string, cause: unknown): RlmError<'memory.storage_failed'> {
-  const busy = typeof cause === 'object' && cause !== null && 'code' in cause && cause.code === 'SQLITE_BUSY';
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new RlmError({
     code: 'memory.storage_failed',
     message: `SQLite ${operation} failed: ${reason}`,
     details: { operation },
-    retryable: busy,
+    retryable: isBusyError(cause),
     cause,
   });
 }
@@ -80,26 +69,24 @@ function describeStatement(sql: string): string {
 
 class SqliteExecutor implements SqlExecutor {
   readonly #db: Database.Database;
+  readonly #busyTimeoutMs: number;
   readonly #statements = new Map<string, Database.Statement>();
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, busyTimeoutMs: number) {
     this.#db = db;
+    this.#busyTimeoutMs = busyTimeoutMs;
   }
 
-  async all<TRow>(sql: string, params: readonly SqlValue[] = []): Promise<TRow[]> {
-    return this.allNow<TRow>(sql, params);
+  all<TRow>(sql: string, params: readonly SqlValue[] = []): Promise<TRow[]> {
+    return this.#guard(sql, () => this.#prepare(sql).all(...params) as TRow[]);
   }
 
   async get<TRow>(sql: string, params: readonly SqlValue[] = []): Promise<TRow | undefined> {
-    return this.allNow<TRow>(sql, params)[0];
+    return (await this.all<TRow>(sql, params))[0];
   }
 
-  async run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
+  run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
     return this.#guard(sql, () => ({ changes: this.#prepare(sql).run(...params).changes }));
-  }
-
-  allNow<TRow>(sql: string, params: readonly SqlValue[]): TRow[] {
-    return this.#guard(sql, () => this.#prepare(sql).all(...params) as TRow[]);
   }
 
   #prepare(sql: string): Database.Statement {
@@ -111,9 +98,9 @@ class SqliteExecutor implements SqlExecutor {
     return statement;
   }
 
-  #guard<T>(sql: string, work: () => T): T {
+  async #guard<T>(sql: string, work: () => T): Promise<T> {
     try {
-      return work();
+      return await retryWhileBusy(work, this.#busyTimeoutMs);
     } catch (error) {
       throw RlmError.is(error) ? error : storageFailed(describeStatement(sql), error);
     }
@@ -126,9 +113,9 @@ class SqliteDriver implements SqlDriver {
   /** Settles when the previous call finished; every call waits for it (see openSqliteDriver). */
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, busyTimeoutMs: number) {
     this.#db = db;
-    this.#executor = new SqliteExecutor(db);
+    this.#executor = new SqliteExecutor(db, busyTimeoutMs);
   }
 
   all<TRow>(sql: string, params?: readonly SqlValue[]): Promise<TRow[]> {

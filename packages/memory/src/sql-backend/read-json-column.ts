@@ -22,7 +22,11 @@ export function readJsonColumn<TSchema extends z.ZodType>(
   throw corrupt(column, describeIssues(result.error).join('; '), result.error);
 }
 
-function corrupt(column: string, reason: string, cause: unknown): RlmError<'memory.storage_failed'> {
+function corrupt(
+  column: string,
+  reason: string,
+  cause: unknown,
+): RlmError<'memory.storage_failed'> {
   return new RlmError({
     code: 'memory.storage_failed',
     message: `Stored ${column} is invalid: ${reason}`,

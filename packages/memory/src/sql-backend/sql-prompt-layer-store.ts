@@ -131,7 +131,16 @@ export class SqlPromptLayerStore implements PromptLayerStore {
        VALUES (?, ?, (SELECT MAX(version) + 1 FROM prompt_layers WHERE agent_id = ? AND layer_id = ?),
          ?, ?, ?, ?)
        RETURNING ${COLUMNS}`,
-      [this.#agentId, layerId, this.#agentId, layerId, content, by, this.#context.now(), restoredFrom],
+      [
+        this.#agentId,
+        layerId,
+        this.#agentId,
+        layerId,
+        content,
+        by,
+        this.#context.now(),
+        restoredFrom,
+      ],
     );
     return toVersion(row as Row);
   }

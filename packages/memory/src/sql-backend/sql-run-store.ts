@@ -14,8 +14,8 @@ import { decodeRunCursor, encodeRunCursor } from '../run-cursor.js';
 import {
   isEndStatus,
   parseAfterSeq,
-  parseCutoff,
   parseCheckpointInput,
+  parseCutoff,
   parseListRuns,
   parseRunEvent,
   parseRunPatch,
@@ -84,7 +84,9 @@ export class SqlRunStore implements RunStore {
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
     this.#context.assertOpen('runs.getRun');
-    const row = await this.#driver.get<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`, [runId]);
+    const row = await this.#driver.get<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`, [
+      runId,
+    ]);
     return row === undefined ? undefined : toRun(row);
   }
 
@@ -112,7 +114,8 @@ export class SqlRunStore implements RunStore {
 
   async listRuns(options: ListRunsOptions = {}): Promise<RunPage> {
     this.#context.assertOpen('runs.listRuns');
-    const { statuses, parentId, createdAfter, createdBefore, limit, cursor } = parseListRuns(options);
+    const { statuses, parentId, createdAfter, createdBefore, limit, cursor } =
+      parseListRuns(options);
     const where: string[] = [];
     const params: SqlValue[] = [];
     if (statuses !== undefined) {
@@ -144,7 +147,10 @@ export class SqlRunStore implements RunStore {
     );
     const runs = rows.slice(0, limit).map(toRun);
     const last = runs.at(-1);
-    return { runs, nextCursor: rows.length > limit && last !== undefined ? encodeRunCursor(last) : null };
+    return {
+      runs,
+      nextCursor: rows.length > limit && last !== undefined ? encodeRunCursor(last) : null,
+    };
   }
 
   async appendEvent(runId: string, event: RunEvent): Promise<number> {
@@ -225,7 +231,9 @@ export class SqlRunStore implements RunStore {
       'SELECT record FROM run_trajectory WHERE run_id = ? ORDER BY seq',
       [runId],
     );
-    return rows.map((row) => readJsonColumn(trajectoryRecordSchema, row.record, 'run_trajectory.record'));
+    return rows.map((row) =>
+      readJsonColumn(trajectoryRecordSchema, row.record, 'run_trajectory.record'),
+    );
   }
 
   async trajectoryJsonl(runId: string): Promise<string> {

@@ -1,0 +1,106 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  BACKENDS,
+  openTestStore,
+  TEST_POLICY,
+  type TestStore,
+} from './__fixtures__/open-test-store.js';
+import { createStore } from './create-store.js';
+import { DEFAULT_AGENT_ID } from './store.js';
+
+describe('createStore options', () => {
+  it('rejects an unknown kind with protocol.invalid_config naming the field', async () => {
+    const options = { kind: 'redis' } as never;
+    await expect(createStore(options)).rejects.toThrow(
+      expect.objectContaining({
+        code: 'protocol.invalid_config',
+        message: expect.stringMatching(/kind/),
+      }),
+    );
+  });
+
+  it('requires a path for sqlite', async () => {
+    const options = { kind: 'sqlite', promptLayers: TEST_POLICY } as never;
+    await expect(createStore(options)).rejects.toThrow(
+      expect.objectContaining({ details: { issues: [expect.stringMatching(/^path:/)] } }),
+    );
+  });
+
+  it('rejects bad limits and unknown options by name', async () => {
+    await expect(
+      createStore({ kind: 'memory', promptLayers: TEST_POLICY, limits: { senders: 0 } }),
+    ).rejects.toThrow(/limits\.senders/);
+    const unknown = { kind: 'memory', promptLayers: TEST_POLICY, maxSenders: 3 } as never;
+    await expect(createStore(unknown)).rejects.toThrow(/maxSenders/);
+  });
+
+  it('rejects a prompt-layer policy without validate', async () => {
+    const policy = { seeds: TEST_POLICY.seeds } as never;
+    await expect(createStore({ kind: 'memory', promptLayers: policy })).rejects.toThrow(
+      /promptLayers/,
+    );
+  });
+
+  it('honours custom limits', async () => {
+    const store = await createStore({
+      kind: 'memory',
+      promptLayers: TEST_POLICY,
+      limits: { exchangesPerSender: 2, exchangeChars: 3 },
+    });
+    for (const id of ['m1', 'm2', 'm3']) {
+      await store.conversations.append('s', {
+        messageId: id,
+        senderBody: 'hello',
+        agentReply: 'hi',
+        turnId: 't',
+      });
+    }
+    const stored = await store.conversations.get('s');
+    expect(stored.map((exchange) => [exchange.messageId, exchange.senderBody])).toEqual([
+      ['m2', 'hel'],
+      ['m3', 'hel'],
+    ]);
+    await store.close();
+  });
+});
+
+describe.each(BACKENDS)('Store (%s)', (backend) => {
+  let test: TestStore;
+  beforeEach(async () => {
+    test = await openTestStore(backend);
+  });
+  afterEach(() => test.cleanup());
+
+  it('reports its kind and serves the default agent on the store itself', () => {
+    expect(test.store.kind).toBe(backend);
+    expect(test.store.agentId).toBe(DEFAULT_AGENT_ID);
+    expect(test.store.forAgent(DEFAULT_AGENT_ID).scratchpad).toBe(test.store.scratchpad);
+  });
+
+  it('returns the same agent stores for the same id and rejects a blank id', () => {
+    expect(test.store.forAgent('a')).toBe(test.store.forAgent('a'));
+    expect(() => test.store.forAgent(' ')).toThrow(
+      expect.objectContaining({ code: 'protocol.invalid_message' }),
+    );
+  });
+
+  it('rejects calls after close with memory.storage_failed, and closes idempotently', async () => {
+    await test.store.close();
+    await test.store.close();
+    await expect(test.store.scratchpad.get('k')).rejects.toThrow(
+      expect.objectContaining({ code: 'memory.storage_failed' }),
+    );
+    await expect(test.store.runs.getRun('r')).rejects.toThrow(
+      expect.objectContaining({ code: 'memory.storage_failed' }),
+    );
+  });
+
+  it('finishes writes already started when close is called', async () => {
+    const writes = Array.from({ length: 20 }, (_, index) =>
+      test.store.scratchpad.set(`k${index}`, { type: 't', summary: '', raw: index }),
+    );
+    const closing = test.store.close();
+    await expect(Promise.all(writes)).resolves.toHaveLength(20);
+    await closing;
+  });
+});
