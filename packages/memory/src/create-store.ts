@@ -1,8 +1,8 @@
 import { parseSchema, RlmError } from '@rlm/protocol';
 import { assembleStore } from './assemble-store.js';
 import type { BackendContext } from './backend-context.js';
+import { DEFAULT_PROMPT_LAYER_POLICY } from './default-prompt-layer-policy.js';
 import { createMemoryParts } from './memory-backend/create-memory-store.js';
-import type { PromptLayerPolicy } from './prompt-layer-store.js';
 import { createSqlParts } from './sql-backend/create-sqlite-parts.js';
 import { openSqliteDriver } from './sql-backend/open-sqlite-driver.js';
 import type { Store } from './store.js';
@@ -30,7 +30,7 @@ export async function createStore(options: StoreOptions): Promise<Store> {
   const context: BackendContext = {
     limits: resolved.limits,
     now: resolved.now ?? Date.now,
-    policy: resolved.promptLayers ?? defaultPolicy(),
+    policy: resolved.promptLayers ?? DEFAULT_PROMPT_LAYER_POLICY,
     assertOpen(operation) {
       if (!closed) return;
       throw new RlmError({
@@ -52,13 +52,5 @@ export async function createStore(options: StoreOptions): Promise<Store> {
       closed = true;
       await parts.close();
     },
-  });
-}
-
-function defaultPolicy(): PromptLayerPolicy {
-  throw new RlmError({
-    code: 'protocol.invalid_config',
-    message: 'promptLayers: expected a PromptLayerPolicy ({ seeds, validate })',
-    details: { issues: ['promptLayers: required'] },
   });
 }

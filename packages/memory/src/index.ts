@@ -41,6 +41,7 @@ export { truncateText } from './truncate-text.js';
 
 // ── Prompt layers ───────────────────────
 
+export { DEFAULT_PROMPT_LAYER_POLICY } from './default-prompt-layer-policy.js';
 export {
   type LayerValidationResult,
   type LayerWriteOptions,
@@ -55,6 +56,11 @@ export {
 // ── Working memory ──────────────────────
 
 export { bm25Scores, tokenize } from './bm25-scores.js';
+export {
+  conversationItems,
+  type MemorySections,
+  memorySections,
+} from './to-context-items.js';
 export {
   DEFAULT_WORKING_MEMORY_MAX_ITEMS,
   type MemoryItem,
