@@ -1,0 +1,104 @@
+import { buildFlatPrompt } from '@rlm/prompts';
+import { totalUsage } from '@rlm/protocol';
+import { scriptedModel, sleep } from '@rlm/testkit';
+import { describe, expect, it } from 'vitest';
+import { eventLog, lastMessage, repl, testRLM } from '../testing/rlm-test-kit.js';
+
+describe('sub-calls from code', () => {
+  it('sends llm_query to the sub-model and returns its text', async () => {
+    const model = scriptedModel([
+      repl('const r = await llm_query("ping")\nprint(r)'),
+      'FINAL_VAR(r)',
+    ]);
+    const subModel = scriptedModel(() => 'pong', { id: 'scripted/sub' });
+    const result = await testRLM({ model, subModel }).completion('ctx');
+    expect(result.answer).toBe('pong');
+    expect(subModel.requests[0]!.messages).toEqual([{ role: 'user', content: 'ping' }]);
+    expect(Object.keys(result.usage.models).sort()).toEqual(['scripted/model', 'scripted/sub']);
+  });
+
+  it('keeps the order of llm_query_batched and turns a failed slot into an error string', async () => {
+    const code =
+      'const rs = await llm_query_batched(["a", "fail", "c", "d"])\nprint(JSON.stringify(rs))';
+    const model = scriptedModel([repl(code), 'FINAL_VAR(rs)']);
+    const subModel = scriptedModel(async (request) => {
+      const prompt = lastMessage(request).content;
+      await sleep(prompt === 'a' ? 60 : 5);
+      return prompt === 'fail' ? new Error('upstream exploded') : prompt.toUpperCase();
+    });
+    const result = await testRLM({ model, subModel }).completion('ctx');
+    const answers = JSON.parse(result.answer!) as string[];
+    expect(answers[0]).toBe('A');
+    expect(answers[1]).toMatch(/^Error: .*upstream exploded/);
+    expect(answers.slice(2)).toEqual(['C', 'D']);
+  });
+});
+
+describe('rlm_query', () => {
+  it('runs a child at depth 1 with its own sandbox, code and context', async () => {
+    const model = scriptedModel((request) => {
+      const isChild = request.messages[0]!.content.includes('string of 5 characters');
+      const turn = request.messages.filter((message) => message.role === 'assistant').length;
+      if (isChild) {
+        return turn === 0
+          ? repl('const n = context.split(" ").length + ":" + typeof secret')
+          : 'FINAL_VAR(n)';
+      }
+      return turn === 0
+        ? repl(
+            'const secret = 1\nconst r = await rlm_query("Count the words", { context: "a b c" })',
+          )
+        : 'FINAL_VAR(r)';
+    });
+    const { events, onEvent } = eventLog();
+    const result = await testRLM({ model, maxDepth: 2, onEvent }).completion('the root context');
+    expect(result).toMatchObject({ status: 'completed', answer: '3:undefined' });
+    const childStart = events.find((event) => event.type === 'run-start' && event.depth === 1);
+    expect(childStart).toMatchObject({ parentRunId: result.runId, runId: `${result.runId}.1` });
+    expect(events.filter((event) => event.type === 'block-end' && event.depth === 1)).toHaveLength(
+      1,
+    );
+    expect(totalUsage(result.usage).calls).toBe(4);
+  });
+
+  it('makes a specialist child when systemPrompt is passed', async () => {
+    const model = scriptedModel((request) => {
+      if (request.system?.startsWith('You are a meticulous lawyer.'))
+        return repl('FINAL("clause 7")');
+      const turn = request.messages.filter((message) => message.role === 'assistant').length;
+      return turn === 0
+        ? repl(
+            'const r = await rlm_query("Find the clause", { systemPrompt: "You are a meticulous lawyer." })',
+          )
+        : 'FINAL_VAR(r)';
+    });
+    const result = await testRLM({ model, maxDepth: 2 }).completion('contract text');
+    expect(result.answer).toBe('clause 7');
+  });
+
+  it('falls back to a one-shot call with the flat prompt at the depth limit', async () => {
+    const model = scriptedModel([
+      repl('const r = await rlm_query("Summarise", { context: "long text" })'),
+      'FINAL_VAR(r)',
+    ]);
+    const subModel = scriptedModel(() => 'short', { id: 'scripted/sub' });
+    const result = await testRLM({ model, subModel, maxDepth: 1 }).completion('ctx');
+    expect(result.answer).toBe('short');
+    expect(subModel.requests[0]!.system).toBe(buildFlatPrompt());
+    expect(lastMessage(subModel.requests[0]!).content).toBe('Summarise\n\nContext:\nlong text');
+  });
+
+  it('returns an error string to the caller when a child fails, and the parent goes on', async () => {
+    const model = scriptedModel((request) => {
+      if (request.messages[0]!.content.includes('string of 4 characters'))
+        return new Error('child model down');
+      const turn = request.messages.filter((message) => message.role === 'assistant').length;
+      return turn === 0
+        ? repl('const r = await rlm_query("task", { context: "abcd" })')
+        : 'FINAL_VAR(r)';
+    });
+    const result = await testRLM({ model, maxDepth: 2 }).completion('ctx');
+    expect(result.status).toBe('completed');
+    expect(result.answer).toMatch(/^Error: child run .* ended with status error/);
+  });
+});

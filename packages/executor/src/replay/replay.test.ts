@@ -1,0 +1,91 @@
+import type { TrajectoryRecord } from '@rlm/protocol';
+import { scriptedModel, sleep } from '@rlm/testkit';
+import { describe, expect, it } from 'vitest';
+import { memoryTrajectorySink, replay } from '../index.js';
+import { lastMessage, repl, testRLM } from '../testing/rlm-test-kit.js';
+
+const ROOT_CODE = [
+  'const words = context.split(" ")',
+  'const upper = await llm_query_batched(words)',
+  'const child = await rlm_query("count", { context: words.join(", ") })',
+  'const summary = upper.join("-") + " / " + child',
+].join('\n');
+
+/** A recorded run with concurrent sub-calls finishing out of order and a child running code. */
+async function record(): Promise<{ records: TrajectoryRecord[]; answer: string | null }> {
+  const model = scriptedModel((request) => {
+    const turn = request.messages.filter((message) => message.role === 'assistant').length;
+    if (request.messages[0]!.content.includes('string of 25 characters')) {
+      return turn === 0 ? repl('const n = context.split(", ").length') : 'FINAL_VAR(n)';
+    }
+    return turn === 0 ? repl(ROOT_CODE) : 'FINAL_VAR(summary)';
+  });
+  const subModel = scriptedModel(
+    async (request) => {
+      const word = lastMessage(request).content;
+      await sleep(word === 'alpha' ? 40 : 1);
+      return word.toUpperCase();
+    },
+    { id: 'scripted/sub' },
+  );
+  const sink = memoryTrajectorySink();
+  const rlm = testRLM({ model, subModel, maxDepth: 2, trajectory: sink });
+  const result = await rlm.completion('alpha beta gamma delta', { query: 'shout' });
+  return { records: sink.records, answer: result.answer };
+}
+
+describe('replay', () => {
+  it('re-runs a recording offline with the same answer and events', async () => {
+    const { records, answer } = await record();
+    const { result, events } = await replay(records, {
+      context: 'alpha beta gamma delta',
+      isolation: 'inline',
+    });
+    expect(answer).toBe('ALPHA-BETA-GAMMA-DELTA / 4');
+    expect(result.answer).toBe(answer);
+    expect(result.status).toBe('completed');
+    const recordedTypes = records.flatMap((r) => (r.kind === 'event' ? [r.event.type] : []));
+    expect(events.map((event) => event.type).sort()).toEqual(recordedTypes.sort());
+  });
+
+  it('names the first differing step when the code no longer does the same thing', async () => {
+    const { records } = await record();
+    const index = records.findIndex((r) => r.kind === 'event' && r.event.type === 'block-end');
+    const tampered = records.map((r, i) =>
+      i === index && r.kind === 'event' && r.event.type === 'block-end'
+        ? { ...r, event: { ...r.event, stdout: 'something else' } }
+        : r,
+    );
+    const eventPosition = tampered.slice(0, index).filter((r) => r.kind === 'event').length;
+    await expect(
+      replay(tampered, { context: 'alpha beta gamma delta', isolation: 'inline' }),
+    ).rejects.toMatchObject({
+      code: 'executor.replay_divergence',
+      details: { step: eventPosition },
+    });
+  });
+
+  it('fails when a recorded response would lead to different prompts', async () => {
+    const { records } = await record();
+    const tampered = records.map((r) =>
+      r.kind === 'model-exchange' && r.response?.text.includes('const words')
+        ? { ...r, response: { ...r.response, text: repl('print("different")') } }
+        : r,
+    );
+    await expect(
+      replay(tampered, { context: 'alpha beta gamma delta', isolation: 'inline' }),
+    ).rejects.toMatchObject({
+      code: 'executor.replay_divergence',
+    });
+  });
+
+  it('refuses a different context', async () => {
+    const { records } = await record();
+    await expect(
+      replay(records, { context: 'other text', isolation: 'inline' }),
+    ).rejects.toMatchObject({
+      code: 'executor.replay_divergence',
+      details: { step: 0 },
+    });
+  });
+});

@@ -1,0 +1,129 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RlmError } from '@rlm/protocol';
+import { scriptedModel } from '@rlm/testkit';
+import { describe, expect, it } from 'vitest';
+import {
+  exportRlmpaperLog,
+  memoryTrajectorySink,
+  parseTrajectory,
+  readTrajectory,
+} from '../index.js';
+import { repl, testRLM } from '../testing/rlm-test-kit.js';
+
+async function tempDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'rlm-trajectory-'));
+}
+
+describe('trajectories', () => {
+  it('writes header, events and exchanges to <dir>/<runId>.jsonl', async () => {
+    const dir = await tempDir();
+    const model = scriptedModel([repl('print(context.length)'), 'FINAL(5)']);
+    const rlm = testRLM({ model, trajectory: { dir }, generateId: () => 'run-a' });
+    const result = await rlm.completion('hello', { query: 'length?' });
+    expect(result.trajectoryPath).toBe(join(dir, 'run-a.jsonl'));
+    const records = await readTrajectory(result.trajectoryPath!);
+    expect(records[0]).toMatchObject({
+      kind: 'header',
+      runId: 'run-a',
+      config: { model: 'scripted/model' },
+    });
+    expect(records.filter((record) => record.kind === 'model-exchange')).toHaveLength(2);
+    expect(records.at(-1)).toMatchObject({
+      kind: 'event',
+      event: { type: 'run-end', status: 'completed' },
+    });
+  });
+
+  it('references the context by size and hash instead of copying it', async () => {
+    const sink = memoryTrajectorySink();
+    const context = `${'lorem ipsum '.repeat(80_000)}NEEDLE-7f3a`;
+    const model = scriptedModel([repl('print(context.slice(-4))'), 'FINAL(7f3a)']);
+    await testRLM({ model, trajectory: sink }).completion(context);
+    const text = sink.records.map((record) => JSON.stringify(record)).join('\n');
+    expect(text).not.toContain('NEEDLE-7f3a');
+    expect(text.length).toBeLessThan(50_000);
+    expect(text).toMatch(/"hash":"sha256:[0-9a-f]{16}"/);
+  });
+
+  it('stores only the new messages of each exchange', async () => {
+    const sink = memoryTrajectorySink();
+    const model = scriptedModel([repl('print(1)'), repl('print(2)'), 'FINAL(3)']);
+    await testRLM({ model, trajectory: sink }).completion('ctx');
+    const exchanges = sink.records.flatMap((record) =>
+      record.kind === 'model-exchange' ? [record] : [],
+    );
+    expect(exchanges.map((exchange) => exchange.request.messagesFrom)).toEqual([0, 1, 3]);
+    expect(exchanges[2]!.request.messages).toHaveLength(3);
+  });
+
+  it('redacts API keys that reach prompts or responses', async () => {
+    const sink = memoryTrajectorySink();
+    const key = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345';
+    const model = scriptedModel([repl(`print("${key}")`), 'FINAL(ok)']);
+    await testRLM({ model, trajectory: sink }).completion('ctx');
+    const text = JSON.stringify(sink.records);
+    expect(text).not.toContain(key);
+    expect(text).toContain('[REDACTED]');
+  });
+
+  it('still writes the trajectory when the root model fails', async () => {
+    const dir = await tempDir();
+    const failure = new RlmError({
+      code: 'model.auth',
+      message: 'bad key',
+      details: { status: 401 },
+    });
+    const result = await testRLM({
+      model: scriptedModel([failure]),
+      trajectory: { dir },
+    }).completion('ctx');
+    const records = await readTrajectory(result.trajectoryPath!);
+    expect(records.at(-1)).toMatchObject({ event: { type: 'run-end', status: 'error' } });
+  });
+
+  it('reads the prefix of a file cut short by a crash', async () => {
+    const dir = await tempDir();
+    const model = scriptedModel([repl('print(1)'), 'FINAL(1)']);
+    const result = await testRLM({ model, trajectory: { dir } }).completion('ctx');
+    const text = await readFile(result.trajectoryPath!, 'utf8');
+    const cut = text.slice(0, text.length - 40);
+    await writeFile(join(dir, 'cut.jsonl'), cut);
+    const records = await readTrajectory(join(dir, 'cut.jsonl'));
+    expect(records.length).toBe(text.trim().split('\n').length - 1);
+    expect(() => parseTrajectory('{"kind":"nope"}\n{}\n')).toThrow(
+      expect.objectContaining({ code: 'protocol.invalid_message' }),
+    );
+  });
+
+  it('exports the reference engine log format', async () => {
+    const sink = memoryTrajectorySink();
+    const model = scriptedModel([
+      repl('const r = await llm_query("sub?")\nprint(r)'),
+      'FINAL_VAR(r)',
+    ]);
+    const subModel = scriptedModel(['sub answer'], { id: 'scripted/sub' });
+    await testRLM({ model, subModel, trajectory: sink, maxDepth: 1 }).completion('ctx');
+    const lines = exportRlmpaperLog(sink.records)
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines[0]).toMatchObject({
+      type: 'metadata',
+      root_model: 'scripted/model',
+      max_depth: 1,
+    });
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatchObject({
+      type: 'iteration',
+      iteration: 1,
+      prompt: [{ role: 'system' }, { role: 'user' }, { role: 'user' }],
+      code_blocks: [
+        { code: expect.stringContaining('llm_query'), result: { rlm_calls: [{ prompt: 'sub?' }] } },
+      ],
+      final_answer: null,
+    });
+    expect(lines[2]).toMatchObject({ iteration: 2, final_answer: expect.any(String) });
+  });
+});
