@@ -147,9 +147,12 @@ function renderSection(
   };
 }
 
+type NoteStyle = 'full' | 'short';
+
 function droppedSection(
   dropped: readonly DroppedItem[],
   maxChars: number,
+  style: NoteStyle,
 ): ExecutorSection | undefined {
   if (dropped.length === 0) return undefined;
   const counts = new Map<string, number>();
@@ -157,15 +160,18 @@ function droppedSection(
   const summary = [...counts].map(([kind, count]) => `${count} ${kind}`).join(', ');
   const sources = dropped.slice(0, 10).map((item) => item.source);
   const more = dropped.length > 10 ? `, and ${dropped.length - 10} more` : '';
-  const text = `## Left out\nTo stay within ${maxChars} characters, ${dropped.length} lower-priority items were left out (${summary}; sources: ${sources.join(', ')}${more}).`;
+  const detail = style === 'full' ? `; sources: ${sources.join(', ')}${more}` : '';
+  const text = `## Left out\nTo stay within ${maxChars} characters, ${dropped.length} lower-priority items were left out (${summary}${detail}).`;
   return { id: 'dropped', title: 'Left out', text, items: [] };
 }
 
-function render(
-  input: Parsed,
-  kept: readonly Entry[],
-  dropped: readonly DroppedItem[],
-): ExecutorSection[] {
+interface RenderState {
+  kept: readonly Entry[];
+  dropped: readonly DroppedItem[];
+  style?: NoteStyle;
+}
+
+function render(input: Parsed, { kept, dropped, style = 'full' }: RenderState): ExecutorSection[] {
   const role = anchored(input.role);
   const task = anchored(input.task);
   const leads: Partial<Record<ExecutorSectionId, string>> = {
@@ -175,7 +181,7 @@ function render(
   const sections = EXECUTOR_SECTIONS.map((definition) =>
     renderSection(definition, kept, leads[definition.id]),
   ).filter((section) => section !== undefined);
-  const note = droppedSection(dropped, input.maxChars);
+  const note = droppedSection(dropped, input.maxChars, style);
   return note === undefined ? sections : [...sections, note];
 }
 
@@ -205,25 +211,31 @@ export function buildExecutorSections(input: ExecutorSectionsInput): ExecutorSec
   const queue = dropOrder(all);
   const droppedSet = new Set<Entry>();
   const dropped: DroppedItem[] = [];
-  let sections = render(parsed, all, dropped);
+  const kept = () => all.filter((entry) => !droppedSet.has(entry));
+  let sections = render(parsed, { kept: all, dropped });
   let text = join(sections);
   while (text.length > parsed.maxChars) {
+    // The note without its source list sometimes fits where the full one does not; prefer that
+    // to dropping one more item.
+    const short = render(parsed, { kept: kept(), dropped, style: 'short' });
+    if (dropped.length > 0 && join(short).length <= parsed.maxChars) {
+      sections = short;
+      text = join(short);
+      break;
+    }
     const next = queue.shift();
     if (next === undefined) {
+      const length = join(short).length;
       throw new RlmError({
         code: 'prompts.prompt_too_long',
-        message: `Role and task alone need ${text.length} characters; maxChars is ${parsed.maxChars}`,
-        details: { length: text.length, max: parsed.maxChars },
+        message: `Role, task and the note on left-out items need ${length} characters; maxChars is ${parsed.maxChars}`,
+        details: { length, max: parsed.maxChars },
       });
     }
     droppedSet.add(next);
     const { kind, text: itemText, source, priority } = next;
     dropped.push({ kind, text: itemText, source, priority, chars: next.line.length + 1 });
-    sections = render(
-      parsed,
-      all.filter((entry) => !droppedSet.has(entry)),
-      dropped,
-    );
+    sections = render(parsed, { kept: kept(), dropped });
     text = join(sections);
   }
   return { text, sections, dropped, chars: text.length, maxChars: parsed.maxChars };

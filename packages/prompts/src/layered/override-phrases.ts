@@ -115,11 +115,17 @@ export function normalizeForMatching(text: string): string {
   return text.normalize('NFKC').toLowerCase().replace(DASHES, '-').replace(INVISIBLE, '');
 }
 
+// Normalised once: the list has about 5,000 entries and validation runs on every layer write.
+const NORMALIZED_PHRASES: readonly string[] = OVERRIDE_PHRASES.map(normalizeForMatching);
+
 /** The first override phrase `content` contains (as listed), or `undefined`. */
 export function findOverridePhrase(
   content: string,
   phrases: readonly string[] = OVERRIDE_PHRASES,
 ): string | undefined {
   const normalized = normalizeForMatching(content);
-  return phrases.find((phrase) => normalized.includes(normalizeForMatching(phrase)));
+  const candidates =
+    phrases === OVERRIDE_PHRASES ? NORMALIZED_PHRASES : phrases.map(normalizeForMatching);
+  const index = candidates.findIndex((phrase) => normalized.includes(phrase));
+  return index === -1 ? undefined : phrases[index];
 }
