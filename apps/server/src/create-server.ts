@@ -10,6 +10,7 @@ import { handleError } from './handle-error.js';
 import { keyRateLimit } from './key-rate-limit.js';
 import { payloadTooLarge } from './payload-too-large.js';
 import { requestLogger } from './request-logger.js';
+import { agentsRoutes } from './routes/agents-routes.js';
 import { chatCompletionsRoutes } from './routes/chat-completions-routes.js';
 import { contextsRoutes } from './routes/contexts-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
@@ -72,5 +73,6 @@ export function createServer(services: ServerServices): Hono<AppEnv> {
   app.route('/v1/runs', runsRoutes(services));
   app.route('/v1/contexts', contextsRoutes(services));
   app.route('/v1/chat/completions', chatCompletionsRoutes(services));
+  app.route('/v1/agents', agentsRoutes(services));
   return app;
 }

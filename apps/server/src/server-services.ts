@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import type { Store } from '@rlm/memory';
 import type { Logger } from 'pino';
+import { type AgentRegistry, createAgentRegistry } from './agent-registry.js';
+import { type AgentTurns, createAgentTurns } from './agent-turns.js';
 import type { ApiKeyStore } from './api-key-store.js';
 import { type ContextStore, createContextStore } from './context-store.js';
 import { createEventHub, type EventHub } from './event-hub.js';
@@ -30,6 +32,8 @@ export interface ServerServices extends ServerDeps {
   metrics: MetricsRegistry;
   contexts: ContextStore;
   views: RunViews;
+  agents: AgentRegistry;
+  agentTurns: AgentTurns;
   /** Readiness checks for `/readyz`. */
   readiness(): Promise<Record<string, { ok: boolean; detail?: string }>>;
   /** Stops accepting runs, lets running ones finish within `graceMs`, releases resources. */
@@ -62,6 +66,13 @@ export function createServerServices(deps: ServerDeps): ServerServices {
     metrics,
     contexts,
     views: createRunViews(deps.store.runs),
+    agents: createAgentRegistry(deps.store.scratchpad),
+    agentTurns: createAgentTurns({
+      store: deps.store,
+      runs: manager,
+      contexts,
+      config: deps.config,
+    }),
     async readiness() {
       const store = await deps.store.runs
         .listRuns({ limit: 1 })
