@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { JsonValue } from '@rlm/protocol';
 import type {
   QuickJSContext,
@@ -27,7 +28,7 @@ export class HostBridge {
   readonly #caller: HostCaller;
   readonly #pending = new Set<Pending>();
   #generation = 0;
-  #controller = new AbortController();
+  #controller = blockController();
   #wake: (() => void) | undefined;
   #settledSinceWait = false;
 
@@ -123,7 +124,7 @@ export class HostBridge {
   endBlock(): void {
     this.#generation += 1;
     this.#controller.abort();
-    this.#controller = new AbortController();
+    this.#controller = blockController();
     for (const entry of this.#pending) entry.deferred.dispose();
     this.#pending.clear();
     this.#settledSinceWait = false;
@@ -136,4 +137,11 @@ function describeHostError(error: unknown): { name: string; message: string } {
     return { name, message: error.message };
   }
   return { name: 'Error', message: String(error) };
+}
+
+/** Every host call of a block listens to this signal; a fan-out of many calls is normal. */
+function blockController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
