@@ -1,14 +1,26 @@
+import { replay } from '@rlm/executor';
 import { RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
-import type { ExitCode } from '../exit-code.js';
+import { readDrivers } from '../config/read-drivers.js';
+import { resolveConfig } from '../config/resolve-config.js';
+import { loadContexts } from '../context/load-contexts.js';
+import { toContextValue } from '../engine/to-context-value.js';
+import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { readTrajectoryFile } from '../trajectory/read-trajectory-file.js';
 import { findTrajectory } from './find-trajectory.js';
 
-/** `rlm replay PATH`: re-runs a recorded trajectory offline and says whether it reproduces. */
+interface ReplayCommandOptions {
+  context?: string[];
+  driver?: string[];
+  include?: string[];
+  exclude?: string[];
+}
+
+/** `rlm replay PATH --context …`: re-runs a recorded trajectory offline and says whether it reproduces. */
 export function registerReplayCommand(
   program: Command,
-  { io }: { io: CliIo; setExitCode(code: ExitCode): void },
+  { io, setExitCode }: { io: CliIo; setExitCode(code: ExitCode): void },
 ): void {
   program
     .command('replay')
@@ -16,23 +28,77 @@ export function registerReplayCommand(
       're-run a trajectory offline (recorded model answers) and check that it reproduces',
     )
     .argument('<trajectory>', 'a .jsonl trajectory file, or a run id in the trajectory directory')
+    .option('-c, --context <path>', 'the same --context arguments as the recorded run', collect)
+    .option('--driver <name-or-file>', 'the same --driver arguments as the recorded run', collect)
+    .option('--include <glob>', 'as in the recorded run', collect)
+    .option('--exclude <glob>', 'as in the recorded run', collect)
     .option('--debug', 'show stack traces on errors')
     .addHelpText(
       'after',
       `
-Exit codes: 0 reproduces, 1 diverges (the first differing step is printed).
+Trajectories keep the context's size and hash, not the context: pass the same --context
+arguments as the original run. Exit codes: 0 reproduces, 1 diverges (the first differing step
+is printed), 2 the trajectory or context is not the recorded one.
 
 Examples:
-  $ rlm replay run.jsonl
-  $ rlm replay 4f1c2a9e-…`,
+  $ rlm replay run.jsonl --context notes.txt
+  $ rlm replay 4f1c2a9e-… --context src --include "**/*.ts"`,
     )
-    .action(async (reference: string) => {
-      await readTrajectoryFile(findTrajectory(reference, io));
-      throw new RlmError({
-        code: 'cli.not_available',
-        message:
-          'rlm replay is not available yet: @rlm/executor does not export replay in this build.',
-        details: { feature: 'replay' },
-      });
+    .action(async (reference: string, options: ReplayCommandOptions) => {
+      setExitCode(await replayAction(reference, options, io));
     });
+}
+
+async function replayAction(
+  reference: string,
+  options: ReplayCommandOptions,
+  io: CliIo,
+): Promise<ExitCode> {
+  const trajectory = await readTrajectoryFile(findTrajectory(reference, io));
+  const { config } = resolveConfig({
+    cwd: io.cwd,
+    env: io.env,
+    paths: io.paths,
+    flags: {
+      ...(options.include === undefined ? {} : { include: options.include }),
+      ...(options.exclude === undefined ? {} : { exclude: options.exclude }),
+      ...(options.driver === undefined ? {} : { drivers: options.driver }),
+    },
+  });
+  const contexts = await loadContexts(options.context ?? [], {
+    cwd: io.cwd,
+    readStdin: () => io.readStdin(),
+    include: config.include,
+    exclude: config.exclude,
+    maxBytes: config.maxContextBytes,
+  });
+  const drivers = await readDrivers(options.driver ?? []);
+  try {
+    const { result, events } = await replay(trajectory.records, {
+      context: toContextValue(contexts.map((context) => context.value)),
+      drivers,
+    });
+    io.stdout.write(
+      `Reproduces: ${events.length} events, status ${result.status}, answer: ${result.answer ?? '(none)'}\n`,
+    );
+    return EXIT_CODES.answered;
+  } catch (error) {
+    if (!RlmError.is(error, 'executor.replay_divergence')) throw error;
+    const { step, expected, actual } = error.details;
+    if (step === 0 && expected.startsWith('context ')) {
+      throw new RlmError({
+        code: 'cli.usage',
+        message: `The context is not the one this run recorded (${expected} vs ${actual}); pass the same --context arguments as the original run.`,
+        details: { option: '--context' },
+      });
+    }
+    io.stdout.write(
+      `Does not reproduce: diverged at step ${step}.\n  expected: ${expected}\n  actual:   ${actual}\n`,
+    );
+    return EXIT_CODES.failed;
+  }
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }

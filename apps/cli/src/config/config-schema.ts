@@ -45,7 +45,7 @@ export type PartialCliConfig = z.infer<typeof partialCliConfigSchema>;
 export type ConfigKey = keyof CliConfig;
 
 /** The root model used when nothing else is configured. */
-export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4-5';
+export const DEFAULT_MODEL = 'anthropic/claude-sonnet-5-5';
 
 /** 100 MB: large enough for real corpora, small enough to stop a mistaken `--context /`. */
 export const DEFAULT_MAX_CONTEXT_BYTES = 100_000_000;

@@ -1,12 +1,12 @@
 import type { DriverRef } from '@rlm/prompts';
-import type { RLMChatCompletion, RunEvent } from '@rlm/protocol';
+import type { JsonValue, RLMChatCompletion, RunEvent } from '@rlm/protocol';
 import type { CliConfig } from '../config/config-schema.js';
 
 /** Everything one `rlm run` hands to the runtime. */
 export interface RunRequest {
   query: string;
   /** One value per `--context`; empty when the query is the whole prompt. */
-  contexts: unknown[];
+  contexts: JsonValue[];
   config: CliConfig;
   /** Built-in driver names and drivers parsed from files. */
   drivers: DriverRef[];

@@ -110,7 +110,7 @@ export class RunTree {
       case 'model-call-end':
         this.pendingCalls.delete(event.callId);
         this.modelCalls += 1;
-        this.inputTokens += event.usage?.inputTokens ?? 0;
+        this.inputTokens += inputTokensOf(event.usage);
         this.outputTokens += event.usage?.outputTokens ?? 0;
         this.costUsd += event.costUsd ?? 0;
         if (event.error !== undefined)
@@ -214,7 +214,7 @@ export class RunTree {
       let output = 0;
       let cost = 0;
       for (const usage of Object.values(event.usage.models)) {
-        input += usage.inputTokens;
+        input += inputTokensOf(usage);
         output += usage.outputTokens;
         cost += usage.costUsd;
       }
@@ -276,4 +276,13 @@ export class RunTree {
     }
     return undefined;
   }
+}
+
+/** Input tokens including cached ones: what the model actually read. */
+function inputTokensOf(
+  usage: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number } | undefined,
+): number {
+  return usage === undefined
+    ? 0
+    : usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
 }
