@@ -30,7 +30,9 @@ describe('SQLite durability and concurrency', () => {
   });
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
-  it('loses no acknowledged write when the writer is killed with SIGKILL mid-stream', async () => {
+  it('loses no acknowledged write when the writer is killed with SIGKILL mid-stream', {
+    timeout: 120_000,
+  }, async () => {
     const writer = spawnWriter(path, 0);
     await writer.waitForAcks(600);
     writer.child.kill('SIGKILL');
@@ -63,7 +65,9 @@ describe('SQLite durability and concurrency', () => {
     }
   });
 
-  it('lets another process read consistent snapshots while one writes', async () => {
+  it('lets another process read consistent snapshots while one writes', {
+    timeout: 120_000,
+  }, async () => {
     const writer = spawnWriter(path, 400);
     await writer.waitForAcks(1);
     const reader = await open(path);

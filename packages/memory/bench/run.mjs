@@ -1,0 +1,111 @@
+// Benchmarks for @rlm/memory (uses the built package: run `pnpm --filter @rlm/memory build` first).
+//   pnpm --filter @rlm/memory bench [-- --quick]
+// Prints a markdown table: throughput of conversation appends and RunStore event appends, and
+// recent() latency, for each backend, plus the SQLite/memory ratio (the number to compare across
+// machines; absolute numbers depend on the disk and on what else is running).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createStore } from '@rlm/memory';
+
+const quick = process.argv.includes('--quick');
+const APPENDS = quick ? 1_000 : 5_000;
+const EVENTS = quick ? 1_000 : 5_000;
+const RECENT_CALLS = quick ? 1_000 : 5_000;
+const SENDERS = 200;
+
+const BACKENDS = [
+  { name: 'memory', options: () => ({ kind: 'memory' }) },
+  {
+    name: 'sqlite (synchronous=normal)',
+    options: (dir) => ({ kind: 'sqlite', path: join(dir, 'n.db') }),
+  },
+  {
+    name: 'sqlite (synchronous=full)',
+    options: (dir) => ({ kind: 'sqlite', path: join(dir, 'f.db'), synchronous: 'full' }),
+  },
+];
+
+function exchange(index) {
+  return {
+    messageId: `m${index}`,
+    senderBody: `message body ${index} `.repeat(20),
+    agentReply: `reply ${index} `.repeat(20),
+    turnId: `t${index}`,
+  };
+}
+
+function event(index) {
+  return {
+    v: 1,
+    type: 'block-end',
+    runId: 'bench',
+    parentRunId: null,
+    rootRunId: 'bench',
+    depth: 0,
+    at: Date.now(),
+    iteration: index,
+    index: 0,
+    stdout: 'output line\n'.repeat(10),
+    stderr: '',
+    executionTime: 3,
+    finalAnswer: null,
+    error: null,
+  };
+}
+
+async function perSecond(count, work) {
+  const start = performance.now();
+  for (let index = 0; index < count; index++) await work(index);
+  return (count / (performance.now() - start)) * 1000;
+}
+
+async function latencies(count, work) {
+  const samples = [];
+  for (let index = 0; index < count; index++) {
+    const start = performance.now();
+    await work(index);
+    samples.push((performance.now() - start) * 1000);
+  }
+  samples.sort((a, b) => a - b);
+  const at = (q) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
+  return { p50: at(0.5), p95: at(0.95) };
+}
+
+async function measure(backend, dir) {
+  const store = await createStore(backend.options(dir));
+  const appendsPerSecond = await perSecond(APPENDS, (index) =>
+    store.conversations.append(`sender-${index % SENDERS}`, exchange(index)),
+  );
+  const recent = await latencies(RECENT_CALLS, (index) =>
+    store.conversations.recent(`sender-${index % SENDERS}`, 5),
+  );
+  await store.runs.createRun({ id: 'bench' });
+  const eventsPerSecond = await perSecond(EVENTS, (index) =>
+    store.runs.appendEvent('bench', event(index)),
+  );
+  await store.close();
+  return { appendsPerSecond, recent, eventsPerSecond };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'rlm-memory-bench-'));
+try {
+  const results = [];
+  for (const backend of BACKENDS)
+    results.push({ name: backend.name, ...(await measure(backend, dir)) });
+  const memory = results[0];
+  const lines = [
+    `Node ${process.version}, ${APPENDS} appends over ${SENDERS} senders, ${RECENT_CALLS} recent(sender, 5) calls, ${EVENTS} event appends`,
+    '',
+    '| backend | conversation appends/s | recent() p50 µs | recent() p95 µs | event appends/s | appends vs memory | events vs memory |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...results.map(
+      (result) =>
+        `| ${result.name} | ${Math.round(result.appendsPerSecond)} | ${result.recent.p50.toFixed(1)} | ${result.recent.p95.toFixed(1)} | ${Math.round(result.eventsPerSecond)} | ${(result.appendsPerSecond / memory.appendsPerSecond).toFixed(3)} | ${(result.eventsPerSecond / memory.eventsPerSecond).toFixed(3)} |`,
+    ),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
