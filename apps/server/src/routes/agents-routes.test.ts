@@ -7,12 +7,13 @@ async function json<T>(response: Response | Promise<Response>): Promise<T> {
   return (await (await response).json()) as T;
 }
 
-function post(server: TestServer, path: string, body: object, key?: string) {
+function post(server: TestServer, path: string, body: object & { asKey?: string }) {
+  const { asKey, ...rest } = body;
   return server.request(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    ...(key === undefined ? {} : { key }),
+    body: JSON.stringify(rest),
+    ...(asKey === undefined ? {} : { key: asKey }),
   });
 }
 
