@@ -102,13 +102,24 @@ export const rlmConfigSchema = z.strictObject({
   drivers: z.array(z.unknown()).default([]),
   /** Host tools callable from code by name. */
   tools: z
-    .record(
-      z
-        .string()
-        .regex(IDENTIFIER, 'tool names must be JavaScript identifiers')
-        .refine((name) => !isReservedName(name), 'tool names must not shadow a reserved name'),
-      toolSchema,
-    )
+    .record(z.string(), toolSchema)
+    .superRefine((tools, context) => {
+      for (const name of Object.keys(tools)) {
+        if (!IDENTIFIER.test(name)) {
+          context.addIssue({
+            code: 'custom',
+            path: [name],
+            message: 'tool names must be JavaScript identifiers',
+          });
+        } else if (isReservedName(name)) {
+          context.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `'${name}' is a reserved name`,
+          });
+        }
+      }
+    })
     .default({}),
   budget: budgetConfigSchema.default({ maxConsecutiveErrors: DEFAULT_MAX_CONSECUTIVE_ERRORS }),
   limits: limitsConfigSchema.default({

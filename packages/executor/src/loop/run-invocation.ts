@@ -144,10 +144,13 @@ async function turn(
   const last = iteration === spec.maxIterations - 1;
   const prompt =
     buildUserPrompt({ rootPrompt: spec.query, iteration }) + (last ? LAST_ITERATION_NOTE : '');
+  // The turn prompt stays in the history (unlike rlmpaper, which drops it) so each request
+  // extends the previous one byte for byte: that is what lets provider prompt caches hit.
+  state.history.push({ role: 'user', content: prompt });
   const response = await callModel(node, {
     model: spec.model,
     system: spec.systemPrompt,
-    messages: [...state.history, { role: 'user', content: prompt }],
+    messages: [...state.history],
     purpose: 'root',
   });
   const text = response.text;

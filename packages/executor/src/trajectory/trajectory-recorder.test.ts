@@ -54,7 +54,7 @@ describe('trajectories', () => {
     const exchanges = sink.records.flatMap((record) =>
       record.kind === 'model-exchange' ? [record] : [],
     );
-    expect(exchanges.map((exchange) => exchange.request.messagesFrom)).toEqual([0, 1, 3]);
+    expect(exchanges.map((exchange) => exchange.request.messagesFrom)).toEqual([0, 2, 5]);
     expect(exchanges[2]!.request.messages).toHaveLength(3);
   });
 

@@ -1,0 +1,37 @@
+import { scriptedModel } from '@rlm/testkit';
+import { describe, expect, it } from 'vitest';
+import { createRLM, DEFAULT_MAX_ITERATIONS, parseRLMConfig } from '../index.js';
+
+const model = scriptedModel([]);
+
+describe('RLM config', () => {
+  it('applies the documented defaults', () => {
+    const config = parseRLMConfig({ model });
+    expect(config).toMatchObject({
+      maxDepth: 1,
+      maxIterations: DEFAULT_MAX_ITERATIONS,
+      promptMode: 'solver',
+      firstTurnGuard: true,
+      isolation: 'worker',
+      budget: { maxConsecutiveErrors: 5 },
+      limits: { maxBlocksPerIteration: 10, maxOutputChars: 20_000 },
+    });
+  });
+
+  it('names the field and what was expected when a value is bad', () => {
+    expect(() => createRLM({ model, maxIterations: 0 })).toThrow(/maxIterations/);
+    expect(() => createRLM({ model, budget: { maxTokens: -1 } })).toThrow(/budget\.maxTokens/);
+    expect(() => createRLM({ model: { id: 'x' } as never })).toThrow(/LanguageModel.*at model/s);
+  });
+
+  it('rejects unknown fields and tools that shadow reserved names', () => {
+    const tool = { description: 'd', call: async () => null };
+    expect(() => createRLM({ model, maxDepht: 2 } as never)).toThrow(
+      expect.objectContaining({ code: 'protocol.invalid_config' }),
+    );
+    expect(() => createRLM({ model, tools: { llm_query: tool } })).toThrow(
+      /reserved name.*tools\.llm_query/s,
+    );
+    expect(() => createRLM({ model, tools: { 'bad name': tool } })).toThrow(/identifiers/);
+  });
+});
