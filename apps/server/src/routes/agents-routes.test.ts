@@ -112,12 +112,11 @@ describe('agents API', () => {
     );
     expect(
       (
-        await post(
-          server,
-          `/v1/agents/${agent.id}/messages`,
-          { sender: 'x', body: 'y' },
-          server.otherKey,
-        )
+        await post(server, `/v1/agents/${agent.id}/messages`, {
+          sender: 'x',
+          body: 'y',
+          asKey: server.otherKey,
+        })
       ).status,
     ).toBe(404);
   });
