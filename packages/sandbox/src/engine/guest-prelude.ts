@@ -236,19 +236,26 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, configJson) {
   function logTo(streamName) { return function () { write(streamName, formatArgs(arguments) + '\n'); }; }
 
   // ── type names and JSON-safe copies ────
+  // Brand checks that never run user code: typeName runs after the block (listing variables), where
+  // a Proxy trap or getter looping forever must not be able to stall the scaffold.
+  var dateGetTime = Date.prototype.getTime;
+  var regexpSource = getOwnPropertyDescriptor(RegExp.prototype, 'source').get;
+  function hasBrand(getter, value) { try { call(getter, value); return true; } catch (e) { return false; } }
+  function isClassSource(fn) {
+    var source = '';
+    try { source = call(functionToString, fn); } catch (e) { return false; }
+    return test(/^class[\s{]/, source);
+  }
   function typeName(value) {
     if (value === null) return 'null';
     var t = typeof value;
-    if (t === 'function') return call(stringSlice, functionText(value), [0, 7]) === '[class ' ? 'class' : 'function';
+    if (t === 'function') return isClassSource(value) ? 'class' : 'function';
     if (t !== 'object') return t;
-    if (isArray(value)) return 'array';
-    var tag = tagOf(value);
-    if (tag === '[object Map]') return 'map';
-    if (tag === '[object Set]') return 'set';
-    if (tag === '[object Date]') return 'date';
-    if (tag === '[object RegExp]') return 'regexp';
-    if (tag === '[object Error]') return 'error';
-    if (tag === '[object Promise]') return 'promise';
+    try { if (isArray(value)) return 'array'; } catch (e) { return 'object'; }
+    if (hasBrand(mapSize, value)) return 'map';
+    if (hasBrand(setSize, value)) return 'set';
+    if (hasBrand(dateGetTime, value)) return 'date';
+    if (value !== RegExpCtor.prototype && hasBrand(regexpSource, value)) return 'regexp';
     return 'object';
   }
   var MAX_COPY_NODES = 1000000;
@@ -332,12 +339,13 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, configJson) {
     }
     return jsonStringify(out);
   }
-  function listVariables() {
+  function listVariables(withSizes) {
     var names = userNames();
     var out = [];
     for (var i = 0; i < names.length; i++) {
       var g = globalValue(names[i]);
-      call(arrayPush, out, [{ name: names[i], type: g.accessor ? 'accessor' : typeName(g.value), size: g.accessor ? 0 : sizeOf(g.value) }]);
+      var size = g.accessor || withSizes !== 'sizes' ? 0 : sizeOf(g.value);
+      call(arrayPush, out, [{ name: names[i], type: g.accessor ? 'accessor' : typeName(g.value), size: size }]);
     }
     return jsonStringify(out);
   }

@@ -87,6 +87,9 @@ interface BlockClock {
 /** A failure outside QuickJS's own exceptions (host stack overflow, WASM abort): the engine is unusable. */
 class EngineFault extends Error {}
 
+/** The scaffold's own work ran out of time (a hostile Proxy or getter): the engine is fine. */
+class ScaffoldTimeout extends EngineFault {}
+
 /**
  * One QuickJS runtime + context in its own WASM module, with the scaffold installed. Runs on the
  * thread that owns it (the caller's in `inline` mode, a worker's in `worker` mode).
@@ -194,18 +197,24 @@ export class QuickJsEngine {
       return handle;
     });
     const previous = this.#deadline;
+    const previousReason = this.#interruptReason;
     this.#deadline = Date.now() + INTERNAL_CALL_MS;
+    this.#interruptReason = undefined;
     try {
       const fn = context.getProp(internals, name);
       const result = this.#guard(() => context.callFunction(fn, context.undefined, handles));
       fn.dispose();
       if (result.error) {
         result.error.dispose();
+        if (this.#interruptReason === 'cpu') {
+          throw new ScaffoldTimeout(`the scaffold's ${name} ran out of time`);
+        }
         throw new EngineFault(`the scaffold's ${name} failed`);
       }
       return result.value;
     } finally {
       this.#deadline = previous;
+      this.#interruptReason = previousReason;
       for (const handle of owned) handle.dispose();
     }
   }
@@ -239,6 +248,14 @@ export class QuickJsEngine {
       return JSON.parse(text) as GuestErrorInfo;
     } catch (failure) {
       if (!(failure instanceof EngineFault) || this.#poisonReason !== undefined) throw failure;
+      if (failure instanceof ScaffoldTimeout) {
+        return {
+          name: 'Error',
+          message: 'the thrown value could not be described in time',
+          stack: '',
+          lineNumber: null,
+        };
+      }
       return undefined;
     }
   }
@@ -387,8 +404,7 @@ export class QuickJsEngine {
       if (error.code === 'sandbox.out_of_memory') note = this.#recoverFromOutOfMemory(namesBefore);
     }
     try {
-      if (settled.kind === 'value')
-        this.#callInternal('formatCompletion', [settled.holder]).dispose();
+      if (settled.kind === 'value') note += this.#printCompletion(settled.holder);
       return this.#collect({ error, note, started });
     } catch (failure) {
       // QuickJS throws `null` when it cannot even allocate the error object, so an exhausted
@@ -399,6 +415,16 @@ export class QuickJsEngine {
       return this.#collect({ error: undescribedError(), note: note + recovered, started });
     } finally {
       if (settled.kind === 'value') settled.holder.dispose();
+    }
+  }
+
+  #printCompletion(holder: QuickJSHandle): string {
+    try {
+      this.#callInternal('formatCompletion', [holder]).dispose();
+      return '';
+    } catch (failure) {
+      if (!(failure instanceof ScaffoldTimeout)) throw failure;
+      return 'note: the value of the last expression could not be printed in time\n';
     }
   }
 
@@ -524,7 +550,12 @@ export class QuickJsEngine {
   getVariable(name: string): JsonValue | undefined {
     this.#assertUsable();
     const context = this.#context;
-    const entry = this.#callInternal('getVariable', [name]);
+    let entry: QuickJSHandle;
+    try {
+      entry = this.#callInternal('getVariable', [name]);
+    } catch (failure) {
+      throw this.#publicError(failure, `getVariable(${name})`);
+    }
     try {
       const kindHandle = context.getProp(entry, 0);
       const kind = context.getNumber(kindHandle);
@@ -556,9 +587,32 @@ export class QuickJsEngine {
     this.#callInternal('setJson', [name, JSON.stringify(value)]).dispose();
   }
 
+  /** User variables with type and approximate size (size 0 when measuring them took too long). */
   listVariables(): VariableInfo[] {
     this.#assertUsable();
-    return JSON.parse(this.#callInternalString('listVariables')) as VariableInfo[];
+    try {
+      return JSON.parse(this.#callInternalString('listVariables', ['sizes'])) as VariableInfo[];
+    } catch (failure) {
+      if (!(failure instanceof ScaffoldTimeout)) throw this.#publicError(failure, 'listVariables');
+      return JSON.parse(this.#callInternalString('listVariables', ['types'])) as VariableInfo[];
+    }
+  }
+
+  /** Turns an internal failure of a host-initiated call into the typed error callers match on. */
+  #publicError(failure: unknown, operation: string): unknown {
+    if (!(failure instanceof EngineFault)) return failure;
+    if (this.#poisonReason !== undefined) {
+      return new RlmError({
+        code: 'sandbox.poisoned',
+        message: `the sandbox is poisoned and must be recreated: ${this.#poisonReason}`,
+        details: { reason: this.#poisonReason },
+      });
+    }
+    return new RlmError({
+      code: 'sandbox.invalid_value',
+      message: `${operation} failed: ${failure.message}`,
+      details: { name: operation, reason: failure.message },
+    });
   }
 
   /** Frees the runtime, context and module memory; idempotent. */
