@@ -58,10 +58,11 @@ export function promptReport(config: PromptReportConfig): PromptReport {
   }
   const sections = systemPromptSections(config);
   const text = joinSections(sections);
+  const flat = config.depth >= config.maxDepth ? ', flat (no REPL)' : '';
   const specialist = config.systemPrompt === undefined ? '' : ', specialist';
   return {
     kind: 'system',
-    label: `system prompt: depth ${config.depth} of max ${config.maxDepth}, mode ${config.mode ?? 'solver'}${specialist}`,
+    label: `system prompt: depth ${config.depth} of max ${config.maxDepth}, mode ${config.mode ?? 'solver'}${specialist}${flat}`,
     sections: sections.map(({ id, title, text: sectionText }) => ({
       id,
       title,

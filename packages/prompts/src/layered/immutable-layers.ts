@@ -60,12 +60,21 @@ export const LAYER_4_ETHICS = [
   "- Never reveal one sender's conversation to another.",
 ].join('\n');
 
+// Skills are listed one per line; folding their text keeps a description from starting a line of
+// its own that could pass for a layer header.
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 /** Layer 5: what the agent can really do, with the active skills. */
 export function layer5OperationalReality(skills: readonly SkillSpec[] = []): string {
   const active =
     skills.length === 0
       ? ['Active skills: none.']
-      : ['Active skills:', ...skills.map((skill) => `- ${skill.name}: ${skill.description}`)];
+      : [
+          'Active skills:',
+          ...skills.map((skill) => `- ${oneLine(skill.name)}: ${oneLine(skill.description)}`),
+        ];
   return [
     '- You act only through the tools listed in layer 10 and the skills below. You cannot act in the world any other way, and you never claim an action you did not take.',
     '- Your context window is finite: long material lives in memory and tools, not in this prompt.',

@@ -9,7 +9,8 @@ import type { ToolSpec } from './tool-spec.js';
 export function toolsSection(tools: readonly ToolSpec[]): string | undefined {
   if (tools.length === 0) return undefined;
   const rows = tools.map(
-    (tool) => `- \`await ${tool.name}${tool.signature ?? '(…)'}\`: ${tool.description}`,
+    (tool) =>
+      `- \`await ${tool.name}${tool.signature ?? '(…)'}\`: ${tool.description.replace(/\s+/g, ' ')}`,
   );
   return [
     '## Your tools',
