@@ -47,6 +47,7 @@ describe('SQLite durability and concurrency', () => {
       // Sequence numbers are contiguous from 1 and cover every acknowledged one.
       expect(events.map((entry) => entry.seq)).toEqual(events.map((_, index) => index + 1));
       expect(events.length).toBeGreaterThanOrEqual(eventAcks.length);
+      for (const ack of eventAcks) expect(ack.seq).toBeLessThanOrEqual(events.length);
       for (const ack of acks) {
         if (ack.kind === 'scratchpad') expect(await store.scratchpad.get(ack.key)).toBeDefined();
         if (ack.kind === 'exchange') {

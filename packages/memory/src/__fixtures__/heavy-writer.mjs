@@ -20,7 +20,7 @@ function ack(record) {
   process.stdout.write(`${JSON.stringify(record)}\n`);
 }
 
-for (let index = 0; maxWrites === 0 || index < maxWrites; index++) {
+async function write(index) {
   const seq = await store.runs.appendEvent('writer', {
     v: 1,
     type: 'iteration-start',
@@ -45,5 +45,12 @@ for (let index = 0; maxWrites === 0 || index < maxWrites; index++) {
     });
     ack({ kind: 'exchange', sender, messageId: `m-${index}` });
   }
+}
+
+// Writes go out in concurrent batches, as a server handling several requests would issue them.
+const BATCH = 8;
+for (let index = 0; maxWrites === 0 || index < maxWrites; index += BATCH) {
+  const size = maxWrites === 0 ? BATCH : Math.min(BATCH, maxWrites - index);
+  await Promise.all(Array.from({ length: size }, (_, offset) => write(index + offset)));
 }
 await store.close();
