@@ -41,6 +41,8 @@ export interface RunManager {
   /** Cancels a queued or running run; false when it is not active in this process. */
   cancel(runId: string): Promise<boolean>;
   stats(): { queued: number; running: number };
+  /** Whether the run is queued or running in this process (cheap: no store read). */
+  isActive(runId: string): boolean;
   /** Start-up: re-queues runs found `queued`/`running`, or marks them `interrupted`. */
   recover(): Promise<{ requeued: string[]; interrupted: string[] }>;
   /** Stops accepting runs, waits up to `graceMs` for running ones, then interrupts the rest. */
@@ -251,6 +253,9 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     },
     stats() {
       return { queued: queue.length, running };
+    },
+    isActive(runId) {
+      return active.has(runId);
     },
     async recover() {
       const requeued: string[] = [];

@@ -103,7 +103,9 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
       runId: record.id,
       afterSeq: resumePoint(c),
       heartbeatMs: config.heartbeatMs,
+      // A run active in this process is not finished; only then is the store asked.
       isFinished: async () =>
+        !runs.isActive(record.id) &&
         END_STATUSES.has((await store.runs.getRun(record.id))?.status ?? 'error'),
     });
   });
