@@ -15,9 +15,11 @@ import {
   MAX_CACHE_BREAKPOINTS,
   type PromptCachingMode,
 } from './anthropic-params.js';
+import { consumeStream } from './consume-stream.js';
 import { abortedError, networkError, timeoutError } from './model-error.js';
 import { createModelLimiter, type ModelLimiter } from './model-limiter.js';
 import { costOfCall, type ModelPricing } from './model-pricing.js';
+import { type AttemptState, withStreamRetry } from './stream-retry.js';
 
 /** The Anthropic API base URL (the SDK appends `/v1/messages`). */
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
@@ -126,24 +128,18 @@ export function anthropic({
       });
     state.afterHeaders = true;
     const reply = new ReplyAccumulator();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // The SDK's timeout stops at the headers; a stalled stream would otherwise hang forever.
-    const armIdleTimer = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => idle.abort(), timeoutMs);
-    };
     try {
-      armIdleTimer();
-      for await (const event of stream) {
-        armIdleTimer();
-        reply.add(event);
-        if (reply.hasText) state.textDelivered = true;
-      }
+      await consumeStream(stream, {
+        idleMs: timeoutMs,
+        idle,
+        onEvent: (event) => {
+          reply.add(event);
+          if (reply.hasText) state.textDelivered = true;
+        },
+      });
     } catch (error) {
       if (idle.signal.aborted && !request.signal?.aborted) throw timeoutError(id, timeoutMs, error);
       throw fromAnthropicError(error, context);
-    } finally {
-      clearTimeout(timer);
     }
     // The SDK ends iteration quietly when its signal aborts, so check why the loop ended.
     if (request.signal?.aborted) throw abortedError(id, request.signal);
@@ -156,24 +152,11 @@ export function anthropic({
     if (request.signal?.aborted) throw abortedError(id, request.signal);
     return queue.run(
       limiterKey,
-      async () => {
-        for (let attempt = 0; ; attempt += 1) {
-          const state: AttemptState = { afterHeaders: false, textDelivered: false };
-          try {
-            return await streamOnce(request, state);
-          } catch (error) {
-            const retry =
-              attempt === 0 &&
-              maxRetries > 0 &&
-              state.afterHeaders &&
-              !state.textDelivered &&
-              RlmError.is(error) &&
-              error.retryable &&
-              !request.signal?.aborted;
-            if (!retry) throw error;
-          }
-        }
-      },
+      () =>
+        withStreamRetry((state) => streamOnce(request, state), {
+          maxRetries,
+          signal: request.signal,
+        }),
       request.signal,
     );
   }
@@ -183,11 +166,6 @@ export function anthropic({
     contextWindow: contextWindow ?? known?.contextWindow ?? DEFAULT_ANTHROPIC_CONTEXT_WINDOW,
     complete,
   };
-}
-
-interface AttemptState {
-  afterHeaders: boolean;
-  textDelivered: boolean;
 }
 
 const STOP_REASONS: Readonly<Record<string, StopReason>> = {
@@ -201,7 +179,6 @@ class ReplyAccumulator {
   hasText = false;
   stopped = false;
   private stopReason: StopReason = 'other';
-  private servedModel: string | undefined;
   private usage = {
     input_tokens: 0,
     output_tokens: 0,
@@ -214,7 +191,6 @@ class ReplyAccumulator {
   add(event: Anthropic.MessageStreamEvent): void {
     switch (event.type) {
       case 'message_start':
-        this.servedModel = event.message.model;
         this.mergeUsage(event.message.usage);
         break;
       case 'content_block_delta':
@@ -287,7 +263,8 @@ class ReplyAccumulator {
         cacheWriteTokens: usage.cache_creation_input_tokens,
       },
       stopReason: this.stopReason,
-      model: this.servedModel === undefined ? id : `anthropic/${this.servedModel}`,
+      // The requested id, not the served snapshot name, so usage adds up per configured model.
+      model: id,
       ...(requestId ? { requestId } : {}),
       ...(costUsd === undefined ? {} : { costUsd }),
     };

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { ANTHROPIC_MODELS, ANTHROPIC_PRICES_AS_OF } from './anthropic-models.js';
+import { costOfCall } from './model-pricing.js';
+
+const none = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheWrite5mTokens: 0,
+  cacheWrite1hTokens: 0,
+  cacheReadTokens: 0,
+};
+
+describe('costOfCall', () => {
+  it('bills input, output, cache writes by TTL and cache reads at their own rates', () => {
+    const sonnet = ANTHROPIC_MODELS['claude-sonnet-5-5']!.pricing;
+    const cost = costOfCall(sonnet, {
+      inputTokens: 1_000_000,
+      outputTokens: 1_000_000,
+      cacheWrite5mTokens: 1_000_000,
+      cacheWrite1hTokens: 1_000_000,
+      cacheReadTokens: 1_000_000,
+    });
+    expect(cost).toBeCloseTo(2 + 10 + 2.5 + 4 + 0.1, 10);
+  });
+
+  it('switches Haiku 5.5 to its long-prompt band above 100k prompt tokens', () => {
+    const haiku = ANTHROPIC_MODELS['claude-haiku-5-5']!.pricing;
+    expect(
+      costOfCall(haiku, { ...none, inputTokens: 100_000, outputTokens: 1_000_000 }),
+    ).toBeCloseTo(0.01 + 0.5, 10);
+    expect(
+      costOfCall(haiku, {
+        ...none,
+        inputTokens: 50_000,
+        cacheReadTokens: 60_000,
+        outputTokens: 1_000_000,
+      }),
+    ).toBeCloseTo(0.025 + 0.003 + 2.5, 10);
+  });
+
+  it('dates the price table', () => {
+    expect(ANTHROPIC_PRICES_AS_OF).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+});

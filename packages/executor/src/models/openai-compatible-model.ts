@@ -1,0 +1,241 @@
+import type { LanguageModel, ModelRequest, ModelResponse, StopReason } from '@rlm/protocol';
+import OpenAI from 'openai';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import { DEFAULT_MODEL_MAX_RETRIES, DEFAULT_MODEL_TIMEOUT_MS } from './anthropic-model.js';
+import { consumeStream } from './consume-stream.js';
+import { abortedError, networkError, timeoutError } from './model-error.js';
+import { createModelLimiter, type ModelLimiter } from './model-limiter.js';
+import { costOfCall, type ModelPricing } from './model-pricing.js';
+import { fromOpenAIError } from './openai-error.js';
+import { type AttemptState, withStreamRetry } from './stream-retry.js';
+
+/** Output tokens asked for when the request does not say. */
+export const DEFAULT_OPENAI_MAX_TOKENS = 16_000;
+/** The context window assumed when neither the caller nor the server says. */
+export const DEFAULT_OPENAI_CONTEXT_WINDOW = 128_000;
+
+export interface OpenAICompatibleOptions {
+  /** The server's base URL including `/v1`, e.g. `http://127.0.0.1:8000/v1` (vLLM). */
+  baseURL: string;
+  /** The model name the server knows. */
+  model: string;
+  /** Sent as `Authorization: Bearer`; local servers usually ignore it. @default 'not-needed' */
+  apiKey?: string;
+  /** The id prefix and limiter key: `openai`, `openrouter`, `vllm`, … @default 'openai-compatible' */
+  provider?: string;
+  /** @default DEFAULT_MODEL_MAX_RETRIES */
+  maxRetries?: number;
+  /** Per attempt: until headers, then between two stream chunks. @default DEFAULT_MODEL_TIMEOUT_MS */
+  timeoutMs?: number;
+  /** Calls at once through this client's own limiter (ignored when `limiter` is given). @default 8 */
+  maxConcurrency?: number;
+  /** A limiter shared by the run tree; calls queue under `provider`. */
+  limiter?: ModelLimiter;
+  /** @default DEFAULT_OPENAI_MAX_TOKENS */
+  maxTokens?: number;
+  /**
+   * The body field for the output cap: OpenAI's newer models accept only
+   * `max_completion_tokens`; most local servers read `max_tokens`.
+   * @default 'max_completion_tokens' for provider 'openai', else 'max_tokens'
+   */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /** @default DEFAULT_OPENAI_CONTEXT_WINDOW */
+  contextWindow?: number;
+  /** Prices for cost reporting; without them `costUsd` is left out. */
+  pricing?: ModelPricing;
+  /** Extra request headers (e.g. OpenRouter's `HTTP-Referer`). */
+  headers?: Readonly<Record<string, string>>;
+  fetch?: typeof fetch;
+}
+
+/**
+ * A `LanguageModel` for any OpenAI-compatible Chat Completions server (OpenAI, OpenRouter, vLLM,
+ * Ollama, llama.cpp) on the official openai SDK. Always streams with `include_usage`, maps
+ * failures to `model.*` errors, and retries once a stream that fails after headers with no text.
+ * Usage follows the same convention as `anthropic()`: `inputTokens` excludes cached tokens,
+ * which are reported as `cacheReadTokens`.
+ *
+ * @throws RlmError `model.*` codes as `anthropic()` does.
+ * @example
+ * const model = openaiCompatible({ baseURL: 'http://127.0.0.1:11434/v1', model: 'qwen3:8b' });
+ */
+export function openaiCompatible({
+  baseURL,
+  model,
+  apiKey = 'not-needed',
+  provider = 'openai-compatible',
+  maxRetries = DEFAULT_MODEL_MAX_RETRIES,
+  timeoutMs = DEFAULT_MODEL_TIMEOUT_MS,
+  maxConcurrency,
+  limiter,
+  maxTokens = DEFAULT_OPENAI_MAX_TOKENS,
+  maxTokensField = provider === 'openai' ? 'max_completion_tokens' : 'max_tokens',
+  contextWindow = DEFAULT_OPENAI_CONTEXT_WINDOW,
+  pricing,
+  headers,
+  fetch,
+}: OpenAICompatibleOptions): LanguageModel {
+  const id = `${provider}/${model}`;
+  const queue =
+    limiter ??
+    createModelLimiter(
+      maxConcurrency === undefined ? {} : { limits: { [provider]: maxConcurrency } },
+    );
+  // Every option is explicit so the SDK reads no environment variable (packages never do).
+  const client = new OpenAI({
+    apiKey,
+    baseURL,
+    organization: null,
+    project: null,
+    webhookSecret: null,
+    maxRetries,
+    timeout: timeoutMs,
+    logLevel: 'off',
+    ...(headers === undefined ? {} : { defaultHeaders: headers }),
+    ...(fetch === undefined ? {} : { fetch }),
+  });
+
+  async function streamOnce(request: ModelRequest, state: AttemptState): Promise<ModelResponse> {
+    const idle = new AbortController();
+    const signal =
+      request.signal === undefined ? idle.signal : AbortSignal.any([request.signal, idle.signal]);
+    const context = { modelId: id, timeoutMs, signal: request.signal };
+    const { data: stream, request_id: requestId } = await client.chat.completions
+      .create(buildParams(request, { model, maxTokens, maxTokensField }), {
+        signal,
+        timeout: timeoutMs,
+        maxRetries,
+      })
+      .withResponse()
+      .catch((error: unknown) => {
+        throw fromOpenAIError(error, context);
+      });
+    state.afterHeaders = true;
+    const reply = new ChunkAccumulator();
+    try {
+      await consumeStream(stream, {
+        idleMs: timeoutMs,
+        idle,
+        onEvent: (chunk) => {
+          reply.add(chunk);
+          if (reply.hasText) state.textDelivered = true;
+        },
+      });
+    } catch (error) {
+      if (idle.signal.aborted && !request.signal?.aborted) throw timeoutError(id, timeoutMs, error);
+      throw fromOpenAIError(error, context);
+    }
+    if (request.signal?.aborted) throw abortedError(id, request.signal);
+    if (idle.signal.aborted) throw timeoutError(id, timeoutMs);
+    // The SDK accepts a stream that ends without [DONE]; a missing finish_reason means it was cut.
+    if (!reply.finished) throw networkError(id, 'the stream ended before a finish_reason');
+    return reply.toResponse({ id, requestId, pricing });
+  }
+
+  async function complete(request: ModelRequest): Promise<ModelResponse> {
+    if (request.signal?.aborted) throw abortedError(id, request.signal);
+    return queue.run(
+      provider,
+      () =>
+        withStreamRetry((state) => streamOnce(request, state), {
+          maxRetries,
+          signal: request.signal,
+        }),
+      request.signal,
+    );
+  }
+
+  return { id, contextWindow, complete };
+}
+
+function buildParams(
+  request: ModelRequest,
+  {
+    model,
+    maxTokens,
+    maxTokensField,
+  }: { model: string; maxTokens: number; maxTokensField: 'max_tokens' | 'max_completion_tokens' },
+): ChatCompletionCreateParamsStreaming {
+  const messages: ChatCompletionMessageParam[] = [];
+  if (request.system !== undefined && request.system !== '') {
+    messages.push({ role: 'system', content: request.system });
+  }
+  for (const message of request.messages)
+    messages.push({ role: message.role, content: message.content });
+  return {
+    model,
+    messages,
+    [maxTokensField]: request.maxTokens ?? maxTokens,
+    ...(request.stop === undefined || request.stop.length === 0 ? {} : { stop: request.stop }),
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+}
+
+const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
+  stop: 'end_turn',
+  length: 'max_tokens',
+};
+
+/** Folds chunks into the final text, finish reason and usage. */
+class ChunkAccumulator {
+  hasText = false;
+  finished = false;
+  private parts: string[] = [];
+  private finishReason: StopReason = 'other';
+  private usage: ChatCompletionChunk['usage'] = undefined;
+
+  add(chunk: ChatCompletionChunk): void {
+    // Some servers send `choices: null` or leave it out on the usage chunk.
+    for (const choice of chunk.choices ?? []) {
+      const content = choice.delta?.content;
+      if (typeof content === 'string' && content !== '') {
+        this.parts.push(content);
+        this.hasText = true;
+      }
+      if (choice.finish_reason) {
+        this.finished = true;
+        this.finishReason = FINISH_REASONS[choice.finish_reason] ?? 'other';
+      }
+    }
+    if (chunk.usage) this.usage = chunk.usage;
+  }
+
+  toResponse({
+    id,
+    requestId,
+    pricing,
+  }: {
+    id: string;
+    requestId: string | null | undefined;
+    pricing: ModelPricing | undefined;
+  }): ModelResponse {
+    const text = this.parts.join('');
+    const cached = this.usage?.prompt_tokens_details?.cached_tokens ?? 0;
+    const inputTokens = Math.max(0, (this.usage?.prompt_tokens ?? 0) - cached);
+    const outputTokens = this.usage?.completion_tokens ?? 0;
+    const costUsd =
+      pricing === undefined || this.usage == null
+        ? undefined
+        : costOfCall(pricing, {
+            inputTokens,
+            outputTokens,
+            cacheReadTokens: cached,
+            cacheWrite5mTokens: 0,
+            cacheWrite1hTokens: 0,
+          });
+    return {
+      text,
+      usage: { inputTokens, outputTokens, cacheReadTokens: cached, cacheWriteTokens: 0 },
+      stopReason: this.finishReason,
+      // The requested id, not the served snapshot name, so usage adds up per configured model.
+      model: id,
+      ...(requestId ? { requestId } : {}),
+      ...(costUsd === undefined ? {} : { costUsd }),
+    };
+  }
+}

@@ -1,0 +1,153 @@
+import { type LanguageModel, RlmError } from '@rlm/protocol';
+import { anthropic, DEFAULT_ANTHROPIC_BASE_URL } from './anthropic-model.js';
+import type { PromptCachingMode } from './anthropic-params.js';
+import type { ModelLimiter } from './model-limiter.js';
+import { openaiCompatible } from './openai-compatible-model.js';
+
+/** OpenAI's own endpoint. */
+export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+/** OpenRouter's OpenAI-compatible endpoint. */
+export const OPENROUTER_BASE_URL = 'https://openrouter.ai/api/v1';
+
+/** The providers `resolveModel` understands, as the part of the id before the first `/`. */
+export const MODEL_PROVIDERS = ['anthropic', 'openai', 'openrouter', 'openai-compatible'] as const;
+
+export interface ResolveModelOptions {
+  /**
+   * Where keys and base URLs come from: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`,
+   * `OPENAI_BASE_URL`, `OPENROUTER_API_KEY`. Apps pass `process.env`; packages never read it.
+   * @default {}
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Overrides the key from `env`. */
+  apiKey?: string;
+  /** Overrides the base URL from `env` (and the `@url` of an `openai-compatible/` id). */
+  baseURL?: string;
+  /** A limiter shared by the run tree. */
+  limiter?: ModelLimiter;
+  maxConcurrency?: number;
+  maxRetries?: number;
+  timeoutMs?: number;
+  maxTokens?: number;
+  contextWindow?: number;
+  /** Anthropic only. @default 'auto' */
+  promptCaching?: PromptCachingMode;
+  fetch?: typeof fetch;
+}
+
+const LOCAL_HINT =
+  'To use a local server without a key, use openai-compatible/<model>@http://127.0.0.1:8000/v1 (vLLM, Ollama, llama.cpp).';
+
+/**
+ * Builds a model client from a `provider/model` id:
+ * - `anthropic/claude-sonnet-5-5` (key `ANTHROPIC_API_KEY`, base URL `ANTHROPIC_BASE_URL`);
+ * - `openai/gpt-…` (key `OPENAI_API_KEY`, base URL `OPENAI_BASE_URL`; no key needed when the base
+ *   URL points elsewhere than OpenAI);
+ * - `openrouter/<vendor>/<model>` (key `OPENROUTER_API_KEY`);
+ * - `openai-compatible/<model>@http://host:port/v1` (key optional; without `@url`, `OPENAI_BASE_URL`).
+ *
+ * @throws RlmError `model.missing_api_key` naming the variable to set, `model.unknown_provider`,
+ *   `config.invalid` for a malformed id.
+ * @example
+ * const model = resolveModel('anthropic/claude-sonnet-5-5', { env: process.env });
+ */
+export function resolveModel(modelId: string, options: ResolveModelOptions = {}): LanguageModel {
+  const { env = {}, apiKey, baseURL, promptCaching, ...shared } = options;
+  const slash = modelId.indexOf('/');
+  const provider = slash < 0 ? modelId : modelId.slice(0, slash);
+  const rest = slash < 0 ? '' : modelId.slice(slash + 1);
+  if (!(MODEL_PROVIDERS as readonly string[]).includes(provider)) {
+    throw new RlmError({
+      code: 'model.unknown_provider',
+      message: `Unknown model provider in "${modelId}": expected one of ${MODEL_PROVIDERS.map((name) => `${name}/…`).join(', ')}`,
+      details: { modelId },
+    });
+  }
+  if (rest === '') throw invalidId(modelId, 'the model name after the provider is empty');
+
+  switch (provider) {
+    case 'anthropic':
+      return anthropic({
+        ...shared,
+        model: rest,
+        apiKey: apiKey ?? requireKey(env, { variable: 'ANTHROPIC_API_KEY', modelId }),
+        baseURL: baseURL ?? nonEmpty(env['ANTHROPIC_BASE_URL']) ?? DEFAULT_ANTHROPIC_BASE_URL,
+        ...(promptCaching === undefined ? {} : { promptCaching }),
+      });
+    case 'openai': {
+      const url = baseURL ?? nonEmpty(env['OPENAI_BASE_URL']) ?? DEFAULT_OPENAI_BASE_URL;
+      const isOpenAI = new URL(url).hostname === 'api.openai.com';
+      const key =
+        apiKey ??
+        (isOpenAI
+          ? requireKey(env, { variable: 'OPENAI_API_KEY', modelId })
+          : nonEmpty(env['OPENAI_API_KEY']));
+      return openaiCompatible({
+        ...shared,
+        provider: 'openai',
+        model: rest,
+        baseURL: url,
+        ...(key === undefined ? {} : { apiKey: key }),
+      });
+    }
+    case 'openrouter':
+      return openaiCompatible({
+        ...shared,
+        provider: 'openrouter',
+        model: rest,
+        baseURL: baseURL ?? OPENROUTER_BASE_URL,
+        apiKey: apiKey ?? requireKey(env, { variable: 'OPENROUTER_API_KEY', modelId }),
+      });
+    default: {
+      const { model, url } = splitEndpoint(rest);
+      const endpoint = baseURL ?? url ?? nonEmpty(env['OPENAI_BASE_URL']);
+      if (endpoint === undefined) {
+        throw invalidId(
+          modelId,
+          'add the server as <model>@http://host:port/v1 or set OPENAI_BASE_URL',
+        );
+      }
+      if (model === '') throw invalidId(modelId, 'the model name before "@" is empty');
+      const key = apiKey ?? nonEmpty(env['OPENAI_API_KEY']);
+      return openaiCompatible({
+        ...shared,
+        model,
+        baseURL: endpoint,
+        ...(key === undefined ? {} : { apiKey: key }),
+      });
+    }
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+function requireKey(
+  env: Readonly<Record<string, string | undefined>>,
+  { variable, modelId }: { variable: string; modelId: string },
+): string {
+  const key = nonEmpty(env[variable]);
+  if (key !== undefined) return key;
+  throw new RlmError({
+    code: 'model.missing_api_key',
+    message: `${modelId} needs an API key: set ${variable} (or pass apiKey). ${LOCAL_HINT}`,
+    details: { variable },
+  });
+}
+
+/** Splits `<model>@http(s)://…`; model names may themselves contain `/` or `@`. */
+function splitEndpoint(rest: string): { model: string; url: string | undefined } {
+  const at = rest.search(/@https?:\/\//);
+  return at < 0
+    ? { model: rest, url: undefined }
+    : { model: rest.slice(0, at), url: rest.slice(at + 1) };
+}
+
+function invalidId(modelId: string, problem: string): RlmError {
+  return new RlmError({
+    code: 'config.invalid',
+    message: `Invalid model id "${modelId}": ${problem}`,
+    details: { source: 'model id', issues: [problem] },
+  });
+}
