@@ -81,6 +81,27 @@ describe('SQLite schema versions', () => {
     db.close();
   });
 
+  it('migrates once when two connections open a new file at the same time', async () => {
+    const stores = await Promise.all([
+      createStore({ kind: 'sqlite', path, promptLayers: TEST_POLICY }),
+      createStore({ kind: 'sqlite', path, promptLayers: TEST_POLICY }),
+    ]);
+    await stores[0].runs.createRun({ id: 'r' });
+    expect(await stores[1].runs.getRun('r')).toMatchObject({ id: 'r' });
+    for (const store of stores) await store.close();
+  });
+
+  it('opens a private in-memory SQLite database for path :memory:', async () => {
+    const store = await createStore({
+      kind: 'sqlite',
+      path: ':memory:',
+      promptLayers: TEST_POLICY,
+    });
+    await store.scratchpad.set('k', { type: 't', summary: '', raw: 1 });
+    expect(await store.scratchpad.get('k')).toMatchObject({ raw: 1 });
+    await store.close();
+  });
+
   it('upgrades a version-1 file in place, keeping its data and adding the new tables', async () => {
     writeV1File();
     const store = await createStore({ kind: 'sqlite', path, promptLayers: TEST_POLICY });
