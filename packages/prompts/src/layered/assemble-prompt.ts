@@ -1,6 +1,6 @@
 import { RlmError } from '@rlm/protocol';
 import { promptVersion } from '../prompt-version.js';
-import type { ValidationResult } from '../validation-result.js';
+import type { ParseResult } from '../validation-result.js';
 import {
   DYNAMIC_LAYER_ID,
   LAYER_IDS,
@@ -109,7 +109,7 @@ export function assemblePrompt(
 export function safeAssemblePrompt(
   input: LayeredPromptInput = {},
   options: AssemblePromptOptions = {},
-): { ok: true; value: AssembledPrompt } | Extract<ValidationResult, { ok: false }> {
+): ParseResult<AssembledPrompt> {
   try {
     return { ok: true, value: assemblePrompt(input, options) };
   } catch (error) {
