@@ -30,7 +30,7 @@ const CANCEL_CODES = new Set<string>(['executor.cancelled', 'model.aborted', 'sa
  * the fix appended here, because the packages that throw them cannot know which flag or
  * variable the user should change.
  */
-export function describeError(error: unknown): ErrorDescription {
+export function describeError(error: unknown, hints: ErrorHints = {}): ErrorDescription {
   if (!RlmError.is(error)) {
     const text = error instanceof Error ? error.message : String(error);
     return {
@@ -43,27 +43,47 @@ export function describeError(error: unknown): ErrorDescription {
     : USAGE_CODES.has(error.code)
       ? EXIT_CODES.usage
       : EXIT_CODES.failed;
-  return { message: withFix(error), exitCode };
+  return { message: withFix(error, hints), exitCode };
 }
 
-function withFix(error: RlmError): string {
+/** Where a model id sends its requests, for messages about unreachable servers. */
+export interface ErrorHints {
+  model?: string;
+  baseUrl?: string;
+}
+
+function withFix(error: RlmError, hints: ErrorHints = {}): string {
   if (RlmError.is(error, 'model.missing_api_key')) {
     const variable = error.details.variable;
     return `${variable} is not set; export ${variable}=<your key>, or pick another model with --model (try --model testkit:needle-finder for an offline demo).`;
   }
-  if (RlmError.is(error, 'model.network')) {
-    return `${sentence(error.message)} Check that the model server is running and that --model (or OPENAI_BASE_URL / ANTHROPIC_BASE_URL) points at it.`;
+  return failureSentence(error.code, error.message, hints);
+}
+
+/**
+ * One sentence for a failure known by code and message, with the fix for the codes whose fix is
+ * a flag or variable of this CLI. Also used for failures a run reports in its result.
+ */
+export function failureSentence(code: string, message: string, hints: ErrorHints = {}): string {
+  const target = hints.baseUrl === undefined ? '' : ` at ${hints.baseUrl}`;
+  const variable = hints.model?.startsWith('anthropic/') ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL';
+  switch (code) {
+    case 'model.network':
+    case 'model.timeout':
+      return `Cannot reach the model server${target} (${withoutPeriod(message)}); check that it is running and that --model or ${variable} points at it.`;
+    case 'model.auth':
+      return `The model server${target} rejected the API key (${withoutPeriod(message)}); check ANTHROPIC_API_KEY or OPENAI_API_KEY.`;
+    case 'model.not_found':
+      return `The model server does not know this model (${withoutPeriod(message)}); check the id passed to --model.`;
+    case 'model.unknown_provider':
+      return `${withoutPeriod(message)}; use anthropic/<model>, openai/<model>, openai-compatible/<model>@<base url> or testkit:<policy>.`;
+    default:
+      return sentence(message);
   }
-  if (RlmError.is(error, 'model.auth')) {
-    return `The model provider rejected the API key (HTTP ${error.details.status}); check ANTHROPIC_API_KEY or OPENAI_API_KEY.`;
-  }
-  if (RlmError.is(error, 'model.not_found')) {
-    return `The provider does not know the model ${error.details.model}; check the id passed to --model.`;
-  }
-  if (RlmError.is(error, 'model.unknown_provider')) {
-    return `Unknown model id ${error.details.modelId}; use anthropic/<model>, openai/<model>, openai-compatible/<model>@<base url> or testkit:<policy>.`;
-  }
-  return sentence(error.message);
+}
+
+function withoutPeriod(text: string): string {
+  return text.trim().replace(/\.$/, '');
 }
 
 /** Ends the message with a period, so appended fixes read as sentences. */

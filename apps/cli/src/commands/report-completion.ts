@@ -1,5 +1,6 @@
 import type { RLMChatCompletion } from '@rlm/protocol';
 import type { CliIo } from '../cli-io.js';
+import { type ErrorHints, failureSentence } from '../describe-error.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 
 export interface ReportCompletionOptions {
@@ -7,6 +8,8 @@ export interface ReportCompletionOptions {
   /** Print the whole completion as JSON instead of the answer text. */
   json: boolean;
   quiet: boolean;
+  /** The model and endpoint, so a failed call can be explained with its fix. */
+  hints: ErrorHints;
 }
 
 /**
@@ -15,23 +18,23 @@ export interface ReportCompletionOptions {
  */
 export function reportCompletion(
   completion: RLMChatCompletion,
-  { io, json, quiet }: ReportCompletionOptions,
+  { io, json, quiet, hints }: ReportCompletionOptions,
 ): ExitCode {
   const exitCode = exitCodeOf(completion);
   const text = completion.answer ?? completion.partialAnswer;
   if (json) io.stdout.write(`${JSON.stringify(completion, null, 2)}\n`);
   else if (text !== null) io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   const trajectory =
-    completion.trajectoryPath === null ? '' : ` Trajectory: ${completion.trajectoryPath}`;
+    completion.trajectoryPath === null ? '' : `Trajectory: ${completion.trajectoryPath}\n`;
   if (exitCode === EXIT_CODES.answered) {
-    if (!quiet && trajectory !== '') io.stderr.write(`${trajectory.trim()}\n`);
+    if (!quiet) io.stderr.write(trajectory);
     return exitCode;
   }
   const partial =
     completion.answer === null && completion.partialAnswer !== null && !json
-      ? '; the partial answer is on stdout'
+      ? ' The partial answer is on stdout.'
       : '';
-  io.stderr.write(`${endingOf(completion)}${partial}.${trajectory}\n`);
+  io.stderr.write(`rlm: ${endingOf(completion, hints)}${partial}\n${trajectory}`);
   return exitCode;
 }
 
@@ -41,8 +44,12 @@ function exitCodeOf(completion: RLMChatCompletion): ExitCode {
   return completion.answer === null ? EXIT_CODES.failed : EXIT_CODES.answered;
 }
 
-function endingOf(completion: RLMChatCompletion): string {
-  if (completion.status === 'cancelled') return 'Cancelled';
-  const reason = completion.error === null ? '' : `: ${completion.error.message}`;
-  return `The run ended without an answer (${completion.status}${reason})`;
+function endingOf(completion: RLMChatCompletion, hints: ErrorHints): string {
+  if (completion.status === 'cancelled') return 'Cancelled.';
+  const { error } = completion;
+  if (completion.status === 'error' && error !== null) {
+    return failureSentence(error.code, error.message, hints);
+  }
+  const reason = error === null ? '' : `: ${error.message.replace(/\.$/, '')}`;
+  return `The run ended without an answer (${completion.status}${reason}).`;
 }

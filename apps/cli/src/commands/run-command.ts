@@ -5,6 +5,7 @@ import { readDrivers } from '../config/read-drivers.js';
 import { defaultTrajectoryDir, resolveConfig } from '../config/resolve-config.js';
 import { formatContextReport } from '../context/format-context-report.js';
 import { loadContexts } from '../context/load-contexts.js';
+import { modelEndpoint } from '../engine/model-endpoint.js';
 import type { RunEngine } from '../engine/run-engine.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { createProgressReporter, type ProgressMode } from '../render/progress-reporter.js';
@@ -126,7 +127,12 @@ async function runAction(
     progress.stop();
     stopListening();
   }
-  return reportCompletion(completion, { io, json: options.json === true, quiet });
+  return reportCompletion(completion, {
+    io,
+    json: options.json === true,
+    quiet,
+    hints: { model: config.model, baseUrl: modelEndpoint(config.model, io.env) },
+  });
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {

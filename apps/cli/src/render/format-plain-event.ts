@@ -33,7 +33,7 @@ export function formatPlainEvent(event: RunEvent, tree: RunTree): string | undef
       return `${at} error ${event.error.code}: ${event.error.message}`;
     case 'run-end':
       return event.depth === 0
-        ? `${at} ${event.status} in ${formatDuration(event.durationMs)}: ${event.iterations} turns, ${formatCount(tree.inputTokens + tree.outputTokens)} tokens, ${formatCost(tree.costUsd)}`
+        ? `${at} ${event.status} in ${formatDuration(event.durationMs)}: ${event.iterations} turn${event.iterations === 1 ? '' : 's'}, ${formatCount(tree.inputTokens + tree.outputTokens)} tokens, ${formatCost(tree.costUsd)}`
         : `${at} child run ${event.status} in ${formatDuration(event.durationMs)}`;
     default:
       return undefined;

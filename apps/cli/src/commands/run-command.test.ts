@@ -1,0 +1,128 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { rlmChatCompletionSchema } from '@rlm/protocol';
+import { type FakeAnthropicServer, startFakeAnthropic } from '@rlm/testkit';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readsContextPolicy } from '../testing/fake-anthropic-policy.js';
+import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+
+const MODEL = 'anthropic/claude-sonnet-5-5';
+let server: FakeAnthropicServer;
+let sandbox: Sandbox;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startFakeAnthropic({ script: readsContextPolicy() });
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  sandbox = createSandbox();
+  env = {
+    ...sandbox.env,
+    ANTHROPIC_API_KEY: 'sk-test',
+    ANTHROPIC_BASE_URL: server.url,
+    RLM_MODEL: MODEL,
+  };
+  writeFileSync(join(sandbox.dir, 'notes.txt'), 'lorem ipsum\nthe magic number is 42\nmore\n');
+});
+afterEach(() => sandbox.dispose());
+
+function run(args: string[], input?: string) {
+  return spawnCli(['run', 'What is the magic number?', ...args], {
+    cwd: sandbox.dir,
+    env,
+    ...(input === undefined ? {} : { input }),
+  });
+}
+
+describe('rlm run', () => {
+  it('prints the answer on stdout and plain progress lines on stderr', async () => {
+    const result = await run(['--context', 'notes.txt']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('42\n');
+    expect(result.stderr).toContain('context ← notes.txt: 40 B\n');
+    expect(result.stderr).toMatch(
+      /\[depth 0\] run \S+ started: model anthropic\/claude-sonnet-5-5/,
+    );
+    expect(result.stderr).toContain('[depth 0]   block 1: const text = Array.isArray(context)');
+    expect(result.stderr).toContain('[depth 0] final answer (text)');
+    expect(result.stderr).toMatch(/Trajectory: .*\.data\/rlm\/trajectories\/\S+\.jsonl\n$/);
+  });
+
+  it('prints the full result as JSON with --json', async () => {
+    const result = await run(['--context', 'notes.txt', '--json']);
+    expect(result.code).toBe(0);
+    const completion = rlmChatCompletionSchema.parse(JSON.parse(result.stdout));
+    expect(completion).toMatchObject({
+      answer: '42',
+      status: 'completed',
+      iterations: 2,
+      model: MODEL,
+    });
+    expect(completion.usage.models[MODEL]?.calls).toBe(2);
+    expect(existsSync(completion.trajectoryPath ?? '')).toBe(true);
+  });
+
+  it('prints nothing on stderr with --quiet', async () => {
+    const result = await run(['--context', 'notes.txt', '--quiet']);
+    expect(result).toMatchObject({ code: 0, stdout: '42\n', stderr: '' });
+  });
+
+  it('reads stdin for - and passes several contexts as an array', async () => {
+    writeFileSync(join(sandbox.dir, 'other.txt'), 'second');
+    const result = await run(['--context', '-', '--context', 'other.txt', '-q'], 'first');
+    expect(result).toMatchObject({ code: 0, stdout: 'first|second\n' });
+  });
+
+  it('loads a directory and reports its size on stderr', async () => {
+    mkdirSync(join(sandbox.dir, 'docs/deep'), { recursive: true });
+    writeFileSync(join(sandbox.dir, 'docs/a.md'), 'alpha');
+    writeFileSync(join(sandbox.dir, 'docs/deep/b.md'), 'the magic number is 7');
+    const result = await run(['--context', 'docs']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('7\n');
+    expect(result.stderr).toContain('context ← docs: 2 files, 26 B\n');
+  });
+
+  it('exits 1 with the partial answer when a budget stops the run', async () => {
+    const result = await run(['--context', 'notes.txt', '--max-tokens', '100']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('I will read the context first.');
+    expect(result.stderr).toMatch(
+      /rlm: The run ended without an answer \(budget_exceeded: .*tokens/,
+    );
+    expect(result.stderr).toContain('The partial answer is on stdout.');
+  });
+});
+
+describe('rlm run failures', () => {
+  it('explains a missing API key in one sentence, exit 2', async () => {
+    const { ANTHROPIC_API_KEY: _key, ...withoutKey } = env;
+    const result = await spawnCli(['run', 'q', '-c', 'notes.txt', '-q'], {
+      cwd: sandbox.dir,
+      env: withoutKey,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'rlm: ANTHROPIC_API_KEY is not set; export ANTHROPIC_API_KEY=<your key>, or pick another model with --model (try --model testkit:needle-finder for an offline demo).\n',
+    );
+  });
+
+  it('explains an unreachable base URL and how to fix it, exit 1', async () => {
+    env['ANTHROPIC_BASE_URL'] = 'http://127.0.0.1:1';
+    const result = await run(['--context', 'notes.txt', '-q']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^rlm: Cannot reach the model server at http:\/\/127\.0\.0\.1:1 \(.*\); check that it is running and that --model or ANTHROPIC_BASE_URL points at it\.\nTrajectory: /,
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('exits 2 for an unknown flag and shows how to get help', async () => {
+    const result = await run(['--frobnicate']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("rlm: unknown option '--frobnicate'");
+    expect(result.stderr).toContain('--help');
+  });
+});
