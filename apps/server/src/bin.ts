@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+import { join } from 'node:path';
+import { RlmError } from '@rlm/protocol';
+import { createFileApiKeyStore } from './file-api-key-store.js';
+import { runKeysCommand } from './keys-command.js';
+import { loadServerConfig } from './load-server-config.js';
+import { main } from './main.js';
+
+const io = {
+  stdout: (text: string) => process.stdout.write(text),
+  stderr: (text: string) => process.stderr.write(text),
+};
+
+async function run(argv: readonly string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv;
+  if (command === 'keys') {
+    const config = await loadServerConfig(process.env);
+    const keys = createFileApiKeyStore(join(config.dataDir, 'api-keys.json'));
+    process.exitCode = await runKeysCommand(rest, { keys, io });
+    return;
+  }
+  if (command !== 'serve') {
+    io.stderr('usage: rlm-server [serve] | rlm-server keys create|list|revoke\n');
+    process.exitCode = 2;
+    return;
+  }
+  const server = await main();
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    io.stderr(`${signal}: stopping (running runs get the grace period)\n`);
+    server.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        io.stderr(`shutdown failed: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+run(process.argv.slice(2)).catch((error: unknown) => {
+  io.stderr(
+    `rlm-server: ${RlmError.is(error) ? `${error.code}: ${error.message}` : String(error)}\n`,
+  );
+  process.exitCode = 1;
+});

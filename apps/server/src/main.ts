@@ -1,0 +1,64 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { createStore } from '@rlm/memory';
+import { pino } from 'pino';
+import { createServer } from './create-server.js';
+import { createExecutorEngine, type ModelResolver } from './executor-engine.js';
+import { createFileApiKeyStore } from './file-api-key-store.js';
+import { loadServerConfig } from './load-server-config.js';
+import { createProductionModelResolver } from './resolve-production-model.js';
+import { createServerServices } from './server-services.js';
+
+/** A started server: its URL and a graceful stop. */
+export interface RunningServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the server from the environment: config, pino logger (JSON to stdout), the store,
+ * the key file, recovery of unfinished runs, then listening. The only place that reads env.
+ */
+export async function main({
+  env = process.env,
+  resolveModel,
+}: {
+  env?: Readonly<Record<string, string | undefined>>;
+  resolveModel?: ModelResolver;
+} = {}): Promise<RunningServer> {
+  const config = await loadServerConfig(env);
+  const logger = pino({
+    level: config.logLevel,
+    // Belt and braces: even if a caller logs headers, the key never reaches the output.
+    redact: ['req.headers.authorization', 'headers.authorization', '*.apiKey', '*.token'],
+  });
+  await mkdir(config.dataDir, { recursive: true });
+  if (config.store.kind === 'sqlite')
+    await mkdir(join(config.store.path, '..'), { recursive: true });
+  const store = await createStore(config.store);
+  const keys = createFileApiKeyStore(join(config.dataDir, 'api-keys.json'));
+  const engine = createExecutorEngine({
+    resolveModel: resolveModel ?? createProductionModelResolver(env),
+  });
+  const services = createServerServices({ config, store, keys, engine, logger });
+  const app = createServer(services);
+  const recovered = await services.runs.recover();
+  logger.info(recovered, 'recovered unfinished runs');
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const url = `http://${config.host}:${port}`;
+  logger.info({ url, store: config.store.kind }, 'listening');
+  return {
+    url,
+    async stop() {
+      logger.info({ graceMs: config.shutdownGraceMs }, 'shutting down');
+      server.close();
+      await services.shutdown(config.shutdownGraceMs);
+      await store.close();
+      logger.info('stopped');
+    },
+  };
+}
