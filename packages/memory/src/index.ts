@@ -3,6 +3,7 @@
 // ── Opening a store ─────────────────────
 
 export { createStore } from './create-store.js';
+export { SQLITE_SCHEMA_VERSION } from './sql-backend/sqlite-migrations.js';
 export { type AgentMemory, DEFAULT_AGENT_ID, type Store } from './store.js';
 export {
   DEFAULT_BUSY_TIMEOUT_MS,
