@@ -1,0 +1,49 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type FakeAnthropicServer, startFakeAnthropic } from '@rlm/testkit';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readsContextPolicy } from '../testing/fake-anthropic-policy.js';
+import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+
+let server: FakeAnthropicServer;
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  // The second turn never comes back in time: the run is waiting on the model when Ctrl-C arrives.
+  server = await startFakeAnthropic({ script: readsContextPolicy({ slowSecondTurnMs: 120_000 }) });
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  sandbox = createSandbox();
+  writeFileSync(join(sandbox.dir, 'notes.txt'), 'the magic number is 42\n');
+});
+afterEach(() => sandbox.dispose());
+
+describe('Ctrl-C during rlm run', () => {
+  it('cancels, prints the partial answer and the trajectory path, and exits 130', async () => {
+    let interrupted = false;
+    const result = await spawnCli(['run', 'What is the magic number?', '--context', 'notes.txt'], {
+      cwd: sandbox.dir,
+      env: {
+        ...sandbox.env,
+        ANTHROPIC_API_KEY: 'sk-test',
+        ANTHROPIC_BASE_URL: server.url,
+        RLM_MODEL: 'anthropic/claude-sonnet-5-5',
+      },
+      onSpawn(child) {
+        child.stderr?.on('data', (chunk: Buffer) => {
+          if (!interrupted && chunk.toString().includes('turn 2')) {
+            interrupted = true;
+            child.kill('SIGINT');
+          }
+        });
+      },
+    });
+    expect(interrupted).toBe(true);
+    expect(result.code).toBe(130);
+    expect(result.stdout).toContain('I will read the context first.');
+    expect(result.stderr).toContain('Cancelling… (press Ctrl-C again to exit at once)');
+    expect(result.stderr).toContain('rlm: Cancelled. The partial answer is on stdout.');
+    expect(result.stderr).toMatch(/Trajectory: \S+\.jsonl\n$/);
+  });
+});

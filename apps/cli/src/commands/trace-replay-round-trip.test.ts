@@ -1,0 +1,80 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type FakeAnthropicServer, startFakeAnthropic } from '@rlm/testkit';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readsContextPolicy } from '../testing/fake-anthropic-policy.js';
+import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+
+let server: FakeAnthropicServer;
+let sandbox: Sandbox;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startFakeAnthropic({ script: readsContextPolicy() });
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  sandbox = createSandbox();
+  env = {
+    ...sandbox.env,
+    ANTHROPIC_API_KEY: 'sk-test',
+    ANTHROPIC_BASE_URL: server.url,
+    RLM_MODEL: 'anthropic/claude-sonnet-5-5',
+  };
+  writeFileSync(join(sandbox.dir, 'notes.txt'), 'the magic number is 42\n');
+});
+afterEach(() => sandbox.dispose());
+
+async function recordRun(): Promise<{ runId: string; path: string }> {
+  const result = await spawnCli(['run', 'What is the magic number?', '-c', 'notes.txt', '--json'], {
+    cwd: sandbox.dir,
+    env,
+  });
+  expect(result.code).toBe(0);
+  const { runId, trajectoryPath } = JSON.parse(result.stdout) as {
+    runId: string;
+    trajectoryPath: string;
+  };
+  return { runId, path: trajectoryPath };
+}
+
+describe('trace and replay of a recorded run', () => {
+  it('traces the run by path and by run id, and writes its HTML page', async () => {
+    const { runId, path } = await recordRun();
+    const byPath = await spawnCli(['trace', path], { cwd: sandbox.dir, env });
+    const byId = await spawnCli(['trace', runId], { cwd: sandbox.dir, env });
+    expect(byPath.code).toBe(0);
+    expect(byId.stdout).toBe(byPath.stdout);
+    expect(byPath.stdout).toMatch(
+      /✓ block 1 {2}const text = Array\.isArray\(context\) \(\+5 lines\) {2}→ 3 chars out/,
+    );
+    expect(byPath.stdout).toContain('✓ answer (text) 42');
+    const html = await spawnCli(['trace', runId, '--html', 'run.html'], { cwd: sandbox.dir, env });
+    expect(html.code).toBe(0);
+    expect(readFileSync(join(sandbox.dir, 'run.html'), 'utf8')).toContain('FINAL_VAR(found)');
+  });
+
+  it('replays the run offline and reports that it reproduces', async () => {
+    const { path } = await recordRun();
+    // offline: no model server is reachable during the replay
+    const offline = { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' };
+    const result = await spawnCli(['replay', path, '--context', 'notes.txt'], {
+      cwd: sandbox.dir,
+      env: offline,
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Reproduces: \d+ events, status completed, answer: 42\n$/);
+  });
+
+  it('refuses to replay with a different context', async () => {
+    const { path } = await recordRun();
+    writeFileSync(join(sandbox.dir, 'other.txt'), 'something else');
+    const result = await spawnCli(['replay', path, '--context', 'other.txt'], {
+      cwd: sandbox.dir,
+      env,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('The context is not the one this run recorded');
+  });
+});
