@@ -27,9 +27,7 @@ modes: [solver, coordinator]
 ---
 ## Driver: finish before the deadline
 
-Read \`__rlm.iteration\` and \`__rlm.maxIterations\` at the start of each turn. When two turns or fewer
-remain, stop exploring: put the best answer you can support into a variable, print it, and finish with
-FINAL_VAR in the following turn at the latest. A partial answer that says what is missing beats no answer.`,
+Read \`__rlm.iteration\` and \`__rlm.maxIterations\` at the start of each turn. When two turns or fewer remain, stop exploring: put the best answer you can support into a variable, print it, and finish with FINAL_VAR in the following turn at the latest. A partial answer that says what is missing beats no answer.`,
 
   'delegation-first': `---
 name: delegation-first
@@ -39,10 +37,7 @@ conflicts: [solver]
 ---
 ## Driver: delegate first
 
-By your second turn, children should already be working. After one short look at the shape of
-\`context\`, write down two or three hypotheses and start a child for each in the same block. Do your
-own exploration only while they run, or to check what they report; never read the whole context
-yourself.`,
+By your second turn, children should already be working. After one short look at the shape of \`context\`, write down two or three hypotheses and start a child for each in the same block. Do your own exploration only while they run, or to check what they report; never read the whole context yourself.`,
 
   'batch-discipline': `---
 name: batch-discipline
@@ -52,8 +47,7 @@ modes: [solver, coordinator]
 ## Driver: batch discipline
 
 - Fill each sub-call: pass pieces of tens of thousands of characters, not a line or a paragraph each.
-- Put at most about 20 prompts in one \`llm_query_batched\` or \`rlm_query_batched\` call; for more work,
-  run several batches one after another and print progress between them.
+- Put at most about 20 prompts in one \`llm_query_batched\` or \`rlm_query_batched\` call; for more work, run several batches one after another and print progress between them.
 - Check the results for "Error: …" slots and retry only those, once.`,
 
   'await-discipline': `---
@@ -63,11 +57,9 @@ modes: [solver, coordinator]
 ---
 ## Driver: await discipline
 
-- Put \`await\` in front of every host function (\`llm_query\`, \`rlm_query\`, \`grep\`, tools…); a
-  forgotten \`await\` stores a Promise, not a result.
+- Put \`await\` in front of every host function (\`llm_query\`, \`rlm_query\`, \`grep\`, tools…); a forgotten \`await\` stores a Promise, not a result.
 - Start parallel work with \`Promise.all\` and await it in the same block.
-- If you started background tasks, collect every result (or decide to drop it on purpose) before you
-  answer.`,
+- If you started background tasks, collect every result (or decide to drop it on purpose) before you answer.`,
 } as const;
 
 /** The name of a built-in driver. */

@@ -84,6 +84,16 @@ describe('drivers in system prompts', () => {
     );
   });
 
+  it('puts a driver body without its own heading under "## Driver: <name>"', () => {
+    const sections = systemPromptSections({
+      depth: 0,
+      maxDepth: 2,
+      drivers: [solo, 'await-discipline'],
+    });
+    expect(sections.at(-2)?.text).toBe('## Driver: solo-exploration\n\nNever delegate.');
+    expect(sections.at(-1)?.text.startsWith('## Driver: await discipline\n')).toBe(true);
+  });
+
   it('leaves drivers out below the root, without checking conflicts there', () => {
     const text = buildSystemPrompt({ depth: 1, maxDepth: 3, drivers: ['delegation-first', solo] });
     expect(text).not.toContain('## Driver');

@@ -61,7 +61,8 @@ function driverSections(options: ResolvedSystemPromptOptions): PromptSection[] {
   return resolveDrivers(options.drivers, { mode, model: options.model }).map((driver) => ({
     id: `driver:${driver.name}`,
     title: `Driver ${driver.name}`,
-    text: driver.body,
+    // A body without its own heading gets one, so every driver reads as a separate section.
+    text: driver.body.startsWith('#') ? driver.body : `## Driver: ${driver.name}\n\n${driver.body}`,
   }));
 }
 
