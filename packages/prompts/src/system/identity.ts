@@ -16,7 +16,7 @@ const COORDINATOR =
 
 function childLine(depth: number): string {
   return (
-    `You are running at depth ${depth} of a recursive run: another RLM started you for the task below, ` +
+    `You are running at depth ${depth} of a recursive run: another RLM started you for a sub-task, ` +
     'and your final answer becomes the return value of its call. Answer exactly what it asked, ' +
     'compactly, so it can use your result in code.'
   );
