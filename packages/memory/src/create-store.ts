@@ -2,7 +2,7 @@ import { parseSchema, RlmError } from '@rlm/protocol';
 import { assembleStore } from './assemble-store.js';
 import type { BackendContext } from './backend-context.js';
 import { DEFAULT_PROMPT_LAYER_POLICY } from './default-prompt-layer-policy.js';
-import { createMemoryParts } from './memory-backend/create-memory-store.js';
+import { createMemoryParts } from './memory-backend/create-memory-parts.js';
 import { createSqlParts } from './sql-backend/create-sqlite-parts.js';
 import { openSqliteDriver } from './sql-backend/open-sqlite-driver.js';
 import type { Store } from './store.js';
