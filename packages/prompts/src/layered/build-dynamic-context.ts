@@ -1,4 +1,5 @@
 import { parseSchema } from '@rlm/protocol';
+import type { z } from 'zod';
 import {
   type BudgetStatus,
   type Conversation,
@@ -106,15 +107,13 @@ function conversationLines(
   });
 }
 
-function memoryLines(items: DynamicContextInputParsed['recentMemory']): string[] {
+function memoryLines(items: z.output<typeof dynamicContextInputSchema>['recentMemory']): string[] {
   return items.flatMap((item) => {
     if (typeof item === 'string') return ['- memory:', quoteData(item)];
     const origin = [item.source, item.at].filter((part) => part !== undefined).join(', ');
     return [origin.length > 0 ? `- memory (${origin}):` : '- memory:', quoteData(item.text)];
   });
 }
-
-type DynamicContextInputParsed = ReturnType<typeof dynamicContextInputSchema.parse>;
 
 /**
  * Layer 10 for one turn: state, budget, pending messages, the recent conversations of the senders
