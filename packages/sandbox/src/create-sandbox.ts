@@ -1,4 +1,5 @@
 import { type JsonValue, parseSchema, RlmError } from '@rlm/protocol';
+import { CONTEXT_HELPER_NAMES } from './context-ops/context-scanner.js';
 import type { EngineInit } from './engine/quickjs-engine.js';
 import { InlineSandbox } from './inline-sandbox.js';
 import type { Sandbox } from './sandbox.js';
@@ -9,9 +10,6 @@ import {
   sandboxOptionsSchema,
 } from './sandbox-options.js';
 import { WorkerSandbox } from './worker-sandbox.js';
-
-/** Names of the context helpers the sandbox defines (ordinary names: a block may rebind them). */
-export const CONTEXT_HELPER_NAMES: readonly string[] = [];
 
 /**
  * Creates an isolated, persistent QuickJS REPL.

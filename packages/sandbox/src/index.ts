@@ -2,7 +2,8 @@
 
 // ── Creating a sandbox ──────────────────
 
-export { CONTEXT_HELPER_NAMES, createSandbox } from './create-sandbox.js';
+export { CONTEXT_HELPER_NAMES } from './context-ops/context-scanner.js';
+export { createSandbox } from './create-sandbox.js';
 export type { Sandbox, SandboxIsolation } from './sandbox.js';
 
 // ── Options and limits ──────────────────
@@ -13,6 +14,7 @@ export {
   DEFAULT_INLINE_STACK_BYTES,
   DEFAULT_MAX_OUTPUT_CHARS,
   DEFAULT_MEMORY_BYTES,
+  DEFAULT_SCAN_TIMEOUT_MS,
   DEFAULT_STACK_BYTES,
   type HostFunction,
   type HostFunctionCallOptions,

@@ -9,6 +9,8 @@ export const DEFAULT_CPU_SLICE_MS = 30_000;
 export const DEFAULT_BLOCK_TIMEOUT_MS = 600_000;
 /** Characters kept per stream (stdout, stderr) per block; the rest is cut with a marker. */
 export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
+/** How long one context-helper scan (`grep`, `find_all`, `count`, …) may run before it is stopped. */
+export const DEFAULT_SCAN_TIMEOUT_MS = 10_000;
 /** QuickJS stack limit in a worker thread (which gets a 32 MiB native stack). */
 export const DEFAULT_STACK_BYTES = 1024 * 1024;
 /**
@@ -35,6 +37,8 @@ export const sandboxLimitsSchema = z
     blockTimeoutMs: z.number().int().positive().optional(),
     /** @default DEFAULT_MAX_OUTPUT_CHARS */
     maxOutputChars: z.number().int().positive().optional(),
+    /** @default DEFAULT_SCAN_TIMEOUT_MS */
+    scanTimeoutMs: z.number().int().positive().optional(),
     /** @default DEFAULT_STACK_BYTES, or DEFAULT_INLINE_STACK_BYTES with `isolation: 'inline'` */
     stackBytes: z
       .number()
@@ -123,6 +127,7 @@ export function resolveLimits(
     cpuSliceMs: limits?.cpuSliceMs ?? DEFAULT_CPU_SLICE_MS,
     blockTimeoutMs: limits?.blockTimeoutMs ?? DEFAULT_BLOCK_TIMEOUT_MS,
     maxOutputChars: limits?.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
+    scanTimeoutMs: limits?.scanTimeoutMs ?? DEFAULT_SCAN_TIMEOUT_MS,
     stackBytes:
       limits?.stackBytes ??
       (isolation === 'inline' ? DEFAULT_INLINE_STACK_BYTES : DEFAULT_STACK_BYTES),

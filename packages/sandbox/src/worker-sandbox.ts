@@ -10,9 +10,9 @@ import type { Sandbox } from './sandbox.js';
 import { assertSettable, disposedError } from './sandbox-guards.js';
 import type { HostFunction } from './sandbox-options.js';
 import { bindToSignal, type SandboxSetup } from './sandbox-setup.js';
+import { scriptUrl } from './script-url.js';
 import { SerialQueue } from './serial-queue.js';
 import { fromWireError, toWireError } from './wire-error.js';
-import { workerEntryUrl } from './worker-entry.js';
 import type { FromWorker, Request, ToWorker, WorkerBoot } from './worker-messages.js';
 
 /** Native stack of the worker: room for QuickJS's 1 MiB guest stack limit plus host frames. */
@@ -55,7 +55,7 @@ export class WorkerSandbox implements Sandbox {
   static async create(setup: SandboxSetup): Promise<WorkerSandbox> {
     const abortFlag = new SharedArrayBuffer(4);
     const boot: WorkerBoot = { init: setup.init, abortFlag };
-    const worker = new Worker(workerEntryUrl(), {
+    const worker = new Worker(scriptUrl('./sandbox-worker.js', import.meta.url), {
       workerData: boot,
       resourceLimits: { stackSizeMb: WORKER_STACK_MB },
       stdout: true,

@@ -477,8 +477,25 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, configJson) {
     reserved[config.functions[f]] = true;
     pin(config.functions[f], hostFunction(config.functions[f]));
   }
+  var regexpFlags = getOwnPropertyDescriptor(RegExp.prototype, 'flags').get;
+  // Helpers take a RegExp or a source string; a RegExp does not survive JSON, so send its parts.
+  function helperFunction(name) {
+    var f = function () {
+      var args = [];
+      for (var i = 0; i < arguments.length; i++) {
+        var a = arguments[i];
+        if (i === 0 && a !== null && typeof a === 'object' && a !== RegExpCtor.prototype && hasBrand(regexpSource, a)) {
+          a = { source: call(regexpSource, a), flags: call(regexpFlags, a) };
+        }
+        call(arrayPush, args, [a === undefined ? null : a]);
+      }
+      return callHost(name, args);
+    };
+    defineProperty(f, 'name', { value: name });
+    return f;
+  }
   for (var h = 0; h < config.helpers.length; h++) {
-    var helper = hostFunction(config.helpers[h]);
+    var helper = helperFunction(config.helpers[h]);
     helpers[config.helpers[h]] = helper;
     defineGlobal(config.helpers[h], helper);
   }

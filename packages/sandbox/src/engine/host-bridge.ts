@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { JsonValue } from '@rlm/protocol';
+import { type ErrorCode, type JsonValue, RlmError } from '@rlm/protocol';
 import type {
   QuickJSContext,
   QuickJSDeferredPromise,
@@ -63,7 +63,13 @@ export class HostBridge {
       this.#settledSinceWait = true;
       this.#wake?.();
     };
-    this.#caller(name, args, signal).then(
+    let work: Promise<JsonValue | undefined>;
+    try {
+      work = this.#caller(name, args, signal);
+    } catch (error) {
+      work = Promise.reject(error);
+    }
+    work.then(
       (value) =>
         settle(() => {
           const text = value === undefined ? undefined : JSON.stringify(value);
@@ -131,7 +137,16 @@ export class HostBridge {
   }
 }
 
+/** Errors the guest should see under JavaScript's own names (a bad pattern is a SyntaxError). */
+const GUEST_ERROR_NAMES: Partial<Record<ErrorCode, string>> = {
+  'sandbox.invalid_pattern': 'SyntaxError',
+  'sandbox.invalid_value': 'TypeError',
+};
+
 function describeHostError(error: unknown): { name: string; message: string } {
+  if (RlmError.is(error)) {
+    return { name: GUEST_ERROR_NAMES[error.code] ?? 'RlmError', message: error.message };
+  }
   if (error instanceof Error) {
     const name = /^[A-Za-z]{1,40}$/.test(error.name) ? error.name : 'Error';
     return { name, message: error.message };

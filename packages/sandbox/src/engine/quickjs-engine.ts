@@ -13,6 +13,7 @@ import type {
   QuickJSRuntime,
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
+import { CONTEXT_HELPER_NAMES, ContextScanner } from '../context-ops/context-scanner.js';
 import type { ResolvedLimits } from '../sandbox-options.js';
 import {
   formatBlockError,
@@ -99,6 +100,7 @@ export class QuickJsEngine {
   readonly #context: QuickJSContext;
   readonly #bridge: HostBridge;
   readonly #limits: ResolvedLimits;
+  readonly #scanner: ContextScanner;
   #internals: QuickJSHandle | undefined;
   #releaseBallast: QuickJSHandle | undefined;
   #deadline = Number.POSITIVE_INFINITY;
@@ -110,11 +112,21 @@ export class QuickJsEngine {
 
   private constructor(module: QuickJSWASMModule, caller: HostCaller, limits: ResolvedLimits) {
     this.#limits = limits;
+    const scanner = new ContextScanner({
+      timeoutMs: limits.scanTimeoutMs,
+      maxChars: limits.maxOutputChars,
+    });
+    this.#scanner = scanner;
     this.#runtime = module.newRuntime();
     this.#runtime.setMaxStackSize(limits.stackBytes);
     this.#runtime.setInterruptHandler(() => this.#shouldInterrupt());
     this.#context = this.#runtime.newContext();
-    this.#bridge = new HostBridge(this.#context, caller);
+    // Context helpers run here, on the thread that owns the engine; everything else goes to the host.
+    this.#bridge = new HostBridge(this.#context, (name, args, signal) =>
+      CONTEXT_HELPER_NAMES.includes(name)
+        ? scanner.run(name, args, signal)
+        : caller(name, args, signal),
+    );
   }
 
   /** Loads a module, installs the scaffold and injects the context payloads. */
@@ -582,9 +594,11 @@ export class QuickJsEngine {
       } finally {
         handle.dispose();
       }
+      this.#scanner.setPayload(name, value);
       return;
     }
     this.#callInternal('setJson', [name, JSON.stringify(value)]).dispose();
+    this.#scanner.setPayload(name, value);
   }
 
   /** User variables with type and approximate size (size 0 when measuring them took too long). */
@@ -620,6 +634,7 @@ export class QuickJsEngine {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#bridge.endBlock();
+    this.#scanner.dispose();
     try {
       this.#releaseBallast?.dispose();
       this.#internals?.dispose();

@@ -1,0 +1,151 @@
+import { setMaxListeners } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import { type JsonValue, RlmError } from '@rlm/protocol';
+import { scriptUrl } from '../script-url.js';
+import { SerialQueue } from '../serial-queue.js';
+import { parseHelperCall } from './helper-arguments.js';
+import type { FromScanWorker, ScanOperation, ToScanWorker } from './scan-messages.js';
+
+/** The context helpers, in the order the prompt documents them. */
+export const CONTEXT_HELPER_NAMES: readonly string[] = [
+  'grep',
+  'find_all',
+  'count',
+  'lines',
+  'chunk',
+];
+
+const CONTEXT_NAME = /^context(_\d+)?$/;
+
+export interface ContextScannerOptions {
+  /** How long one scan may run before its worker is terminated. */
+  timeoutMs: number;
+  /** Most characters of text in one result. */
+  maxChars: number;
+}
+
+/**
+ * Runs the context helpers for one sandbox. Payload text is kept here (non-string payloads as
+ * their JSON text) and copied once into a scan worker, started on first use; each scan gets a
+ * deadline, and a scan past it terminates the worker (a fresh one is started for the next scan),
+ * so a catastrophic pattern never freezes the thread that runs the sandbox.
+ */
+export class ContextScanner {
+  readonly #options: ContextScannerOptions;
+  readonly #payloads = new Map<string, string>();
+  readonly #queue = new SerialQueue();
+  #worker: Worker | undefined;
+  #nextRequest = 1;
+  #disposed = false;
+
+  constructor(options: ContextScannerOptions) {
+    this.#options = options;
+  }
+
+  /** Records a payload bound to `context`, `context_N` (others are ignored). */
+  setPayload(name: string, value: JsonValue): void {
+    if (!CONTEXT_NAME.test(name)) return;
+    const key = name === 'context' ? 'context_0' : name;
+    const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+    this.#payloads.set(key, text);
+    this.#worker?.postMessage({ type: 'payload', name: key, text } satisfies ToScanWorker);
+  }
+
+  /**
+   * Runs one helper call.
+   *
+   * @throws RlmError `sandbox.invalid_value`, `sandbox.invalid_pattern`, `sandbox.pattern_timeout`
+   */
+  run(helper: string, args: JsonValue[], signal: AbortSignal): Promise<JsonValue> {
+    const request = parseHelperCall(helper, args, { maxChars: this.#options.maxChars });
+    if (!this.#payloads.has(request.payload)) {
+      throw new RlmError({
+        code: 'sandbox.invalid_value',
+        message: `${helper}: there is no ${request.payload} (this sandbox has ${this.#payloads.size} context payload(s))`,
+        details: { name: helper, reason: `no ${request.payload}` },
+      });
+    }
+    return this.#queue.run(() => {
+      signal.throwIfAborted();
+      return this.#scan(request.payload, request.operation, signal);
+    });
+  }
+
+  #scan(payload: string, operation: ScanOperation, signal: AbortSignal): Promise<JsonValue> {
+    const worker = this.#ensureWorker();
+    const requestId = this.#nextRequest++;
+    const { timeoutMs } = this.#options;
+    return new Promise<JsonValue>((resolve, reject) => {
+      const finish = (): void => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        signal.removeEventListener('abort', onAbort);
+      };
+      const stopWorker = (): void => {
+        if (this.#worker === worker) this.#worker = undefined;
+        void worker.terminate();
+      };
+      const onMessage = (message: FromScanWorker): void => {
+        if (message.requestId !== requestId) return;
+        finish();
+        if (message.ok) resolve(message.value);
+        else reject(new Error(message.message));
+      };
+      const onError = (error: Error): void => {
+        finish();
+        stopWorker();
+        reject(error);
+      };
+      const onAbort = (): void => {
+        finish();
+        stopWorker();
+        reject(signal.reason);
+      };
+      const timer = setTimeout(() => {
+        finish();
+        stopWorker();
+        reject(
+          new RlmError({
+            code: 'sandbox.pattern_timeout',
+            message: `the scan took longer than ${timeoutMs} ms and was stopped; simplify the pattern (nested quantifiers like (a+)+ can take exponential time)`,
+            details: { limitMs: timeoutMs },
+          }),
+        );
+      }, timeoutMs);
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      signal.addEventListener('abort', onAbort, { once: true });
+      worker.postMessage({ type: 'run', requestId, payload, operation } satisfies ToScanWorker);
+    });
+  }
+
+  #ensureWorker(): Worker {
+    if (this.#disposed) {
+      throw new RlmError({
+        code: 'sandbox.disposed',
+        message: 'the sandbox was disposed',
+        details: {},
+      });
+    }
+    if (this.#worker !== undefined) return this.#worker;
+    const worker = new Worker(scriptUrl('./scan-worker.js', import.meta.url), {
+      stdout: true,
+      stderr: true,
+    });
+    setMaxListeners(0, worker);
+    worker.unref();
+    for (const [name, text] of this.#payloads) {
+      worker.postMessage({ type: 'payload', name, text } satisfies ToScanWorker);
+    }
+    this.#worker = worker;
+    return worker;
+  }
+
+  /** Stops the scan worker; idempotent. */
+  dispose(): void {
+    this.#disposed = true;
+    void this.#worker?.terminate();
+    this.#worker = undefined;
+  }
+}

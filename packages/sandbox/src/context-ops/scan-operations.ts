@@ -1,0 +1,237 @@
+/**
+ * The context helpers' work on one payload string, as pure functions. They run on the host (in
+ * a scan worker that can be terminated when a pattern runs away) because V8 scans text 100–300×
+ * faster than QuickJS. Offsets are UTF-16 indices, the same as `context.slice()` in the guest.
+ */
+
+/** Limits every result is cut to, with a note saying how much was left out. */
+export interface ResultCaps {
+  /** Most items (matches, lines, chunks) returned. */
+  maxItems: number;
+  /** Most characters of text returned across all items. */
+  maxChars: number;
+}
+
+/** Characters of a very long line shown around a match. */
+const LINE_WINDOW = 500;
+
+/** Where each line starts: index i holds the offset of line i + 1 (lines end at `\n`). */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
+  return starts;
+}
+
+/** The 0-based line holding `offset` (binary search over `starts`). */
+function lineOf(starts: readonly number[], offset: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if ((starts[mid] ?? 0) <= offset) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+/** Line `index` (0-based) without its `\n` or `\r\n` terminator. */
+function lineText(text: string, starts: readonly number[], index: number): string {
+  const start = starts[index] ?? text.length;
+  const next = starts[index + 1];
+  let end = next === undefined ? text.length : next - 1;
+  if (end > start && text.charCodeAt(end - 1) === 13) end -= 1;
+  return text.slice(start, end);
+}
+
+/** A global copy of `pattern` (matchAll semantics: every match, left to right). */
+export function globalPattern(source: string, flags: string): RegExp {
+  return new RegExp(source, flags.includes('g') ? flags : `${flags}g`);
+}
+
+function omittedNote(shown: number, total: number, what: string): string | undefined {
+  return shown < total
+    ? `${total - shown} of ${total} ${what} not shown (result cap); narrow the pattern or raise max`
+    : undefined;
+}
+
+export interface FindAllMatch {
+  match: string;
+  index: number;
+  /** Capture groups in order; `null` for a group that did not take part. */
+  groups: (string | null)[];
+  /** Named groups, when the pattern has any. */
+  named?: Record<string, string | null>;
+}
+
+export interface FindAllResult {
+  matches: FindAllMatch[];
+  total: number;
+  note?: string;
+}
+
+/** Every match with offset and groups: `[...text.matchAll(pattern)]`, capped. */
+export function findAll(text: string, pattern: RegExp, caps: ResultCaps): FindAllResult {
+  const matches: FindAllMatch[] = [];
+  let total = 0;
+  let chars = 0;
+  for (const found of text.matchAll(pattern)) {
+    total += 1;
+    const size = found[0].length + found.slice(1).reduce((n, g) => n + (g?.length ?? 0), 0);
+    if (matches.length >= caps.maxItems || chars + size > caps.maxChars) continue;
+    chars += size;
+    const item: FindAllMatch = {
+      match: found[0],
+      index: found.index,
+      groups: found.slice(1).map((group) => group ?? null),
+    };
+    if (found.groups !== undefined) {
+      item.named = Object.fromEntries(
+        Object.entries(found.groups).map(([name, value]) => [name, value ?? null]),
+      );
+    }
+    matches.push(item);
+  }
+  const note = omittedNote(matches.length, total, 'matches');
+  return note === undefined ? { matches, total } : { matches, total, note };
+}
+
+/** How many matches `[...text.matchAll(pattern)]` would give, without building them. */
+export function countMatches(text: string, pattern: RegExp): number {
+  let total = 0;
+  for (const _ of text.matchAll(pattern)) total += 1;
+  return total;
+}
+
+export interface GrepLine {
+  /** 1-based line number. */
+  line: number;
+  text: string;
+  /** Lines before and after (up to `context` each). */
+  before?: string[];
+  after?: string[];
+}
+
+export interface GrepResult {
+  matches: GrepLine[];
+  /** Number of matching lines. */
+  total: number;
+  note?: string;
+}
+
+/**
+ * Lines where the pattern has a match (a match belongs to the line where it starts), with
+ * `context` lines around each. With the `m` flag, `^` and `$` match at line boundaries.
+ */
+export function grep(
+  text: string,
+  pattern: RegExp,
+  options: ResultCaps & { context: number; starts: readonly number[] },
+): GrepResult {
+  const { starts, context } = options;
+  const matches: GrepLine[] = [];
+  let total = 0;
+  let chars = 0;
+  pattern.lastIndex = 0;
+  for (let found = pattern.exec(text); found !== null; found = pattern.exec(text)) {
+    const line = lineOf(starts, found.index);
+    total += 1;
+    // One hit per line: continue from the next line's start.
+    pattern.lastIndex = starts[line + 1] ?? text.length + 1;
+    if (matches.length >= options.maxItems) continue;
+    const entry = grepLine(text, starts, {
+      line,
+      column: found.index - (starts[line] ?? 0),
+      context,
+    });
+    const size =
+      entry.text.length + [...(entry.before ?? []), ...(entry.after ?? [])].join('').length;
+    if (chars + size > options.maxChars) continue;
+    chars += size;
+    matches.push(entry);
+  }
+  const note = omittedNote(matches.length, total, 'matching lines');
+  return note === undefined ? { matches, total } : { matches, total, note };
+}
+
+function grepLine(
+  text: string,
+  starts: readonly number[],
+  { line, column, context }: { line: number; column: number; context: number },
+): GrepLine {
+  const entry: GrepLine = { line: line + 1, text: clipLine(lineText(text, starts, line), column) };
+  if (context > 0) {
+    const first = Math.max(0, line - context);
+    const last = Math.min(starts.length - 1, line + context);
+    entry.before = [];
+    entry.after = [];
+    for (let i = first; i < line; i++) entry.before.push(clipLine(lineText(text, starts, i), 0));
+    for (let i = line + 1; i <= last; i++) entry.after.push(clipLine(lineText(text, starts, i), 0));
+  }
+  return entry;
+}
+
+/** A long line is shown as a window around `column`, marked with how much was cut. */
+function clipLine(line: string, column: number): string {
+  if (line.length <= LINE_WINDOW * 2) return line;
+  const start = Math.max(0, column - LINE_WINDOW);
+  const end = Math.min(line.length, column + LINE_WINDOW);
+  const head = start > 0 ? `[… ${start} chars] ` : '';
+  const tail = end < line.length ? ` [… ${line.length - end} chars]` : '';
+  return head + line.slice(start, end) + tail;
+}
+
+/**
+ * Lines `start` to `end` (1-based, inclusive): `text.split('\n').slice(start - 1, end).join('\n')`,
+ * cut at `maxChars` with a marker.
+ */
+export function lineRange(
+  text: string,
+  {
+    start,
+    end,
+    starts,
+    maxChars,
+  }: { start: number; end: number; starts: readonly number[]; maxChars: number },
+): string {
+  const first = Math.max(0, start - 1);
+  const last = Math.min(starts.length, end);
+  if (last <= first) return '';
+  const from = starts[first] ?? text.length;
+  const next = starts[last];
+  const to = next === undefined ? text.length : next - 1;
+  const slice = text.slice(from, to);
+  return slice.length <= maxChars
+    ? slice
+    : `${slice.slice(0, maxChars)}… + [${slice.length - maxChars} chars...]`;
+}
+
+export interface ChunkBounds {
+  index: number;
+  /** Offsets for `context.slice(start, end)`. */
+  start: number;
+  end: number;
+  /** 1-based lines where the chunk starts and ends. */
+  startLine: number;
+  endLine: number;
+}
+
+/** Boundaries of consecutive `size`-character chunks overlapping by `overlap` characters. */
+export function chunkBounds(
+  text: string,
+  { size, overlap, starts }: { size: number; overlap: number; starts: readonly number[] },
+): ChunkBounds[] {
+  const chunks: ChunkBounds[] = [];
+  const step = size - overlap;
+  for (let start = 0, index = 0; start < text.length || index === 0; start += step, index++) {
+    const end = Math.min(text.length, start + size);
+    chunks.push({
+      index,
+      start,
+      end,
+      startLine: lineOf(starts, start) + 1,
+      endLine: lineOf(starts, Math.max(start, end - 1)) + 1,
+    });
+    if (end >= text.length) break;
+  }
+  return chunks;
+}

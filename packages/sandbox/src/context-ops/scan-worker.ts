@@ -1,0 +1,84 @@
+/**
+ * Entry point of a scan worker: holds copies of a sandbox's context payloads and runs the
+ * context helpers' scans with V8's regex engine. It lives in its own thread so a runaway
+ * (catastrophic) pattern can be stopped by terminating it.
+ */
+import { type MessagePort, parentPort } from 'node:worker_threads';
+import type { JsonValue } from '@rlm/protocol';
+import type { FromScanWorker, ScanOperation, ToScanWorker } from './scan-messages.js';
+import {
+  chunkBounds,
+  countMatches,
+  findAll,
+  globalPattern,
+  grep,
+  lineRange,
+  lineStarts,
+} from './scan-operations.js';
+
+if (parentPort === null) throw new Error('scan-worker must run in a worker_thread');
+const port: MessagePort = parentPort;
+const payloads = new Map<string, string>();
+const lineIndexes = new Map<string, number[]>();
+
+function starts(name: string, text: string): number[] {
+  let index = lineIndexes.get(name);
+  if (index === undefined) {
+    index = lineStarts(text);
+    lineIndexes.set(name, index);
+  }
+  return index;
+}
+
+function run(name: string, text: string, operation: ScanOperation): JsonValue {
+  switch (operation.op) {
+    case 'grep':
+      return grep(text, globalPattern(operation.source, operation.flags), {
+        context: operation.context,
+        maxItems: operation.maxItems,
+        maxChars: operation.maxChars,
+        starts: starts(name, text),
+      }) as unknown as JsonValue;
+    case 'find_all':
+      return findAll(text, globalPattern(operation.source, operation.flags), {
+        maxItems: operation.maxItems,
+        maxChars: operation.maxChars,
+      }) as unknown as JsonValue;
+    case 'count':
+      return countMatches(text, globalPattern(operation.source, operation.flags));
+    case 'lines':
+      return lineRange(text, { ...operation, starts: starts(name, text) });
+    case 'chunk':
+      return chunkBounds(text, {
+        ...operation,
+        starts: starts(name, text),
+      }) as unknown as JsonValue;
+  }
+}
+
+port.on('message', (message: ToScanWorker) => {
+  if (message.type === 'payload') {
+    payloads.set(message.name, message.text);
+    lineIndexes.delete(message.name);
+    return;
+  }
+  const text = payloads.get(message.payload);
+  let reply: FromScanWorker;
+  try {
+    if (text === undefined) throw new Error(`no payload named ${message.payload}`);
+    reply = {
+      type: 'result',
+      requestId: message.requestId,
+      ok: true,
+      value: run(message.payload, text, message.operation),
+    };
+  } catch (error) {
+    reply = {
+      type: 'result',
+      requestId: message.requestId,
+      ok: false,
+      message: error instanceof Error ? error.message : String(error),
+    };
+  }
+  port.postMessage(reply);
+});

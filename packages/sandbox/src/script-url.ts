@@ -1,0 +1,15 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The URL of a compiled worker script of this package (`sandbox-worker.js`, `scan-worker.js`).
+ * From `dist/` it sits beside the calling module; when that module runs from `src/` (the
+ * package's own tests), Node 20 cannot start a `.ts` worker, so the built copy in `dist/` is used
+ * (the package's test script builds first).
+ */
+export function scriptUrl(relativePath: string, base: string): URL {
+  const beside = new URL(relativePath, base);
+  if (existsSync(fileURLToPath(beside))) return beside;
+  const inDist = new URL(beside.href.replace('/src/', '/dist/'));
+  return inDist;
+}
