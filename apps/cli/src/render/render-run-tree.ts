@@ -54,12 +54,11 @@ function header({ tree, now, c }: Context, root: RunNode): string {
       : root.status === undefined
         ? `turn ${turn + 1}/${root.maxIterations}`
         : `${root.iterations.length} turns`,
-    `${formatCount(tree.inputTokens)} in / ${formatCount(tree.outputTokens)} out tokens`,
+    `${formatCount(tree.inputTokens + tree.outputTokens)} tokens`,
     formatCost(tree.costUsd),
     formatDuration(elapsed),
   ];
   if (root.status !== undefined) parts.push(statusText(c, root.status));
-  else if (tree.pendingCalls.size > 0) parts.push(c.dim('waiting for the model…'));
   return parts.join(c.dim(' · '));
 }
 
@@ -73,8 +72,14 @@ function renderRun(context: Context, run: RunNode, indent: number): void {
       lines.push(`${pad}${c.dim(`turn ${turn.iteration + 1}`)} ${turnSummary(c, turn)}`);
       return;
     }
-    const took = turn.durationMs === undefined ? '' : c.dim(` ${formatDuration(turn.durationMs)}`);
-    lines.push(`${pad}${c.bold(`turn ${turn.iteration + 1}`)}${took}`);
+    const open = turn.durationMs === undefined && position === last && run.status === undefined;
+    const state =
+      turn.durationMs !== undefined
+        ? c.dim(` ${formatDuration(turn.durationMs)}`)
+        : open && context.tree.isWaiting(run.runId)
+          ? c.dim(' waiting for the model…')
+          : '';
+    lines.push(`${pad}${c.bold(`turn ${turn.iteration + 1}`)}${state}`);
     renderTurn(context, turn, indent + 1);
   });
   for (const note of run.notes) lines.push(`${pad}${c.yellow(`! ${note}`)}`);

@@ -63,7 +63,7 @@ export class RunTree {
   outputTokens = 0;
   costUsd = 0;
   modelCalls = 0;
-  /** Model calls in flight, so the view can say "waiting for the model". */
+  /** Model calls in flight (call id → run id), so the view can say which run waits for the model. */
   readonly pendingCalls = new Map<string, string>();
 
   /** Applies one event; events of unknown runs are kept by creating the run on the fly. */
@@ -105,7 +105,7 @@ export class RunTree {
         return;
       }
       case 'model-call-start':
-        this.pendingCalls.set(event.callId, event.model);
+        this.pendingCalls.set(event.callId, event.runId);
         return;
       case 'model-call-end':
         this.pendingCalls.delete(event.callId);
@@ -119,6 +119,12 @@ export class RunTree {
       default:
         this.applyDetail(event);
     }
+  }
+
+  /** Whether `runId` is waiting for a model response right now. */
+  isWaiting(runId: string): boolean {
+    for (const waiting of this.pendingCalls.values()) if (waiting === runId) return true;
+    return false;
   }
 
   /** The root run, once it has started. */
