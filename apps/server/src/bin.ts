@@ -4,7 +4,6 @@ import { RlmError } from '@rlm/protocol';
 import { createFileApiKeyStore } from './file-api-key-store.js';
 import { runKeysCommand } from './keys-command.js';
 import { loadServerConfig } from './load-server-config.js';
-import { main } from './main.js';
 
 const io = {
   stdout: (text: string) => process.stdout.write(text),
@@ -24,6 +23,8 @@ async function run(argv: readonly string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  // Loaded only to serve, so `keys` commands start without the executor and SQLite.
+  const { main } = await import('./main.js');
   const server = await main();
   let stopping = false;
   const stop = (signal: string) => {

@@ -25,7 +25,10 @@ describe('executor engine behind the server', () => {
       'FINAL_VAR(total)',
     ]);
     await using server = await startTestServer({ engine: engineWith(model) });
-    const created = await post(server, '/v1/runs', { query: 'Sum the numbers', context: [1, 2, 3, 4] });
+    const created = await post(server, '/v1/runs', {
+      query: 'Sum the numbers',
+      context: [1, 2, 3, 4],
+    });
     expect(created.status).toBe(202);
     const events = await server.request(`/v1/runs/${created.body['id']}/events`);
     const types: string[] = [];
@@ -48,15 +51,27 @@ describe('executor engine behind the server', () => {
     ]);
     await using server = await startTestServer({ engine: engineWith(model) });
     const agent = await post(server, '/v1/agents', { identityTag: 'Scribe' });
-    const turn = await post(server, `/v1/agents/${agent.body['id']}/messages`, { sender: 'dana', body: 'Be brief from now on.' });
-    expect(turn.body).toMatchObject({ reply: 'noted', status: 'completed', layerUpdate: { layerId: 8, version: 2 } });
-    const output = (model.requests[1]?.messages ?? []).map((message) => message.content).join("\n");
+    const turn = await post(server, `/v1/agents/${agent.body['id']}/messages`, {
+      sender: 'dana',
+      body: 'Be brief from now on.',
+    });
+    expect(turn.body).toMatchObject({
+      reply: 'noted',
+      status: 'completed',
+      layerUpdate: { layerId: 8, version: 2 },
+    });
+    const output = (model.requests[1]?.messages ?? []).map((message) => message.content).join('\n');
     expect(output).toContain('"first":{"ok":true,"layerId":8,"version":2}');
     expect(output).toContain('at most once per turn');
-    const layers = (await (await server.request(`/v1/agents/${agent.body['id']}/prompt-layers`)).json()) as {
+    const layers = (await (
+      await server.request(`/v1/agents/${agent.body['id']}/prompt-layers`)
+    ).json()) as {
       data: { id: number; version: number | null; updatedBy: string | null }[];
     };
-    expect(layers.data.find((layer) => layer.id === 8)).toMatchObject({ version: 2, updatedBy: `agent:${agent.body['id']}` });
+    expect(layers.data.find((layer) => layer.id === 8)).toMatchObject({
+      version: 2,
+      updatedBy: `agent:${agent.body['id']}`,
+    });
     expect(layers.data.find((layer) => layer.id === 9)?.version).toBe(1);
     expect(model.requests[0]?.system).toContain('Scribe');
   });

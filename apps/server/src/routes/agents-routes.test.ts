@@ -7,7 +7,11 @@ async function json<T>(response: Response | Promise<Response>): Promise<T> {
   return (await (await response).json()) as T;
 }
 
-function post(server: TestServer, path: string, body: Record<string, unknown> & { asKey?: string }) {
+function post(
+  server: TestServer,
+  path: string,
+  body: Record<string, unknown> & { asKey?: string },
+) {
   const { asKey, ...rest } = body;
   return server.request(path, {
     method: 'POST',
