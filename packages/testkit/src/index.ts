@@ -3,6 +3,12 @@
 // ── Models ──────────────────────────────
 
 export {
+  type ReplayExchange,
+  type ReplayModel,
+  type ReplayModelOptions,
+  replayModel,
+} from './replay-model.js';
+export {
   DEFAULT_SCRIPTED_MODEL_ID,
   type ScriptedModel,
   type ScriptedModelOptions,
@@ -55,6 +61,47 @@ export {
   type OpenAIFlavor,
   openAIErrorBody,
 } from './fake-servers/openai-error-body.js';
+
+// ── Policies ────────────────────────────
+
+export {
+  type ChunkAndAggregateOptions,
+  chunkAndAggregate,
+} from './policies/chunk-and-aggregate.js';
+export { type DelegateToChildOptions, delegateToChild } from './policies/delegate-to-child.js';
+export {
+  DEFAULT_NEEDLE_PATTERN,
+  type NeedleFinderOptions,
+  needleFinder,
+} from './policies/needle-finder.js';
+export { policies } from './policies/policies.js';
+export {
+  EXPLORE_REPLY,
+  lastUserText,
+  loopReply,
+  type Policy,
+  type PolicyRequest,
+  replBlock,
+  subCallBody,
+  subCallTag,
+  turnIndex,
+} from './policies/policy.js';
+
+// ── Synthetic tasks ─────────────────────
+
+export {
+  DEFAULT_LABEL_KEYWORDS,
+  type LabelledRecord,
+  type LabelledRecordsOptions,
+  type LabelledRecordsTask,
+  labelledRecords,
+} from './tasks/labelled-records.js';
+export {
+  type NeedleHaystackOptions,
+  type NeedleTask,
+  needleHaystack,
+} from './tasks/needle-haystack.js';
+export { type SeededRandom, seededRandom } from './tasks/seeded-random.js';
 
 // ── Helpers ─────────────────────────────
 
