@@ -52,9 +52,9 @@ async function startServer(): Promise<Spawned> {
   return { child, url, exit };
 }
 
-async function api(server: Spawned, key: string, path: string, init: RequestInit = {}) {
+async function api(server: Spawned & { key: string }, path: string, init: RequestInit = {}) {
   const headers = new Headers(init.headers);
-  headers.set('authorization', `Bearer ${key}`);
+  headers.set('authorization', `Bearer ${server.key}`);
   headers.set('content-type', 'application/json');
   return (await (await fetch(`${server.url}${path}`, { ...init, headers })).json()) as Record<
     string,
@@ -104,7 +104,7 @@ describe('rlm-server process', () => {
   }, async () => {
     const key = await createKey();
     const first = await startServer();
-    const created = await api(first, key, '/v1/runs', {
+    const created = await api({ ...first, key }, '/v1/runs', {
       method: 'POST',
       body: JSON.stringify({ query: 'length?', context: 'abcdef' }),
     });
@@ -115,10 +115,11 @@ describe('rlm-server process', () => {
     const second = await startServer();
     try {
       await waitFor(
-        async () => (await api(second, key, `/v1/runs/${created['id']}`))['status'] === 'completed',
+        async () =>
+          (await api({ ...second, key }, `/v1/runs/${created['id']}`))['status'] === 'completed',
         'the run to complete',
       );
-      expect(await api(second, key, `/v1/runs/${created['id']}`)).toMatchObject({
+      expect(await api({ ...second, key }, `/v1/runs/${created['id']}`)).toMatchObject({
         status: 'completed',
         answer: 'recovered',
       });
@@ -133,7 +134,7 @@ describe('rlm-server process', () => {
   }, async () => {
     const key = await createKey();
     const first = await startServer();
-    const created = await api(first, key, '/v1/runs', {
+    const created = await api({ ...first, key }, '/v1/runs', {
       method: 'POST',
       body: JSON.stringify({ query: 'q' }),
     });
@@ -142,7 +143,7 @@ describe('rlm-server process', () => {
     expect(await first.exit).toBe(0);
     const second = await startServer();
     try {
-      const view = await api(second, key, `/v1/runs/${created['id']}`);
+      const view = await api({ ...second, key }, `/v1/runs/${created['id']}`);
       expect(view).toMatchObject({ status: 'interrupted', error: { code: 'server.unavailable' } });
       expect(String((view['error'] as { message: string }).message)).toContain('grace period');
     } finally {
