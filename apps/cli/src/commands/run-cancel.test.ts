@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type FakeAnthropicServer, startFakeAnthropic } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readsContextPolicy } from '../testing/fake-anthropic-policy.js';
+import { readsContextPolicy } from '../testing/reads-context-policy.js';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
 
 let server: FakeAnthropicServer;

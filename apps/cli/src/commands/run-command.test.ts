@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { rlmChatCompletionSchema } from '@rlm/protocol';
 import { type FakeAnthropicServer, startFakeAnthropic } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readsContextPolicy } from '../testing/fake-anthropic-policy.js';
+import { readsContextPolicy } from '../testing/reads-context-policy.js';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
 
 const MODEL = 'anthropic/claude-sonnet-5-5';

@@ -1,35 +1,26 @@
-import { anthropic } from '@rlm/executor';
+import { resolveModel } from '@rlm/executor';
 import { type LanguageModel, RlmError } from '@rlm/protocol';
 
+/** The prefix of offline model ids: `testkit:needle-finder` runs that @rlm/testkit policy in-process. */
+export const TESTKIT_PREFIX = 'testkit:';
+
 /**
- * Turns a model id from the command line into a client. Keys come from `env` (never from flags,
- * so they stay out of shell history and trajectories).
+ * Turns a model id from the command line into a client. Provider ids go to @rlm/executor's
+ * `resolveModel` with the environment (keys are read from env only, never from flags, so they stay
+ * out of shell history and trajectories).
  *
- * @throws RlmError `model.missing_api_key`, `model.unknown_provider`
+ * @throws RlmError `model.missing_api_key`, `model.unknown_provider`, `config.invalid`
  */
 export function resolveCliModel(
   id: string,
   env: Readonly<Record<string, string | undefined>>,
 ): LanguageModel {
-  if (id.startsWith('anthropic/')) {
-    const apiKey = env['ANTHROPIC_API_KEY'];
-    if (apiKey === undefined || apiKey === '') {
-      throw new RlmError({
-        code: 'model.missing_api_key',
-        message: 'ANTHROPIC_API_KEY is not set',
-        details: { variable: 'ANTHROPIC_API_KEY' },
-      });
-    }
-    const baseUrl = env['ANTHROPIC_BASE_URL'];
-    return anthropic({
-      model: id.slice('anthropic/'.length),
-      apiKey,
-      ...(baseUrl === undefined || baseUrl === '' ? {} : { baseURL: baseUrl }),
+  if (id.startsWith(TESTKIT_PREFIX)) {
+    throw new RlmError({
+      code: 'cli.not_available',
+      message: `Offline testkit models are not available yet: @rlm/testkit does not export its policies in this build (asked for ${id}).`,
+      details: { feature: 'testkit models' },
     });
   }
-  throw new RlmError({
-    code: 'model.unknown_provider',
-    message: `Unknown model id ${id}`,
-    details: { modelId: id },
-  });
+  return resolveModel(id, { env });
 }

@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type FakeAnthropicServer, startFakeAnthropic } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readsContextPolicy } from '../testing/fake-anthropic-policy.js';
+import { readsContextPolicy } from '../testing/reads-context-policy.js';
 import { BIN_PATH, createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 const TMUX = ['/usr/bin/tmux', '/usr/local/bin/tmux', '/opt/homebrew/bin/tmux'].find((path) =>

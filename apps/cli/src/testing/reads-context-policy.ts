@@ -14,7 +14,7 @@ export const READ_CONTEXT_REPLY = [
 ].join('\n');
 
 /**
- * A fake-server script for the executor loop: on its first turn the "model" runs code over the
+ * A fake-server script (Anthropic or OpenAI wire) for the executor loop: on its first turn the "model" runs code over the
  * context, on its second it answers with `FINAL_VAR(found)`, so the answer is whatever the code
  * really computed in the sandbox. `slowSecondTurnMs` delays the second reply (for Ctrl-C tests).
  */
