@@ -55,6 +55,7 @@ export interface ErrorDetails {
   'memory.storage_failed': { operation: string };
   // eval
   'eval.invalid_task': { line: number | undefined; issues: readonly string[] };
+  'eval.invalid_results': { path: string; line: number | undefined; issues: readonly string[] };
   // config (CLI, server)
   'config.invalid': { source: string; issues: readonly string[] };
   // cli
