@@ -136,4 +136,29 @@ describe.each(ISOLATIONS)('sandbox REPL semantics (%s)', (isolation) => {
       });
     });
   });
+
+  it('carries NUL, lone surrogates and astral characters across the boundary intact', async () => {
+    const tricky = ['a\u0000b', 'lone \ud800 surrogate', 'ünï 😀 e\u0301', ''];
+    await withSandbox({ isolation, contexts: tricky }, async (sandbox) => {
+      const lengths = await sandbox.execute(
+        '[context_0.length, context_1.length, context_2.length, context_3.length]',
+      );
+      expect(lengths.stdout).toBe(`[ ${tricky.map((t) => t.length).join(', ')} ]\n`);
+      for (const [index, text] of tricky.entries()) {
+        expect(await sandbox.getVariable(`context_${index}`)).toBe(text);
+      }
+    });
+  });
+
+  it('injects a large context and slices it in a block', async () => {
+    const line = 'The quick brown fox jumps over the lazy dog.\n';
+    const big = line.repeat(Math.ceil(20_000_000 / line.length));
+    await withSandbox(
+      { isolation, context: big, limits: { memoryBytes: 256 * 1024 * 1024 } },
+      async (sandbox) => {
+        const result = await sandbox.execute('[context.length, context.slice(45, 54)]');
+        expect(result.stdout).toBe(`[ ${big.length}, 'The quick' ]\n`);
+      },
+    );
+  });
 });

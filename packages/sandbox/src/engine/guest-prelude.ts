@@ -45,6 +45,7 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, configJson) {
   var stringSlice = String.prototype.slice;
   var stringRepeat = String.prototype.repeat;
   var stringIndexOf = String.prototype.indexOf;
+  var stringIsWellFormed = String.prototype.isWellFormed;
   var stringReplace = String.prototype.replace;
   var arrayJoin = Array.prototype.join;
   var arrayPush = Array.prototype.push;
@@ -353,7 +354,9 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, configJson) {
     var g = globalValue(name);
     if (!g.found || (baseline[name] === true && !isScaffold(name))) return [0];
     if (g.accessor) return [2, 'null'];
-    if (typeof g.value === 'string') return [1, g.value];
+    // The host reads strings as UTF-8 C strings: one holding a NUL or a lone surrogate travels
+    // as JSON instead (which escapes both).
+    if (typeof g.value === 'string' && call(stringIsWellFormed, g.value) && call(stringIndexOf, g.value, ['\u0000']) === -1) return [1, g.value];
     return [2, toJsonSafe(g.value)];
   }
   function setVariable(name, value) {

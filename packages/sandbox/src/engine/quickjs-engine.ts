@@ -25,6 +25,7 @@ import {
 import { GUEST_PRELUDE } from './guest-prelude.js';
 import { HostBridge, type HostCaller } from './host-bridge.js';
 import { loadQuickJs } from './load-quickjs.js';
+import { newGuestString } from './new-guest-string.js';
 import { rewriteBlock } from './rewrite-block.js';
 
 /** JS_EVAL_FLAG_ASYNC: top-level await, completion value as a promise of `{ value }`. */
@@ -196,21 +197,25 @@ export class QuickJsEngine {
   }
 
   /** Calls a scaffold internal with a fresh, short CPU allowance; strings become guest strings. */
-  #callInternal(name: InternalName, args: (string | QuickJSHandle)[] = []): QuickJSHandle {
+  #callInternal(
+    name: InternalName,
+    args: (string | QuickJSHandle)[] = [],
+    allowanceMs = INTERNAL_CALL_MS,
+  ): QuickJSHandle {
     const context = this.#context;
     const internals = this.#internals;
     if (internals === undefined) throw new EngineFault('scaffold is not installed');
     const owned: QuickJSHandle[] = [];
     const handles = args.map((arg) => {
       if (typeof arg !== 'string') return arg;
-      const handle = context.newString(arg);
+      const handle = newGuestString(context, arg) ?? context.newString(arg);
       owned.push(handle);
       if (context.typeof(handle) !== 'string') throw outOfMemory(this.#limits.memoryBytes);
       return handle;
     });
     const previous = this.#deadline;
     const previousReason = this.#interruptReason;
-    this.#deadline = Date.now() + INTERNAL_CALL_MS;
+    this.#deadline = Date.now() + allowanceMs;
     this.#interruptReason = undefined;
     try {
       const fn = context.getProp(internals, name);
@@ -586,8 +591,8 @@ export class QuickJsEngine {
   setVariable(name: string, value: JsonValue): void {
     this.#assertUsable();
     const context = this.#context;
-    if (typeof value === 'string') {
-      const handle = context.newString(value);
+    const handle = typeof value === 'string' ? newGuestString(context, value) : undefined;
+    if (handle !== undefined) {
       try {
         if (context.typeof(handle) !== 'string') throw outOfMemory(this.#limits.memoryBytes);
         this.#callInternal('setVariable', [name, handle]).dispose();
@@ -597,7 +602,9 @@ export class QuickJsEngine {
       this.#scanner.setPayload(name, value);
       return;
     }
-    this.#callInternal('setJson', [name, JSON.stringify(value)]).dispose();
+    // Parsing a large payload is real work: it gets a block's CPU allowance, not the scaffold's.
+    const json = JSON.stringify(value);
+    this.#callInternal('setJson', [name, json], this.#limits.cpuSliceMs).dispose();
     this.#scanner.setPayload(name, value);
   }
 
