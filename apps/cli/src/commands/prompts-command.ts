@@ -18,7 +18,14 @@ export function registerPromptsCommand(
 ): void {
   const prompts = program
     .command('prompts')
-    .description('inspect the system prompts the model sees');
+    .description('inspect the system prompts the model sees')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ rlm prompts show --report-only
+  $ rlm prompts show --max-depth 2 --mode coordinator`,
+    );
   const show = prompts
     .command('show')
     .description('print the assembled system prompt, then a section/size report')

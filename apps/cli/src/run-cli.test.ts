@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox, spawnCli } from './testing/spawn-cli.js';
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+const COMMANDS = [
+  ['run'],
+  ['trace'],
+  ['replay'],
+  ['resume'],
+  ['prompts'],
+  ['prompts', 'show'],
+  ['eval'],
+  ['config'],
+];
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = createSandbox();
+});
+afterEach(() => sandbox.dispose());
+
+const cli = (args: string[]) => spawnCli(args, { cwd: sandbox.dir, env: sandbox.env });
+
+describe('rlm', () => {
+  it('prints its version', async () => {
+    expect(await cli(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+
+  it('shows help with examples for every command, exit 0', async () => {
+    const results = await Promise.all(COMMANDS.map((command) => cli([...command, '--help'])));
+    for (const [index, result] of results.entries()) {
+      expect({ command: COMMANDS[index], code: result.code }).toEqual({ command: COMMANDS[index], code: 0 });
+      expect(result.stdout).toContain('Examples:\n  $ rlm');
+    }
+  });
+
+  it('shows help on stderr and exits 2 without a command', async () => {
+    const result = await cli([]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('Usage: rlm [options] [command]');
+  });
+
+  it('says plainly that resume is not available yet, exit 1', async () => {
+    const result = await cli(['resume', 'abc']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'rlm: Cannot resume run abc: resuming is not available yet in this version of @rlm/executor; start the run again with rlm run.\n',
+    );
+  });
+});
