@@ -2,7 +2,6 @@
 
 // ── Models ──────────────────────────────
 
-export { fromAnthropicError } from './models/anthropic-error.js';
 export {
   type AnthropicOptions,
   anthropic,
@@ -17,11 +16,7 @@ export {
   type AnthropicModelInfo,
   DEFAULT_ANTHROPIC_CONTEXT_WINDOW,
 } from './models/anthropic-models.js';
-export {
-  buildAnthropicParams,
-  MAX_CACHE_BREAKPOINTS,
-  type PromptCachingMode,
-} from './models/anthropic-params.js';
+export { MAX_CACHE_BREAKPOINTS, type PromptCachingMode } from './models/anthropic-params.js';
 export {
   createModelLimiter,
   DEFAULT_PROVIDER_CONCURRENCY,
@@ -29,6 +24,19 @@ export {
   type ModelLimiterOptions,
 } from './models/model-limiter.js';
 export { type BilledTokens, costOfCall, type ModelPricing } from './models/model-pricing.js';
+export {
+  DEFAULT_OPENAI_CONTEXT_WINDOW,
+  DEFAULT_OPENAI_MAX_TOKENS,
+  type OpenAICompatibleOptions,
+  openaiCompatible,
+} from './models/openai-compatible-model.js';
+export {
+  DEFAULT_OPENAI_BASE_URL,
+  MODEL_PROVIDERS,
+  OPENROUTER_BASE_URL,
+  type ResolveModelOptions,
+  resolveModel,
+} from './models/resolve-model.js';
 
 // ── RLM ─────────────────────────────────
 
