@@ -132,15 +132,18 @@ async function turn(
   {
     spec,
     state,
-    sandbox,
+    sandbox: sandboxReady,
     iteration,
-  }: { spec: InvocationSpec; state: LoopState; sandbox: ReplEnvironment; iteration: number },
+  }: {
+    spec: InvocationSpec;
+    state: LoopState;
+    sandbox: Promise<ReplEnvironment>;
+    iteration: number;
+  },
 ): Promise<string | null> {
   const { config } = node.tree;
   const startedAt = node.tree.now();
   node.emit({ type: 'iteration-start', iteration });
-  if (iteration > 0)
-    await sandbox.setVariable('__rlm', meta(node, spec, iteration)).catch(() => undefined);
   const last = iteration === spec.maxIterations - 1;
   const prompt =
     buildUserPrompt({ rootPrompt: spec.query, iteration }) + (last ? LAST_ITERATION_NOTE : '');
@@ -155,8 +158,13 @@ async function turn(
   });
   const text = response.text;
   if (text.trim() !== '') state.partial = text;
+  const sandbox = await sandboxReady;
   const found = findCodeBlocks(text, { languages: config.codeLanguages });
   const maxBlocks = config.limits.maxBlocksPerIteration;
+  if (found.length > 0 && iteration > 0) {
+    // Refresh `__rlm` only when code will read it: a turn without code costs no sandbox round trip.
+    await sandbox.setVariable('__rlm', meta(node, spec, iteration)).catch(() => undefined);
+  }
   const blocks = await runBlocks(node, { sandbox, codes: found.slice(0, maxBlocks), iteration });
   if (blocks.length > 0) state.codeEverRan = true;
   state.history.push(
@@ -215,7 +223,11 @@ async function defaultAnswer(
 
 async function loop(
   node: RunNode,
-  { spec, state, sandbox }: { spec: InvocationSpec; state: LoopState; sandbox: ReplEnvironment },
+  {
+    spec,
+    state,
+    sandbox,
+  }: { spec: InvocationSpec; state: LoopState; sandbox: Promise<ReplEnvironment> },
 ): Promise<Outcome> {
   for (let iteration = 0; iteration < spec.maxIterations; iteration++) {
     node.scope.signal.throwIfAborted();
@@ -278,7 +290,7 @@ export async function runInvocation(
     partial: null,
   };
   let outcome: Outcome;
-  let sandbox: ReplEnvironment | undefined;
+  let sandbox: Promise<ReplEnvironment> | undefined;
   try {
     node.emit({
       type: 'run-start',
@@ -294,12 +306,15 @@ export async function runInvocation(
       content: buildMetadataMessage(queryMetadata(spec.context)),
     });
     const invoke = (child: InvocationSpec) => runInvocation(tree, child);
-    sandbox = await openSandbox(node, spec, invoke);
+    // The sandbox starts while the first model call is in flight: creating it (a worker, a WASM
+    // module, the context copied in) then costs no wall time whenever the model is slower.
+    sandbox = openSandbox(node, spec, invoke);
+    sandbox.catch(() => undefined);
     outcome = await loop(node, { spec, state, sandbox });
   } catch (error) {
     outcome = failure(node, error);
   } finally {
-    await sandbox?.dispose().catch(() => undefined);
+    await sandbox?.then((ready) => ready.dispose()).catch(() => undefined);
     scope.release();
   }
   const completed = outcome.status === 'completed';

@@ -1,0 +1,240 @@
+// Benchmarks of the RLM loop (see README "Benchmarks"). Run: pnpm --filter @rlm/executor bench
+// Each number is a median over repetitions; ratios compare against the ideal named beside them.
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRLM } from '../dist/index.js';
+
+const only = process.argv[2];
+
+/** A zero-latency (or fixed-latency) model answering from a function of the request. */
+function model(id, answer, latencyMs = 0) {
+  return {
+    id,
+    async complete(request) {
+      if (latencyMs > 0) {
+        await new Promise((resolve, reject) => {
+          const timer = setTimeout(resolve, latencyMs);
+          request.signal?.addEventListener('abort', () => {
+            clearTimeout(timer);
+            reject(request.signal.reason);
+          });
+        });
+      }
+      const text = answer(request);
+      const usage = { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 };
+      return { text, usage, stopReason: 'end_turn', model: id };
+    },
+  };
+}
+
+const turnOf = (request) =>
+  request.messages.filter((message) => message.role === 'assistant').length;
+const repl = (code) => `\`\`\`repl\n${code}\n\`\`\``;
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const fmt = (value, digits = 1) => value.toFixed(digits);
+
+async function loopOverhead() {
+  const rows = [];
+  for (const [iterations, withCode] of [
+    [30, false],
+    [200, false],
+    [30, true],
+  ]) {
+    const samples = [];
+    for (let rep = 0; rep < 9; rep++) {
+      let inSandbox = 0;
+      let firstTurnAt = 0;
+      let answeredAt = 0;
+      const root = model('bench/root', (request) => {
+        const turn = turnOf(request);
+        if (turn === iterations - 1) return 'FINAL(done)';
+        return withCode ? repl(`const v${turn} = ${turn}`) : `Thinking about step ${turn}.`;
+      });
+      const rlm = createRLM({
+        model: root,
+        maxIterations: iterations,
+        isolation: 'inline',
+        firstTurnGuard: false,
+        onEvent: (event) => {
+          if (event.type === 'iteration-start' && event.iteration === 0)
+            firstTurnAt = performance.now();
+          if (event.type === 'block-end') inSandbox += event.executionTime;
+          if (event.type === 'final-answer') answeredAt = performance.now();
+        },
+      });
+      await rlm.completion('context');
+      const total = answeredAt - firstTurnAt;
+      samples.push(((total - inSandbox) / iterations) * 1000);
+    }
+    const what = withCode
+      ? 'one trivial block per turn (block round trip included, only guest run time excluded)'
+      : 'no code in the turn';
+    rows.push([`${what}, ${iterations}-iteration run`, median(samples)]);
+  }
+  return rows.map(([what, us]) => `| loop overhead per iteration, ${what} | ${fmt(us, 0)} µs |`);
+}
+
+async function invocationOverhead() {
+  const rows = [];
+  for (const isolation of ['inline', 'worker']) {
+    const samples = [];
+    for (let rep = 0; rep < 15; rep++) {
+      const root = model('bench/root', () => 'FINAL(ok)');
+      const rlm = createRLM({ model: root, isolation, firstTurnGuard: false });
+      const started = performance.now();
+      await rlm.completion('context');
+      samples.push(performance.now() - started);
+    }
+    rows.push(
+      `| per-invocation overhead (${isolation}: prompt build, sandbox create + dispose, one zero-latency call) | ${fmt(median(samples))} ms |`,
+    );
+  }
+  return rows;
+}
+
+async function fanOut() {
+  const samples = [];
+  for (let rep = 0; rep < 5; rep++) {
+    let start = 0;
+    let end = 0;
+    const root = model('bench/root', (request) =>
+      turnOf(request) === 0
+        ? repl('const rs = await llm_query_batched(Array.from({ length: 64 }, (_, i) => "q" + i))')
+        : 'FINAL(done)',
+    );
+    const sub = model('bench/sub', () => 'answer', 200);
+    const rlm = createRLM({
+      model: root,
+      subModel: sub,
+      maxConcurrency: 16,
+      isolation: 'inline',
+      onEvent: (event) => {
+        if (event.type === 'block-start') start = performance.now();
+        if (event.type === 'block-end') end = performance.now();
+      },
+    });
+    await rlm.completion('context');
+    samples.push(end - start);
+  }
+  const ms = median(samples);
+  return [
+    `| 64 \`llm_query\` × 200 ms, concurrency 16 (ideal 800 ms) | ${fmt(ms, 0)} ms = ${fmt(ms / 800, 2)}× |`,
+  ];
+}
+
+async function childrenOnce(isolation) {
+  let start = 0;
+  let end = 0;
+  let failed = 0;
+  const root = model(
+    'bench/root',
+    (request) => {
+      if (request.messages[0].content.includes('array')) {
+        return turnOf(request) === 0
+          ? repl(
+              'const rs = await rlm_query_batched(context.map((c) => ({ prompt: "work", context: c })))',
+            )
+          : 'FINAL(done)';
+      }
+      return repl('FINAL("child " + context)');
+    },
+    0,
+  );
+  const childLatency = model('bench/root', (request) => repl('FINAL("child " + context)'), 200);
+  const rlm = createRLM({
+    model: {
+      id: 'bench/root',
+      complete: (request) =>
+        request.messages[0].content.includes('array')
+          ? root.complete(request)
+          : childLatency.complete(request),
+    },
+    maxDepth: 2,
+    maxConcurrency: 4,
+    isolation,
+    onEvent: (event) => {
+      if (event.type === 'block-start' && event.depth === 0) start = performance.now();
+      if (event.type === 'block-end' && event.depth === 0) end = performance.now();
+      if (event.type === 'run-end' && event.depth === 1 && event.status !== 'completed') failed++;
+    },
+  });
+  const contexts = Array.from({ length: 16 }, (_, i) => `c${i}`);
+  await rlm.completion(contexts);
+  return { ms: end - start, failed };
+}
+
+async function children() {
+  const rows = [];
+  for (const isolation of ['inline', 'worker']) {
+    const samples = [];
+    let failed = 0;
+    const reps = isolation === 'worker' ? 50 : 10;
+    for (let rep = 0; rep < reps; rep++) {
+      const run = await childrenOnce(isolation);
+      samples.push(run.ms);
+      failed += run.failed;
+    }
+    const ms = median(samples);
+    rows.push(
+      `| 16 \`rlm_query\` children × 200 ms, concurrency 4, ${isolation} sandboxes (ideal 800 ms) | ${fmt(ms, 0)} ms = ${fmt(ms / 800, 2)}×; failed children: ${failed} of ${reps * 16} over ${reps} repetitions |`,
+    );
+  }
+  return rows;
+}
+
+async function trajectorySize() {
+  const dir = mkdtempSync(join(tmpdir(), 'rlm-bench-'));
+  try {
+    const context = 'All work and no play makes a dull model. '
+      .repeat(1_250_000)
+      .slice(0, 50_000_000);
+    const root = model('bench/root', (request) => {
+      const turn = turnOf(request);
+      if (turn === 0) return repl('print(context.length)');
+      if (turn === 1) return repl('const head = context.slice(0, 200)\nprint(head)');
+      return 'FINAL_VAR(head)';
+    });
+    const rlm = createRLM({ model: root, trajectory: { dir } });
+    const result = await rlm.completion(context, { query: 'What does it start with?' });
+    const bytes = statSync(result.trajectoryPath).size;
+    const rssMb = process.resourceUsage().maxRSS / 1024;
+    return [
+      `| trajectory size, 3 iterations over a 50 MB context (worker sandbox) | ${fmt(bytes / 1024)} KB |`,
+      `| peak RSS of that run (whole process: 50 MB string on the host + ~100 MB WASM memory in the worker) | ${fmt(rssMb, 0)} MB |`,
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function inChild(name) {
+  return new Promise((resolve, reject) => {
+    const child = fork(new URL(import.meta.url).pathname, [name], {
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out.trim().split('\n')) : reject(new Error(`${name} exited ${code}`)),
+    );
+  });
+}
+
+const suites = { loopOverhead, invocationOverhead, fanOut, children, trajectorySize };
+
+if (only !== undefined) {
+  for (const row of await suites[only]()) console.log(row);
+} else {
+  const rows = [];
+  // Each suite runs in its own process so peak RSS and warm-up do not leak between them.
+  for (const name of Object.keys(suites)) rows.push(...(await inChild(name)));
+  console.log(
+    `Measured ${new Date().toISOString().slice(0, 10)} on Node ${process.version}, ${(await import('node:os')).cpus().length} cores (shared).\n`,
+  );
+  console.log('| benchmark | result |\n|---|---|');
+  for (const row of rows) console.log(row);
+}
