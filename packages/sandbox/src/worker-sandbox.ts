@@ -6,6 +6,7 @@ import {
   RlmError,
   type VariableInfo,
 } from '@rlm/protocol';
+import { compiledEngine } from './engine/load-quickjs.js';
 import type { Sandbox } from './sandbox.js';
 import { assertSettable, disposedError } from './sandbox-guards.js';
 import type { HostFunction } from './sandbox-options.js';
@@ -54,7 +55,11 @@ export class WorkerSandbox implements Sandbox {
 
   static async create(setup: SandboxSetup): Promise<WorkerSandbox> {
     const abortFlag = new SharedArrayBuffer(4);
-    const boot: WorkerBoot = { init: setup.init, abortFlag };
+    // The main thread compiles the engine once; each worker gets the compiled module.
+    const boot: WorkerBoot = {
+      init: { ...setup.init, compiled: await compiledEngine() },
+      abortFlag,
+    };
     const worker = new Worker(scriptUrl('./sandbox-worker.js', import.meta.url), {
       workerData: boot,
       resourceLimits: { stackSizeMb: WORKER_STACK_MB },

@@ -17,6 +17,9 @@ interface WasmApi {
   Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
   compile(bytes: Uint8Array): Promise<WasmModule>;
 }
+/** A compiled `WebAssembly.Module` of the engine; it can be posted to a worker. */
+export type CompiledEngine = WasmModule;
+
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
 /**
@@ -26,7 +29,8 @@ const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
  */
 let compiled: Promise<WasmModule> | undefined;
 
-function compiledEngine(): Promise<WasmModule> {
+/** The compiled QuickJS engine (compiled once per thread; a worker can be handed this one). */
+export function compiledEngine(): Promise<WasmModule> {
   compiled ??= readFile(new URL(import.meta.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')))
     .then((bytes) => wasm.compile(bytes))
     .catch((error: unknown) => {
@@ -44,10 +48,13 @@ function compiledEngine(): Promise<WasmModule> {
  * memory (initial == maximum) is the only real memory cap — `setMemoryLimit` does not bound the
  * WASM builds. Untouched pages cost no resident memory, so a generous cap is cheap.
  */
-export async function loadQuickJs(memoryBytes: number): Promise<QuickJSWASMModule> {
+export async function loadQuickJs(
+  memoryBytes: number,
+  precompiled?: CompiledEngine,
+): Promise<QuickJSWASMModule> {
   const pages = Math.ceil(memoryBytes / WASM_PAGE_BYTES);
   const wasmMemory = new wasm.Memory({ initial: pages, maximum: pages });
-  const wasmModule = await compiledEngine();
+  const wasmModule = precompiled ?? (await compiledEngine());
   // The package's types describe its CommonJS build; under ESM the default import is the variant.
   const variant = RELEASE_SYNC as unknown as QuickJSSyncVariant;
   return newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory, wasmModule }));

@@ -24,7 +24,7 @@ import {
 } from './block-outcome.js';
 import { GUEST_PRELUDE } from './guest-prelude.js';
 import { HostBridge, type HostCaller } from './host-bridge.js';
-import { loadQuickJs } from './load-quickjs.js';
+import { type CompiledEngine, loadQuickJs } from './load-quickjs.js';
 import { newGuestString } from './new-guest-string.js';
 import { rewriteBlock } from './rewrite-block.js';
 
@@ -46,6 +46,8 @@ export interface EngineInit {
   /** Context helpers: host functions that are ordinary, rebindable names. */
   helperNames: string[];
   limits: ResolvedLimits;
+  /** The engine compiled by another thread (saves a worker compiling it again). */
+  compiled?: CompiledEngine;
 }
 
 export interface EngineExecuteOptions {
@@ -132,7 +134,7 @@ export class QuickJsEngine {
 
   /** Loads a module, installs the scaffold and injects the context payloads. */
   static async create(init: EngineInit, caller: HostCaller): Promise<QuickJsEngine> {
-    const module = await loadQuickJs(init.limits.memoryBytes);
+    const module = await loadQuickJs(init.limits.memoryBytes, init.compiled);
     const engine = new QuickJsEngine(module, caller, init.limits);
     try {
       engine.#install(init);
