@@ -8,6 +8,7 @@ import { apiKeyAuth } from './api-key-auth.js';
 import type { AppEnv } from './app-env.js';
 import { handleError } from './handle-error.js';
 import { keyRateLimit } from './key-rate-limit.js';
+import { buildOpenApiDocument } from './openapi-document.js';
 import { payloadTooLarge } from './payload-too-large.js';
 import { requestLogger } from './request-logger.js';
 import { agentsRoutes } from './routes/agents-routes.js';
@@ -16,6 +17,7 @@ import { contextsRoutes } from './routes/contexts-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import type { ServerServices } from './server-services.js';
+import { uiRoutes } from './ui/ui-routes.js';
 
 /** Routes whose bodies may carry a whole context, so they get the context limit instead. */
 const LARGE_BODY_ROUTES = new Set(['/v1/runs', '/v1/contexts', '/v1/chat/completions']);
@@ -61,6 +63,9 @@ export function createServer(services: ServerServices): Hono<AppEnv> {
   });
 
   app.route('/', healthRoutes(services));
+  const openApi = buildOpenApiDocument(services.version ?? '0.0.0');
+  app.get('/openapi.json', (c) => c.json(openApi));
+  app.route('/ui', uiRoutes());
 
   app.use('/v1/*', apiKeyAuth(services.keys));
   app.use(

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createStore } from '@rlm/memory';
@@ -41,7 +41,10 @@ export async function main({
   const engine = createExecutorEngine({
     resolveModel: resolveModel ?? createProductionModelResolver(env),
   });
-  const services = createServerServices({ config, store, keys, engine, logger });
+  const { version } = JSON.parse(
+    await readFile(new URL('../package.json', import.meta.url), 'utf8'),
+  ) as { version: string };
+  const services = createServerServices({ config, store, keys, engine, logger, version });
   const app = createServer(services);
   const recovered = await services.runs.recover();
   logger.info(recovered, 'recovered unfinished runs');

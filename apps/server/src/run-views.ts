@@ -1,31 +1,9 @@
 import type { RunRecord, RunStore } from '@rlm/memory';
 import { RlmError, type RunEvent, totalUsage } from '@rlm/protocol';
 import type { Principal } from './api-key-store.js';
+import type { RunView } from './api-schemas.js';
 import { type RunMeta, runMetaSchema } from './run-meta.js';
 import { outcomeFromEvents, type RunOutcome } from './run-outcome.js';
-
-/** A run as the API returns it. */
-export interface RunView {
-  id: string;
-  kind: RunMeta['kind'];
-  status: RunRecord['status'];
-  profile: string;
-  model: string;
-  query: string;
-  contextId: string;
-  agentId: string | null;
-  budget: RunMeta['budget'];
-  createdAt: string;
-  updatedAt: string;
-  endedAt: string | null;
-  usage: RunRecord['usage'];
-  costUsd: number;
-  answer: string | null;
-  partialAnswer: string | null;
-  iterations: number | null;
-  durationMs: number | null;
-  error: { code: string; message: string } | null;
-}
 
 /** Reads runs for the API, enforcing ownership, and remembers finished runs' outcomes. */
 export interface RunViews {

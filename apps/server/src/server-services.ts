@@ -23,6 +23,8 @@ export interface ServerDeps {
   logger: Logger;
   /** Epoch-ms clock. @default Date.now */
   now?: () => number;
+  /** Reported in `/openapi.json`. @default '0.0.0' */
+  version?: string;
 }
 
 /** The long-lived parts of one server instance, shared by its routes. */

@@ -46,6 +46,7 @@ export const statusByCode = {
   'memory.not_found': 404,
   'memory.storage_failed': 500,
   'eval.invalid_task': 400,
+  'eval.invalid_results': 400,
   'config.invalid': 400,
   'testkit.script_exhausted': 500,
   'cli.usage': 400,

@@ -1,0 +1,56 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../app-env.js';
+import { AGENT_PAGE_JS } from './agent-page-script.js';
+import { COMMON_JS } from './common-script.js';
+import { RUN_PAGE_JS } from './run-page-script.js';
+import { uiShell } from './ui-shell.js';
+import { UI_CSS } from './ui-styles.js';
+
+/** Scripts and styles come only from this server; no inline script can run. */
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const ASSETS: Record<string, { body: string; type: string }> = {
+  'common.js': { body: COMMON_JS, type: 'text/javascript; charset=utf-8' },
+  'run-page.js': { body: RUN_PAGE_JS, type: 'text/javascript; charset=utf-8' },
+  'agent-page.js': { body: AGENT_PAGE_JS, type: 'text/javascript; charset=utf-8' },
+  'ui.css': { body: UI_CSS, type: 'text/css; charset=utf-8' },
+};
+
+/**
+ * `/ui/runs/:id` and `/ui/agents/:id`: read-only pages. The HTML holds no data; the page asks for
+ * the API key (or takes it from `#key=`) and reads everything through the authenticated API,
+ * so the pages have exactly the API's access rules.
+ */
+export function uiRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use('*', async function uiSecurityHeaders(c, next) {
+    await next();
+    c.header('content-security-policy', CSP);
+    c.header('cache-control', 'no-store');
+  });
+  app.get('/assets/:name', (c) => {
+    const asset = ASSETS[c.req.param('name')];
+    if (asset === undefined) return c.notFound();
+    return c.body(asset.body, 200, { 'content-type': asset.type });
+  });
+  app.get('/runs/:id', (c) =>
+    c.html(
+      uiShell({
+        title: `Run ${c.req.param('id')}`,
+        script: 'run-page.js',
+        dataset: { 'run-id': c.req.param('id') },
+      }),
+    ),
+  );
+  app.get('/agents/:id', (c) =>
+    c.html(
+      uiShell({
+        title: `Agent ${c.req.param('id')}`,
+        script: 'agent-page.js',
+        dataset: { 'agent-id': c.req.param('id') },
+      }),
+    ),
+  );
+  return app;
+}
