@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, spawnCli } from './testing/spawn-cli.js';
 
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+const { version } = JSON.parse(
+  readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+) as {
   version: string;
 };
 const COMMANDS = [
@@ -32,7 +34,10 @@ describe('rlm', () => {
   it('shows help with examples for every command, exit 0', async () => {
     const results = await Promise.all(COMMANDS.map((command) => cli([...command, '--help'])));
     for (const [index, result] of results.entries()) {
-      expect({ command: COMMANDS[index], code: result.code }).toEqual({ command: COMMANDS[index], code: 0 });
+      expect({ command: COMMANDS[index], code: result.code }).toEqual({
+        command: COMMANDS[index],
+        code: 0,
+      });
       expect(result.stdout).toContain('Examples:\n  $ rlm');
     }
   });

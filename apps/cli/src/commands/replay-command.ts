@@ -1,4 +1,3 @@
-import { replay } from '@rlm/executor';
 import { RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
@@ -73,6 +72,8 @@ async function replayAction(
     maxBytes: config.maxContextBytes,
   });
   const drivers = await readDrivers(options.driver ?? []);
+  // Loaded here, not at start-up: see createExecutorEngine.
+  const { replay } = await import('@rlm/executor');
   try {
     const { result, events } = await replay(trajectory.records, {
       context: toContextValue(contexts.map((context) => context.value)),

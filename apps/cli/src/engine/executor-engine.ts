@@ -1,21 +1,28 @@
-import { createRLM, type RLMConfig } from '@rlm/executor';
+import type { RLMConfig } from '@rlm/executor';
 import type { LanguageModel } from '@rlm/protocol';
 import type { CliConfig } from '../config/config-schema.js';
-import { resolveCliModel } from './resolve-cli-model.js';
 import type { RunEngine } from './run-engine.js';
 import { toContextValue } from './to-context-value.js';
 
 export interface ExecutorEngineOptions {
   /** Model ids to clients. @default resolveCliModel */
-  resolveModel?: (id: string, env: Readonly<Record<string, string | undefined>>) => LanguageModel;
+  resolveModel?: ModelResolver;
 }
 
+type ModelResolver = (
+  id: string,
+  env: Readonly<Record<string, string | undefined>>,
+) => LanguageModel;
+
 /** Runs `rlm run` requests with @rlm/executor's `createRLM`. */
-export function createExecutorEngine({
-  resolveModel = resolveCliModel,
-}: ExecutorEngineOptions = {}): RunEngine {
+export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEngine {
   return {
     async run(request) {
+      // Loaded on first use: the executor and its provider SDKs are most of the start-up time,
+      // which `--help`, `config` and `trace` should not pay.
+      const { createRLM } = await import('@rlm/executor');
+      const resolveModel =
+        options.resolveModel ?? (await import('./resolve-cli-model.js')).resolveCliModel;
       const { config, env } = request;
       const model = resolveModel(config.model, env);
       const subModel =
