@@ -34,10 +34,14 @@ export {
 export {
   ANTHROPIC_VERSION_2023,
   ANTHROPIC_VERSION_2026,
+  type AnthropicValidation,
+  MAX_CACHE_BREAKPOINTS,
+  validateAnthropicRequest,
+} from './fake-servers/anthropic-validate.js';
+export {
   anthropicErrorBody,
   type FakeAnthropicOptions,
   type FakeAnthropicServer,
-  MAX_CACHE_BREAKPOINTS,
   startFakeAnthropic,
 } from './fake-servers/fake-anthropic.js';
 export type { FakeRequestRecord } from './fake-servers/fake-http-server.js';

@@ -1,16 +1,8 @@
-import type { ZodType } from 'zod';
 import { estimateTokens } from '../estimate-tokens.js';
 import { DEFAULT_FAKE_ANTHROPIC_MODELS, type FakeAnthropicModel } from './anthropic-models.js';
 import { type CacheAccount, createPromptCache } from './anthropic-prompt-cache.js';
-import {
-  type AnthropicMessagesBody,
-  type AnthropicPromptBody,
-  anthropicMessagesBodySchema,
-  anthropicPromptBodySchema,
-  cacheBlocksOf,
-  conversationOf,
-  REMOVED_SAMPLING_PARAMETERS,
-} from './anthropic-request.js';
+import { type AnthropicMessagesBody, conversationOf } from './anthropic-request.js';
+import { validateAnthropicRequest } from './anthropic-validate.js';
 import {
   type BodyStep,
   type FakeExchange,
@@ -29,14 +21,6 @@ import {
   type FakeScript,
   splitIntoChunks,
 } from './fake-reply.js';
-
-/** The API version SDK 1.x sends, which removed the sampling parameters. */
-export const ANTHROPIC_VERSION_2026 = '2026-10-21';
-/** The API version SDK 0.x sends. */
-export const ANTHROPIC_VERSION_2023 = '2023-06-01';
-
-/** Most breakpoints (`cache_control` blocks) one request may carry. */
-export const MAX_CACHE_BREAKPOINTS = 4;
 
 export interface FakeAnthropicOptions {
   /** How to answer valid requests (see `FakeScript`). @default 'Hello from the fake Anthropic API.' */
@@ -96,65 +80,19 @@ export async function startFakeAnthropic({
   async function handle(exchange: FakeExchange): Promise<void> {
     const { record, response } = exchange;
     const requestId = `req_fake${String(record.index + 1).padStart(6, '0')}`;
-    const fail = (status: number, message: string, type?: string) =>
+    const fail = (status: number, message: string) =>
       sendBody(response, {
         status,
-        body: errorBody({ status, type, message, requestId }),
+        body: errorBody({ status, message, requestId }),
         headers: { 'request-id': requestId },
       });
 
-    const isCount = record.path === '/v1/messages/count_tokens';
-    if (record.method !== 'POST' || (record.path !== '/v1/messages' && !isCount)) {
-      fail(404, `Not found: ${record.method} ${record.path}`);
+    const checked = validateAnthropicRequest(record, { apiKeys, models: knownModels });
+    if (!checked.ok) {
+      fail(checked.status, checked.message);
       return;
     }
-    const apiKey = record.headers['x-api-key'] ?? bearerToken(record.headers['authorization']);
-    if (apiKey === undefined || apiKey === '') {
-      fail(401, 'No API key: send x-api-key or Authorization: Bearer');
-      return;
-    }
-    if (apiKeys !== undefined && !apiKeys.includes(apiKey)) {
-      fail(401, 'invalid x-api-key');
-      return;
-    }
-    const version = record.headers['anthropic-version'];
-    if (version === undefined) {
-      fail(400, 'anthropic-version: header is required');
-      return;
-    }
-    const schema: ZodType<AnthropicPromptBody> = isCount
-      ? anthropicPromptBodySchema
-      : anthropicMessagesBodySchema;
-    const parsed = schema.safeParse(record.body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      fail(400, `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid JSON body'}`);
-      return;
-    }
-    const body = parsed.data;
-    const removed = REMOVED_SAMPLING_PARAMETERS.find((name) => name in body);
-    if (version >= ANTHROPIC_VERSION_2026 && removed !== undefined) {
-      fail(400, `${removed}: Extra inputs are not permitted`);
-      return;
-    }
-    const { blocks, breakpointCount } = cacheBlocksOf(body);
-    if (breakpointCount > MAX_CACHE_BREAKPOINTS) {
-      fail(
-        400,
-        `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpointCount}.`,
-      );
-      return;
-    }
-    const model = knownModels[body.model];
-    if (model === undefined) {
-      fail(404, `model: ${body.model}`);
-      return;
-    }
-    const promptTokens = blocks.reduce((sum, block) => sum + block.tokens, 0);
-    if (promptTokens > model.contextWindow) {
-      fail(400, `prompt is too long: ${promptTokens} tokens > ${model.contextWindow} maximum`);
-      return;
-    }
+    const { isCount, body, blocks, model, promptTokens } = checked;
     if (isCount) {
       sendBody(response, {
         status: 200,
@@ -218,11 +156,6 @@ export async function startFakeAnthropic({
     close: () => server.close(),
     [Symbol.asyncDispose]: () => server.close(),
   };
-}
-
-function bearerToken(header: string | undefined): string | undefined {
-  const match = header === undefined ? null : /^Bearer\s+(.*)$/i.exec(header);
-  return match?.[1]?.trim();
 }
 
 const ERROR_TYPE_BY_STATUS: Readonly<Record<number, string>> = {

@@ -1,0 +1,93 @@
+import type { ZodType } from 'zod';
+import type { FakeAnthropicModel } from './anthropic-models.js';
+import type { CacheBlock } from './anthropic-prompt-cache.js';
+import {
+  type AnthropicPromptBody,
+  anthropicMessagesBodySchema,
+  anthropicPromptBodySchema,
+  cacheBlocksOf,
+  REMOVED_SAMPLING_PARAMETERS,
+} from './anthropic-request.js';
+import type { FakeRequestRecord } from './fake-http-server.js';
+
+/** The API version SDK 1.x sends, which removed the sampling parameters. */
+export const ANTHROPIC_VERSION_2026 = '2026-10-21';
+/** The API version SDK 0.x sends. */
+export const ANTHROPIC_VERSION_2023 = '2023-06-01';
+/** Most breakpoints (`cache_control` blocks) one request may carry. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+
+/** A request that passed validation, or the error the API would answer. */
+export type AnthropicValidation =
+  | {
+      ok: true;
+      isCount: boolean;
+      body: AnthropicPromptBody;
+      blocks: CacheBlock[];
+      model: FakeAnthropicModel;
+      promptTokens: number;
+    }
+  | { ok: false; status: number; message: string };
+
+/**
+ * Checks a request in the order the API does what matters to clients: route, auth, version
+ * header, body shape, removed sampling parameters, breakpoint count, model, context window.
+ */
+export function validateAnthropicRequest(
+  record: FakeRequestRecord,
+  {
+    apiKeys,
+    models,
+  }: {
+    apiKeys: readonly string[] | undefined;
+    models: Readonly<Record<string, FakeAnthropicModel>>;
+  },
+): AnthropicValidation {
+  const fail = (status: number, message: string) => ({ ok: false as const, status, message });
+  const isCount = record.path === '/v1/messages/count_tokens';
+  if (record.method !== 'POST' || (record.path !== '/v1/messages' && !isCount)) {
+    return fail(404, `Not found: ${record.method} ${record.path}`);
+  }
+  const apiKey = record.headers['x-api-key'] ?? bearerToken(record.headers['authorization']);
+  if (apiKey === undefined || apiKey === '') {
+    return fail(401, 'No API key: send x-api-key or Authorization: Bearer');
+  }
+  if (apiKeys !== undefined && !apiKeys.includes(apiKey)) return fail(401, 'invalid x-api-key');
+  const version = record.headers['anthropic-version'];
+  if (version === undefined) return fail(400, 'anthropic-version: header is required');
+  const schema: ZodType<AnthropicPromptBody> = isCount
+    ? anthropicPromptBodySchema
+    : anthropicMessagesBodySchema;
+  const parsed = schema.safeParse(record.body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return fail(
+      400,
+      `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid JSON body'}`,
+    );
+  }
+  const body = parsed.data;
+  const removed = REMOVED_SAMPLING_PARAMETERS.find((name) => name in body);
+  if (version >= ANTHROPIC_VERSION_2026 && removed !== undefined) {
+    return fail(400, `${removed}: Extra inputs are not permitted`);
+  }
+  const { blocks, breakpointCount } = cacheBlocksOf(body);
+  if (breakpointCount > MAX_CACHE_BREAKPOINTS) {
+    return fail(
+      400,
+      `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpointCount}.`,
+    );
+  }
+  const model = models[body.model];
+  if (model === undefined) return fail(404, `model: ${body.model}`);
+  const promptTokens = blocks.reduce((sum, block) => sum + block.tokens, 0);
+  if (promptTokens > model.contextWindow) {
+    return fail(400, `prompt is too long: ${promptTokens} tokens > ${model.contextWindow} maximum`);
+  }
+  return { ok: true, isCount, body, blocks, model, promptTokens };
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  const match = header === undefined ? null : /^Bearer\s+(.*)$/i.exec(header);
+  return match?.[1]?.trim();
+}
