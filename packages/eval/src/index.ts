@@ -1,0 +1,111 @@
+/** @packageDocumentation Benchmarks, scorers, runner and reports for Recursive Language Models: RLM vs base model, solver vs coordinator. */
+
+// ── Tasks ───────────────────────────────
+
+export {
+  type EvalTask,
+  type EvalTaskInput,
+  evalTaskSchema,
+  taskMetaSchema,
+} from './task/eval-task.js';
+export { loadTasks } from './task/load-tasks.js';
+export { type ParseTasksOptions, parseTasksJsonl } from './task/parse-tasks-jsonl.js';
+export { contextAsText, readTaskContext } from './task/read-task-context.js';
+
+// ── Generators ──────────────────────────
+
+export {
+  type AggregateQuestion,
+  generateAggregate,
+} from './generators/generate-aggregate.js';
+export {
+  BENCHMARK_NAMES,
+  type BenchmarkName,
+  benchmarkNameSchema,
+  type GenerateBenchmarkOptions,
+  generateBenchmark,
+} from './generators/generate-benchmark.js';
+export { generateMultidoc, type MultidocOptions } from './generators/generate-multidoc.js';
+export { generatePairs } from './generators/generate-pairs.js';
+export { generateSniah, type SniahOptions } from './generators/generate-sniah.js';
+export type { GeneratorOptions } from './generators/generator-options.js';
+export { formatSize, parseSize } from './generators/parse-size.js';
+export { type SeededRandom, seededRandom } from './generators/seeded-random.js';
+export { RARE_LABELS, RECORD_LABELS } from './generators/support-records.js';
+
+// ── Scorers ─────────────────────────────
+
+export { normalizeAnswer } from './scorers/normalize-answer.js';
+export {
+  parseNumber,
+  type Score,
+  type ScoreAnswerOptions,
+  type ScoreFunction,
+  scoreAnswer,
+  setF1,
+} from './scorers/score-answer.js';
+export { type ScorerSpec, type ScorerSpecInput, scorerSpecSchema } from './scorers/scorer-spec.js';
+
+// ── Runner ──────────────────────────────
+
+export type { AttemptOutcome } from './runner/attempt-outcome.js';
+export { type EvalProgress, formatDuration, formatProgress } from './runner/eval-progress.js';
+export {
+  type BaseSystem,
+  baseSystemSchema,
+  type EvalSystem,
+  type EvalSystemInput,
+  evalSystemSchema,
+  type RlmSystem,
+  rlmSystemSchema,
+} from './runner/eval-system.js';
+export {
+  type CreateModelResolverOptions,
+  createModelResolver,
+  type ModelResolver,
+  type ModelRole,
+} from './runner/model-resolver.js';
+export { type ResultRow, resultRowSchema, rowKey } from './runner/result-row.js';
+export { RESULTS_FILE, readResultRows } from './runner/results-file.js';
+export { CHARS_PER_TOKEN, DEFAULT_BASE_CONTEXT_WINDOW } from './runner/run-base-attempt.js';
+export {
+  DEFAULT_EVAL_CONCURRENCY,
+  type EvalBudget,
+  type EvalRun,
+  type EvalStop,
+  type RunEvalOptions,
+  runEval,
+} from './runner/run-eval.js';
+
+// ── Offline models ──────────────────────
+
+export { BASE_SYSTEM_PROMPT } from './offline/base-prompt.js';
+export {
+  DEFAULT_OFFLINE_CONTEXT_WINDOW,
+  isOfflineModelId,
+  OFFLINE_POLICIES,
+  OFFLINE_PRICE_PER_MILLION,
+  type OfflinePolicyName,
+  offlineModel,
+} from './offline/offline-model.js';
+export { referencePolicy } from './offline/reference-policy.js';
+
+// ── Reports ─────────────────────────────
+
+export {
+  compareRuns,
+  type FlippedTask,
+  type RunComparison,
+  renderComparison,
+  type SystemDelta,
+} from './report/compare-runs.js';
+export { renderAccuracyChart } from './report/render-accuracy-chart.js';
+export { renderMarkdownReport } from './report/render-markdown-report.js';
+export { passAtK, percentile, wilsonInterval } from './report/statistics.js';
+export {
+  type EvalSummary,
+  type SizePoint,
+  type SystemSummary,
+  summarizeRows,
+} from './report/summarize-rows.js';
+export { REPORT_FILES, writeReport } from './report/write-report.js';

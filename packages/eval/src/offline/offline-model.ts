@@ -1,0 +1,102 @@
+import type { LanguageModel, ModelRequest, ModelResponse } from '@rlm/protocol';
+import { RlmError } from '@rlm/protocol';
+import {
+  chunkAndAggregate,
+  delegateToChild,
+  needleFinder,
+  type Policy,
+  scriptedModel,
+} from '@rlm/testkit';
+import { RECORD_LABELS } from '../generators/support-records.js';
+import type { EvalTask } from '../task/eval-task.js';
+import { referencePolicy } from './reference-policy.js';
+
+/** Policies `testkit:<name>` can name. */
+export const OFFLINE_POLICIES = [
+  'reference',
+  'needleFinder',
+  'chunkAndAggregate',
+  'delegateToChild',
+] as const;
+export type OfflinePolicyName = (typeof OFFLINE_POLICIES)[number];
+
+/**
+ * Nominal prices for offline models (USD per million tokens), so offline reports exercise the
+ * cost columns. They are not any provider's prices.
+ */
+export const OFFLINE_PRICE_PER_MILLION = { input: 1, output: 5 } as const;
+
+/** The context window offline models report, in tokens (small, so truncation shows at modest sizes). */
+export const DEFAULT_OFFLINE_CONTEXT_WINDOW = 32_000;
+
+export interface OfflineModelOptions {
+  /** The task the model will answer (policies read its metadata, never its answer). */
+  task: EvalTask;
+  /** Whether the model serves the base system: every testkit policy answers base calls with the reference solver. */
+  role: 'root' | 'sub' | 'base';
+  /** @default DEFAULT_OFFLINE_CONTEXT_WINDOW */
+  contextWindow?: number;
+}
+
+/** Whether a model id names an offline model (`testkit:<policy>`). */
+export function isOfflineModelId(id: string): boolean {
+  return id.startsWith('testkit:');
+}
+
+/**
+ * Builds the in-process model behind `testkit:<policy>` for one task: a `scriptedModel` running a
+ * rule-based policy, with nominal pricing.
+ *
+ * @throws RlmError `cli.usage` naming `--model` for an unknown policy
+ */
+export function offlineModel(
+  id: string,
+  { task, role, contextWindow = DEFAULT_OFFLINE_CONTEXT_WINDOW }: OfflineModelOptions,
+): LanguageModel {
+  const name = id.slice('testkit:'.length);
+  if (!(OFFLINE_POLICIES as readonly string[]).includes(name)) {
+    throw new RlmError({
+      code: 'cli.usage',
+      message: `--model: unknown offline policy "${name}" (expected testkit:${OFFLINE_POLICIES.join(', testkit:')})`,
+      details: { option: '--model' },
+    });
+  }
+  const policy =
+    role === 'base' ? referencePolicy(task) : policyFor(name as OfflinePolicyName, task);
+  const model = scriptedModel((request) => policy(request), {
+    id: `testkit/${name}`,
+    contextWindow,
+  });
+  return {
+    id: model.id,
+    contextWindow,
+    async complete(request: ModelRequest): Promise<ModelResponse> {
+      const response = await model.complete(request);
+      const costUsd =
+        (response.usage.inputTokens * OFFLINE_PRICE_PER_MILLION.input +
+          response.usage.outputTokens * OFFLINE_PRICE_PER_MILLION.output) /
+        1_000_000;
+      return { ...response, costUsd };
+    },
+  };
+}
+
+function policyFor(name: OfflinePolicyName, task: EvalTask): Policy {
+  const pattern =
+    typeof task.meta['needlePattern'] === 'string' ? task.meta['needlePattern'] : undefined;
+  switch (name) {
+    case 'reference':
+      return referencePolicy(task);
+    case 'needleFinder':
+      return needleFinder(pattern === undefined ? {} : { pattern });
+    case 'delegateToChild':
+      return delegateToChild(pattern === undefined ? {} : { pattern });
+    case 'chunkAndAggregate': {
+      const label = task.meta['label'];
+      return chunkAndAggregate({
+        labels: RECORD_LABELS,
+        ...(typeof label === 'string' ? { target: label } : {}),
+      });
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import type { ResultRow } from '../runner/result-row.js';
+import { dollars, percent } from './render-markdown-report.js';
+import { summarizeRows } from './summarize-rows.js';
+
+/** One system in both runs. */
+export interface SystemDelta {
+  system: string;
+  accuracyA: number;
+  accuracyB: number;
+  /** `accuracyB - accuracyA`. */
+  accuracyDelta: number;
+  costPerTaskA: number;
+  costPerTaskB: number;
+  costPerTaskDelta: number;
+}
+
+/** A task whose outcome changed for a system: passed in one run (any attempt) and not in the other. */
+export interface FlippedTask {
+  taskId: string;
+  system: string;
+  /** `fixed`: failed in A, passed in B; `broken`: the reverse. */
+  direction: 'fixed' | 'broken';
+}
+
+export interface RunComparison {
+  /** Systems present in both runs. */
+  systems: SystemDelta[];
+  flipped: FlippedTask[];
+  /** Systems only one run has. */
+  onlyInA: string[];
+  onlyInB: string[];
+}
+
+/**
+ * Compares two runs (A = before, B = after): per-system accuracy and cost deltas, and the tasks
+ * that flipped. A task counts as passed in a run when any of its attempts passed; tasks one run
+ * lacks are not flips.
+ */
+export function compareRuns(a: readonly ResultRow[], b: readonly ResultRow[]): RunComparison {
+  const summaryA = summarizeRows(a);
+  const summaryB = summarizeRows(b);
+  const namesB = new Set(summaryB.systems.map((system) => system.system));
+  const namesA = new Set(summaryA.systems.map((system) => system.system));
+  const systems: SystemDelta[] = [];
+  for (const before of summaryA.systems) {
+    const after = summaryB.systems.find((system) => system.system === before.system);
+    if (after === undefined) continue;
+    systems.push({
+      system: before.system,
+      accuracyA: before.accuracy,
+      accuracyB: after.accuracy,
+      accuracyDelta: after.accuracy - before.accuracy,
+      costPerTaskA: before.costPerTaskUsd,
+      costPerTaskB: after.costPerTaskUsd,
+      costPerTaskDelta: after.costPerTaskUsd - before.costPerTaskUsd,
+    });
+  }
+  const passedA = passedByTask(a);
+  const passedB = passedByTask(b);
+  const flipped: FlippedTask[] = [];
+  for (const [key, before] of passedA) {
+    const after = passedB.get(key);
+    if (after === undefined || after === before) continue;
+    const [system, taskId] = JSON.parse(key) as [string, string];
+    flipped.push({ taskId, system, direction: after ? 'fixed' : 'broken' });
+  }
+  flipped.sort(
+    (left, right) =>
+      left.system.localeCompare(right.system) || left.taskId.localeCompare(right.taskId),
+  );
+  return {
+    systems,
+    flipped,
+    onlyInA: [...namesA].filter((name) => !namesB.has(name)),
+    onlyInB: [...namesB].filter((name) => !namesA.has(name)),
+  };
+}
+
+function passedByTask(rows: readonly ResultRow[]): Map<string, boolean> {
+  const passed = new Map<string, boolean>();
+  for (const row of rows) {
+    const key = JSON.stringify([row.system, row.taskId]);
+    passed.set(key, (passed.get(key) ?? false) || row.passed);
+  }
+  return passed;
+}
+
+/** The comparison as markdown: a delta table and the flipped tasks. */
+export function renderComparison(
+  comparison: RunComparison,
+  { labelA = 'A', labelB = 'B' }: { labelA?: string; labelB?: string } = {},
+): string {
+  const sign = (value: number, format: (value: number) => string) =>
+    `${value > 0 ? '+' : value < 0 ? '−' : '±'}${format(Math.abs(value))}`;
+  const lines = [
+    `# Comparison: ${labelA} → ${labelB}`,
+    '',
+    `| System | Accuracy ${labelA} | Accuracy ${labelB} | Δ accuracy | Cost / task ${labelA} | Cost / task ${labelB} | Δ cost / task |`,
+    '|---|---|---|---|---|---|---|',
+    ...comparison.systems.map(
+      (delta) =>
+        `| ${delta.system} | ${percent(delta.accuracyA)} | ${percent(delta.accuracyB)} | ${sign(delta.accuracyDelta, percent)} | ${dollars(delta.costPerTaskA)} | ${dollars(delta.costPerTaskB)} | ${sign(delta.costPerTaskDelta, dollars)} |`,
+    ),
+    '',
+    `## Flipped tasks (${comparison.flipped.length})`,
+    '',
+  ];
+  if (comparison.flipped.length === 0) lines.push('None.');
+  for (const flip of comparison.flipped)
+    lines.push(
+      `- ${flip.direction === 'fixed' ? '✅ fixed' : '❌ broken'}: ${flip.system} · ${flip.taskId}`,
+    );
+  if (comparison.onlyInA.length > 0)
+    lines.push('', `Only in ${labelA}: ${comparison.onlyInA.join(', ')}`);
+  if (comparison.onlyInB.length > 0)
+    lines.push('', `Only in ${labelB}: ${comparison.onlyInB.join(', ')}`);
+  return `${lines.join('\n')}\n`;
+}

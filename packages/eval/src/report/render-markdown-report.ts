@@ -1,0 +1,74 @@
+import { formatSize } from '../generators/parse-size.js';
+import { formatDuration } from '../runner/eval-progress.js';
+import type { EvalSummary, SystemSummary } from './summarize-rows.js';
+
+/** Percent with one decimal: `87.5%`. */
+export function percent(value: number): string {
+  return `${(value * 100).toFixed(1)}%`;
+}
+
+/** Dollars with enough digits for cheap runs: `$0.0123`. */
+export function dollars(value: number): string {
+  return `$${value.toFixed(value >= 10 ? 2 : 4)}`;
+}
+
+/**
+ * The report as markdown: one row per system (accuracy with its 95% Wilson interval, pass@k, mean
+ * score, cost per task, passed per dollar, latency p50/p95, statuses), then accuracy per context size.
+ */
+export function renderMarkdownReport(
+  summary: EvalSummary,
+  { title = 'Eval report' }: { title?: string } = {},
+): string {
+  const lines = [
+    `# ${title}`,
+    '',
+    `Benchmarks: ${summary.benchmarks.join(', ') || '(none)'} · ${summary.rows} attempts`,
+    '',
+    '| System | Accuracy (95% CI) | pass@k | Mean score | Cost / task | Passed per $ | Latency p50 / p95 | Statuses |',
+    '|---|---|---|---|---|---|---|---|',
+    ...summary.systems.map(systemLine),
+  ];
+  const sizes = [...new Set(summary.bySize.map((point) => point.contextChars))].sort(
+    (a, b) => a - b,
+  );
+  if (sizes.length > 0) {
+    const systems = summary.systems.map((system) => system.system);
+    lines.push(
+      '',
+      '## Accuracy by context length',
+      '',
+      `| Context | ${systems.join(' | ')} |`,
+      `|---|${systems.map(() => '---|').join('')}`,
+    );
+    for (const size of sizes) {
+      const cells = systems.map((system) => {
+        const point = summary.bySize.find(
+          (entry) => entry.system === system && entry.contextChars === size,
+        );
+        return point === undefined ? '–' : `${percent(point.accuracy)} (${point.attempts})`;
+      });
+      lines.push(`| ${formatSize(size)} | ${cells.join(' | ')} |`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function systemLine(system: SystemSummary): string {
+  const statuses = Object.entries(system.statuses)
+    .map(([status, count]) => `${status} ${count}`)
+    .join(', ');
+  const truncated = system.truncated > 0 ? `, truncated ${system.truncated}` : '';
+  return [
+    '',
+    ` ${system.system} `,
+    ` ${percent(system.accuracy)} (${percent(system.accuracyLow)}–${percent(system.accuracyHigh)}) `,
+    ` pass@${system.passAtK.k} ${percent(system.passAtK.value)} `,
+    ` ${system.meanScore.toFixed(3)} `,
+    ` ${dollars(system.costPerTaskUsd)} `,
+    ` ${system.passedPerUsd === null ? '–' : system.passedPerUsd.toFixed(1)} `,
+    ` ${formatDuration(system.latencyP50Ms)} / ${formatDuration(system.latencyP95Ms)} `,
+    ` ${statuses}${truncated} `,
+    '',
+  ].join('|');
+}
