@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CONTEXT_HELPERS_PROMPT } from './context-ops/context-helpers-prompt.js';
 import { ISOLATIONS, withSandbox } from './sandbox-cases.test-helpers.js';
 
 const TEXT = 'first line\r\nsecond needle\nthird\nfourth needle\n';
@@ -85,6 +86,16 @@ describe.each(ISOLATIONS)('context helpers (%s)', (isolation) => {
     await withSandbox({ isolation }, async (sandbox) => {
       const result = await sandbox.execute('await grep("x")');
       expect(result.error?.message).toContain('there is no context_0');
+    });
+  });
+
+  it('runs the example the prompt documents', async () => {
+    const example = /Example: `(.+)`$/.exec(CONTEXT_HELPERS_PROMPT)?.[1] ?? '';
+    expect(example).not.toBe('');
+    await withSandbox({ isolation, context: 'ok\nERROR code 17 here\nok' }, async (sandbox) => {
+      const result = await sandbox.execute(example);
+      expect(result.error).toBeNull();
+      expect(result.stdout).toContain("text: 'ERROR code 17 here'");
     });
   });
 });

@@ -2,7 +2,6 @@
 
 // ── Creating a sandbox ──────────────────
 
-export { CONTEXT_HELPER_NAMES } from './context-ops/context-scanner.js';
 export { createSandbox } from './create-sandbox.js';
 export type { Sandbox, SandboxIsolation } from './sandbox.js';
 
@@ -25,3 +24,15 @@ export {
   sandboxLimitsSchema,
   sandboxOptionsSchema,
 } from './sandbox-options.js';
+
+// ── Context helpers ─────────────────────
+
+export { CONTEXT_HELPERS_PROMPT } from './context-ops/context-helpers-prompt.js';
+export { CONTEXT_HELPER_NAMES } from './context-ops/context-scanner.js';
+export type {
+  ChunkBounds,
+  FindAllMatch,
+  FindAllResult,
+  GrepLine,
+  GrepResult,
+} from './context-ops/scan-operations.js';
