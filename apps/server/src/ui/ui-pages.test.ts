@@ -1,0 +1,137 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { scriptedModel } from '@rlm/testkit';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExecutorEngine } from '../executor-engine.js';
+import { deferred } from '../test-support/read-sse.js';
+import { startTestServer } from '../test-support/start-test-server.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) {
+  process.stderr.write(
+    `\n!!! UI BROWSER TESTS SKIPPED: ${CHROMIUM} is missing. Install it with: apt-get install -y chromium !!!\n\n`,
+  );
+}
+
+let browser: BrowserContext;
+let profileDir: string;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  profileDir = await mkdtemp(join(tmpdir(), 'rlm-chromium-'));
+  await mkdir(ARTIFACTS, { recursive: true });
+  browser = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (profileDir !== undefined) await rm(profileDir, { recursive: true, force: true });
+});
+
+describe.skipIf(!hasChromium)('UI pages in headless Chromium', () => {
+  it('shows a run live: the invocation tree with code, output and the final status', {
+    timeout: 60_000,
+  }, async () => {
+    const gate = deferred<string>();
+    const model = scriptedModel([
+      '```repl\nconst words = context.split(" ");\nprint("words:", words.length)\n```',
+      () => gate.promise,
+    ]);
+    await using server = await startTestServer({
+      engine: createExecutorEngine({ resolveModel: () => model, isolation: 'inline' }),
+    });
+    const created = await server.request('/v1/runs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'How many words?', context: 'one two three four five' }),
+    });
+    const { id } = (await created.json()) as { id: string };
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/ui/runs/${id}#key=${server.userKey}`);
+    await page
+      .locator('.invocation[data-depth="0"] .block pre.stdout')
+      .filter({ hasText: 'words: 5' })
+      .waitFor();
+    expect(await page.getByTestId('run-status').textContent()).toBe('running');
+    expect(page.url()).not.toContain(server.userKey);
+    gate.resolve('FINAL_VAR(words)');
+    await page.getByTestId('run-status').filter({ hasText: 'completed' }).waitFor();
+    expect(await page.locator('.invocation pre.code').first().textContent()).toContain(
+      'context.split',
+    );
+    expect(await page.locator('.invocation .iteration').count()).toBe(2);
+    await page.screenshot({ path: join(ARTIFACTS, 'ui-run-page.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('refuses another key’s run in the page', { timeout: 60_000 }, async () => {
+    const model = scriptedModel(['```repl\nprint(1)\n```', 'FINAL(1)']);
+    await using server = await startTestServer({
+      engine: createExecutorEngine({ resolveModel: () => model, isolation: 'inline' }),
+    });
+    const created = await server.request('/v1/runs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'q' }),
+    });
+    const { id } = (await created.json()) as { id: string };
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/ui/runs/${id}#key=${server.otherKey}`);
+    await page.getByTestId('connection').filter({ hasText: 'not found' }).waitFor();
+    expect(await page.locator('.invocation').count()).toBe(0);
+    await page.close();
+  });
+
+  it('shows an agent’s layers, senders and a sender’s exchanges', { timeout: 60_000 }, async () => {
+    const model = scriptedModel(() => 'FINAL(hello back)');
+    await using server = await startTestServer({
+      engine: createExecutorEngine({ resolveModel: () => model, isolation: 'inline' }),
+    });
+    const post = (path: string, body: object) =>
+      server.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const agent = (await (await post('/v1/agents', { identityTag: 'Pager' })).json()) as {
+      id: string;
+    };
+    await server.request(`/v1/agents/${agent.id}/prompt-layers/6`, {
+      method: 'PUT',
+      key: server.adminKey,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'Decide quickly.' }),
+    });
+    await post(`/v1/agents/${agent.id}/messages`, { sender: 'erin', body: 'hello agent' });
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/ui/agents/${agent.id}#key=${server.userKey}`);
+    await page.getByTestId('layers').waitFor();
+    const kinds = await page
+      .locator('.layer')
+      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-mutability')));
+    expect(kinds).toEqual([...Array(6).fill('immutable'), ...Array(4).fill('mutable'), 'dynamic']);
+    expect(await page.locator('.layer[data-layer="6"] details').count()).toBe(2);
+    await page.locator('a[data-sender="erin"]').click();
+    await page.getByTestId('exchanges').filter({ hasText: 'hello back' }).waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, 'ui-agent-page.png'), fullPage: true });
+    await page.close();
+  });
+});
