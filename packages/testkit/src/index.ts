@@ -12,6 +12,7 @@ export {
   DEFAULT_SCRIPTED_MODEL_ID,
   type ScriptedModel,
   type ScriptedModelOptions,
+  type ScriptedResponse,
   type ScriptedStep,
   type ScriptedStepValue,
   type ScriptFunction,

@@ -34,13 +34,14 @@ describe('scriptedModel', () => {
   it('merges partial responses and throws Error steps', async () => {
     const failure = new Error('boom');
     const model = scriptedModel([
-      { text: 'partial', stopReason: 'max_tokens', costUsd: 0.5 },
+      { text: 'partial', stopReason: 'max_tokens', costUsd: 0.5, usage: { cacheReadTokens: 7 } },
       failure,
     ]);
     await expect(model.complete(ask('x'))).resolves.toMatchObject({
       text: 'partial',
       stopReason: 'max_tokens',
       costUsd: 0.5,
+      usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: 7, cacheWriteTokens: 0 },
     });
     await expect(model.complete(ask('x'))).rejects.toBe(failure);
   });

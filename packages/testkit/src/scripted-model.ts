@@ -15,12 +15,17 @@ import { sleep } from './sleep.js';
  */
 export type ScriptedStep =
   | string
-  | Partial<ModelResponse>
+  | ScriptedResponse
   | Error
   | ((request: ModelRequest, index: number) => ScriptedStepValue | Promise<ScriptedStepValue>);
 
 /** What a step function may return. */
-export type ScriptedStepValue = string | Partial<ModelResponse> | Error;
+export type ScriptedStepValue = string | ScriptedResponse | Error;
+
+/** A response with every field optional, `usage` included (missing counts are estimated). */
+export type ScriptedResponse = Partial<Omit<ModelResponse, 'usage'>> & {
+  usage?: Partial<ModelResponse['usage']>;
+};
 
 /** A whole script as one function of the request and its 0-based call index. */
 export type ScriptFunction = (
@@ -109,7 +114,7 @@ interface ResponseContext {
 }
 
 function toResponse(
-  value: string | Partial<ModelResponse>,
+  value: string | ScriptedResponse,
   { request, model, index }: ResponseContext,
 ): ModelResponse {
   const partial = typeof value === 'string' ? { text: value } : value;
@@ -117,11 +122,12 @@ function toResponse(
   const promptText = (request.system ?? '') + request.messages.map((m) => m.content).join('');
   return modelResponseSchema.parse({
     text,
-    usage: partial.usage ?? {
+    usage: {
       inputTokens: estimateTokens(promptText),
       outputTokens: Math.max(1, estimateTokens(text)),
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
+      ...partial.usage,
     },
     stopReason: partial.stopReason ?? 'end_turn',
     model: partial.model ?? model,

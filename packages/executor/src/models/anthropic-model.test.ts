@@ -67,6 +67,12 @@ describe('anthropic', () => {
           messages: [...messages],
         });
         reads.push(response.usage.cacheReadTokens);
+        // claude-sonnet-5-5: $2 input, $10 output, $2.50 5-minute write, $0.10 read per MTok.
+        const { inputTokens, outputTokens, cacheWriteTokens, cacheReadTokens } = response.usage;
+        const expected =
+          (inputTokens * 2 + outputTokens * 10 + cacheWriteTokens * 2.5 + cacheReadTokens * 0.1) /
+          1e6;
+        expect(response.costUsd).toBeCloseTo(expected, 12);
         if (turn === 1) expect(response.usage.cacheWriteTokens).toBeGreaterThan(2_000);
         messages.push(
           { role: 'assistant', content: response.text },

@@ -149,4 +149,37 @@ describe('startFakeAnthropic faults', () => {
     expect(await pending).toBeInstanceOf(Anthropic.APIConnectionError);
     await server.close();
   });
+
+  it('lets x-should-retry: true make the SDK retry a 400 and honours retry-after in seconds', async () => {
+    await using server = await startFakeAnthropic({
+      script: [
+        { status: 400, headers: { 'x-should-retry': 'true', 'retry-after': '0.05' } },
+        'second',
+      ],
+    });
+    const message = await client(server.url, { maxRetries: 1 }).messages.create(hi);
+    expect(message.content[0]).toMatchObject({ text: 'second' });
+    expect(server.requests[1]!.arrivedAt - server.requests[0]!.arrivedAt).toBeGreaterThanOrEqual(
+      45,
+    );
+  });
+
+  it('sends an exact error body when the script gives one', async () => {
+    const body = {
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'custom', details: { error_code: 'x' } },
+    };
+    await using server = await startFakeAnthropic({ script: { status: 400, body } });
+    const response = await fetch(`${server.url}/v1/messages`, {
+      method: 'POST',
+      headers: {
+        'x-api-key': 'k',
+        'anthropic-version': '2023-06-01',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(hi),
+    });
+    expect(await response.json()).toEqual(body);
+    expect(response.headers.get('request-id')).toMatch(/^req_/);
+  });
 });

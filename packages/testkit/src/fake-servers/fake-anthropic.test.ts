@@ -180,4 +180,46 @@ describe('startFakeAnthropic', () => {
     const capped = await client(server.url).messages.create({ ...hi, max_tokens: 2 });
     expect(capped).toMatchObject({ stop_reason: 'max_tokens', content: [{ text: 'alpha ST' }] });
   });
+
+  it('reports 1-hour cache writes separately and reads them back through the SDK', async () => {
+    await using server = await startFakeAnthropic({
+      script: 'ok',
+      models: { 'claude-sonnet-5-5': { cacheMinTokens: 10 } },
+    });
+    const body = {
+      ...hi,
+      system: [
+        {
+          type: 'text' as const,
+          text: 'S'.repeat(400),
+          cache_control: { type: 'ephemeral' as const, ttl: '1h' as const },
+        },
+      ],
+    };
+    const first = await client(server.url).messages.create(body);
+    expect(first.usage).toMatchObject({
+      cache_creation_input_tokens: 100,
+      cache_read_input_tokens: 0,
+      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 100 },
+    });
+    const second = await client(server.url).messages.create(body);
+    expect(second.usage).toMatchObject({
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 100,
+      input_tokens: 1,
+    });
+  });
+
+  it('requires auth on count_tokens too', async () => {
+    await using server = await startFakeAnthropic();
+    const response = await fetch(`${server.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'claude-sonnet-5-5',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    });
+    expect(response.status).toBe(401);
+  });
 });
