@@ -1,13 +1,18 @@
 import { resolveModel } from '@rlm/executor';
 import { type LanguageModel, RlmError } from '@rlm/protocol';
+import { policies, scriptedModel } from '@rlm/testkit';
 
 /** The prefix of offline model ids: `testkit:needle-finder` runs that @rlm/testkit policy in-process. */
 export const TESTKIT_PREFIX = 'testkit:';
 
+/** `needle-finder` → `needleFinder`, the policy's name in `policies`. */
+const POLICY_NAMES = Object.keys(policies) as (keyof typeof policies)[];
+const toKebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
 /**
  * Turns a model id from the command line into a client. Provider ids go to @rlm/executor's
  * `resolveModel` with the environment (keys are read from env only, never from flags, so they stay
- * out of shell history and trajectories).
+ * out of shell history and trajectories); `testkit:<policy>` ids run a rule-based policy offline.
  *
  * @throws RlmError `model.missing_api_key`, `model.unknown_provider`, `config.invalid`
  */
@@ -15,12 +20,15 @@ export function resolveCliModel(
   id: string,
   env: Readonly<Record<string, string | undefined>>,
 ): LanguageModel {
-  if (id.startsWith(TESTKIT_PREFIX)) {
+  if (!id.startsWith(TESTKIT_PREFIX)) return resolveModel(id, { env });
+  const wanted = id.slice(TESTKIT_PREFIX.length);
+  const name = POLICY_NAMES.find((candidate) => toKebab(candidate) === wanted);
+  if (name === undefined) {
     throw new RlmError({
-      code: 'cli.not_available',
-      message: `Offline testkit models are not available yet: @rlm/testkit does not export its policies in this build (asked for ${id}).`,
-      details: { feature: 'testkit models' },
+      code: 'model.unknown_provider',
+      message: `Unknown testkit policy "${wanted}" (known: ${POLICY_NAMES.map(toKebab).join(', ')})`,
+      details: { modelId: id },
     });
   }
-  return resolveModel(id, { env });
+  return scriptedModel(policies[name](), { id: `testkit/${wanted}` });
 }
