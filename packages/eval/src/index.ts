@@ -109,3 +109,13 @@ export {
   summarizeRows,
 } from './report/summarize-rows.js';
 export { REPORT_FILES, writeReport } from './report/write-report.js';
+
+// ── Command line ────────────────────────
+
+export { EVAL_USAGE } from './cli/eval-usage.js';
+export {
+  EVAL_EXIT,
+  type EvalCommandIo,
+  runEvalCommand,
+  systemsFrom,
+} from './cli/run-eval-command.js';

@@ -16,8 +16,8 @@ export const rlmSystemSchema = z.strictObject({
   model: z.string().min(1),
   /** Model behind `llm_query`. @default model */
   subModel: z.string().min(1).optional(),
-  /** @default 1 */
-  maxDepth: z.number().int().positive().default(1),
+  /** @default 1 for solver, 2 for coordinator (its children need a REPL) */
+  maxDepth: z.number().int().positive().optional(),
   maxIterations: z.number().int().positive().optional(),
   /** @default 'solver' */
   promptMode: z.enum(['solver', 'coordinator']).default('solver'),

@@ -89,35 +89,25 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   signal?.throwIfAborted();
 
   const resultsPath = outDir === undefined ? undefined : join(outDir, RESULTS_FILE);
-  const previous = resultsPath !== undefined && resume ? await readResultRows(resultsPath) : [];
+  const planned = planJobs({ tasks, systems, attempts });
+  // Rows of tasks or systems outside this eval stay in the file but not in this run.
+  const previous = (
+    resultsPath !== undefined && resume ? await readResultRows(resultsPath) : []
+  ).filter((row) => planned.has(rowKey(row)));
   if (resultsPath !== undefined && !resume) await resetResultsFile(resultsPath);
   const done = new Set(previous.map(rowKey));
-  const jobs: Job[] = [];
-  for (const task of tasks) {
-    for (const system of systems) {
-      for (let attempt = 0; attempt < attempts; attempt += 1) {
-        if (!done.has(rowKey({ taskId: task.id, system: system.name, attempt })))
-          jobs.push({ task, system, attempt });
-      }
-    }
-  }
+  const jobs = [...planned].filter(([key]) => !done.has(key)).map(([, job]) => job);
 
   const rows: ResultRow[] = [...previous];
   const started = now();
-  let next = 0;
-  let running = 0;
   let finishedHere = 0;
-  let stoppedBy: EvalStop | null = null;
   let writes: Promise<void> = Promise.resolve();
-  const total = previous.length + jobs.length;
   const spent = () => rows.reduce((sum, row) => sum + row.costUsd, 0);
-
-  const report = () => {
+  const report = (running: number) => {
     const passed = rows.filter((row) => row.passed).length;
     const elapsedMs = now() - started;
-    const left = total - rows.length;
     onProgress?.({
-      total,
+      total: planned.size,
       completed: rows.length,
       resumed: previous.length,
       running,
@@ -125,47 +115,109 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
       accuracy: rows.length === 0 ? 0 : passed / rows.length,
       costUsd: spent(),
       elapsedMs,
-      etaMs: finishedHere === 0 ? null : (elapsedMs / finishedHere) * left,
+      etaMs: finishedHere === 0 ? null : (elapsedMs / finishedHere) * (planned.size - rows.length),
     });
   };
 
-  const worker = async () => {
-    while (next < jobs.length) {
-      if (signal?.aborted) {
-        stoppedBy = 'cancelled';
-        return;
-      }
-      if (budget.maxCostUsd !== undefined && spent() >= budget.maxCostUsd) {
-        stoppedBy ??= 'budget';
-        return;
-      }
-      const job = jobs[next] as Job;
-      next += 1;
-      running += 1;
+  report(0);
+  const stoppedBy = await runPool(jobs, {
+    concurrency,
+    stopReason: () =>
+      signal?.aborted
+        ? 'cancelled'
+        : budget.maxCostUsd !== undefined && spent() >= budget.maxCostUsd
+          ? 'budget'
+          : null,
+    run: async (job, running) => {
       const outcome = await attemptJob(job, { resolveModel, outDir, signal, now });
-      running -= 1;
-      if (outcome === undefined || signal?.aborted) {
-        stoppedBy = 'cancelled';
-        return;
-      }
+      // A cancelled attempt leaves no row, so resume runs it again.
+      if (outcome === undefined || signal?.aborted) return;
       const row = toRow(job, { outcome, scorers, now });
       rows.push(row);
       finishedHere += 1;
+      report(running());
       if (resultsPath !== undefined) {
         writes = writes.then(() => appendResultRow(resultsPath, row));
         await writes;
       }
-      report();
+    },
+  });
+  await writes;
+  if (outDir !== undefined) await writeReport(outDir, rows);
+  return {
+    rows,
+    pending: planned.size - rows.length,
+    stoppedBy: rows.length === planned.size ? null : stoppedBy,
+  };
+}
+
+/** Every attempt of the eval by its row key, task-major so partial runs compare systems on the same tasks. */
+function planJobs({
+  tasks,
+  systems,
+  attempts,
+}: {
+  tasks: readonly EvalTask[];
+  systems: readonly EvalSystem[];
+  attempts: number;
+}): Map<string, Job> {
+  const jobs = new Map<string, Job>();
+  for (const task of tasks) {
+    for (const system of systems) {
+      for (let attempt = 0; attempt < attempts; attempt += 1) {
+        jobs.set(rowKey({ taskId: task.id, system: system.name, attempt }), {
+          task,
+          system,
+          attempt,
+        });
+      }
+    }
+  }
+  return jobs;
+}
+
+/**
+ * Runs jobs with at most `concurrency` at once; before starting each, asks `stopReason` whether
+ * to stop starting new ones (running ones always finish). Returns the first stop reason seen.
+ */
+async function runPool(
+  jobs: readonly Job[],
+  {
+    concurrency,
+    stopReason,
+    run,
+  }: {
+    concurrency: number;
+    stopReason: () => EvalStop | null;
+    run: (job: Job, running: () => number) => Promise<void>;
+  },
+): Promise<EvalStop | null> {
+  let next = 0;
+  let running = 0;
+  let stopped: EvalStop | null = null;
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    while (next < jobs.length && stopped === null && failure === undefined) {
+      stopped = stopReason();
+      if (stopped !== null) return;
+      const job = jobs[next] as Job;
+      next += 1;
+      running += 1;
+      try {
+        await run(job, () => running - 1);
+      } catch (error) {
+        // Fatal (configuration) errors stop every worker; the first one is rethrown below.
+        failure ??= { error };
+      } finally {
+        running -= 1;
+      }
     }
   };
-
-  report();
   await Promise.all(
     Array.from({ length: Math.min(concurrency, Math.max(1, jobs.length)) }, worker),
   );
-  await writes;
-  if (outDir !== undefined) await writeReport(outDir, rows);
-  return { rows, pending: total - rows.length, stoppedBy };
+  if (failure !== undefined) throw failure.error;
+  return stopped ?? stopReason();
 }
 
 async function attemptJob(

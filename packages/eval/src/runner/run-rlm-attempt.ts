@@ -36,7 +36,7 @@ export async function runRlmAttempt({
   const rlm = createRLM({
     model,
     ...(subModel === undefined ? {} : { subModel }),
-    maxDepth: system.maxDepth,
+    maxDepth: system.maxDepth ?? (system.promptMode === 'coordinator' ? 2 : 1),
     ...(system.maxIterations === undefined ? {} : { maxIterations: system.maxIterations }),
     promptMode: system.promptMode,
     drivers: system.drivers,

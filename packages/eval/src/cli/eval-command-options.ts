@@ -1,0 +1,98 @@
+import { RlmError } from '@rlm/protocol';
+import { z } from 'zod';
+import { benchmarkNameSchema } from '../generators/generate-benchmark.js';
+import { parseSize } from '../generators/parse-size.js';
+import type { ParsedFlags } from './parse-flags.js';
+
+/** Flags of `rlm eval` that take a value. */
+export const EVAL_VALUE_FLAGS = [
+  'benchmark',
+  'sizes',
+  'tasks',
+  'seed',
+  'needles',
+  'systems',
+  'model',
+  'sub-model',
+  'max-depth',
+  'max-iterations',
+  'prompt-mode',
+  'drivers',
+  'attempts',
+  'concurrency',
+  'max-cost-usd',
+  'base-window',
+  'out',
+] as const;
+/** Flags of `rlm eval` that stand alone. */
+export const EVAL_BOOLEAN_FLAGS = ['resume', 'help'] as const;
+
+const list = z.string().transform((text) =>
+  text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== ''),
+);
+const count = z.coerce.number().int().positive();
+
+const benchmarkSchema = z.union([
+  benchmarkNameSchema.transform((name) => ({ kind: 'builtin' as const, name })),
+  z
+    .string()
+    .regex(/^file:.+/, 'expected sniah, aggregate, pairs, multidoc or file:PATH')
+    .transform((text) => ({ kind: 'file' as const, path: text.slice('file:'.length) })),
+]);
+
+/** `rlm eval` options after validation. */
+export const evalCommandOptionsSchema = z.object({
+  benchmark: benchmarkSchema,
+  sizes: z
+    .string()
+    .default('8k')
+    .transform((text, context) => {
+      try {
+        return text.split(',').map((size) => parseSize(size));
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  tasks: count.default(1),
+  seed: z.coerce.number().int().nonnegative().default(1),
+  needles: count.default(1),
+  systems: list.pipe(z.array(z.enum(['rlm', 'base'])).min(1)).default(['rlm', 'base']),
+  model: z.string().min(1),
+  'sub-model': z.string().min(1).optional(),
+  'max-depth': count.optional(),
+  'max-iterations': count.optional(),
+  'prompt-mode': list.pipe(z.array(z.enum(['solver', 'coordinator'])).min(1)).default(['solver']),
+  drivers: list.default([]),
+  attempts: count.default(1),
+  concurrency: count.default(1),
+  'max-cost-usd': z.coerce.number().positive().optional(),
+  'base-window': count.optional(),
+  out: z.string().min(1).default('eval-results'),
+  resume: z.literal(true).optional(),
+});
+export type EvalCommandOptions = z.output<typeof evalCommandOptionsSchema>;
+
+/**
+ * Validates parsed flags.
+ *
+ * @throws RlmError `cli.usage` naming the first bad flag and what it expects
+ */
+export function parseEvalCommandOptions(flags: ParsedFlags): EvalCommandOptions {
+  const result = evalCommandOptionsSchema.safeParse(flags.values);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const option = `--${String(issue?.path[0] ?? 'benchmark')}`;
+  const message =
+    issue?.code === 'invalid_type' && issue.input === undefined
+      ? 'is required'
+      : (issue?.message ?? 'is invalid');
+  throw new RlmError({
+    code: 'cli.usage',
+    message: `${option} ${message}`,
+    details: { option },
+  });
+}
