@@ -11,12 +11,20 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { packageManager } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const [job, ...rest] = process.argv.slice(2);
 
+const OFFLINE_DEMO = [
+  'run',
+  'What is the magic number?',
+  '--context',
+  join(root, 'apps/cli/examples/haystack.txt'),
+  '--model',
+  'testkit:needle-finder',
+];
+
 const jobs = {
-  // The main job (README Quickstart, `npm start`). For now the protocol demo; when `rlm run` works
-  // offline on a fresh clone (a testkit model, no API key), point this at it, e.g.
-  // ['--filter', '@rlm/cli', 'exec', 'node', 'dist/bin.js', 'run', …], and update the README's
-  // Quickstart paragraph. `.ci/run` runs `npm start`, so it must succeed with no network and no stdin.
-  start: () => ['--filter', '@rlm/protocol', 'run', 'demo'],
+  // The main job (README Quickstart, `npm start`): one `rlm run`. With arguments they go to the CLI
+  // (`npm start -- run "query" --context file`); without, an offline demo (a @rlm/testkit policy
+  // model: no key, no network, no stdin), which is what `.ci/run` runs.
+  start: () => [join(root, 'apps/cli/dist/bin.js'), ...(rest.length > 0 ? rest : OFFLINE_DEMO)],
   test: () => ['turbo', 'run', 'test', ...rest],
 };
 
@@ -55,5 +63,16 @@ const steps = [
 for (const step of steps) {
   const status = pnpm(step, { quiet: job === 'start' });
   if (status !== 0) process.exit(status);
+}
+if (job === 'start') {
+  // Run the CLI where the user typed `npm start` (npm sets INIT_CWD), so relative --context paths
+  // mean what they expect. Ctrl-C reaches the CLI too (same process group): it cancels the run and
+  // prints the partial answer, so this process waits for it instead of dying first.
+  process.on('SIGINT', () => {});
+  const result = spawnSync(process.execPath, jobs.start(), {
+    cwd: process.env.INIT_CWD ?? process.cwd(),
+    stdio: 'inherit',
+  });
+  process.exit(result.status ?? 130);
 }
 process.exit(pnpm(jobs[job]()));
