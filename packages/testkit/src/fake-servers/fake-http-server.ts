@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { sleep } from '../sleep.js';
@@ -55,6 +56,8 @@ export async function startFakeHttpServer({
   const requests: FakeRequestRecord[] = [];
   const sockets = new Set<Socket>();
   const closing = new AbortController();
+  // One listener per in-flight request: a batch of sub-calls easily exceeds the default of 10.
+  setMaxListeners(0, closing.signal);
   const server = createServer((request, response) => {
     const arrivedAt = now();
     const exchangeAbort = new AbortController();
@@ -78,7 +81,14 @@ export async function startFakeHttpServer({
     arrivedAt: number;
     signal: AbortSignal;
   }): Promise<void> {
-    const record = await readRecord(request, { index: requests.length, arrivedAt });
+    let record: FakeRequestRecord;
+    try {
+      record = await readRecord(request, { index: requests.length, arrivedAt });
+    } catch {
+      // The client went away while sending its body: nothing to answer.
+      response.destroy();
+      return;
+    }
     requests.push(record);
     response.on('finish', () => {
       record.status = response.statusCode;
