@@ -25,7 +25,9 @@ const jobs = {
   // (`npm start -- run "query" --context file`); without, an offline demo (a @rlm/testkit policy
   // model: no key, no network, no stdin), which is what `.ci/run` runs.
   start: () => [join(root, 'apps/cli/dist/bin.js'), ...(rest.length > 0 ? rest : OFFLINE_DEMO)],
-  test: () => ['turbo', 'run', 'test', ...rest],
+  // One package's test run per CPU core: on small, shared machines running every package's Vitest
+  // at once oversubscribes the CPU and turns generous timeouts into failures.
+  test: () => ['turbo', 'run', 'test', '--concurrency=100%', ...rest],
 };
 
 if (!(job in jobs)) {
@@ -70,6 +72,7 @@ if (job === 'start') {
   // prints the partial answer, so this process waits for it instead of dying first.
   process.on('SIGINT', () => {});
   const result = spawnSync(process.execPath, jobs.start(), {
+    // biome-ignore lint/suspicious/noUndeclaredEnvVars: set by npm for this script, which turbo never runs.
     cwd: process.env.INIT_CWD ?? process.cwd(),
     stdio: 'inherit',
   });
