@@ -1,0 +1,72 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CliIo } from '../cli-io.js';
+import type { RunEngine, RunRequest } from '../engine/run-engine.js';
+import { runCli } from '../run-cli.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = createSandbox();
+  writeFileSync(join(sandbox.dir, 'notes.txt'), 'text');
+});
+afterEach(() => sandbox.dispose());
+
+class ExitNow extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
+}
+
+/** An engine whose run never finishes, even when cancelled: what a stuck provider looks like. */
+function stuckEngine(): RunEngine & { requests: RunRequest[] } {
+  const requests: RunRequest[] = [];
+  return {
+    requests,
+    run: (request) => {
+      requests.push(request);
+      return new Promise(() => {});
+    },
+  };
+}
+
+describe('Ctrl-C handling of rlm run', () => {
+  it('cancels on the first Ctrl-C and exits at once with 130 on the second', async () => {
+    let stderr = '';
+    const handlers: (() => void)[] = [];
+    const exits: number[] = [];
+    const io: CliIo = {
+      stdout: { write: () => true },
+      stderr: {
+        write: (text: string) => {
+          stderr += text;
+          return true;
+        },
+      },
+      readStdin: async () => '',
+      env: {},
+      cwd: sandbox.dir,
+      paths: { config: join(sandbox.dir, 'config'), data: join(sandbox.dir, 'data') },
+      onInterrupt: (handler) => {
+        handlers.push(handler);
+        return () => handlers.splice(handlers.indexOf(handler), 1);
+      },
+      exitNow: (code) => {
+        exits.push(code);
+        throw new ExitNow(code);
+      },
+      now: () => 0,
+    };
+    const engine = stuckEngine();
+    void runCli(['run', 'q', '--context', 'notes.txt'], io, { engine, version: '0.0.0' });
+    await expect.poll(() => engine.requests.length).toBe(1);
+    const signal = engine.requests[0]?.signal;
+    handlers[0]?.();
+    expect(signal?.aborted).toBe(true);
+    expect(stderr).toContain('Cancelling… (press Ctrl-C again to exit at once)');
+    expect(exits).toEqual([]);
+    expect(() => handlers[0]?.()).toThrow(ExitNow);
+    expect(exits).toEqual([130]);
+  });
+});
