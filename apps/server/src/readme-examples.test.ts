@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { scriptedModel } from '@rlm/testkit';
+import { describe, expect, it } from 'vitest';
+import { scriptedEngine } from './test-support/scripted-engine.js';
+import { startTestServer } from './test-support/start-test-server.js';
+
+/** The ```bash blocks between the api-examples markers of the README, in order. */
+async function readmeExamples(): Promise<string[]> {
+  const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+  const section =
+    readme.split('<!-- api-examples:start -->')[1]?.split('<!-- api-examples:end -->')[0] ?? '';
+  return [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+}
+
+function runBash(script: string, options: { cwd: string; env: NodeJS.ProcessEnv }) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn('bash', ['-c', script], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('README API examples', () => {
+  it('run as written and answer the statuses they document', { timeout: 120_000 }, async () => {
+    const blocks = await readmeExamples();
+    expect(blocks.length).toBeGreaterThan(8);
+    const script = blocks.join('\n');
+    const expected = [...script.matchAll(/# expect: ([\d|]+)/g)].map((match) => match[1] ?? '');
+    await using server = await startTestServer({
+      engine: scriptedEngine(() => scriptedModel(() => 'FINAL(2)')),
+    });
+    const cwd = await mkdtemp(join(tmpdir(), 'rlm-readme-'));
+    try {
+      // Every curl reports its status on stderr, leaving stdout as the example shows it.
+      const prelude = `set -u\ncurl() { command curl --write-out '%{stderr}HTTP %{http_code}\\n' "$@"; }\n`;
+      const result = await runBash(prelude + script, {
+        cwd,
+        env: {
+          ...process.env,
+          RLM_URL: server.url,
+          RLM_KEY: server.userKey,
+          RLM_ADMIN_KEY: server.adminKey,
+        },
+      });
+      const statuses = [...result.stderr.matchAll(/^HTTP (\d{3})$/gm)].map((match) => match[1]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(statuses.length).toBe(expected.length);
+      for (const [index, status] of statuses.entries()) {
+        expect(expected[index]?.split('|'), `curl #${index + 1}`).toContain(status);
+      }
+      expect(result.stdout).toContain('"answer":"2"');
+      expect(result.stdout).toContain('data: [DONE]');
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+});
