@@ -9,7 +9,7 @@ export const RECORD_LABELS: Readonly<Record<string, readonly string[]>> = {
   billing: ['invoice', 'refund', 'overcharged', 'payment failed'],
   shipping: ['parcel', 'courier', 'delivery window'],
   technical: ['crashes', 'error code', 'cannot log in'],
-  account: ['password reset', 'change my email', 'close my account'],
+  account: ['password reset', 'change my email', 'delete my data'],
 };
 
 /** Rare labels the pairs benchmark plants for a few users only. */
