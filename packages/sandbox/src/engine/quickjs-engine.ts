@@ -4,7 +4,6 @@ import {
   type REPLResult,
   RESERVED_NAMES,
   RlmError,
-  truncationMarker,
   type VariableInfo,
 } from '@rlm/protocol';
 import type {
@@ -15,24 +14,31 @@ import type {
 } from 'quickjs-emscripten-core';
 import { CONTEXT_HELPER_NAMES, ContextScanner } from '../context-ops/context-scanner.js';
 import type { ResolvedLimits } from '../sandbox-options.js';
+import { type BlockClock, startBlockClock } from './block-clock.js';
 import {
   formatBlockError,
-  type GuestErrorInfo,
   guestBlockError,
   limitBlockError,
   limitErrors,
 } from './block-outcome.js';
+import {
+  EngineFault,
+  outOfMemory,
+  poisonedError,
+  ScaffoldTimeout,
+  undescribedError,
+} from './engine-faults.js';
 import { GUEST_PRELUDE } from './guest-prelude.js';
 import { HostBridge, type HostCaller } from './host-bridge.js';
+import { Interrupts } from './interrupts.js';
 import { type CompiledEngine, loadQuickJs } from './load-quickjs.js';
 import { newGuestString } from './new-guest-string.js';
 import { rewriteBlock } from './rewrite-block.js';
+import { SCAFFOLD_CALL_MS, Scaffold } from './scaffold.js';
 
 /** JS_EVAL_FLAG_ASYNC: top-level await, completion value as a promise of `{ value }`. */
 const EVAL_FLAG_ASYNC = 1 << 7;
 const BLOCK_FILE = 'block.js';
-/** CPU time allowed for the scaffold's own work (listing variables, formatting) after a block. */
-const INTERNAL_CALL_MS = 2_000;
 /** Upper bound on leftover jobs drained (interrupted) after a block was stopped. */
 const MAX_DRAIN_ROUNDS = 1_000;
 
@@ -56,43 +62,11 @@ export interface EngineExecuteOptions {
   interrupted?: () => boolean;
 }
 
-type InternalName =
-  | 'takeOutput'
-  | 'writeStderr'
-  | 'formatCompletion'
-  | 'takeFinal'
-  | 'restore'
-  | 'locals'
-  | 'listVariables'
-  | 'getVariable'
-  | 'setVariable'
-  | 'setJson'
-  | 'alias'
-  | 'userNames'
-  | 'deleteGlobals'
-  | 'describeError'
-  | 'holdBallast';
-
 type Settled =
   | { kind: 'value'; holder: QuickJSHandle }
   | { kind: 'thrown'; error: QuickJSHandle }
   | { kind: 'limit'; error: RlmError }
   | { kind: 'fault'; reason: string };
-
-interface BlockClock {
-  signal: AbortSignal;
-  wallDeadline: number;
-  /** Runs guest work under the block's remaining CPU allowance. */
-  slice<T>(work: () => T): T;
-  /** The limit that stopped the block, if one did. */
-  stopped(): Settled | undefined;
-}
-
-/** A failure outside QuickJS's own exceptions (host stack overflow, WASM abort): the engine is unusable. */
-class EngineFault extends Error {}
-
-/** The scaffold's own work ran out of time (a hostile Proxy or getter): the engine is fine. */
-class ScaffoldTimeout extends EngineFault {}
 
 /**
  * One QuickJS runtime + context in its own WASM module, with the scaffold installed. Runs on the
@@ -104,12 +78,8 @@ export class QuickJsEngine {
   readonly #bridge: HostBridge;
   readonly #limits: ResolvedLimits;
   readonly #scanner: ContextScanner;
-  #internals: QuickJSHandle | undefined;
-  #releaseBallast: QuickJSHandle | undefined;
-  #deadline = Number.POSITIVE_INFINITY;
-  #interruptCheck: (() => boolean) | undefined;
-  #interruptReason: 'cpu' | 'aborted' | 'forced' | undefined;
-  #forceInterrupt = false;
+  readonly #interrupts = new Interrupts();
+  #scaffold: Scaffold | undefined;
   #poisonReason: string | undefined;
   #disposed = false;
 
@@ -122,7 +92,7 @@ export class QuickJsEngine {
     this.#scanner = scanner;
     this.#runtime = module.newRuntime();
     this.#runtime.setMaxStackSize(limits.stackBytes);
-    this.#runtime.setInterruptHandler(() => this.#shouldInterrupt());
+    this.#runtime.setInterruptHandler(this.#interrupts.handler);
     this.#context = this.#runtime.newContext();
     // Context helpers run here, on the thread that owns the engine; everything else goes to the host.
     this.#bridge = new HostBridge(this.#context, (name, args, signal) =>
@@ -150,22 +120,6 @@ export class QuickJsEngine {
     return this.#poisonReason;
   }
 
-  #shouldInterrupt(): boolean {
-    if (this.#forceInterrupt) {
-      this.#interruptReason = 'forced';
-      return true;
-    }
-    if (this.#interruptCheck?.()) {
-      this.#interruptReason = 'aborted';
-      return true;
-    }
-    if (Date.now() > this.#deadline) {
-      this.#interruptReason = 'cpu';
-      return true;
-    }
-    return false;
-  }
-
   #install(init: EngineInit): void {
     const context = this.#context;
     const config = JSON.stringify({
@@ -176,7 +130,6 @@ export class QuickJsEngine {
       maxOutputChars: this.#limits.maxOutputChars,
       ballastBytes: Math.min(4 * 1024 * 1024, Math.max(256 * 1024, this.#limits.memoryBytes / 64)),
     });
-    this.#deadline = Date.now() + INTERNAL_CALL_MS * 5;
     const factory = context.unwrapResult(
       context.evalCode(GUEST_PRELUDE, 'prelude.js', { type: 'global' }),
     );
@@ -184,67 +137,29 @@ export class QuickJsEngine {
       this.#bridge.start(context.getString(name), context.getString(argsJson)),
     );
     const configHandle = context.newString(config);
-    const result = context.callFunction(factory, context.undefined, hostCall, configHandle);
+    const { value: result } = this.#interrupts.withAllowance(SCAFFOLD_CALL_MS * 5, () =>
+      context.callFunction(factory, context.undefined, hostCall, configHandle),
+    );
     factory.dispose();
     hostCall.dispose();
     configHandle.dispose();
-    this.#internals = context.unwrapResult(result);
-    // Fetched now: calling it later needs no allocation, which matters when the heap is full.
-    this.#releaseBallast = context.getProp(this.#internals, 'releaseBallast');
+    this.#scaffold = new Scaffold({
+      context,
+      internals: context.unwrapResult(result),
+      interrupts: this.#interrupts,
+      guard: (work) => this.#guard(work),
+      memoryBytes: this.#limits.memoryBytes,
+    });
     init.contexts.forEach((payload, index) => {
       this.setVariable(`context_${index}`, payload);
     });
-    if (init.contexts.length > 0) this.#callInternal('alias', ['context', 'context_0']).dispose();
-    this.#deadline = Number.POSITIVE_INFINITY;
+    if (init.contexts.length > 0) this.#sc.call('alias', ['context', 'context_0']).dispose();
   }
 
-  /** Calls a scaffold internal with a fresh, short CPU allowance; strings become guest strings. */
-  #callInternal(
-    name: InternalName,
-    args: (string | QuickJSHandle)[] = [],
-    allowanceMs = INTERNAL_CALL_MS,
-  ): QuickJSHandle {
-    const context = this.#context;
-    const internals = this.#internals;
-    if (internals === undefined) throw new EngineFault('scaffold is not installed');
-    const owned: QuickJSHandle[] = [];
-    const handles = args.map((arg) => {
-      if (typeof arg !== 'string') return arg;
-      const handle = newGuestString(context, arg) ?? context.newString(arg);
-      owned.push(handle);
-      if (context.typeof(handle) !== 'string') throw outOfMemory(this.#limits.memoryBytes);
-      return handle;
-    });
-    const previous = this.#deadline;
-    const previousReason = this.#interruptReason;
-    this.#deadline = Date.now() + allowanceMs;
-    this.#interruptReason = undefined;
-    try {
-      const fn = context.getProp(internals, name);
-      const result = this.#guard(() => context.callFunction(fn, context.undefined, handles));
-      fn.dispose();
-      if (result.error) {
-        result.error.dispose();
-        if (this.#interruptReason === 'cpu') {
-          throw new ScaffoldTimeout(`the scaffold's ${name} ran out of time`);
-        }
-        throw new EngineFault(`the scaffold's ${name} failed`);
-      }
-      return result.value;
-    } finally {
-      this.#deadline = previous;
-      this.#interruptReason = previousReason;
-      for (const handle of owned) handle.dispose();
-    }
-  }
-
-  #callInternalString(name: InternalName, args: (string | QuickJSHandle)[] = []): string {
-    const handle = this.#callInternal(name, args);
-    try {
-      return this.#context.getString(handle);
-    } finally {
-      handle.dispose();
-    }
+  /** The installed scaffold (present from `create()` on). */
+  get #sc(): Scaffold {
+    if (this.#scaffold === undefined) throw new EngineFault('the scaffold is not installed');
+    return this.#scaffold;
   }
 
   /** Runs engine work; any non-QuickJS exception means the runtime may be corrupt. */
@@ -260,30 +175,11 @@ export class QuickJsEngine {
     }
   }
 
-  /** The guest error's name, message and stack; `undefined` when the scaffold could not read it. */
-  #describe(error: QuickJSHandle): GuestErrorInfo | undefined {
-    try {
-      const text = this.#callInternalString('describeError', [error]);
-      return JSON.parse(text) as GuestErrorInfo;
-    } catch (failure) {
-      if (!(failure instanceof EngineFault) || this.#poisonReason !== undefined) throw failure;
-      if (failure instanceof ScaffoldTimeout) {
-        return {
-          name: 'Error',
-          message: 'the thrown value could not be described in time',
-          stack: '',
-          lineNumber: null,
-        };
-      }
-      return undefined;
-    }
-  }
-
   /** Runs one block. Guest errors and limits go into the result; only a dead engine throws. */
   async execute(code: string, options: EngineExecuteOptions = {}): Promise<REPLResult> {
     this.#assertUsable();
     const started = performance.now();
-    const namesBefore = this.#callInternalString('userNames');
+    const namesBefore = this.#sc.callString('userNames');
     let settled: Settled;
     try {
       settled = await this.#run(code, options);
@@ -292,8 +188,8 @@ export class QuickJsEngine {
       settled = { kind: 'fault', reason: error.message };
     } finally {
       this.#bridge.endBlock();
-      this.#interruptCheck = undefined;
-      this.#deadline = Number.POSITIVE_INFINITY;
+      this.#interrupts.check = undefined;
+      this.#interrupts.deadline = Number.POSITIVE_INFINITY;
     }
     if (settled.kind === 'fault') return this.#faultResult(settled.reason, started);
     try {
@@ -305,7 +201,13 @@ export class QuickJsEngine {
   }
 
   async #run(code: string, options: EngineExecuteOptions): Promise<Settled> {
-    const clock = this.#startClock(options);
+    const clock = startBlockClock({
+      limits: this.#limits,
+      interrupts: this.#interrupts,
+      guard: (work) => this.#guard(work),
+      signal: options.signal ?? new AbortController().signal,
+      interrupted: options.interrupted,
+    });
     const source = rewriteBlock(code) ?? code;
     const evaluated = clock.slice(() =>
       this.#context.evalCode(source, BLOCK_FILE, EVAL_FLAG_ASYNC),
@@ -314,10 +216,10 @@ export class QuickJsEngine {
     if (evaluated.error) {
       if (limit === undefined) return { kind: 'thrown', error: evaluated.error };
       evaluated.error.dispose();
-      return limit;
+      return { kind: 'limit', error: limit };
     }
     try {
-      return limit ?? (await this.#settle(evaluated.value, clock));
+      return limit ? { kind: 'limit', error: limit } : await this.#settle(evaluated.value, clock);
     } finally {
       evaluated.value.dispose();
     }
@@ -325,59 +227,28 @@ export class QuickJsEngine {
 
   /** Pumps jobs and awaits host calls until the block's promise settles or a limit stops it. */
   async #settle(promise: QuickJSHandle, clock: BlockClock): Promise<Settled> {
-    const limits = this.#limits;
     for (;;) {
       clock.slice(() => this.#pumpJobs());
       const limit = clock.stopped();
-      if (limit) return limit;
-      const state = this.#context.getPromiseState(promise);
-      if (state.type === 'fulfilled') {
-        return { kind: 'value', holder: state.notAPromise ? promise.dup() : state.value };
-      }
-      if (state.type === 'rejected') return { kind: 'thrown', error: state.error };
+      if (limit) return { kind: 'limit', error: limit };
+      const settled = this.#settledState(promise);
+      if (settled) return settled;
       if (this.#bridge.inFlight === 0) return { kind: 'limit', error: limitErrors.deadlock() };
       const outcome = await this.#bridge.waitForSettle(clock.wallDeadline, clock.signal);
-      if (outcome !== 'settled') {
-        const error =
-          outcome === 'deadline' ? limitErrors.wall(limits.blockTimeoutMs) : limitErrors.aborted();
-        return { kind: 'limit', error };
+      if (outcome === 'deadline') {
+        return { kind: 'limit', error: limitErrors.wall(this.#limits.blockTimeoutMs) };
       }
+      if (outcome === 'aborted') return { kind: 'limit', error: limitErrors.aborted() };
     }
   }
 
-  /**
-   * The block's time accounting: guest code runs in slices, each with an interrupt deadline set
-   * to the CPU time the block has left (time spent awaiting host calls does not count).
-   */
-  #startClock(options: EngineExecuteOptions): BlockClock {
-    const limits = this.#limits;
-    const signal = options.signal ?? new AbortController().signal;
-    let cpuUsed = 0;
-    this.#interruptReason = undefined;
-    this.#interruptCheck = () => signal.aborted || options.interrupted?.() === true;
-    return {
-      signal,
-      wallDeadline: Date.now() + limits.blockTimeoutMs,
-      slice: <T>(work: () => T): T => {
-        const start = Date.now();
-        this.#deadline = start + (limits.cpuSliceMs - cpuUsed);
-        try {
-          return this.#guard(work);
-        } finally {
-          cpuUsed += Date.now() - start;
-          this.#deadline = Number.POSITIVE_INFINITY;
-        }
-      },
-      stopped: () => {
-        if (this.#interruptReason === 'cpu') {
-          return { kind: 'limit', error: limitErrors.cpu(limits.cpuSliceMs) };
-        }
-        if (this.#interruptReason === 'aborted' || signal.aborted) {
-          return { kind: 'limit', error: limitErrors.aborted() };
-        }
-        return undefined;
-      },
-    };
+  #settledState(promise: QuickJSHandle): Settled | undefined {
+    const state = this.#context.getPromiseState(promise);
+    if (state.type === 'fulfilled') {
+      return { kind: 'value', holder: state.notAPromise ? promise.dup() : state.value };
+    }
+    if (state.type === 'rejected') return { kind: 'thrown', error: state.error };
+    return undefined;
   }
 
   /** Runs queued promise jobs until none is left or the interrupt handler stops one. */
@@ -386,22 +257,22 @@ export class QuickJsEngine {
       const result = this.#runtime.executePendingJobs();
       if (result.error) {
         result.error.dispose();
-        if (this.#interruptReason !== undefined) return;
+        if (this.#interrupts.reason !== undefined) return;
       }
     }
   }
 
   /** Interrupts every job left over from a stopped block, so none of it runs in the next one. */
   #drainLeftoverJobs(): void {
-    this.#forceInterrupt = true;
+    this.#interrupts.force = true;
     try {
       for (let round = 0; round < MAX_DRAIN_ROUNDS && this.#runtime.hasPendingJob(); round++) {
         const result = this.#guard(() => this.#runtime.executePendingJobs(1));
         if (result.error) result.error.dispose();
       }
     } finally {
-      this.#forceInterrupt = false;
-      this.#interruptReason = undefined;
+      this.#interrupts.force = false;
+      this.#interrupts.reason = undefined;
     }
   }
 
@@ -416,14 +287,14 @@ export class QuickJsEngine {
       this.#drainLeftoverJobs();
       error = limitBlockError(settled.error);
     } else if (settled.kind === 'thrown') {
-      const info = this.#describe(settled.error);
+      const info = this.#sc.describe(settled.error);
       settled.error.dispose();
       // The scaffold fails to describe an error almost only when memory is exhausted.
       error = info === undefined ? undescribedError() : guestBlockError(info);
       if (error.code === 'sandbox.out_of_memory') note = this.#recoverFromOutOfMemory(namesBefore);
     }
     try {
-      if (settled.kind === 'value') note += this.#printCompletion(settled.holder);
+      if (settled.kind === 'value') note += this.#sc.printCompletion(settled.holder);
       return this.#collect({ error, note, started });
     } catch (failure) {
       // QuickJS throws `null` when it cannot even allocate the error object, so an exhausted
@@ -437,16 +308,6 @@ export class QuickJsEngine {
     }
   }
 
-  #printCompletion(holder: QuickJSHandle): string {
-    try {
-      this.#callInternal('formatCompletion', [holder]).dispose();
-      return '';
-    } catch (failure) {
-      if (!(failure instanceof ScaffoldTimeout)) throw failure;
-      return 'note: the value of the last expression could not be printed in time\n';
-    }
-  }
-
   #collect({
     error,
     note,
@@ -456,17 +317,14 @@ export class QuickJsEngine {
     note: string;
     started: number;
   }): REPLResult {
-    const unrestored = JSON.parse(this.#callInternalString('restore')) as string[];
+    const unrestored = JSON.parse(this.#sc.callString('restore')) as string[];
     const restoreNote =
       unrestored.length > 0
         ? `note: could not restore the scaffold name(s) ${unrestored.join(', ')}\n`
         : '';
-    const finalHandle = this.#callInternal('takeFinal');
-    const finalAnswer =
-      this.#context.typeof(finalHandle) === 'string' ? this.#context.getString(finalHandle) : null;
-    finalHandle.dispose();
-    const locals = this.#readLocals();
-    const output = this.#readOutput();
+    const finalAnswer = this.#sc.takeFinal();
+    const locals = JSON.parse(this.#sc.callString('locals')) as Record<string, string>;
+    const output = this.#sc.takeOutput();
     return {
       stdout: output.stdout,
       stderr: output.stderr + (error ? formatBlockError(error) : '') + note + restoreNote,
@@ -475,25 +333,6 @@ export class QuickJsEngine {
       llmCalls: [],
       finalAnswer,
       error,
-    };
-  }
-
-  #readLocals(): Record<string, string> {
-    return JSON.parse(this.#callInternalString('locals')) as Record<string, string>;
-  }
-
-  #readOutput(): { stdout: string; stderr: string } {
-    const raw = JSON.parse(this.#callInternalString('takeOutput')) as {
-      stdout: string;
-      stderr: string;
-      droppedStdout: number;
-      droppedStderr: number;
-    };
-    return {
-      stdout:
-        raw.stdout + (raw.droppedStdout > 0 ? `${truncationMarker(raw.droppedStdout)}\n` : ''),
-      stderr:
-        raw.stderr + (raw.droppedStderr > 0 ? `${truncationMarker(raw.droppedStderr)}\n` : ''),
     };
   }
 
@@ -509,19 +348,12 @@ export class QuickJsEngine {
       return 'note: memory is still exhausted; this sandbox is poisoned and refuses further blocks\n';
     };
     try {
-      const release = this.#releaseBallast;
-      if (release !== undefined) {
-        const released = this.#guard(() =>
-          this.#context.callFunction(release, this.#context.undefined),
-        );
-        if (released.error) released.error.dispose();
-        else released.value.dispose();
-      }
-      const now = JSON.parse(this.#callInternalString('userNames')) as string[];
+      this.#sc.releaseBallast();
+      const now = JSON.parse(this.#sc.callString('userNames')) as string[];
       const created = now.filter((name) => !before.has(name));
-      this.#callInternal('deleteGlobals', [JSON.stringify(created)]).dispose();
+      this.#sc.call('deleteGlobals', [JSON.stringify(created)]).dispose();
       // Taking the ballast back doubles as the probe: it fails if memory is still full.
-      this.#callInternal('holdBallast').dispose();
+      this.#sc.call('holdBallast').dispose();
       return created.length > 0
         ? `note: to free memory, variables created by this block were cleared: ${created.join(', ')}\n`
         : '';
@@ -556,36 +388,16 @@ export class QuickJsEngine {
         details: {},
       });
     }
-    if (this.#poisonReason !== undefined) {
-      throw new RlmError({
-        code: 'sandbox.poisoned',
-        message: `the sandbox is poisoned and must be recreated: ${this.#poisonReason}`,
-        details: { reason: this.#poisonReason },
-      });
-    }
+    if (this.#poisonReason !== undefined) throw poisonedError(this.#poisonReason);
   }
 
   /** A JSON-safe copy of a user or scaffold variable, or `undefined` when it does not exist. */
   getVariable(name: string): JsonValue | undefined {
     this.#assertUsable();
-    const context = this.#context;
-    let entry: QuickJSHandle;
     try {
-      entry = this.#callInternal('getVariable', [name]);
+      return this.#sc.readVariable(name);
     } catch (failure) {
       throw this.#publicError(failure, `getVariable(${name})`);
-    }
-    try {
-      const kindHandle = context.getProp(entry, 0);
-      const kind = context.getNumber(kindHandle);
-      kindHandle.dispose();
-      if (kind === 0) return undefined;
-      const payload = context.getProp(entry, 1);
-      const text = context.getString(payload);
-      payload.dispose();
-      return kind === 1 ? text : (JSON.parse(text) as JsonValue);
-    } finally {
-      entry.dispose();
     }
   }
 
@@ -597,7 +409,7 @@ export class QuickJsEngine {
     if (handle !== undefined) {
       try {
         if (context.typeof(handle) !== 'string') throw outOfMemory(this.#limits.memoryBytes);
-        this.#callInternal('setVariable', [name, handle]).dispose();
+        this.#sc.call('setVariable', [name, handle]).dispose();
       } finally {
         handle.dispose();
       }
@@ -606,7 +418,7 @@ export class QuickJsEngine {
     }
     // Parsing a large payload is real work: it gets a block's CPU allowance, not the scaffold's.
     const json = JSON.stringify(value);
-    this.#callInternal('setJson', [name, json], this.#limits.cpuSliceMs).dispose();
+    this.#sc.call('setJson', [name, json], this.#limits.cpuSliceMs).dispose();
     this.#scanner.setPayload(name, value);
   }
 
@@ -614,23 +426,17 @@ export class QuickJsEngine {
   listVariables(): VariableInfo[] {
     this.#assertUsable();
     try {
-      return JSON.parse(this.#callInternalString('listVariables', ['sizes'])) as VariableInfo[];
+      return JSON.parse(this.#sc.callString('listVariables', ['sizes'])) as VariableInfo[];
     } catch (failure) {
       if (!(failure instanceof ScaffoldTimeout)) throw this.#publicError(failure, 'listVariables');
-      return JSON.parse(this.#callInternalString('listVariables', ['types'])) as VariableInfo[];
+      return JSON.parse(this.#sc.callString('listVariables', ['types'])) as VariableInfo[];
     }
   }
 
   /** Turns an internal failure of a host-initiated call into the typed error callers match on. */
   #publicError(failure: unknown, operation: string): unknown {
     if (!(failure instanceof EngineFault)) return failure;
-    if (this.#poisonReason !== undefined) {
-      return new RlmError({
-        code: 'sandbox.poisoned',
-        message: `the sandbox is poisoned and must be recreated: ${this.#poisonReason}`,
-        details: { reason: this.#poisonReason },
-      });
-    }
+    if (this.#poisonReason !== undefined) return poisonedError(this.#poisonReason);
     return new RlmError({
       code: 'sandbox.invalid_value',
       message: `${operation} failed: ${failure.message}`,
@@ -645,28 +451,11 @@ export class QuickJsEngine {
     this.#bridge.endBlock();
     this.#scanner.dispose();
     try {
-      this.#releaseBallast?.dispose();
-      this.#internals?.dispose();
+      this.#scaffold?.dispose();
       this.#context.dispose();
       this.#runtime.dispose();
     } catch {
       // A poisoned runtime may fail its leak assertions on dispose; its memory goes with the module.
     }
   }
-}
-
-function undescribedError(): BlockError {
-  return {
-    name: 'InternalError',
-    message: 'the block failed and its error could not be read (memory is probably exhausted)',
-    code: 'sandbox.out_of_memory',
-  };
-}
-
-function outOfMemory(limitBytes: number): RlmError {
-  return new RlmError({
-    code: 'sandbox.out_of_memory',
-    message: `the sandbox ran out of memory (limit ${limitBytes} bytes)`,
-    details: { limitBytes },
-  });
 }

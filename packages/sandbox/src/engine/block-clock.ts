@@ -1,0 +1,60 @@
+import type { RlmError } from '@rlm/protocol';
+import type { ResolvedLimits } from '../sandbox-options.js';
+import { limitErrors } from './block-outcome.js';
+import type { Interrupts } from './interrupts.js';
+
+/** One block's time accounting. */
+export interface BlockClock {
+  signal: AbortSignal;
+  wallDeadline: number;
+  /** Runs guest work under the block's remaining CPU allowance. */
+  slice<T>(work: () => T): T;
+  /** The limit that stopped the block, if one did. */
+  stopped(): RlmError | undefined;
+}
+
+export interface BlockClockOptions {
+  limits: ResolvedLimits;
+  interrupts: Interrupts;
+  /** Runs engine work, poisoning the engine on a non-QuickJS exception. */
+  guard: <T>(work: () => T) => T;
+  signal: AbortSignal;
+  /** Another thread's abort flag, read by the interrupt handler. */
+  interrupted: (() => boolean) | undefined;
+}
+
+/**
+ * Starts a block's clock: guest code runs in slices, each with an interrupt deadline set to the
+ * CPU time the block has left (time spent awaiting host calls does not count), while the
+ * wall-clock deadline covers the whole block.
+ */
+export function startBlockClock({
+  limits,
+  interrupts,
+  guard,
+  signal,
+  interrupted,
+}: BlockClockOptions): BlockClock {
+  let cpuUsed = 0;
+  interrupts.reason = undefined;
+  interrupts.check = () => signal.aborted || interrupted?.() === true;
+  return {
+    signal,
+    wallDeadline: Date.now() + limits.blockTimeoutMs,
+    slice: <T>(work: () => T): T => {
+      const start = Date.now();
+      interrupts.deadline = start + (limits.cpuSliceMs - cpuUsed);
+      try {
+        return guard(work);
+      } finally {
+        cpuUsed += Date.now() - start;
+        interrupts.deadline = Number.POSITIVE_INFINITY;
+      }
+    },
+    stopped: () => {
+      if (interrupts.reason === 'cpu') return limitErrors.cpu(limits.cpuSliceMs);
+      if (interrupts.reason === 'aborted' || signal.aborted) return limitErrors.aborted();
+      return undefined;
+    },
+  };
+}
