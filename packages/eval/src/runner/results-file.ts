@@ -48,6 +48,15 @@ export async function appendResultRow(path: string, row: ResultRow): Promise<voi
   await appendFile(path, `${JSON.stringify(row)}\n`, 'utf8');
 }
 
+/**
+ * Replaces the file's content with `rows`, so a line cut short by a crash is gone before new rows
+ * are appended after it.
+ */
+export async function rewriteResultRows(path: string, rows: readonly ResultRow[]): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, rows.map((row) => `${JSON.stringify(row)}\n`).join(''), 'utf8');
+}
+
 /** Creates (or empties) the results file, creating its directory. */
 export async function resetResultsFile(path: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });

@@ -8,7 +8,13 @@ import type { EvalProgress } from './eval-progress.js';
 import { type EvalSystem, type EvalSystemInput, evalSystemSchema } from './eval-system.js';
 import { createModelResolver, type ModelResolver } from './model-resolver.js';
 import { type ResultRow, rowKey } from './result-row.js';
-import { appendResultRow, RESULTS_FILE, readResultRows, resetResultsFile } from './results-file.js';
+import {
+  appendResultRow,
+  RESULTS_FILE,
+  readResultRows,
+  resetResultsFile,
+  rewriteResultRows,
+} from './results-file.js';
 import { runBaseAttempt } from './run-base-attempt.js';
 import { runRlmAttempt } from './run-rlm-attempt.js';
 
@@ -90,11 +96,13 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
 
   const resultsPath = outDir === undefined ? undefined : join(outDir, RESULTS_FILE);
   const planned = planJobs({ tasks, systems, attempts });
+  const stored = resultsPath !== undefined && resume ? await readResultRows(resultsPath) : [];
+  if (resultsPath !== undefined) {
+    if (resume) await rewriteResultRows(resultsPath, stored);
+    else await resetResultsFile(resultsPath);
+  }
   // Rows of tasks or systems outside this eval stay in the file but not in this run.
-  const previous = (
-    resultsPath !== undefined && resume ? await readResultRows(resultsPath) : []
-  ).filter((row) => planned.has(rowKey(row)));
-  if (resultsPath !== undefined && !resume) await resetResultsFile(resultsPath);
+  const previous = stored.filter((row) => planned.has(rowKey(row)));
   const done = new Set(previous.map(rowKey));
   const jobs = [...planned].filter(([key]) => !done.has(key)).map(([, job]) => job);
 
