@@ -142,7 +142,7 @@ async function childrenOnce(isolation) {
     },
     0,
   );
-  const childLatency = model('bench/root', (request) => repl('FINAL("child " + context)'), 200);
+  const childLatency = model('bench/root', () => repl('FINAL("child " + context)'), 200);
   const rlm = createRLM({
     model: {
       id: 'bench/root',
@@ -226,15 +226,22 @@ async function inChild(name) {
 
 const suites = { loopOverhead, invocationOverhead, fanOut, children, trajectorySize };
 
+const print = (line) => process.stdout.write(`${line}\n`);
+
 if (only !== undefined) {
-  for (const row of await suites[only]()) console.log(row);
+  for (const row of await suites[only]()) print(row);
 } else {
   const rows = [];
   // Each suite runs in its own process so peak RSS and warm-up do not leak between them.
   for (const name of Object.keys(suites)) rows.push(...(await inChild(name)));
-  console.log(
-    `Measured ${new Date().toISOString().slice(0, 10)} on Node ${process.version}, ${(await import('node:os')).cpus().length} cores (shared).\n`,
+  const os = await import('node:os');
+  const load = os
+    .loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' / ');
+  print(
+    `Measured ${new Date().toISOString()} on Node ${process.version}, ${os.cpus().length} cores, load average ${load} (1/5/15 min) at the end.\n`,
   );
-  console.log('| benchmark | result |\n|---|---|');
-  for (const row of rows) console.log(row);
+  print('| benchmark | result |\n|---|---|');
+  for (const row of rows) print(row);
 }

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { type JsonValue, type RLMChatCompletion, RlmError, type RunEvent } from '@rlm/protocol';
+import {
+  type JsonValue,
+  queryMetadata,
+  type RLMChatCompletion,
+  RlmError,
+  type RunEvent,
+} from '@rlm/protocol';
 import { parseRLMConfig, type ResolvedRLMConfig, type RLMConfig } from './config/rlm-config.js';
 import { runInvocation } from './loop/run-invocation.js';
 import { iterationsFor, rootSystemPrompt } from './loop/system-prompts.js';
@@ -48,6 +54,8 @@ export async function runTree(
   }: { context: JsonValue; options?: CompletionOptions; hooks?: RunHooks },
 ): Promise<RLMChatCompletion> {
   options.signal?.throwIfAborted();
+  // Bad input is the caller's error: reject before anything starts (nothing is written).
+  queryMetadata(context);
   const now = config.now ?? Date.now;
   const rootRunId = hooks.rootRunId ?? (config.generateId ?? randomUUID)();
   const sink =

@@ -35,3 +35,13 @@ describe('RLM config', () => {
     expect(() => createRLM({ model, tools: { 'bad name': tool } })).toThrow(/identifiers/);
   });
 });
+
+describe('completion input', () => {
+  it('rejects a context that is not a string, array or object before starting', async () => {
+    const rlm = createRLM({ model, isolation: 'inline' });
+    await expect(rlm.completion(42 as never)).rejects.toMatchObject({
+      code: 'protocol.invalid_payload',
+    });
+    expect(model.calls).toBe(0);
+  });
+});

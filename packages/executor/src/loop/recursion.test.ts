@@ -102,3 +102,32 @@ describe('rlm_query', () => {
     expect(result.answer).toMatch(/^Error: child run .* ended with status error/);
   });
 });
+
+describe('host tools and model choice', () => {
+  it('exposes configured tools to code and lists them in the system prompt', async () => {
+    const model = scriptedModel([repl('const t = await lookup("population", 3)'), 'FINAL_VAR(t)']);
+    const lookup = {
+      description: 'lookup(key, n) returns the n-th value stored under key.',
+      call: async (args: unknown[]) => `${String(args[0])}#${String(args[1])}`,
+    };
+    const result = await testRLM({ model, tools: { lookup } }).completion('ctx');
+    expect(result.answer).toBe('population#3');
+    expect(model.requests[0]!.system).toContain('lookup(key, n) returns the n-th value');
+  });
+
+  it('routes { model } to a configured model and reports an unknown one as an error string', async () => {
+    const code = [
+      'const a = await llm_query("q", { model: "scripted/big" })',
+      'const b = await llm_query("q", { model: "nope/x" })',
+      'print(a + " | " + b)',
+    ].join('\n');
+    const model = scriptedModel([repl(code), 'FINAL(ok)']);
+    const big = scriptedModel(() => 'from big', { id: 'scripted/big' });
+    await testRLM({ model, models: [big] }).completion('ctx');
+    expect(big.calls).toBe(1);
+    const output = model.requests[1]!.messages.at(-2)!.content;
+    expect(output).toContain(
+      "from big | Error: unknown model 'nope/x'. Available: scripted/model, scripted/big",
+    );
+  });
+});
