@@ -104,6 +104,26 @@ describe.each(ISOLATIONS)('sandbox limits (%s)', (isolation) => {
   });
 });
 
+describe('inline isolation', () => {
+  it('reports itself poisoned after an engine fault and then refuses blocks', async () => {
+    // A QuickJS stack limit above the main thread's native stack lets V8 overflow first: a host
+    // exception escaping the engine, which must poison the sandbox rather than be trusted.
+    await withSandbox(
+      { isolation: 'inline', limits: { stackBytes: 4 * 1024 * 1024 } },
+      async (sandbox) => {
+        const result = await sandbox.execute(
+          'function down(n) { return down(n + 1) + 1 }\ndown(0)',
+        );
+        expect(result.error).toMatchObject({ code: 'sandbox.poisoned' });
+        expect(sandbox.poisoned).toBe(true);
+        await expect(sandbox.execute('1')).rejects.toSatisfy((error) =>
+          RlmError.is(error, 'sandbox.poisoned'),
+        );
+      },
+    );
+  });
+});
+
 describe('worker isolation', () => {
   it('stops CPU-bound code promptly when the signal aborts', async () => {
     await withSandbox({ isolation: 'worker' }, async (sandbox) => {

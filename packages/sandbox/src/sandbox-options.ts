@@ -40,10 +40,12 @@ export const sandboxLimitsSchema = z
     /** @default DEFAULT_SCAN_TIMEOUT_MS */
     scanTimeoutMs: z.number().int().positive().optional(),
     /** @default DEFAULT_STACK_BYTES, or DEFAULT_INLINE_STACK_BYTES with `isolation: 'inline'` */
+    // The WASM build's own C stack is about 5 MiB; QuickJS fails to start with a larger limit.
     stackBytes: z
       .number()
       .int()
       .min(16 * 1024)
+      .max(4 * 1024 * 1024, 'stackBytes must be at most 4 MiB')
       .optional(),
   })
   .strict();

@@ -1,11 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import {
-  type ExecuteOptions,
-  type JsonValue,
-  type REPLResult,
-  RlmError,
-  type VariableInfo,
-} from '@rlm/protocol';
+import type { ExecuteOptions, JsonValue, REPLResult, VariableInfo } from '@rlm/protocol';
+import { poisonedError } from './engine/engine-faults.js';
 import { compiledEngine } from './engine/load-quickjs.js';
 import type { Sandbox } from './sandbox.js';
 import { assertSettable, disposedError } from './sandbox-guards.js';
@@ -202,7 +197,10 @@ export class WorkerSandbox implements Sandbox {
         options.signal === undefined
           ? this.#lifetime.signal
           : AbortSignal.any([options.signal, this.#lifetime.signal]);
-      return (await this.#request({ type: 'execute', code }, signal)) as REPLResult;
+      const result = (await this.#request({ type: 'execute', code }, signal)) as REPLResult;
+      // The engine poisoned itself during this block: later calls must fail fast, here too.
+      if (result.error?.code === 'sandbox.poisoned') this.#poison(result.error.message);
+      return result;
     });
   }
 
@@ -242,12 +240,4 @@ export class WorkerSandbox implements Sandbox {
     await this.#worker.terminate();
     this.#poison('the sandbox was disposed');
   }
-}
-
-function poisonedError(reason: string): RlmError {
-  return new RlmError({
-    code: 'sandbox.poisoned',
-    message: `the sandbox is poisoned and must be recreated: ${reason}`,
-    details: { reason },
-  });
 }

@@ -110,7 +110,10 @@ export class QuickJsEngine {
       engine.#install(init);
     } catch (error) {
       engine.dispose();
-      throw error;
+      if (RlmError.is(error)) throw error;
+      // Never pass on a QuickJS unwrap error: it holds the whole emscripten module.
+      const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      throw poisonedError(`the engine failed to start (${reason})`);
     }
     return engine;
   }
@@ -450,6 +453,9 @@ export class QuickJsEngine {
     this.#disposed = true;
     this.#bridge.endBlock();
     this.#scanner.dispose();
+    // A faulted runtime may be corrupt: freeing it can trip QuickJS's leak assertion (which aborts
+    // the WASM module). Its memory is released with the module when nothing references it.
+    if (this.#poisonReason !== undefined) return;
     try {
       this.#scaffold?.dispose();
       this.#context.dispose();
