@@ -35,13 +35,18 @@ const list = z.string().transform((text) =>
 );
 const count = z.coerce.number().int().positive();
 
-const benchmarkSchema = z.union([
-  benchmarkNameSchema.transform((name) => ({ kind: 'builtin' as const, name })),
-  z
-    .string()
-    .regex(/^file:.+/, 'expected sniah, aggregate, pairs, multidoc or file:PATH')
-    .transform((text) => ({ kind: 'file' as const, path: text.slice('file:'.length) })),
-]);
+const benchmarkSchema = z.string().transform((text, context) => {
+  if (text.startsWith('file:') && text.length > 'file:'.length) {
+    return { kind: 'file' as const, path: text.slice('file:'.length) };
+  }
+  const name = benchmarkNameSchema.safeParse(text);
+  if (name.success) return { kind: 'builtin' as const, name: name.data };
+  context.addIssue({
+    code: 'custom',
+    message: `expected sniah, aggregate, pairs, multidoc or file:PATH, got "${text}"`,
+  });
+  return z.NEVER;
+});
 
 /** `rlm eval` options after validation. */
 export const evalCommandOptionsSchema = z.object({

@@ -1,0 +1,81 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EVAL_EXIT, type EvalCommandIo, runEvalCommand } from './run-eval-command.js';
+
+function io(cwd: string, { signal }: { signal?: AbortSignal } = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const value: EvalCommandIo = {
+    stdout: { write: (text: string) => out.push(text) },
+    stderr: { write: (text: string) => err.push(text) },
+    env: {},
+    cwd,
+    ...(signal === undefined ? {} : { signal }),
+  };
+  return { io: value, stdout: () => out.join(''), stderr: () => err.join('') };
+}
+
+describe('runEvalCommand', () => {
+  it('runs a benchmark offline for every prompt mode and the base system, then compares two runs', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'eval-cli-'));
+    const first = io(cwd);
+    const args = [
+      '--benchmark',
+      'pairs',
+      '--sizes',
+      '3k',
+      '--model',
+      'testkit:reference',
+      '--prompt-mode',
+      'solver,coordinator',
+      '--systems',
+      'rlm,base',
+    ];
+    expect(await runEvalCommand([...args, '--out', 'a'], first.io)).toBe(EVAL_EXIT.ok);
+    expect(first.stdout()).toMatch(/\| rlm-solver \| 100\.0%/);
+    expect(first.stdout()).toMatch(/\| rlm-coordinator \| 100\.0%/);
+    expect(first.stdout()).toMatch(/\| base \|/);
+    expect(first.stderr()).toContain('3/3');
+    expect(await readFile(join(cwd, 'a', 'report.md'), 'utf8')).toContain('# Eval report');
+
+    expect(await runEvalCommand([...args, '--out', 'b', '--systems', 'rlm'], io(cwd).io)).toBe(
+      EVAL_EXIT.ok,
+    );
+    const compare = io(cwd);
+    expect(await runEvalCommand(['compare', 'a', 'b'], compare.io)).toBe(EVAL_EXIT.ok);
+    expect(compare.stdout()).toContain('# Comparison: a → b');
+    expect(compare.stdout()).toContain('| rlm-solver | 100.0% | 100.0% | ±0.0% |');
+    expect(compare.stdout()).toContain('Only in a: base');
+  }, 120_000);
+
+  it('exits 2 with a message naming the flag for bad or missing options', async () => {
+    const cases: [string[], string][] = [
+      [['--model', 'testkit:reference'], '--benchmark is required'],
+      [['--benchmark', 'quiz', '--model', 'x'], '--benchmark'],
+      [['--benchmark', 'sniah', '--model', 'x', '--sizes', '8q'], '--sizes'],
+      [['--benchmark', 'sniah', '--model', 'x', '--attempts', '0'], '--attempts'],
+      [['--benchmark', 'sniah', '--model', 'x', '--colour'], '--colour is not a known option'],
+      [['--benchmark', 'sniah', '--model', 'testkit:genius'], 'unknown offline policy'],
+      [['compare', 'only-one'], 'compare expects two runs'],
+    ];
+    for (const [argv, message] of cases) {
+      const run = io(tmpdir());
+      expect(await runEvalCommand(argv, run.io)).toBe(EVAL_EXIT.usage);
+      expect(run.stderr()).toContain(message);
+    }
+  });
+
+  it('exits 1 when a run to compare has no rows', async () => {
+    const run = io(await mkdtemp(join(tmpdir(), 'eval-cli-')));
+    expect(await runEvalCommand(['compare', 'nowhere', 'nothing'], run.io)).toBe(EVAL_EXIT.failure);
+    expect(run.stderr()).toContain('No result rows');
+  });
+
+  it('prints the usage for --help', async () => {
+    const run = io(tmpdir());
+    expect(await runEvalCommand(['--help'], run.io)).toBe(EVAL_EXIT.ok);
+    expect(run.stdout()).toContain('rlm eval compare <A> <B>');
+  });
+});
