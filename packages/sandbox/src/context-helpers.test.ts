@@ -21,10 +21,10 @@ describe.each(ISOLATIONS)('context helpers (%s)', (isolation) => {
     });
   });
 
-  it('finds, counts, slices lines and chunks on context_N via the source option', async () => {
+  it('finds, counts, slices lines and chunks on context_N via the target option', async () => {
     await withSandbox({ isolation, contexts: ['unused', TEXT] }, async (sandbox) => {
       await sandbox.execute(
-        'const found = await find_all("ne(e)dle", { source: 1 });\nconst n = await count(/e/g, { source: "context_1" });\nconst some = await lines(2, 3, { source: 1 });\nconst parts = await chunk(20, { source: 1, overlap: 5 });',
+        'const found = await find_all("ne(e)dle", { target: 1 });\nconst n = await count(/e/g, { target: "context_1" });\nconst some = await lines(2, 3, { target: 1 });\nconst parts = await chunk(20, { target: 1, overlap: 5 });',
       );
       expect(await sandbox.getVariable('found')).toEqual({
         matches: [
@@ -78,7 +78,7 @@ describe.each(ISOLATIONS)('context helpers (%s)', (isolation) => {
   it('scans a payload added later with setVariable', async () => {
     await withSandbox({ isolation, context: 'a' }, async (sandbox) => {
       await sandbox.setVariable('context_1', 'zz needle zz');
-      expect((await sandbox.execute('await count("needle", { source: 1 })')).stdout).toBe('1\n');
+      expect((await sandbox.execute('await count("needle", { target: 1 })')).stdout).toBe('1\n');
     });
   });
 
@@ -96,6 +96,21 @@ describe.each(ISOLATIONS)('context helpers (%s)', (isolation) => {
       const result = await sandbox.execute(example);
       expect(result.error).toBeNull();
       expect(result.stdout).toContain("text: 'ERROR code 17 here'");
+    });
+  });
+
+  it('accepts the calls the system prompt of @rlm/prompts shows', async () => {
+    const log = 'ok\nRefund issued\nchargeback filed\nok\n'.repeat(50);
+    await withSandbox({ isolation, context: log }, async (sandbox) => {
+      const scan = await sandbox.execute(
+        "const hits = await grep('refund|chargeback', { flags: 'i', context: 2, max: 20 });\nprint(hits.total);\nprint(await count('refund', { target: 'context' }));",
+      );
+      expect(scan.error).toBeNull();
+      expect(scan.stdout).toBe('100\n0\n');
+      const ranges = await sandbox.execute(
+        'const ranges = await chunk(1_000, { overlap: 50 });\nranges.every(({ start, end }) => end - start <= 1_000)',
+      );
+      expect(ranges.stdout).toBe('true\n');
     });
   });
 });

@@ -4,10 +4,10 @@
  * here, beside the helpers, so the description cannot drift from what they do.
  */
 export const CONTEXT_HELPERS_PROMPT = `Fast context helpers (async, run outside the sandbox; much faster than scanning \`context\` yourself):
-- \`await grep(pattern, { flags, context: n, max, source })\` → \`{ matches: [{ line, text, before, after }], total, note? }\`: lines where a RegExp or pattern string matches, with n lines around each.
-- \`await find_all(pattern, { flags, max, source })\` → \`{ matches: [{ match, index, groups }], total, note? }\`: every match with its offset (use \`context.slice(index, …)\` to read around it).
-- \`await count(pattern, { flags, source })\` → number of matches.
-- \`await lines(start, end, { source })\` → the text of lines start..end (1-based, inclusive).
-- \`await chunk(size, { overlap, source })\` → \`[{ index, start, end, startLine, endLine }]\` boundaries for \`context.slice(start, end)\`.
-They read \`context\` by default; \`source: 2\` reads \`context_2\`. Results are capped; \`note\` says how much was left out.
+- \`await grep(pattern, { flags, context: n, max, target })\` → \`{ matches: [{ line, text, before, after }], total, note? }\`: lines where a RegExp or pattern string matches, with n lines around each.
+- \`await find_all(pattern, { flags, max, target })\` → \`{ matches: [{ match, index, groups }], total, note? }\`: every match with its offset (use \`context.slice(index, …)\` to read around it).
+- \`await count(pattern, { flags, target })\` → number of matches.
+- \`await lines(start, end, { target })\` → the text of lines start..end (1-based, inclusive).
+- \`await chunk(size, { overlap, target })\` → \`[{ index, start, end, startLine, endLine }]\` boundaries for \`context.slice(start, end)\`.
+They read \`context\` by default; \`target: 2\` reads \`context_2\`. Results are capped; \`note\` says how much was left out.
 Example: \`const hits = await grep(/error code \\d+/i, { context: 2 }); print(hits.total, hits.matches.slice(0, 5));\``;

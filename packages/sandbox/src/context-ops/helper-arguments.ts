@@ -11,8 +11,8 @@ const patternSchema = z.union([
   z.string(),
   z.object({ source: z.string(), flags: z.string() }).strict(),
 ]);
-/** `source` picks the payload: `2`, `'context_2'` or `'context'` (the default, `context_0`). */
-const sourceSchema = z
+/** `target` picks the payload: `2`, `'context_2'` or `'context'` (the default, `context_0`). */
+const targetSchema = z
   .union([z.number().int().nonnegative(), z.string().regex(/^context(_\d+)?$/)])
   .optional();
 const flagsSchema = z
@@ -28,28 +28,28 @@ const grepArgs = z.tuple([
       flags: flagsSchema,
       context: z.number().int().min(0).max(50).optional(),
       max: maxSchema,
-      source: sourceSchema,
+      target: targetSchema,
     })
     .strict()
     .optional(),
 ]);
 const findAllArgs = z.tuple([
   patternSchema,
-  z.object({ flags: flagsSchema, max: maxSchema, source: sourceSchema }).strict().optional(),
+  z.object({ flags: flagsSchema, max: maxSchema, target: targetSchema }).strict().optional(),
 ]);
 const countArgs = z.tuple([
   patternSchema,
-  z.object({ flags: flagsSchema, source: sourceSchema }).strict().optional(),
+  z.object({ flags: flagsSchema, target: targetSchema }).strict().optional(),
 ]);
 const linesArgs = z.tuple([
   z.number().int().positive(),
   z.number().int().positive().nullable().optional(),
-  z.object({ source: sourceSchema }).strict().optional(),
+  z.object({ target: targetSchema }).strict().optional(),
 ]);
 const chunkArgs = z.tuple([
   z.number().int().positive(),
   z
-    .object({ overlap: z.number().int().nonnegative().optional(), source: sourceSchema })
+    .object({ overlap: z.number().int().nonnegative().optional(), target: targetSchema })
     .strict()
     .optional(),
 ]);
@@ -65,9 +65,9 @@ export interface HelperCaps {
   maxChars: number;
 }
 
-function payloadName(source: number | string | undefined): string {
-  if (source === undefined || source === 'context') return 'context_0';
-  return typeof source === 'number' ? `context_${source}` : source;
+function payloadName(target: number | string | undefined): string {
+  if (target === undefined || target === 'context') return 'context_0';
+  return typeof target === 'number' ? `context_${target}` : target;
 }
 
 /**
@@ -125,7 +125,7 @@ export function parseHelperCall(
     case 'grep': {
       const [pattern, options] = parse(helper, grepArgs, args);
       return {
-        payload: payloadName(options?.source),
+        payload: payloadName(options?.target),
         operation: {
           op: 'grep',
           ...checkedPattern(pattern, options?.flags),
@@ -138,7 +138,7 @@ export function parseHelperCall(
     case 'find_all': {
       const [pattern, options] = parse(helper, findAllArgs, args);
       return {
-        payload: payloadName(options?.source),
+        payload: payloadName(options?.target),
         operation: {
           op: 'find_all',
           ...checkedPattern(pattern, options?.flags),
@@ -150,14 +150,14 @@ export function parseHelperCall(
     case 'count': {
       const [pattern, options] = parse(helper, countArgs, args);
       return {
-        payload: payloadName(options?.source),
+        payload: payloadName(options?.target),
         operation: { op: 'count', ...checkedPattern(pattern, options?.flags) },
       };
     }
     case 'lines': {
       const [start, end, options] = parse(helper, linesArgs, args);
       return {
-        payload: payloadName(options?.source),
+        payload: payloadName(options?.target),
         operation: { op: 'lines', start, end: end ?? start, maxChars },
       };
     }
@@ -171,7 +171,7 @@ export function parseHelperCall(
           details: { name: helper, reason: 'overlap >= size' },
         });
       }
-      return { payload: payloadName(options?.source), operation: { op: 'chunk', size, overlap } };
+      return { payload: payloadName(options?.target), operation: { op: 'chunk', size, overlap } };
     }
     default:
       throw new RlmError({
