@@ -28,6 +28,8 @@ export function createProgram({ io, engine, version, setExitCode }: CreateProgra
     .helpOption('-h, --help', 'show help')
     .helpCommand('help [command]', 'show help for a command')
     .exitOverride()
+    // `rlm eval` passes its options through to @rlm/eval, which needs positional options.
+    .enablePositionalOptions()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
@@ -48,7 +50,7 @@ Examples:
   registerReplayCommand(program, { io, setExitCode });
   registerResumeCommand(program);
   registerPromptsCommand(program, { io, setExitCode });
-  registerEvalCommand(program);
+  registerEvalCommand(program, { io, setExitCode });
   registerConfigCommand(program, { io, setExitCode });
   for (const command of program.commands) {
     command.exitOverride().showHelpAfterError(`(add --help for usage of rlm ${command.name()})`);

@@ -9,7 +9,8 @@ export { type RunCliOptions, runCli } from './run-cli.js';
 
 // ── Runtime seam ────────────────────────
 
-export { createExecutorEngine } from './engine/executor-engine.js';
+export { createExecutorEngine, type ExecutorEngineOptions } from './engine/executor-engine.js';
+export { resolveCliModel, TESTKIT_PREFIX } from './engine/resolve-cli-model.js';
 export type { RunEngine, RunRequest } from './engine/run-engine.js';
 
 // ── Configuration ───────────────────────

@@ -14,7 +14,6 @@ const COMMANDS = [
   ['resume'],
   ['prompts'],
   ['prompts', 'show'],
-  ['eval'],
   ['config'],
 ];
 
@@ -40,6 +39,12 @@ describe('rlm', () => {
       });
       expect(result.stdout).toContain('Examples:\n  $ rlm');
     }
+  });
+
+  it('forwards eval --help to @rlm/eval', async () => {
+    const result = await cli(['eval', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage:\n {2}rlm eval --benchmark/);
   });
 
   it('shows help on stderr and exits 2 without a command', async () => {

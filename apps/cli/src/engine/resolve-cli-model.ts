@@ -22,7 +22,10 @@ export function resolveCliModel(
 ): LanguageModel {
   if (!id.startsWith(TESTKIT_PREFIX)) return resolveModel(id, { env });
   const wanted = id.slice(TESTKIT_PREFIX.length);
-  const name = POLICY_NAMES.find((candidate) => toKebab(candidate) === wanted);
+  // Both spellings work: `needle-finder` (CLI style) and `needleFinder` (the export's name).
+  const name = POLICY_NAMES.find(
+    (candidate) => toKebab(candidate) === wanted || candidate === wanted,
+  );
   if (name === undefined) {
     throw new RlmError({
       code: 'model.unknown_provider',
