@@ -151,4 +151,19 @@ describe('openaiCompatible', () => {
       expect([flavor, tooLong.code]).toEqual([flavor, 'model.context_too_long']);
     }
   });
+
+  it('reports cached prompt tokens as cache reads, outside inputTokens, and prices them', async () => {
+    await using server = await startFakeOpenAI({
+      script: { text: 'ok', usage: { inputTokens: 1000, cacheReadTokens: 800 } },
+    });
+    const pricing = { inputPerMTok: 1, outputPerMTok: 2, cacheReadPerMTok: 0.5 };
+    const response = await clientFor(server, { provider: 'openai', pricing }).complete(ask);
+    expect(response.usage).toEqual({
+      inputTokens: 200,
+      outputTokens: 1,
+      cacheReadTokens: 800,
+      cacheWriteTokens: 0,
+    });
+    expect(response.costUsd).toBeCloseTo((200 * 1 + 1 * 2 + 800 * 0.5) / 1e6, 12);
+  });
 });

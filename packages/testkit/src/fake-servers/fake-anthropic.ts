@@ -243,7 +243,7 @@ function buildMessage({
       input_tokens: reply.usage?.inputTokens ?? account.inputTokens,
       output_tokens: reply.usage?.outputTokens ?? Math.max(1, estimateTokens(text)),
       cache_creation_input_tokens: account.cacheWrite5mTokens + account.cacheWrite1hTokens,
-      cache_read_input_tokens: account.cacheReadTokens,
+      cache_read_input_tokens: reply.usage?.cacheReadTokens ?? account.cacheReadTokens,
       cache_creation: {
         ephemeral_5m_input_tokens: account.cacheWrite5mTokens,
         ephemeral_1h_input_tokens: account.cacheWrite1hTokens,

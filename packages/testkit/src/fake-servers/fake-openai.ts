@@ -218,7 +218,12 @@ interface BuiltCompletion {
     logprobs: null;
     finish_reason: string;
   }[];
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  usage: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    prompt_tokens_details?: { cached_tokens: number };
+  };
 }
 
 function buildCompletion({
@@ -265,6 +270,9 @@ function buildCompletion({
       prompt_tokens: prompt,
       completion_tokens: completion,
       total_tokens: prompt + completion,
+      ...(reply.usage?.cacheReadTokens === undefined
+        ? {}
+        : { prompt_tokens_details: { cached_tokens: reply.usage.cacheReadTokens } }),
     },
   };
 }

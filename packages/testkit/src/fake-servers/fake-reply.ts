@@ -27,8 +27,11 @@ export interface FakeReply {
   text?: string;
   /** The provider-native stop reason (`end_turn`, `stop`, …); derived from the request when absent. */
   stopReason?: string;
-  /** Overrides for the reported token counts. */
-  usage?: { inputTokens?: number; outputTokens?: number };
+  /**
+   * Overrides for the reported token counts. `cacheReadTokens` becomes `cache_read_input_tokens`
+   * (Anthropic) or `prompt_tokens_details.cached_tokens` (OpenAI, counted inside `prompt_tokens`).
+   */
+  usage?: { inputTokens?: number; outputTokens?: number; cacheReadTokens?: number };
   /** HTTP status. @default 200 */
   status?: number;
   /** Error type in the body (`rate_limit_error`, `invalid_request_error`, …); derived from the status when absent. */
