@@ -224,5 +224,26 @@ await sandbox.dispose();
   await spinner.dispose();
 }
 
+// ── abort latency of CPU-bound code in a worker ──
+{
+  const spinner = await createSandbox({ isolation: 'worker' });
+  const latencies = [];
+  for (let i = 0; i < 5; i++) {
+    const controller = new AbortController();
+    const running = spinner.execute('while (true) {}', { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const abortedAt = performance.now();
+    controller.abort();
+    await running;
+    latencies.push(performance.now() - abortedAt);
+  }
+  record(
+    'abort of a spinning worker block, until execute() resolves',
+    ms(median(latencies)),
+    `median of 5; max ${ms(Math.max(...latencies))}`,
+  );
+  await spinner.dispose();
+}
+
 out('\n| Measure | Result | Notes |\n|---|---|---|');
 for (const row of rows) out(`| ${row.what} | ${row.value} | ${row.note} |`);

@@ -45,6 +45,17 @@ describe.each(ISOLATIONS)('sandbox limits (%s)', (isolation) => {
     );
   });
 
+  it('applies the wall-clock deadline to CPU-bound code too', async () => {
+    await withSandbox(
+      { isolation, limits: { cpuSliceMs: 60_000, blockTimeoutMs: 300 } },
+      async (sandbox) => {
+        const result = await sandbox.execute('for (;;) {}');
+        expect(result.error).toMatchObject({ code: 'sandbox.timeout' });
+        expect(result.error?.message).toContain('wall-clock');
+      },
+    );
+  });
+
   it('reports memory exhaustion and recovers the earlier state', async () => {
     await withSandbox({ isolation }, async (sandbox) => {
       await sandbox.execute('const earlier = "still here"');

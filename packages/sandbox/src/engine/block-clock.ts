@@ -36,14 +36,16 @@ export function startBlockClock({
   interrupted,
 }: BlockClockOptions): BlockClock {
   let cpuUsed = 0;
+  const wallDeadline = Date.now() + limits.blockTimeoutMs;
   interrupts.reason = undefined;
   interrupts.check = () => signal.aborted || interrupted?.() === true;
   return {
     signal,
-    wallDeadline: Date.now() + limits.blockTimeoutMs,
+    wallDeadline,
     slice: <T>(work: () => T): T => {
       const start = Date.now();
-      interrupts.deadline = start + (limits.cpuSliceMs - cpuUsed);
+      // Whichever comes first: the CPU time left, or the block's wall-clock deadline.
+      interrupts.deadline = Math.min(start + (limits.cpuSliceMs - cpuUsed), wallDeadline);
       try {
         return guard(work);
       } finally {
@@ -52,7 +54,11 @@ export function startBlockClock({
       }
     },
     stopped: () => {
-      if (interrupts.reason === 'cpu') return limitErrors.cpu(limits.cpuSliceMs);
+      if (interrupts.reason === 'cpu') {
+        return Date.now() >= wallDeadline && cpuUsed < limits.cpuSliceMs
+          ? limitErrors.wall(limits.blockTimeoutMs)
+          : limitErrors.cpu(limits.cpuSliceMs);
+      }
       if (interrupts.reason === 'aborted' || signal.aborted) return limitErrors.aborted();
       return undefined;
     },
