@@ -16,7 +16,7 @@ describe('offline testkit models', () => {
     const run = await runEval({
       tasks: [...sniah, aggregate],
       systems: [
-        { name: 'needle', kind: 'rlm', model: 'testkit:needleFinder' },
+        { name: 'needle', kind: 'rlm', model: 'testkit:needle-finder' },
         { name: 'aggregate', kind: 'rlm', model: 'testkit:chunkAndAggregate' },
       ],
       resolveModel: createModelResolver(),

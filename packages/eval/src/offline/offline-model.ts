@@ -11,7 +11,7 @@ import { RECORD_LABELS } from '../generators/support-records.js';
 import type { EvalTask } from '../task/eval-task.js';
 import { referencePolicy } from './reference-policy.js';
 
-/** Policies `testkit:<name>` can name. */
+/** Policies `testkit:<name>` can name (also in kebab-case: `testkit:needle-finder`). */
 export const OFFLINE_POLICIES = [
   'reference',
   'needleFinder',
@@ -53,7 +53,10 @@ export function offlineModel(
   id: string,
   { task, role, contextWindow = DEFAULT_OFFLINE_CONTEXT_WINDOW }: OfflineModelOptions,
 ): LanguageModel {
-  const name = id.slice('testkit:'.length);
+  // Kebab-case works too (`testkit:needle-finder`), as shell users tend to write it.
+  const name = id
+    .slice('testkit:'.length)
+    .replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
   if (!(OFFLINE_POLICIES as readonly string[]).includes(name)) {
     throw new RlmError({
       code: 'cli.usage',
