@@ -35,24 +35,30 @@ export async function loadServerConfig(
       });
     }
   }
-  const overrides: Record<string, unknown> = {};
-  const host = env[CONFIG_ENV.host];
-  if (host) overrides['host'] = host;
-  const port = env[CONFIG_ENV.port] ?? env['PORT'];
-  if (port) overrides['port'] = Number(port);
-  const database = env[CONFIG_ENV.database];
-  if (database) {
-    overrides['store'] =
-      database === ':memory:' ? { kind: 'memory' } : { kind: 'sqlite', path: database };
-  }
-  const dataDir = env[CONFIG_ENV.dataDir];
-  if (dataDir) {
-    overrides['dataDir'] = dataDir;
-    if (database === undefined && fromFile['store'] === undefined) {
-      overrides['store'] = { kind: 'sqlite', path: `${dataDir}/rlm-server.db` };
-    }
-  }
-  const logLevel = env[CONFIG_ENV.logLevel];
-  if (logLevel) overrides['logLevel'] = logLevel;
+  const overrides = envOverrides(env, fromFile);
   return parseServerConfig({ ...fromFile, ...overrides }, path ?? 'environment');
+}
+
+/** The config fields the environment sets; `RLM_SERVER_DATA_DIR` also moves the default database. */
+function envOverrides(
+  env: Readonly<Record<string, string | undefined>>,
+  fromFile: Record<string, unknown>,
+): Record<string, unknown> {
+  const overrides: Record<string, unknown> = {};
+  const set = (key: string, value: unknown) => {
+    if (value !== undefined && value !== '') overrides[key] = value;
+  };
+  set('host', env[CONFIG_ENV.host]);
+  const port = env[CONFIG_ENV.port] || env['PORT'];
+  set('port', port ? Number(port) : undefined);
+  set('logLevel', env[CONFIG_ENV.logLevel]);
+  const database = env[CONFIG_ENV.database];
+  const dataDir = env[CONFIG_ENV.dataDir];
+  set('dataDir', dataDir);
+  if (database) {
+    set('store', database === ':memory:' ? { kind: 'memory' } : { kind: 'sqlite', path: database });
+  } else if (dataDir && fromFile['store'] === undefined) {
+    set('store', { kind: 'sqlite', path: `${dataDir}/rlm-server.db` });
+  }
+  return overrides;
 }

@@ -184,6 +184,25 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     }
   }
 
+  /** Whether a run found unfinished at start-up can run again, or why it cannot. */
+  async function restartPlan(record: RunRecord): Promise<{ rerun: RunMeta } | { reason: string }> {
+    const meta = runMetaSchema.safeParse(record.config);
+    if (!meta.success) return { reason: 'the run has no server metadata' };
+    if (meta.data.kind !== 'run') {
+      return {
+        reason: `${meta.data.kind} runs belong to an HTTP request that ended with the process`,
+      };
+    }
+    if (config.onRestart !== 'resume') return { reason: 'onRestart is "interrupt"' };
+    if (config.profiles[meta.data.profile] === undefined) {
+      return { reason: `profile "${meta.data.profile}" is no longer configured` };
+    }
+    if ((await contexts.meta(meta.data.contextId)) === undefined) {
+      return { reason: 'the run context is no longer stored' };
+    }
+    return { rerun: meta.data };
+  }
+
   function enqueue(runId: string, input: SubmitRunInput): Promise<RunOutcome> {
     return new Promise<RunOutcome>((resolve) => {
       active.set(runId, {
@@ -261,41 +280,26 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       const requeued: string[] = [];
       const interrupted: string[] = [];
       for (const record of await unfinishedRuns(store)) {
-        const meta = runMetaSchema.safeParse(record.config);
-        const contextKnown =
-          meta.success && (await contexts.meta(meta.data.contextId)) !== undefined;
-        const canRerun =
-          meta.success &&
-          meta.data.kind === 'run' &&
-          contextKnown &&
-          config.onRestart === 'resume' &&
-          config.profiles[meta.data.profile] !== undefined;
-        if (meta.success && canRerun) {
-          const principal = {
-            keyId: meta.data.owner,
-            name: meta.data.owner,
-            role: 'user' as const,
-          };
+        const plan = await restartPlan(record);
+        if ('rerun' in plan) {
+          const { owner, query, contextId, profile, budget } = plan.rerun;
           await persist(record.id, [restartNotice(record.id, now(), record.status)]);
+          const principal = { keyId: owner, name: owner, role: 'user' as const };
           void enqueue(record.id, {
             principal,
             kind: 'run',
-            query: meta.data.query,
-            contextId: meta.data.contextId,
-            profileName: meta.data.profile,
-            budget: meta.data.budget,
+            query,
+            contextId,
+            profileName: profile,
+            budget,
           });
           requeued.push(record.id);
           continue;
         }
-        const reason = !meta.success
-          ? 'the server restarted and the run has no server metadata'
-          : meta.data.kind !== 'run'
-            ? `the server restarted; ${meta.data.kind} runs belong to an HTTP request that ended with it`
-            : !contextKnown
-              ? 'the server restarted and the run context is no longer stored'
-              : 'the server restarted and onRestart is "interrupt"';
-        const error = { code: 'server.unavailable', message: reason };
+        const error = {
+          code: 'server.unavailable',
+          message: `the server restarted; ${plan.reason}`,
+        };
         await persist(
           record.id,
           serverEndEvents(record.id, { status: 'interrupted', at: now(), error }),

@@ -22,14 +22,7 @@ export function createRunViews(store: RunStore): RunViews {
     if (record.endedAt === null) return undefined;
     const cached = outcomes.get(record.id);
     if (cached !== undefined) return cached;
-    const events: RunEvent[] = [];
-    let after = 0;
-    for (;;) {
-      const page = await store.eventsAfter(record.id, after, { limit: 1000 });
-      for (const stored of page) events.push(stored.event);
-      if (page.length < 1000) break;
-      after = page.at(-1)?.seq ?? after;
-    }
+    const events = await allEvents(store, record.id);
     const found = outcomeFromEvents(events);
     if (found !== undefined) {
       if (outcomes.size >= OUTCOME_CACHE_SIZE) {
@@ -84,4 +77,15 @@ export function createRunViews(store: RunStore): RunViews {
       };
     },
   };
+}
+
+async function allEvents(store: RunStore, runId: string): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await store.eventsAfter(runId, after, { limit: 1000 });
+    for (const stored of page) events.push(stored.event);
+    if (page.length < 1000) return events;
+    after = page.at(-1)?.seq ?? after;
+  }
 }

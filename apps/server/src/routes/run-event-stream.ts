@@ -1,6 +1,6 @@
-import type { RunStore } from '@rlm/memory';
+import type { RunStore, StoredRunEvent } from '@rlm/memory';
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { EventHub } from '../event-hub.js';
 
 const PAGE_SIZE = 500;
@@ -29,24 +29,22 @@ export function streamRunEvents(c: Context, options: RunEventStreamOptions): Res
     const aborted = new AbortController();
     stream.onAbort(() => aborted.abort());
     let seq = options.afterSeq;
+    // Writes everything stored after `seq`; true when the run has ended and all of it was sent.
+    const drain = async (): Promise<boolean> => {
+      for (;;) {
+        const page = await store.eventsAfter(runId, seq, { limit: PAGE_SIZE });
+        seq = await writeEvents(stream, page, seq);
+        if (page.length === PAGE_SIZE) continue;
+        if (!(await isFinished())) return false;
+        // The final status is written after the last event, so one more read closes the race.
+        if ((await store.eventsAfter(runId, seq, { limit: 1 })).length === 0) return true;
+      }
+    };
     while (!aborted.signal.aborted) {
       const version = hub.version(runId);
-      const page = await store.eventsAfter(runId, seq, { limit: PAGE_SIZE });
-      for (const { seq: eventSeq, event } of page) {
-        await stream.writeSSE({
-          id: String(eventSeq),
-          event: event.type,
-          data: JSON.stringify(event),
-        });
-        seq = eventSeq;
-      }
-      if (page.length === PAGE_SIZE) continue;
-      if (await isFinished()) {
-        // The final status is written after the last event, so one more read closes the race.
-        const rest = await store.eventsAfter(runId, seq);
-        if (rest.length > 0) continue;
+      if (await drain()) {
         await stream.writeSSE({ event: 'end', data: JSON.stringify({ lastEventId: seq }) });
-        break;
+        return;
       }
       const changed = await hub.waitForChange(runId, version, {
         timeoutMs: heartbeatMs,
@@ -55,6 +53,20 @@ export function streamRunEvents(c: Context, options: RunEventStreamOptions): Res
       if (!changed && !aborted.signal.aborted) await stream.write(': heartbeat\n\n');
     }
   });
+}
+
+/** Writes stored events as SSE messages; returns the last sequence number written. */
+async function writeEvents(
+  stream: SSEStreamingApi,
+  page: readonly StoredRunEvent[],
+  after: number,
+): Promise<number> {
+  let seq = after;
+  for (const { seq: eventSeq, event } of page) {
+    await stream.writeSSE({ id: String(eventSeq), event: event.type, data: JSON.stringify(event) });
+    seq = eventSeq;
+  }
+  return seq;
 }
 
 /** The sequence number to resume after: `Last-Event-ID`, else `?after=`, else 0. */

@@ -1,6 +1,8 @@
+import type { RunRecord } from '@rlm/memory';
 import { RlmError } from '@rlm/protocol';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { Principal } from '../api-key-store.js';
 import type { AppEnv } from '../app-env.js';
 import { effectiveBudget } from '../effective-budget.js';
 import { payloadTooLarge } from '../payload-too-large.js';
@@ -78,17 +80,23 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
         ...(query.status === undefined ? {} : { status: query.status as never }),
         ...(cursor === undefined ? {} : { cursor }),
       });
-      for (const record of page.runs) {
-        const meta = runMetaSchema.safeParse(record.config);
-        if (!meta.success) continue;
-        if (principal.role !== 'admin' && meta.data.owner !== principal.keyId) continue;
-        items.push(await views.view(record, meta.data));
-      }
+      items.push(...(await visibleViews(page.runs, principal)));
       cursor = page.nextCursor ?? undefined;
       if (cursor === undefined) break;
     }
     return c.json({ data: items, nextCursor: cursor ?? null });
   });
+
+  async function visibleViews(records: readonly RunRecord[], principal: Principal) {
+    const found = [];
+    for (const record of records) {
+      const meta = runMetaSchema.safeParse(record.config);
+      if (!meta.success) continue;
+      if (principal.role !== 'admin' && meta.data.owner !== principal.keyId) continue;
+      found.push(await views.view(record, meta.data));
+    }
+    return found;
+  }
 
   app.get('/:id', async (c) => {
     const { record, meta } = await views.owned(c.get('principal'), c.req.param('id'));

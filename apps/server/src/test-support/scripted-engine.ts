@@ -2,6 +2,7 @@ import {
   addCallUsage,
   emptyUsage,
   type LanguageModel,
+  type ModelResponse,
   parseFinalMarker,
   type RLMChatCompletion,
   RlmError,
@@ -9,6 +10,8 @@ import {
   type RunStatus,
 } from '@rlm/protocol';
 import type { RunEngine, RunEngineInput } from '../run-engine.js';
+
+type Emit = (event: Record<string, unknown>) => void;
 
 /**
  * A test `RunEngine` with no sandbox: each iteration is one call of a (scripted) model, and a
@@ -29,7 +32,7 @@ export function scriptedEngine(modelFor: (input: RunEngineInput) => LanguageMode
         rootRunId: input.runId,
         depth: 0,
       } as const;
-      const emit = (event: Record<string, unknown>) =>
+      const emit: Emit = (event) =>
         input.onEvent({ ...base, at: Date.now(), ...event } as RunEvent);
       emit({
         type: 'run-start',
@@ -45,74 +48,31 @@ export function scriptedEngine(modelFor: (input: RunEngineInput) => LanguageMode
       let partial: string | null = null;
       let status: RunStatus = 'max_iterations';
       let error: { code: string; message: string } | null = null;
-      let iteration = 0;
-      for (; iteration < input.budget.maxIterations; iteration += 1) {
-        emit({ type: 'iteration-start', iteration });
-        const callId = `${input.runId}:${iteration}`;
-        emit({
-          type: 'model-call-start',
-          callId,
-          model: model.id,
-          purpose: 'root',
-          messageCount: 1,
-          promptChars: input.query.length,
-        });
-        const callStarted = Date.now();
-        try {
-          const response = await model.complete({
-            ...(input.systemPrompt === undefined ? {} : { system: input.systemPrompt }),
-            messages: [{ role: 'user', content: input.query }],
-            signal: input.signal,
-          });
-          usage = addCallUsage(usage, {
-            model: response.model,
-            usage: response.usage,
-            ...(response.costUsd === undefined ? {} : { costUsd: response.costUsd }),
-          });
-          emit({
-            type: 'model-call-end',
-            callId,
-            model: model.id,
-            ok: true,
-            usage: response.usage,
-            durationMs: Date.now() - callStarted,
-            responseChars: response.text.length,
-          });
-          partial = response.text;
-          const marker = parseFinalMarker(response.text);
-          const final = marker?.kind === 'final' ? marker.value : null;
-          emit({
-            type: 'iteration-end',
-            iteration,
-            response: response.text,
-            finalAnswer: final,
-            durationMs: Date.now() - callStarted,
-          });
-          if (final !== null) {
-            answer = final;
-            status = 'completed';
-            emit({ type: 'final-answer', answer: final, source: 'text' });
-            break;
-          }
-        } catch (caught) {
-          const info = RlmError.is(caught)
-            ? { code: caught.code, message: caught.message }
-            : { code: 'model.network', message: String(caught) };
-          emit({
-            type: 'model-call-end',
-            callId,
-            model: model.id,
-            ok: false,
-            durationMs: Date.now() - callStarted,
-            error: info,
-          });
+      let iterations = 0;
+      while (iterations < input.budget.maxIterations && status === 'max_iterations') {
+        const outcome = await iterate({ model, input, emit, iteration: iterations });
+        iterations += 1;
+        if ('failure' in outcome) {
           status = input.signal.aborted ? 'cancelled' : 'error';
-          error = input.signal.aborted ? null : info;
+          error = input.signal.aborted ? null : outcome.failure;
           if (error !== null) emit({ type: 'error', error });
           break;
         }
+        usage = addCallUsage(usage, {
+          model: outcome.response.model,
+          usage: outcome.response.usage,
+        });
+        partial = outcome.response.text;
+        if (outcome.final !== null) {
+          answer = outcome.final;
+          status = 'completed';
+          emit({ type: 'final-answer', answer, source: 'text' });
+        }
       }
-      const result: RLMChatCompletion = {
+      const durationMs = Date.now() - started;
+      const partialAnswer = status === 'completed' ? null : partial;
+      emit({ type: 'run-end', status, answer, partialAnswer, usage, iterations, durationMs });
+      return {
         runId: input.runId,
         rootRunId: input.runId,
         parentRunId: null,
@@ -121,23 +81,78 @@ export function scriptedEngine(modelFor: (input: RunEngineInput) => LanguageMode
         query: input.query,
         answer,
         status,
-        partialAnswer: status === 'completed' ? null : partial,
+        partialAnswer,
         usage,
-        iterations: Math.min(iteration + 1, input.budget.maxIterations),
-        executionTime: Date.now() - started,
+        iterations,
+        executionTime: durationMs,
         trajectoryPath: null,
         error,
-      };
-      emit({
-        type: 'run-end',
-        status,
-        answer,
-        partialAnswer: result.partialAnswer,
-        usage,
-        iterations: result.iterations,
-        durationMs: result.executionTime,
-      });
-      return result;
+      } satisfies RLMChatCompletion;
     },
   };
+}
+
+/** One iteration: one model call with its events; the FINAL answer in the reply, if any. */
+async function iterate({
+  model,
+  input,
+  emit,
+  iteration,
+}: {
+  model: LanguageModel;
+  input: RunEngineInput;
+  emit: Emit;
+  iteration: number;
+}): Promise<
+  { response: ModelResponse; final: string | null } | { failure: { code: string; message: string } }
+> {
+  emit({ type: 'iteration-start', iteration });
+  const callId = `${input.runId}:${iteration}`;
+  const common = { callId, model: model.id };
+  emit({
+    type: 'model-call-start',
+    ...common,
+    purpose: 'root',
+    messageCount: 1,
+    promptChars: input.query.length,
+  });
+  const callStarted = Date.now();
+  try {
+    const response = await model.complete({
+      ...(input.systemPrompt === undefined ? {} : { system: input.systemPrompt }),
+      messages: [{ role: 'user', content: input.query }],
+      signal: input.signal,
+    });
+    const durationMs = Date.now() - callStarted;
+    emit({
+      type: 'model-call-end',
+      ...common,
+      ok: true,
+      usage: response.usage,
+      durationMs,
+      responseChars: response.text.length,
+    });
+    const marker = parseFinalMarker(response.text);
+    const final = marker?.kind === 'final' ? marker.value : null;
+    emit({
+      type: 'iteration-end',
+      iteration,
+      response: response.text,
+      finalAnswer: final,
+      durationMs,
+    });
+    return { response, final };
+  } catch (caught) {
+    const failure = RlmError.is(caught)
+      ? { code: caught.code, message: caught.message }
+      : { code: 'model.network', message: String(caught) };
+    emit({
+      type: 'model-call-end',
+      ...common,
+      ok: false,
+      durationMs: Date.now() - callStarted,
+      error: failure,
+    });
+    return { failure };
+  }
 }

@@ -2,7 +2,7 @@
  * Browser code of `/ui/agents/:id`: the agent's eleven prompt layers (immutable, mutable with
  * version history, dynamic), its senders with last activity, and a sender's exchanges on click.
  */
-export const AGENT_PAGE_JS = String.raw`
+export const AGENT_PAGE_JS = `
 'use strict';
 const agentId = document.body.dataset.agentId;
 const base = '/v1/agents/' + encodeURIComponent(agentId);

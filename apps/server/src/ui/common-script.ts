@@ -2,7 +2,7 @@
  * Browser code shared by the UI pages: the key (from `#key=` or sessionStorage, never sent
  * anywhere but the Authorization header), `api()` and a small DOM helper that only sets text.
  */
-export const COMMON_JS = String.raw`
+export const COMMON_JS = `
 'use strict';
 const KEY_STORAGE = 'rlm-server-key';
 function takeKeyFromHash() {
