@@ -23,6 +23,21 @@ describe('createSandbox options', () => {
     );
   });
 
+  it.each(['FINAL', 'grep', 'context_1', 'console'])(
+    'refuses a supplied function named %s',
+    async (name) => {
+      const attempt = createSandbox({
+        isolation: 'inline',
+        functions: { [name]: { description: 'x', call: async () => null } },
+      });
+      await expect(attempt).rejects.toSatisfy(
+        (error) =>
+          RlmError.is(error, 'protocol.invalid_config') &&
+          error.message.includes(`functions.${name}`),
+      );
+    },
+  );
+
   it('refuses an already aborted signal', async () => {
     const attempt = createSandbox({ isolation: 'inline', signal: AbortSignal.abort() });
     await expect(attempt).rejects.toSatisfy((error) => RlmError.is(error, 'sandbox.aborted'));

@@ -28,6 +28,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   });
   const isolation = parsed.isolation ?? 'worker';
   const functions: Record<string, HostFunction> = parsed.functions ?? {};
+  assertFunctionNames(Object.keys(functions));
   const contexts: JsonValue[] =
     parsed.contexts ?? (parsed.context === undefined ? [] : [parsed.context]);
   const init: EngineInit = {
@@ -47,4 +48,24 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   }
   const setup = { init, functions, signal };
   return isolation === 'inline' ? InlineSandbox.create(setup) : WorkerSandbox.create(setup);
+}
+
+/** Names the sandbox defines itself; a supplied function may not take them. */
+const SCAFFOLD_NAMES = ['FINAL', 'FINAL_VAR', 'SHOW_VARS', 'print', 'console', '__rlm'];
+const PAYLOAD_NAME = /^(context|history)(_\d+)?$/;
+
+function assertFunctionNames(names: readonly string[]): void {
+  const taken = names.filter(
+    (name) =>
+      SCAFFOLD_NAMES.includes(name) ||
+      CONTEXT_HELPER_NAMES.includes(name) ||
+      PAYLOAD_NAME.test(name),
+  );
+  if (taken.length === 0) return;
+  const issues = taken.map((name) => `functions.${name}: the sandbox defines ${name} itself`);
+  throw new RlmError({
+    code: 'protocol.invalid_config',
+    message: `Invalid sandbox options:\n${issues.join('\n')}`,
+    details: { issues },
+  });
 }

@@ -49,6 +49,7 @@ export const sandboxLimitsSchema = z
       .optional(),
   })
   .strict();
+/** Resource limits of one sandbox (see `sandboxLimitsSchema`). */
 export type SandboxLimits = z.infer<typeof sandboxLimitsSchema>;
 
 /** Limits with every default applied. */

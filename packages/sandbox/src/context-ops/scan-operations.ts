@@ -54,6 +54,7 @@ function omittedNote(shown: number, total: number, what: string): string | undef
     : undefined;
 }
 
+/** One match of `find_all`. */
 export interface FindAllMatch {
   match: string;
   index: number;
@@ -63,6 +64,7 @@ export interface FindAllMatch {
   named?: Record<string, string | null>;
 }
 
+/** What `find_all` returns. */
 export interface FindAllResult {
   matches: FindAllMatch[];
   total: number;
@@ -102,6 +104,7 @@ export function countMatches(text: string, pattern: RegExp): number {
   return total;
 }
 
+/** One matching line of `grep`. */
 export interface GrepLine {
   /** 1-based line number. */
   line: number;
@@ -111,6 +114,7 @@ export interface GrepLine {
   after?: string[];
 }
 
+/** What `grep` returns. */
 export interface GrepResult {
   matches: GrepLine[];
   /** Number of matching lines. */
@@ -205,6 +209,7 @@ export function lineRange(
     : `${slice.slice(0, maxChars)}… + [${slice.length - maxChars} chars...]`;
 }
 
+/** One chunk of `chunk`: offsets and lines, never the text itself. */
 export interface ChunkBounds {
   index: number;
   /** Offsets for `context.slice(start, end)`. */
