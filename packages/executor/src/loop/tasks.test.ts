@@ -1,64 +1,53 @@
 import type { ModelRequest, RunEvent } from '@rlm/protocol';
-import { scriptedModel } from '@rlm/testkit';
+import { labelledRecords, needleHaystack, policies, scriptedModel } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
 import { createRLM } from '../index.js';
-import { lastMessage, repl, testRLM } from '../testing/rlm-test-kit.js';
+import { repl, testRLM } from '../testing/rlm-test-kit.js';
 
 function turnOf(request: ModelRequest): number {
   return request.messages.filter((message) => message.role === 'assistant').length;
 }
 
-/** Filler text of `size` characters with one needle sentence at `at`. */
-function haystack(size: number, { at, needle }: { at: number; needle: string }): string {
-  const line = 'The quick brown fox jumps over the lazy dog while the archive hums quietly.\n';
-  const filler = line.repeat(Math.ceil(size / line.length)).slice(0, size - needle.length);
-  return filler.slice(0, at) + needle + filler.slice(at);
-}
-
-/** A policy that searches the context with a regex, prints what it found, then answers with it. */
-const needlePolicy = scriptedModel((request) =>
-  turnOf(request) === 0
-    ? repl(
-        'const m = context.match(/secret code is ([A-Z]+-\\d+)/)\nconst found = m ? m[1] : "none"\nprint(found)',
-      )
-    : 'FINAL_VAR(found)',
-);
-
 describe('end-to-end tasks', () => {
-  it.each([1_000_000, 10_000_000])('finds a needle in %i characters', async (size) => {
-    const context = haystack(size, {
-      at: Math.floor(size * 0.73),
-      needle: 'The secret code is QX-4417. ',
-    });
-    const result = await testRLM({ model: needlePolicy }).completion(context, {
-      query: 'What is the secret code?',
-    });
-    expect(result).toMatchObject({ status: 'completed', answer: 'QX-4417' });
+  it('finds a needle in 1M characters with the needle-finder policy (chunks + batched sub-calls)', async () => {
+    const task = needleHaystack({ chars: 1_000_000, seed: 11 });
+    const model = scriptedModel(policies.needleFinder());
+    const result = await testRLM({ model }).completion(task.context, { query: task.query });
+    expect(result).toMatchObject({ status: 'completed', answer: task.answer });
+    expect(result.usage.models['scripted/model']?.calls).toBeGreaterThan(50);
+  });
+
+  it('finds a needle in 10M characters with a policy that greps the context', async () => {
+    const task = needleHaystack({ chars: 10_000_000, seed: 12 });
+    // Splitting 10M characters into lines inside QuickJS takes seconds; one regex scan does not.
+    const grep =
+      'const hit = context.match(/magic number is (\\d+)/)\nconst found = hit ? hit[1] : "none"\nprint(found)';
+    const model = scriptedModel((request) =>
+      turnOf(request) === 0 ? repl(grep) : 'FINAL_VAR(found)',
+    );
+    const result = await testRLM({ model }).completion(task.context, { query: task.query });
+    expect(result).toMatchObject({ status: 'completed', answer: task.answer });
+    expect(model.requests[1]!.messages.at(-2)!.content).toBe(
+      `REPL output:\n${task.answer}\nREPL variables: hit, found`,
+    );
   });
 
   it('aggregates 200 records with a batched llm_query fan-out', async () => {
-    const records = Array.from({ length: 200 }, (_, id) => ({
-      id,
-      review: id % 3 === 0 ? `I love product ${id}` : `Product ${id} broke after a week`,
-    }));
-    const code = [
-      'const labels = await llm_query_batched(context.map((r) => "Sentiment of: " + r.review))',
-      'const positives = labels.filter((label) => label === "positive").length',
-      'print(positives)',
-    ].join('\n');
-    const model = scriptedModel((request) =>
-      turnOf(request) === 0 ? repl(code) : 'FINAL_VAR(positives)',
-    );
+    const task = labelledRecords({ count: 200, seed: 5 });
+    const model = scriptedModel(policies.chunkAndAggregate({ target: 'billing', batchSize: 1 }));
     const subModel = scriptedModel(
-      (request) => (lastMessage(request).content.includes('love') ? 'positive' : 'negative'),
-      { id: 'scripted/sub' },
+      policies.chunkAndAggregate({ target: 'billing', batchSize: 1 }),
+      {
+        id: 'scripted/sub',
+      },
     );
+    // The context carries the texts only, never the true labels.
+    const records = task.records.map(({ id, text }) => ({ id, text }));
     const result = await testRLM({ model, subModel, maxConcurrency: 16 }).completion(records, {
-      query: 'How many reviews are positive?',
+      query: task.queryFor('billing'),
     });
-    expect(result).toMatchObject({ status: 'completed', answer: '67' });
+    expect(result).toMatchObject({ status: 'completed', answer: String(task.counts['billing']) });
     expect(subModel.calls).toBe(200);
-    expect(result.usage.models['scripted/sub']?.calls).toBe(200);
   });
 
   it('runs two RLMs concurrently without interference, a spinning one never stalling the other', async () => {
