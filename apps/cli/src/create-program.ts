@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
+import { registerCompletionCommand } from './commands/completion-command.js';
 import { registerConfigCommand } from './commands/config-command.js';
 import { registerEvalCommand } from './commands/eval-command.js';
 import { registerPromptsCommand } from './commands/prompts-command.js';
@@ -52,6 +53,7 @@ Examples:
   registerPromptsCommand(program, { io, setExitCode });
   registerEvalCommand(program, { io, setExitCode });
   registerConfigCommand(program, { io, setExitCode });
+  registerCompletionCommand(program, { io, setExitCode });
   for (const command of program.commands) {
     command.exitOverride().showHelpAfterError(`(add --help for usage of rlm ${command.name()})`);
     command.configureOutput(program.configureOutput());

@@ -15,6 +15,7 @@ const COMMANDS = [
   ['prompts'],
   ['prompts', 'show'],
   ['config'],
+  ['completion'],
 ];
 
 let sandbox: Sandbox;

@@ -84,3 +84,14 @@ describe('loadContexts', () => {
     );
   });
 });
+
+describe('formatContextReport', () => {
+  it('names several contexts as the array indexes the model will use', async () => {
+    write('a.txt', 'aa');
+    const contexts = await loadContexts(['a.txt', '-'], options);
+    expect(formatContextReport(contexts)).toEqual([
+      'context[0] ← a.txt: 2 B',
+      'context[1] ← standard input: 10 B',
+    ]);
+  });
+});

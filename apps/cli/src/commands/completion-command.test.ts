@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN_PATH, createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = createSandbox();
+});
+afterEach(() => sandbox.dispose());
+
+/** Runs the generated bash function for a partial command line and returns its suggestions. */
+function complete(words: string[]): string {
+  const script = [
+    `source <("${process.execPath}" "${BIN_PATH}" completion bash)`,
+    `COMP_WORDS=(${words.map((word) => `'${word}'`).join(' ')})`,
+    `COMP_CWORD=${words.length - 1}`,
+    '_rlm',
+    'echo "${COMPREPLY[@]}"',
+  ].join('\n');
+  return execFileSync('bash', ['-c', script], { cwd: sandbox.dir, encoding: 'utf8' }).trim();
+}
+
+describe('rlm completion', () => {
+  it('completes commands, sub-commands and each command’s options in bash', () => {
+    expect(complete(['rlm', 'tr'])).toBe('trace');
+    expect(complete(['rlm', 'run', '--max-c'])).toBe(
+      '--max-cost --max-consecutive-errors --max-context-bytes',
+    );
+    expect(complete(['rlm', 'prompts', 's'])).toBe('show');
+    expect(complete(['rlm', 'trace', '--h'])).toBe('--html');
+  });
+
+  it('prints a zsh script that loads bash completion emulation', async () => {
+    const result = await spawnCli(['completion', 'zsh'], { cwd: sandbox.dir, env: sandbox.env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^autoload -U \+X bashcompinit && bashcompinit\n/);
+    expect(result.stdout).toContain('complete -o filenames -F _rlm rlm');
+  });
+
+  it('refuses an unknown shell with exit 2', async () => {
+    const result = await spawnCli(['completion', 'tcsh'], { cwd: sandbox.dir, env: sandbox.env });
+    expect(result).toMatchObject({
+      code: 2,
+      stderr: 'rlm: Unknown shell tcsh; use bash or zsh.\n',
+    });
+  });
+});
