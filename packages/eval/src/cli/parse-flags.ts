@@ -34,12 +34,15 @@ export function parseFlags(
     }
     if (!valueFlags.includes(name))
       throw usage(`--${name}`, 'is not a known option (see rlm eval --help)');
-    const value = equals < 0 ? argv[index] : token.slice(equals + 1);
+    values[name] = flagValue(name, equals < 0 ? argv[index] : token.slice(equals + 1));
     if (equals < 0) index += 1;
-    if (value === undefined || value === '') throw usage(`--${name}`, 'expects a value');
-    values[name] = value;
   }
   return { values, positionals };
+}
+
+function flagValue(name: string, value: string | undefined): string {
+  if (value === undefined || value === '') throw usage(`--${name}`, 'expects a value');
+  return value;
 }
 
 /** A `cli.usage` error for `option`. */

@@ -2,29 +2,41 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateMultidoc } from './generate-multidoc.js';
 
+type Facts = Map<string, [string, number]>;
+
+/** `<prefix><name>\n…<before><value>.` → name → [value, document index]. */
+function factsOf(
+  documents: readonly string[],
+  { prefix, value }: { prefix: string; value: (body: string, name: string) => string | undefined },
+): Facts {
+  const facts: Facts = new Map();
+  for (const [index, document] of documents.entries()) {
+    const [, title = '', ...body] = document.split('\n');
+    if (!title.startsWith(prefix)) continue;
+    const name = title.slice(prefix.length);
+    const found = value(body.join('\n'), name);
+    if (found !== undefined) facts.set(name, [found, index]);
+  }
+  return facts;
+}
+
 /** Builds the fact tables from the documents, then follows the question's chain. */
 function answerFromDocuments(
   documents: readonly string[],
   query: string,
 ): { answer: string; evidence: number[] } {
-  const founded = new Map<string, [string, number]>();
-  const headquarters = new Map<string, [string, number]>();
-  const mayors = new Map<string, [string, number]>();
-  for (const [index, document] of documents.entries()) {
-    const title = document.split('\n')[1] ?? '';
-    const body = document.split('\n').slice(2).join('\n');
-    if (title.startsWith('Profile: ')) {
-      const person = title.slice('Profile: '.length);
-      const company = body.split(`${person} founded `)[1]?.split('.')[0];
-      if (company !== undefined) founded.set(person, [company, index]);
-    } else if (title.startsWith('Company: ')) {
-      const city = body.split('Its headquarters are in ')[1]?.split('.')[0];
-      if (city !== undefined) headquarters.set(title.slice('Company: '.length), [city, index]);
-    } else if (title.startsWith('City: ')) {
-      const mayor = body.split('The current mayor of ')[1]?.split(' is ')[1]?.split('.')[0];
-      if (mayor !== undefined) mayors.set(title.slice('City: '.length), [mayor, index]);
-    }
-  }
+  const founded = factsOf(documents, {
+    prefix: 'Profile: ',
+    value: (body, name) => body.split(`${name} founded `)[1]?.split('.')[0],
+  });
+  const headquarters = factsOf(documents, {
+    prefix: 'Company: ',
+    value: (body) => body.split('Its headquarters are in ')[1]?.split('.')[0],
+  });
+  const mayors = factsOf(documents, {
+    prefix: 'City: ',
+    value: (body, name) => body.split(`The current mayor of ${name} is `)[1]?.split('.')[0],
+  });
   const founder = /founded by (.+?) (?:headquartered|is headquartered)\?/.exec(
     query,
   )?.[1] as string;
