@@ -15,6 +15,7 @@ function complete(words: string[]): string {
     `COMP_WORDS=(${words.map((word) => `'${word}'`).join(' ')})`,
     `COMP_CWORD=${words.length - 1}`,
     '_rlm',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: this is bash, not a template.
     'echo "${COMPREPLY[@]}"',
   ].join('\n');
   return execFileSync('bash', ['-c', script], { cwd: sandbox.dir, encoding: 'utf8' }).trim();
