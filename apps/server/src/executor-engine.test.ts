@@ -36,6 +36,16 @@ describe('executor engine behind the server', () => {
     expect(types).toContain('block-end');
     const run = await (await server.request(`/v1/runs/${created.body['id']}`)).json();
     expect(run).toMatchObject({ status: 'completed', answer: '10' });
+    const trajectory = await (
+      await server.request(`/v1/runs/${created.body['id']}/trajectory`)
+    ).text();
+    const kinds = trajectory
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { kind: string }).kind);
+    expect(kinds[0]).toBe('header');
+    expect(kinds).toContain('model-exchange');
+    expect(trajectory).not.toContain('[1,2,3,4]');
   });
 
   it('lets an agent rewrite a mutable layer from its REPL, once per turn', async () => {

@@ -32,6 +32,23 @@ describe('operations', () => {
     expect(text).toContain('rlm_active_sandboxes 0');
   });
 
+  it('logs each request with its id but never the query or context', async () => {
+    const engine = scriptedEngine(() => scriptedModel(['FINAL(1)']));
+    await using server = await startTestServer({ engine, config: { logLevel: 'debug' } });
+    const response = await server.request('/v1/runs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'query-text-7f3a', context: 'context-text-91bc' }),
+    });
+    await finish(server, ((await response.json()) as { id: string }).id);
+    const lines = server.logs.filter((line) => line['msg'] === 'request');
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(lines.every((line) => typeof line['requestId'] === 'string')).toBe(true);
+    const text = server.rawLogs.join('');
+    expect(text).not.toContain('query-text-7f3a');
+    expect(text).not.toContain('context-text-91bc');
+  });
+
   it('sends heartbeat comments on an idle event stream', async () => {
     const engine = scriptedEngine(() => scriptedModel(['never'], { latencyMs: 60_000 }));
     await using server = await startTestServer({ engine, config: { heartbeatMs: 50 } });
