@@ -51,42 +51,56 @@ export function createPromptCache({ now }: { now: () => number }): PromptCache {
       const total = cumulative.at(-1) ?? 0;
       const breakpoints = blocks.flatMap((block, index) => (block.breakpoint ? [index] : []));
 
-      let readEnd = -1;
-      for (const breakpoint of breakpoints) {
-        const lowest = Math.max(0, breakpoint - CACHE_LOOKBACK_BLOCKS);
-        for (let position = breakpoint; position >= lowest; position -= 1) {
-          if (isLive(prefixKeys[position]!, at)) {
-            readEnd = Math.max(readEnd, position);
-            break;
-          }
-        }
-      }
+      const readEnd = longestLivePrefix(breakpoints, (position) =>
+        isLive(prefixKeys[position]!, at),
+      );
       if (readEnd >= 0) {
         const entry = expiries.get(prefixKeys[readEnd]!)!;
         entry.expiresAt = at + TTL_MS[entry.ttl];
       }
 
-      const account: CacheAccount = {
-        inputTokens: 0,
-        cacheReadTokens: readEnd >= 0 ? cumulative[readEnd]! : 0,
-        cacheWrite5mTokens: 0,
-        cacheWrite1hTokens: 0,
-      };
+      const cacheReadTokens = readEnd >= 0 ? cumulative[readEnd]! : 0;
+      const writes = { '5m': 0, '1h': 0 };
       let writtenEnd = readEnd;
+      // Every breakpoint past the read prefix whose prefix is long enough writes an entry; the
+      // tokens between consecutive written breakpoints bill at the later breakpoint's TTL.
       for (const breakpoint of breakpoints) {
         if (breakpoint <= readEnd || cumulative[breakpoint]! < minTokens) continue;
         const ttl = blocks[breakpoint]!.breakpoint!;
         expiries.set(prefixKeys[breakpoint]!, { expiresAt: at + TTL_MS[ttl], ttl });
-        const span = cumulative[breakpoint]! - (writtenEnd >= 0 ? cumulative[writtenEnd]! : 0);
-        if (ttl === '1h') account.cacheWrite1hTokens += span;
-        else account.cacheWrite5mTokens += span;
+        writes[ttl] += cumulative[breakpoint]! - (writtenEnd >= 0 ? cumulative[writtenEnd]! : 0);
         writtenEnd = breakpoint;
       }
-      account.inputTokens =
-        total - account.cacheReadTokens - account.cacheWrite5mTokens - account.cacheWrite1hTokens;
+      const account: CacheAccount = {
+        inputTokens: total - cacheReadTokens - writes['5m'] - writes['1h'],
+        cacheReadTokens,
+        cacheWrite5mTokens: writes['5m'],
+        cacheWrite1hTokens: writes['1h'],
+      };
       return account;
     },
   };
+}
+
+/**
+ * The furthest block position holding a live entry that some breakpoint reaches, looking back
+ * from each breakpoint at most `CACHE_LOOKBACK_BLOCKS` blocks; -1 when there is none.
+ */
+function longestLivePrefix(
+  breakpoints: readonly number[],
+  isLiveAt: (position: number) => boolean,
+): number {
+  let readEnd = -1;
+  for (const breakpoint of breakpoints) {
+    const lowest = Math.max(0, breakpoint - CACHE_LOOKBACK_BLOCKS);
+    for (let position = breakpoint; position > readEnd && position >= lowest; position -= 1) {
+      if (isLiveAt(position)) {
+        readEnd = position;
+        break;
+      }
+    }
+  }
+  return readEnd;
 }
 
 function prefixHashes(model: string, blocks: readonly CacheBlock[]): string[] {

@@ -52,7 +52,7 @@ export function cacheBlocksOf(body: AnthropicPromptBody): {
 } {
   const blocks: CacheBlock[] = [];
   let breakpointCount = 0;
-  const add = (scope: string, block: Record<string, unknown>, text: string) => {
+  for (const { scope, block, text } of renderOrder(body)) {
     const { cache_control: cacheControl, ...rest } = block as {
       cache_control?: { ttl?: '5m' | '1h' } | null;
     };
@@ -62,15 +62,6 @@ export function cacheBlocksOf(body: AnthropicPromptBody): {
       tokens: estimateTokens(text),
       breakpoint: cacheControl ? (cacheControl.ttl ?? '5m') : undefined,
     });
-  };
-  for (const tool of body.tools ?? []) add('tool', tool, JSON.stringify(tool));
-  const system = body.system;
-  if (typeof system === 'string') add('system', { type: 'text', text: system }, system);
-  else for (const block of system ?? []) add('system', block, block.text);
-  for (const message of body.messages) {
-    const content = message.content;
-    if (typeof content === 'string') add(message.role, { type: 'text', text: content }, content);
-    else for (const block of content) add(message.role, block, textOf(block));
   }
   const last = blocks.at(-1);
   if (body.cache_control) {
@@ -81,6 +72,34 @@ export function cacheBlocksOf(body: AnthropicPromptBody): {
     }
   }
   return { blocks, breakpointCount };
+}
+
+interface RenderedBlock {
+  /** `tool`, `system`, `user` or `assistant`: part of the cache key. */
+  scope: string;
+  block: Record<string, unknown>;
+  /** The text whose size counts as the block's tokens. */
+  text: string;
+}
+
+/** Blocks in the order the API renders the prompt: tools, system, messages. */
+function* renderOrder(body: AnthropicPromptBody): Generator<RenderedBlock> {
+  for (const tool of body.tools ?? [])
+    yield { scope: 'tool', block: tool, text: JSON.stringify(tool) };
+  const system = body.system;
+  if (typeof system === 'string') {
+    yield { scope: 'system', block: { type: 'text', text: system }, text: system };
+  } else {
+    for (const block of system ?? []) yield { scope: 'system', block, text: block.text };
+  }
+  for (const message of body.messages) {
+    const content = message.content;
+    if (typeof content === 'string') {
+      yield { scope: message.role, block: { type: 'text', text: content }, text: content };
+    } else {
+      for (const block of content) yield { scope: message.role, block, text: textOf(block) };
+    }
+  }
 }
 
 /** The normalised conversation a script sees: system text and one string per message. */

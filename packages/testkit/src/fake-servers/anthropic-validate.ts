@@ -48,13 +48,9 @@ export function validateAnthropicRequest(
   if (record.method !== 'POST' || (record.path !== '/v1/messages' && !isCount)) {
     return fail(404, `Not found: ${record.method} ${record.path}`);
   }
-  const apiKey = record.headers['x-api-key'] ?? bearerToken(record.headers['authorization']);
-  if (apiKey === undefined || apiKey === '') {
-    return fail(401, 'No API key: send x-api-key or Authorization: Bearer');
-  }
-  if (apiKeys !== undefined && !apiKeys.includes(apiKey)) return fail(401, 'invalid x-api-key');
-  const version = record.headers['anthropic-version'];
-  if (version === undefined) return fail(400, 'anthropic-version: header is required');
+  const headers = checkHeaders(record, apiKeys);
+  if (!headers.ok) return headers;
+  const version = headers.version;
   const schema: ZodType<AnthropicPromptBody> = isCount
     ? anthropicPromptBodySchema
     : anthropicMessagesBodySchema;
@@ -85,6 +81,29 @@ export function validateAnthropicRequest(
     return fail(400, `prompt is too long: ${promptTokens} tokens > ${model.contextWindow} maximum`);
   }
   return { ok: true, isCount, body, blocks, model, promptTokens };
+}
+
+/** Auth and version headers: 401 without a key (or with one outside `apiKeys`), 400 without a version. */
+function checkHeaders(
+  record: FakeRequestRecord,
+  apiKeys: readonly string[] | undefined,
+): { ok: true; version: string } | { ok: false; status: number; message: string } {
+  const apiKey = record.headers['x-api-key'] ?? bearerToken(record.headers['authorization']);
+  if (apiKey === undefined || apiKey === '') {
+    return {
+      ok: false,
+      status: 401,
+      message: 'No API key: send x-api-key or Authorization: Bearer',
+    };
+  }
+  if (apiKeys !== undefined && !apiKeys.includes(apiKey)) {
+    return { ok: false, status: 401, message: 'invalid x-api-key' };
+  }
+  const version = record.headers['anthropic-version'];
+  if (version === undefined) {
+    return { ok: false, status: 400, message: 'anthropic-version: header is required' };
+  }
+  return { ok: true, version };
 }
 
 function bearerToken(header: string | undefined): string | undefined {

@@ -188,4 +188,13 @@ describe('startFakeOpenAI', () => {
     });
     expect(completion.choices[0]?.message.content).toBe('sys|user:q');
   });
+
+  it('stops accepting connections once closed', async () => {
+    const server = await startFakeOpenAI();
+    const url = server.url;
+    await server.close();
+    await expect(
+      fetch(`${url}/chat/completions`, { method: 'POST', body: '{}' }),
+    ).rejects.toThrow();
+  });
 });
