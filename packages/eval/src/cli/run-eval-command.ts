@@ -108,7 +108,8 @@ async function evalCommand(options: EvalCommandOptions, io: EvalCommandIo): Prom
     resolveModel: createModelResolver({ env: io.env }),
     onProgress: (progress) => {
       const line = formatProgress(progress);
-      io.stderr.write(io.stderr.isTTY === true ? `\r${line}` : `${line}\n`);
+      // On a terminal, redraw one line (\x1b[K clears what a longer previous line left).
+      io.stderr.write(io.stderr.isTTY === true ? `\r${line}\x1b[K` : `${line}\n`);
     },
   });
   if (io.stderr.isTTY === true) io.stderr.write('\n');

@@ -62,4 +62,11 @@ describe('generateSniah', () => {
     expect(task?.scorer).toEqual({ kind: 'set_f1', unorderedPairs: false });
     expect(task?.id).toBe('sniah3-10k-s2-0');
   });
+
+  it('builds multi-million-character contexts with the needle still recoverable', () => {
+    const [task] = generateSniah({ size: 2_000_000, seed: 11 });
+    const context = String(task?.context);
+    expect(context.length).toBeGreaterThanOrEqual(2_000_000);
+    expect(answerFromText(context, task?.query ?? '').join('\n')).toBe(task?.answer);
+  });
 });
