@@ -231,17 +231,19 @@ const print = (line) => process.stdout.write(`${line}\n`);
 if (only !== undefined) {
   for (const row of await suites[only]()) print(row);
 } else {
-  const rows = [];
-  // Each suite runs in its own process so peak RSS and warm-up do not leak between them.
-  for (const name of Object.keys(suites)) rows.push(...(await inChild(name)));
   const os = await import('node:os');
+  print(
+    `Measured ${new Date().toISOString()} on Node ${process.version}, ${os.cpus().length} cores.\n`,
+  );
+  print('| benchmark | result |\n|---|---|');
+  // Each suite runs in its own process so peak RSS and warm-up do not leak between them; rows
+  // are printed as suites finish.
+  for (const name of Object.keys(suites)) {
+    for (const row of await inChild(name)) print(row);
+  }
   const load = os
     .loadavg()
     .map((value) => value.toFixed(1))
     .join(' / ');
-  print(
-    `Measured ${new Date().toISOString()} on Node ${process.version}, ${os.cpus().length} cores, load average ${load} (1/5/15 min) at the end.\n`,
-  );
-  print('| benchmark | result |\n|---|---|');
-  for (const row of rows) print(row);
+  print(`\nLoad average at the end (1 / 5 / 15 min): ${load}.`);
 }

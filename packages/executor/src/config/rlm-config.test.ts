@@ -21,6 +21,9 @@ describe('RLM config', () => {
   it('names the field and what was expected when a value is bad', () => {
     expect(() => createRLM({ model, maxIterations: 0 })).toThrow(/maxIterations/);
     expect(() => createRLM({ model, budget: { maxTokens: -1 } })).toThrow(/budget\.maxTokens/);
+    expect(() => createRLM({ model, limits: { memoryBytes: 1024 } })).toThrow(
+      /16 MiB.*limits\.memoryBytes/s,
+    );
     expect(() => createRLM({ model: { id: 'x' } as never })).toThrow(/LanguageModel.*at model/s);
   });
 

@@ -74,7 +74,11 @@ export const limitsConfigSchema = z.strictObject({
   /** CPU time a block may spend in guest code between host calls; the sandbox's default when absent. */
   cpuSliceMs: positiveInt.optional(),
   /** Sandbox memory cap; the sandbox's default when absent. */
-  memoryBytes: positiveInt.optional(),
+  memoryBytes: z
+    .number()
+    .int()
+    .min(16 * 1024 * 1024, 'memoryBytes must be at least 16 MiB (16777216)')
+    .optional(),
   /** @default DEFAULT_MAX_BLOCKS_PER_ITERATION */
   maxBlocksPerIteration: positiveInt.default(DEFAULT_MAX_BLOCKS_PER_ITERATION),
   /** Characters of each block's output shown to the model. @default 20_000 */
