@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { RlmError } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
+import { summarizeRows } from '../report/summarize-rows.js';
 import type { EvalTask } from '../task/eval-task.js';
 import { evalTaskSchema } from '../task/eval-task.js';
 import type { EvalProgress } from './eval-progress.js';
@@ -49,7 +50,6 @@ describe('runEval', () => {
         .map((row) => `${row.taskId}${row.attempt}`)
         .sort(),
     ).toEqual(['a1', 'b0', 'b1']);
-    const { summarizeRows } = await import('../report/summarize-rows.js');
     const [summary] = summarizeRows(run.rows).systems;
     expect(summary?.accuracy).toBeCloseTo(3 / 6);
     expect(summary?.passAtK).toEqual({ k: 2, value: 2 / 3 });
@@ -183,6 +183,9 @@ describe('runEval', () => {
     await expect(
       runEval({ tasks, systems: [{ ...base, kind: 'rlm', promptMode: 'boss' } as never] }),
     ).rejects.toMatchObject({ code: 'protocol.invalid_config' });
+    await expect(runEval({ tasks: [...tasks, ...tasks], systems: [base] })).rejects.toMatchObject({
+      message: expect.stringContaining('the id "a" is used twice'),
+    });
     await expect(runEval({ tasks, systems: [base], attempts: 0 })).rejects.toMatchObject({
       message: expect.stringContaining('attempts'),
     });

@@ -91,7 +91,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   } = options;
   const resolveModel = options.resolveModel ?? createModelResolver();
   const systems = parseSystems(options.systems);
-  checkCounts({ attempts, concurrency });
+  checkCounts({ attempts, concurrency, tasks });
   signal?.throwIfAborted();
 
   const resultsPath = outDir === undefined ? undefined : join(outDir, RESULTS_FILE);
@@ -344,12 +344,28 @@ function parseSystems(input: readonly EvalSystemInput[]): EvalSystem[] {
   return systems;
 }
 
-function checkCounts({ attempts, concurrency }: { attempts: number; concurrency: number }): void {
+function checkCounts({
+  attempts,
+  concurrency,
+  tasks,
+}: {
+  attempts: number;
+  concurrency: number;
+  tasks: readonly EvalTask[];
+}): void {
   const issues: string[] = [];
-  if (!Number.isInteger(attempts) || attempts < 1)
+  if (!Number.isInteger(attempts) || attempts < 1) {
     issues.push(`attempts: expected a positive integer, got ${attempts}`);
-  if (!Number.isInteger(concurrency) || concurrency < 1)
+  }
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
     issues.push(`concurrency: expected a positive integer, got ${concurrency}`);
+  }
+  // Rows are keyed by task id, so two tasks with one id would overwrite each other's results.
+  const ids = new Set<string>();
+  for (const task of tasks) {
+    if (ids.has(task.id)) issues.push(`tasks: the id "${task.id}" is used twice`);
+    ids.add(task.id);
+  }
   if (issues.length > 0) {
     throw new RlmError({
       code: 'protocol.invalid_config',
