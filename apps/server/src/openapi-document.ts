@@ -167,6 +167,25 @@ export const OPERATIONS: readonly Operation[] = [
     response: { status: 200, schema: 'ChatCompletion' },
   },
   {
+    method: 'get',
+    path: '/v1/models',
+    summary: 'The configured profiles, in OpenAI model-list shape',
+    tag: 'openai',
+    auth: 'key',
+    response: {
+      status: 200,
+      description: '{ object: "list", data: [{ id, object: "model", created, owned_by }] }',
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/models/{id}',
+    summary: 'One profile, in OpenAI model shape',
+    tag: 'openai',
+    auth: 'key',
+    response: { status: 200, description: '{ id, object: "model", created, owned_by }' },
+  },
+  {
     method: 'post',
     path: '/v1/agents',
     summary: 'Create an agent',

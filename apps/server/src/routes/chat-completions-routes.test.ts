@@ -76,6 +76,20 @@ describe('POST /v1/chat/completions with the official openai client', () => {
     ).rejects.toMatchObject({ status: 404 });
   });
 
+  it('lists the configured profiles as models', async () => {
+    await using server = await startTestServer({
+      engine: scriptedEngine(() => scriptedModel([])),
+      config: {
+        profiles: { default: { model: 'scripted/a' }, deep: { model: 'scripted/b', maxDepth: 2 } },
+      },
+    });
+    const openai = client(server.url, server.userKey);
+    const ids = [];
+    for await (const model of openai.models.list()) ids.push(model.id);
+    expect(ids).toEqual(['default', 'deep']);
+    expect((await openai.models.retrieve('deep')).object).toBe('model');
+  });
+
   it('rejects a wrong key through the client with 401', async () => {
     await using server = await startTestServer({
       engine: scriptedEngine(() => scriptedModel(['FINAL(ok)'])),
