@@ -1,3 +1,4 @@
+import { BUILTIN_DRIVER_NAMES } from '@rlm/prompts';
 import { RlmError } from '@rlm/protocol';
 import { z } from 'zod';
 import { benchmarkNameSchema } from '../generators/generate-benchmark.js';
@@ -71,7 +72,16 @@ export const evalCommandOptionsSchema = z.object({
   'max-depth': count.optional(),
   'max-iterations': count.optional(),
   'prompt-mode': list.pipe(z.array(z.enum(['solver', 'coordinator'])).min(1)).default(['solver']),
-  drivers: list.default([]),
+  drivers: list
+    .pipe(
+      z.array(
+        z.string().refine((name) => (BUILTIN_DRIVER_NAMES as readonly string[]).includes(name), {
+          error: (issue) =>
+            `unknown driver "${String(issue.input)}" (built-ins: ${BUILTIN_DRIVER_NAMES.join(', ')})`,
+        }),
+      ),
+    )
+    .default([]),
   attempts: count.default(1),
   concurrency: count.default(1),
   'max-cost-usd': z.coerce.number().positive().optional(),

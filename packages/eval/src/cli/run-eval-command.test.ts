@@ -58,6 +58,10 @@ describe('runEvalCommand', () => {
       [['--benchmark', 'sniah', '--model', 'x', '--attempts', '0'], '--attempts'],
       [['--benchmark', 'sniah', '--model', 'x', '--colour'], '--colour is not a known option'],
       [['--benchmark', 'sniah', '--model', 'testkit:genius'], 'unknown offline policy'],
+      [
+        ['--benchmark', 'sniah', '--model', 'x', '--drivers', 'verify-before-final,nope'],
+        '--drivers unknown driver "nope"',
+      ],
       [['compare', 'only-one'], 'compare expects two runs'],
     ];
     for (const [argv, message] of cases) {
