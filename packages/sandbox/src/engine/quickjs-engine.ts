@@ -447,6 +447,19 @@ export class QuickJsEngine {
     });
   }
 
+  /**
+   * Frees the runtime and context, throwing if QuickJS finds live objects the host still holds
+   * handles to (a leak). `dispose()` is the forgiving version for normal use.
+   */
+  disposeStrictly(): void {
+    this.#disposed = true;
+    this.#bridge.endBlock();
+    this.#scanner.dispose();
+    this.#scaffold?.dispose();
+    this.#context.dispose();
+    this.#runtime.dispose();
+  }
+
   /** Frees the runtime, context and module memory; idempotent. */
   dispose(): void {
     if (this.#disposed) return;

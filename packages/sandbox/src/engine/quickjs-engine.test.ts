@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CONTEXT_HELPER_NAMES } from '../context-ops/context-scanner.js';
+import { resolveLimits } from '../sandbox-options.js';
+import { QuickJsEngine } from './quickjs-engine.js';
+
+const BLOCKS = [
+  '1',
+  'throw new Error("x")',
+  'syntax error(',
+  'while (true) {}',
+  'await new Promise(() => {})',
+  'slow(); slow(); 1',
+  'await slow()',
+  'FINAL_VAR("nope")',
+  'FINAL({ a: 1 })',
+  'print({ a: [1, { b: new Map([[1, 2]]) }] })',
+  'await grep("needle")',
+  'await grep("(")',
+  'Promise.reject(new Error("unhandled")); 2',
+  'const big = []; while (true) big.push("x".repeat(1000) + big.length)',
+  'new Proxy({}, {})',
+];
+
+describe('QuickJsEngine', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('frees every handle: disposing after every kind of block trips no leak assertion', async () => {
+    // A leaked handle makes QuickJS's runtime teardown throw an abort RuntimeError.
+    const engine = await QuickJsEngine.create(
+      {
+        contexts: ['abc\nneedle'],
+        meta: {},
+        functionNames: ['slow'],
+        helperNames: [...CONTEXT_HELPER_NAMES],
+        limits: resolveLimits({ cpuSliceMs: 200, memoryBytes: 64 * 1024 * 1024 }, 'inline'),
+      },
+      (_name, _args, signal) =>
+        new Promise((resolve, reject) => {
+          const timer = setTimeout(() => resolve(1), 30);
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            reject(new Error('aborted'));
+          });
+        }),
+    );
+    for (const code of [...BLOCKS, ...BLOCKS]) await engine.execute(code);
+    engine.getVariable('context');
+    engine.listVariables();
+    engine.setVariable('history', [1]);
+    expect(engine.poisonReason).toBeUndefined();
+    expect(() => engine.disposeStrictly()).not.toThrow();
+  });
+});
