@@ -126,6 +126,18 @@ function countErrors(node: RunNode, state: LoopState, blocks: readonly CodeBlock
   }
 }
 
+/** True (once per invocation) for a turn-0 answer given before any code ran. */
+function refusedByGuard(
+  node: RunNode,
+  { state, iteration }: { state: LoopState; iteration: number },
+): boolean {
+  if (iteration !== 0 || state.codeEverRan || state.guardUsed || !node.tree.config.firstTurnGuard) {
+    return false;
+  }
+  state.guardUsed = true;
+  return true;
+}
+
 /** One turn: model call, blocks, history, limits, final answer. Returns the answer if any. */
 async function turn(
   node: RunNode,
@@ -176,21 +188,11 @@ async function turn(
   const notes: string[] = [];
   if (found.length > maxBlocks) notes.push(skippedBlocksNote(maxBlocks, found.length - maxBlocks));
   countErrors(node, state, blocks);
-  const found_ = await turnAnswer(text, { blocks, sandbox });
-  let answer: { answer: string; source: 'code' | 'text' } | null =
-    found_.kind === 'answer' ? found_ : null;
-  if (found_.kind === 'none' && found_.note !== undefined) notes.push(found_.note);
-  if (
-    answer !== null &&
-    iteration === 0 &&
-    !state.codeEverRan &&
-    config.firstTurnGuard &&
-    !state.guardUsed
-  ) {
-    state.guardUsed = true;
-    answer = null;
-    notes.push(FIRST_TURN_NUDGE);
-  }
+  const verdict = await turnAnswer(text, { blocks, sandbox });
+  if (verdict.kind === 'none' && verdict.note !== undefined) notes.push(verdict.note);
+  const answer =
+    verdict.kind === 'answer' && !refusedByGuard(node, { state, iteration }) ? verdict : null;
+  if (verdict.kind === 'answer' && answer === null) notes.push(FIRST_TURN_NUDGE);
   if (notes.length > 0) state.history.push({ role: 'user', content: notes.join('\n\n') });
   node.emit({
     type: 'iteration-end',
