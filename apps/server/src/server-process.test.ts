@@ -1,14 +1,41 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type FakeOpenAIServer, type FakeReplyValue, startFakeOpenAI } from '@rlm/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-// These tests run the built binary (`pnpm test` builds first), as an operator would.
-const BIN = join(import.meta.dirname, '..', 'dist', 'bin.js');
+// These tests run the compiled binary as an operator would. It is compiled into its own
+// directory (not dist/), so a concurrent `build` task never races with the test.
+const PACKAGE_DIR = join(import.meta.dirname, '..');
+const BUILD_DIR = join(PACKAGE_DIR, '.test-build');
+const BIN = join(BUILD_DIR, 'bin.js');
 const run = promisify(execFile);
+
+beforeAll(async () => {
+  await mkdir(BUILD_DIR, { recursive: true });
+  await writeFile(
+    join(BUILD_DIR, 'tsconfig.json'),
+    JSON.stringify({
+      extends: '../tsconfig.build.json',
+      compilerOptions: {
+        rootDir: '../src',
+        outDir: '.',
+        composite: false,
+        declaration: false,
+        declarationMap: false,
+        incremental: true,
+        tsBuildInfoFile: './.tsbuildinfo',
+      },
+      include: ['../src'],
+      exclude: ['../src/**/*.test.ts', '../src/test-support/**'],
+    }),
+  );
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  await run(process.execPath, [tsc, '-p', join(BUILD_DIR, 'tsconfig.json')], { cwd: PACKAGE_DIR });
+}, 180_000);
 
 interface Spawned {
   child: ChildProcess;
