@@ -345,23 +345,14 @@ export class QuickJsEngine {
    * engine is poisoned and the caller must create a new sandbox.
    */
   #recoverFromOutOfMemory(namesBefore: string): string {
-    const before = new Set(JSON.parse(namesBefore) as string[]);
-    const poisoned = (): string => {
-      this.#poisonReason ??= 'memory stayed exhausted after an out-of-memory error';
-      return 'note: memory is still exhausted; this sandbox is poisoned and refuses further blocks\n';
-    };
     try {
-      this.#sc.releaseBallast();
-      const now = JSON.parse(this.#sc.callString('userNames')) as string[];
-      const created = now.filter((name) => !before.has(name));
-      this.#sc.call('deleteGlobals', [JSON.stringify(created)]).dispose();
-      // Taking the ballast back doubles as the probe: it fails if memory is still full.
-      this.#sc.call('holdBallast').dispose();
-      return created.length > 0
-        ? `note: to free memory, variables created by this block were cleared: ${created.join(', ')}\n`
+      const cleared = this.#sc.reclaimMemory(namesBefore);
+      return cleared.length > 0
+        ? `note: to free memory, variables created by this block were cleared: ${cleared.join(', ')}\n`
         : '';
     } catch {
-      return poisoned();
+      this.#poisonReason ??= 'memory stayed exhausted after an out-of-memory error';
+      return 'note: memory is still exhausted; this sandbox is poisoned and refuses further blocks\n';
     }
   }
 

@@ -170,12 +170,24 @@ export class Scaffold {
     }
   }
 
-  /** Frees the ballast, so the scaffold itself has room to work after an out-of-memory error. */
-  releaseBallast(): void {
+  /**
+   * Frees memory after an out-of-memory error: releases the ballast (so the scaffold has room to
+   * work), empties the globals created since `namesBefore` (JSON list of names), then takes the
+   * ballast back, which doubles as the probe. Returns the names it emptied.
+   *
+   * @throws EngineFault (or an engine error) when memory stays exhausted
+   */
+  reclaimMemory(namesBefore: string): string[] {
     const { context, guard } = this.#parts;
     const released = guard(() => context.callFunction(this.#releaseBallast, context.undefined));
     if (released.error) released.error.dispose();
     else released.value.dispose();
+    const before = new Set(JSON.parse(namesBefore) as string[]);
+    const now = JSON.parse(this.callString('userNames')) as string[];
+    const created = now.filter((name) => !before.has(name));
+    this.call('deleteGlobals', [JSON.stringify(created)]).dispose();
+    this.call('holdBallast').dispose();
+    return created;
   }
 
   dispose(): void {
