@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +49,68 @@ describe('runEvalCommand', () => {
     expect(compare.stdout()).toContain('| rlm-solver | 100.0% | 100.0% | ±0.0% |');
     expect(compare.stdout()).toContain('Only in a: base');
   }, 120_000);
+
+  it('runs tasks from a JSONL file, reading contextFile relative to it', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'eval-cli-'));
+    await writeFile(join(cwd, 'doc.txt'), 'The secret code for falcon-12 is 5550123.');
+    const tasks = [
+      {
+        id: 'mine',
+        query: 'What is the secret code for falcon-12?',
+        contextFile: 'doc.txt',
+        answer: '5550123',
+        meta: { benchmark: 'sniah', keys: ['falcon-12'] },
+      },
+      {
+        id: 'unknown',
+        query: 'Who?',
+        context: 'Nobody.',
+        answer: 'Ada',
+        scorer: { kind: 'contains' },
+      },
+    ];
+    await writeFile(join(cwd, 'tasks.jsonl'), tasks.map((task) => JSON.stringify(task)).join('\n'));
+    const run = io(cwd);
+    expect(
+      await runEvalCommand(
+        [
+          '--benchmark',
+          'file:tasks.jsonl',
+          '--model',
+          'testkit:reference',
+          '--systems',
+          'base',
+          '--out',
+          'out',
+        ],
+        run.io,
+      ),
+    ).toBe(EVAL_EXIT.ok);
+    const rows = (await readFile(join(cwd, 'out', 'results.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(rows.map((row) => [row.taskId, row.answer, row.passed, row.benchmark])).toEqual([
+      ['mine', '5550123', true, 'sniah'],
+      ['unknown', 'UNKNOWN', false, 'custom'],
+    ]);
+  });
+
+  it('exits 2 naming the line of a bad JSONL task', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'eval-cli-'));
+    await writeFile(
+      join(cwd, 'tasks.jsonl'),
+      '{"id":"a","query":"q","context":"c","answer":"x"}\n{"id":"b"}\n',
+    );
+    const run = io(cwd);
+    expect(
+      await runEvalCommand(
+        ['--benchmark', 'file:tasks.jsonl', '--model', 'testkit:reference'],
+        run.io,
+      ),
+    ).toBe(EVAL_EXIT.usage);
+    expect(run.stderr()).toContain('tasks.jsonl at line 2');
+  });
 
   it('exits 2 with a message naming the flag for bad or missing options', async () => {
     const cases: [string[], string][] = [

@@ -38,6 +38,7 @@ export interface EvalCommandIo {
 export const EVAL_EXIT = { ok: 0, failure: 1, usage: 2, cancelled: 130 } as const;
 
 const USAGE_CODES = new Set([
+  'eval.invalid_task',
   'cli.usage',
   'protocol.invalid_config',
   'config.invalid',

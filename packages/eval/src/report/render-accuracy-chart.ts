@@ -4,6 +4,8 @@ import type { SizePoint } from './summarize-rows.js';
 const WIDTH = 640;
 const HEIGHT = 360;
 const MARGIN = { left: 56, right: 150, top: 24, bottom: 48 };
+/** Systems with equal accuracy draw on top of each other: dash patterns keep every line visible. */
+const DASHES = ['', '8 4', '2 3', '10 3 2 3'];
 const COLOURS = [
   '#1f77b4',
   '#d62728',
@@ -25,8 +27,9 @@ export function renderAccuracyChart(
 ): string {
   const systems = [...new Set(points.map((point) => point.system))];
   const sizes = points.map((point) => point.contextChars).filter((size) => size > 0);
-  const minLog = Math.log10(Math.min(...sizes, 1_000));
-  const maxLog = Math.max(Math.log10(Math.max(...sizes, 1_000)), minLog + 1);
+  // The axis spans the sizes measured (at least one decade, so a single size still has room).
+  const minLog = sizes.length === 0 ? 3 : Math.log10(Math.min(...sizes));
+  const maxLog = Math.max(sizes.length === 0 ? 4 : Math.log10(Math.max(...sizes)), minLog + 1);
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
   const x = (size: number) =>
@@ -55,12 +58,13 @@ export function renderAccuracyChart(
   );
   for (const [index, system] of systems.entries()) {
     const colour = COLOURS[index % COLOURS.length] as string;
+    const dash = DASHES[index % DASHES.length] as string;
     const line = points
       .filter((point) => point.system === system)
       .sort((a, b) => a.contextChars - b.contextChars)
       .map((point) => ({ cx: round(x(point.contextChars)), cy: round(y(point.accuracy)) }));
     parts.push(
-      `<polyline fill="none" stroke="${colour}" stroke-width="2" points="${line.map(({ cx, cy }) => `${cx},${cy}`).join(' ')}"/>`,
+      `<polyline fill="none" stroke="${colour}" stroke-width="2"${dash === '' ? '' : ` stroke-dasharray="${dash}"`} points="${line.map(({ cx, cy }) => `${cx},${cy}`).join(' ')}"/>`,
     );
     for (const { cx, cy } of line)
       parts.push(`<circle cx="${cx}" cy="${cy}" r="3" fill="${colour}"/>`);
