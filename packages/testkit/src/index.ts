@@ -47,7 +47,6 @@ export {
 } from './fake-servers/fake-anthropic.js';
 export type { FakeRequestRecord } from './fake-servers/fake-http-server.js';
 export {
-  DEFAULT_FAKE_OPENAI_CONTEXT_WINDOW,
   type FakeOpenAIOptions,
   type FakeOpenAIServer,
   startFakeOpenAI,
@@ -66,6 +65,12 @@ export {
   type OpenAIFlavor,
   openAIErrorBody,
 } from './fake-servers/openai-error-body.js';
+export {
+  DEFAULT_FAKE_OPENAI_CONTEXT_WINDOW,
+  type OpenAIValidation,
+  type OpenAIValidationOptions,
+  validateOpenAIRequest,
+} from './fake-servers/openai-validate.js';
 
 // ── Policies ────────────────────────────
 

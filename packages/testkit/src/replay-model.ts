@@ -56,44 +56,19 @@ export function replayModel(
   let calls = 0;
 
   async function complete(request: ModelRequest): Promise<ModelResponse> {
-    if (request.signal?.aborted) {
-      throw new RlmError({
-        code: 'model.aborted',
-        message: `${id}: the call was aborted`,
-        details: {},
-        cause: request.signal.reason,
-      });
-    }
+    if (request.signal?.aborted) throw abortedError(id, request.signal);
     const step = calls;
     calls += 1;
     const index = order === 'strict' ? nextStrict(step) : nextMatching(request);
     const exchange = exchanges[index];
-    if (exchange === undefined) {
-      throw divergence(step, {
-        expected:
-          order === 'strict'
-            ? 'no further model call (the recording has ended)'
-            : 'a recorded request',
-        actual: describe(request),
-      });
-    }
+    if (exchange === undefined)
+      throw divergence(step, { expected: missingExpectation(order), actual: describe(request) });
     served.add(index);
     if (order === 'strict' && exchange.request !== undefined) {
       const difference = compare(exchange.request, request);
       if (difference !== undefined) throw divergence(step, difference);
     }
-    if (exchange.response === null) {
-      const recorded = exchange.error ?? {
-        code: 'model.server_error',
-        message: 'recorded failure',
-      };
-      // Re-throw the recorded failure as it was; its details were not recorded.
-      throw new RlmError({
-        code: recorded.code as ErrorCode,
-        message: recorded.message,
-        details: {} as never,
-      });
-    }
+    if (exchange.response === null) throw recordedFailure(exchange.error);
     return { ...exchange.response };
   }
 
@@ -200,6 +175,31 @@ function compare(
     }
   }
   return undefined;
+}
+
+function abortedError(id: string, signal: AbortSignal): RlmError {
+  return new RlmError({
+    code: 'model.aborted',
+    message: `${id}: the call was aborted`,
+    details: {},
+    cause: signal.reason,
+  });
+}
+
+function missingExpectation(order: 'strict' | 'any'): string {
+  return order === 'strict'
+    ? 'no further model call (the recording has ended)'
+    : 'a recorded request';
+}
+
+/** Re-creates a recorded failure as it was; its details were not recorded. */
+function recordedFailure(error: ReplayExchange['error']): RlmError {
+  const recorded = error ?? { code: 'model.server_error', message: 'recorded failure' };
+  return new RlmError({
+    code: recorded.code as ErrorCode,
+    message: recorded.message,
+    details: {} as never,
+  });
 }
 
 function divergence(

@@ -7,11 +7,8 @@ import {
   type BodyStep,
   type FakeExchange,
   type FakeRequestRecord,
-  resetConnection,
   sendBody,
   startFakeHttpServer,
-  waitBeforeHeaders,
-  writeBodySteps,
 } from './fake-http-server.js';
 import {
   createReplySource,
@@ -21,6 +18,7 @@ import {
   type FakeScript,
   splitIntoChunks,
 } from './fake-reply.js';
+import { serveReply } from './serve-reply.js';
 
 export interface FakeAnthropicOptions {
   /** How to answer valid requests (see `FakeScript`). @default 'Hello from the fake Anthropic API.' */
@@ -115,34 +113,30 @@ export async function startFakeAnthropic({
     };
     answered += 1;
     const reply = (await source(request)) ?? exhaustedReply(request.index);
-    if (!(await waitBeforeHeaders(exchange, reply.delayMs ?? 0))) return;
-    if (reply.reset) {
-      resetConnection(response);
-      return;
-    }
-    const headers = { 'request-id': reply.requestId ?? requestId, ...reply.headers };
-    const status = reply.status ?? 200;
-    if (status >= 400) {
-      const error = { status, type: reply.errorType, message: reply.errorMessage, requestId };
-      sendBody(response, { status, body: reply.body ?? errorBody(error), headers });
-      return;
-    }
-    const account = cache.account({ model: full.model, blocks, minTokens: model.cacheMinTokens });
-    const message = buildMessage({ body: full, reply, account, id: `msg_fake${record.index + 1}` });
-    if (request.stream) {
-      response.writeHead(status, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        ...headers,
-      });
-      await writeBodySteps(exchange, streamSteps(message, reply));
-    } else if (reply.stream?.resetAfterChunks !== undefined) {
-      response.writeHead(status, { 'content-type': 'application/json', ...headers });
-      const json = JSON.stringify(message);
-      await writeBodySteps(exchange, [{ write: json.slice(0, json.length / 2) }, { reset: true }]);
-    } else {
-      sendBody(response, { status, body: message, headers });
-    }
+    await serveReply(exchange, {
+      reply,
+      rendering: {
+        requestId,
+        requestIdHeader: 'request-id',
+        stream: request.stream,
+        errorBody: (status) =>
+          errorBody({ status, type: reply.errorType, message: reply.errorMessage, requestId }),
+        success: () => {
+          const account = cache.account({
+            model: full.model,
+            blocks,
+            minTokens: model.cacheMinTokens,
+          });
+          const message = buildMessage({
+            body: full,
+            reply,
+            account,
+            id: `msg_fake${record.index + 1}`,
+          });
+          return { json: message, events: () => streamSteps(message, reply) };
+        },
+      },
+    });
   }
 
   const server = await startFakeHttpServer({ handle, now });

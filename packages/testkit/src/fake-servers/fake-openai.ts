@@ -3,11 +3,8 @@ import {
   type BodyStep,
   type FakeExchange,
   type FakeRequestRecord,
-  resetConnection,
   sendBody,
   startFakeHttpServer,
-  waitBeforeHeaders,
-  writeBodySteps,
 } from './fake-http-server.js';
 import {
   createReplySource,
@@ -17,23 +14,10 @@ import {
   type FakeScript,
   splitIntoChunks,
 } from './fake-reply.js';
-import {
-  contextTooLongMessage,
-  errorKindOf,
-  modelNotFoundMessage,
-  type OpenAIErrorKind,
-  type OpenAIFlavor,
-  openAIErrorBody,
-} from './openai-error-body.js';
-import {
-  type OpenAIChatBody,
-  openAIChatBodySchema,
-  openAIConversationOf,
-  openAIPromptText,
-} from './openai-request.js';
-
-/** The context window of models the fake OpenAI server accepts without a `models` list. */
-export const DEFAULT_FAKE_OPENAI_CONTEXT_WINDOW = 128_000;
+import { errorKindOf, type OpenAIFlavor, openAIErrorBody } from './openai-error-body.js';
+import { type OpenAIChatBody, openAIConversationOf } from './openai-request.js';
+import { validateOpenAIRequest } from './openai-validate.js';
+import { serveReply } from './serve-reply.js';
 
 export interface FakeOpenAIOptions {
   /** How to answer valid requests (see `FakeScript`). @default 'Hello from the fake OpenAI API.' */
@@ -84,52 +68,16 @@ export async function startFakeOpenAI({
   async function handle(exchange: FakeExchange): Promise<void> {
     const { record, response } = exchange;
     const requestId = `req_fake${String(record.index + 1).padStart(6, '0')}`;
-    const fail = (status: number, message: string, extra: Partial<FakeFailure> = {}) =>
+    const checked = validateOpenAIRequest(record, { flavor, requireAuth, apiKeys, models });
+    if (!checked.ok) {
       sendBody(response, {
-        status,
-        body: openAIErrorBody({
-          flavor,
-          status,
-          kind: extra.kind ?? errorKindOf(status),
-          message,
-          ...extra,
-        }),
+        status: checked.error.status,
+        body: openAIErrorBody({ flavor, ...checked.error }),
         headers: { 'x-request-id': requestId },
       });
-
-    if (record.method !== 'POST' || record.path !== '/v1/chat/completions') {
-      fail(404, `Not found: ${record.method} ${record.path}`);
       return;
     }
-    const apiKey = /^Bearer\s+(.*)$/i.exec(record.headers['authorization'] ?? '')?.[1]?.trim();
-    if ((requireAuth || apiKeys !== undefined) && !apiKey) {
-      fail(401, 'You did not provide an API key.');
-      return;
-    }
-    if (apiKeys !== undefined && (apiKey === undefined || !apiKeys.includes(apiKey))) {
-      fail(401, 'Incorrect API key provided.');
-      return;
-    }
-    const parsed = openAIChatBodySchema.safeParse(record.body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      fail(400, `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid JSON body'}`);
-      return;
-    }
-    const body = parsed.data;
-    const known = models === undefined ? {} : models[body.model];
-    if (known === undefined) {
-      fail(404, modelNotFoundMessage(flavor, body.model), { kind: 'not_found' });
-      return;
-    }
-    const contextWindow = known.contextWindow ?? DEFAULT_FAKE_OPENAI_CONTEXT_WINDOW;
-    const promptTokens = estimateTokens(openAIPromptText(body));
-    if (promptTokens > contextWindow) {
-      const message = contextTooLongMessage(flavor, { promptTokens, contextWindow });
-      fail(400, message, { kind: 'context_too_long', promptTokens, contextWindow });
-      return;
-    }
-
+    const { body, promptTokens } = checked;
     const stop = body.stop === undefined || body.stop === null ? undefined : [body.stop].flat();
     const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
     const request: FakeModelRequest = {
@@ -144,49 +92,30 @@ export async function startFakeOpenAI({
     };
     answered += 1;
     const reply = (await source(request)) ?? exhaustedReply(request.index);
-    if (!(await waitBeforeHeaders(exchange, reply.delayMs ?? 0))) return;
-    if (reply.reset) {
-      resetConnection(response);
-      return;
-    }
-    const headers = { 'x-request-id': reply.requestId ?? requestId, ...reply.headers };
-    const status = reply.status ?? 200;
-    if (status >= 400) {
-      const kind = errorKindOf(status);
-      const errorBody =
-        reply.body ??
-        openAIErrorBody({
-          flavor,
-          status,
-          kind,
-          message: reply.errorMessage ?? `scripted ${status}`,
-        });
-      sendBody(response, { status, body: errorBody, headers });
-      return;
-    }
-    const completion = buildCompletion({
-      body,
+    await serveReply(exchange, {
       reply,
-      promptTokens,
-      id: `chatcmpl-fake${record.index + 1}`,
-      now,
+      rendering: {
+        requestId,
+        requestIdHeader: 'x-request-id',
+        stream: request.stream,
+        errorBody: (status) =>
+          openAIErrorBody({
+            flavor,
+            status,
+            kind: errorKindOf(status),
+            message: reply.errorMessage ?? `scripted ${status}`,
+          }),
+        success: () => {
+          const id = `chatcmpl-fake${record.index + 1}`;
+          const completion = buildCompletion({ body, reply, promptTokens, id, now });
+          const includeUsage = body.stream_options?.include_usage === true;
+          return {
+            json: completion,
+            events: () => streamSteps(completion, { reply, includeUsage }),
+          };
+        },
+      },
     });
-    if (request.stream) {
-      response.writeHead(status, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        ...headers,
-      });
-      await writeBodySteps(
-        exchange,
-        streamSteps(completion, {
-          reply,
-          includeUsage: body.stream_options?.include_usage === true,
-        }),
-      );
-    } else {
-      sendBody(response, { status, body: completion, headers });
-    }
   }
 
   const server = await startFakeHttpServer({ handle, now });
@@ -199,12 +128,6 @@ export async function startFakeOpenAI({
     close: () => server.close(),
     [Symbol.asyncDispose]: () => server.close(),
   };
-}
-
-interface FakeFailure {
-  kind: OpenAIErrorKind;
-  promptTokens: number;
-  contextWindow: number;
 }
 
 interface BuiltCompletion {
