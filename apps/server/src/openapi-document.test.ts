@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { OPERATIONS } from './api-operations.js';
 import { createServer } from './create-server.js';
-import { OPERATIONS } from './openapi-document.js';
 import type { RunEngine } from './run-engine.js';
 import { startTestServer } from './test-support/start-test-server.js';
 

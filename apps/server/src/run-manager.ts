@@ -8,8 +8,14 @@ import type { EventHub } from './event-hub.js';
 import type { EffectiveBudget, EngineTool, RunEngine } from './run-engine.js';
 import { type RunMeta, runMetaSchema } from './run-meta.js';
 import type { RunMetrics } from './run-metrics.js';
-import { outcomeFromCompletion, type RunOutcome, serverEndEvents } from './run-outcome.js';
+import {
+  emptyOutcome,
+  outcomeFromCompletion,
+  type RunOutcome,
+  serverEndEvents,
+} from './run-outcome.js';
 import type { ServerConfig } from './server-config.js';
+import { restartNotice, unfinishedRuns } from './unfinished-runs.js';
 
 /** What starts a run: the caller, the query, a stored context and the run's settings. */
 export interface SubmitRunInput {
@@ -351,49 +357,4 @@ function rateLimited(
     message,
     details: { retryAfterMs: 1000, limit },
   });
-}
-
-function emptyOutcome(status: RunOutcome['status']): RunOutcome {
-  return {
-    status,
-    answer: null,
-    partialAnswer: null,
-    usage: { models: {} },
-    iterations: 0,
-    durationMs: 0,
-    error: null,
-  };
-}
-
-function restartNotice(runId: string, at: number, previous: string): RunEvent {
-  return {
-    v: 1,
-    runId,
-    parentRunId: null,
-    rootRunId: runId,
-    depth: 0,
-    at,
-    type: 'error',
-    error: {
-      code: 'server.unavailable',
-      message: `The server restarted while the run was ${previous}; it runs again from its first turn`,
-    },
-  };
-}
-
-async function unfinishedRuns(store: RunStore): Promise<RunRecord[]> {
-  const found: RunRecord[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.listRuns({
-      status: ['queued', 'running'],
-      parentId: null,
-      limit: 500,
-      ...(cursor === undefined ? {} : { cursor }),
-    });
-    found.push(...page.runs);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor !== undefined);
-  // Oldest first, so the queue keeps its original order.
-  return found.reverse();
 }

@@ -81,3 +81,16 @@ export function serverEndEvents(
   });
   return events;
 }
+
+/** The outcome of a run that ended without running (cancelled in the queue, failed to start). */
+export function emptyOutcome(status: RunOutcome['status']): RunOutcome {
+  return {
+    status,
+    answer: null,
+    partialAnswer: null,
+    usage: { models: {} },
+    iterations: 0,
+    durationMs: 0,
+    error: null,
+  };
+}
