@@ -43,7 +43,7 @@ describe.each(ISOLATIONS)('host functions (%s)', (isolation) => {
     };
     await withSandbox({ isolation, functions: { tool } }, async (sandbox) => {
       const result = await sandbox.execute(
-        'const r = await tool({ d: new Date(0), u: undefined });\nlet msg; try { await tool("fail") } catch (e) { msg = e.message }\n[r.ok, msg]',
+        'const r = await tool({ d: new Date(0), u: undefined }, undefined);\nlet msg; try { await tool("fail") } catch (e) { msg = e.message }\n[r.ok, msg]',
       );
       expect(result.stdout).toBe("[ true, 'tool broke' ]\n");
       expect(seen[0]).toEqual([{ d: '1970-01-01T00:00:00.000Z' }]);

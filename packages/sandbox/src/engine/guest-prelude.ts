@@ -446,8 +446,11 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, configJson) {
   }
   function hostFunction(name) {
     var f = function () {
+      // Trailing undefined arguments are left out (f(x, undefined) is f(x)); others become null.
+      var count = arguments.length;
+      while (count > 0 && arguments[count - 1] === undefined) count--;
       var args = [];
-      for (var i = 0; i < arguments.length; i++) call(arrayPush, args, [arguments[i] === undefined ? null : arguments[i]]);
+      for (var i = 0; i < count; i++) call(arrayPush, args, [arguments[i] === undefined ? null : arguments[i]]);
       return callHost(name, args);
     };
     defineProperty(f, 'name', { value: name });
