@@ -109,6 +109,16 @@ describe.each(ISOLATIONS)('sandbox REPL semantics (%s)', (isolation) => {
     });
   });
 
+  it('lets the host refresh __rlm, which stays frozen', async () => {
+    await withSandbox({ isolation, meta: { iteration: 0 } }, async (sandbox) => {
+      await sandbox.setVariable('__rlm', { iteration: 3, budget: { tokens: 9 } });
+      const result = await sandbox.execute(
+        '__rlm.budget.tokens = 0;\n[__rlm.iteration, __rlm.budget.tokens]',
+      );
+      expect(result.stdout).toBe('[ 3, 9 ]\n');
+    });
+  });
+
   it('copies variables in and out as JSON and lists them with type and size', async () => {
     await withSandbox({ isolation }, async (sandbox) => {
       await sandbox.setVariable('history', [{ role: 'user', content: 'hi' }]);

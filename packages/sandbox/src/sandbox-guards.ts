@@ -1,8 +1,8 @@
 import { isReservedName, type JsonValue, jsonValueSchema, RlmError } from '@rlm/protocol';
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-/** Reserved names the host may set (payloads and histories); the rest are scaffold functions. */
-const SETTABLE_RESERVED = /^(context|history)(_\d+)?$/;
+/** Reserved names the host may set (payloads, histories, run metadata); the rest are scaffold functions. */
+const SETTABLE_RESERVED = /^((context|history)(_\d+)?|__rlm)$/;
 
 /**
  * Checks a `setVariable` call: the name must be an identifier and not a scaffold function, and

@@ -360,7 +360,10 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, configJson) {
     return [2, toJsonSafe(g.value)];
   }
   function setVariable(name, value) {
-    if (isScaffold(name)) pin(name, value); else defineGlobal(name, value);
+    // __rlm is refreshed by the host each turn and stays read-only for guest code.
+    if (name === '__rlm') pin(name, deepFreeze(value));
+    else if (isScaffold(name)) pin(name, value);
+    else defineGlobal(name, value);
   }
   function deleteGlobals(namesJson) {
     var names = jsonParse(namesJson);
