@@ -147,6 +147,30 @@ describe('runs API', () => {
     expect(theirs.data).toEqual([]);
   });
 
+  it('pages through runs newest first and filters by status', async () => {
+    const engine = scriptedEngine(() => scriptedModel(['FINAL(ok)']));
+    await using server = await startTestServer({ engine });
+    const ids = [];
+    for (const query of ['one', 'two', 'three']) {
+      const { run } = await createRun(server, { query });
+      await collect(server, run.id);
+      ids.push(run.id);
+      // Runs are ordered by creation time (ms); distinct times keep the expected order exact.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    type Page = { data: { id: string }[]; nextCursor: string | null };
+    const first = (await (await server.request('/v1/runs?limit=2')).json()) as Page;
+    expect(first.data.map((run) => run.id)).toEqual([ids[2], ids[1]]);
+    const second = (await (
+      await server.request(`/v1/runs?limit=2&cursor=${first.nextCursor}`)
+    ).json()) as Page;
+    expect(second.data.map((run) => run.id)).toEqual([ids[0]]);
+    expect(second.nextCursor).toBeNull();
+    const running = (await (await server.request('/v1/runs?status=running')).json()) as Page;
+    expect(running.data).toEqual([]);
+    expect((await server.request('/v1/runs?status=bogus')).status).toBe(400);
+  });
+
   it('serves the trajectory as JSONL of valid records', async () => {
     const engine = scriptedEngine(() => scriptedModel(['FINAL(ok)']));
     await using server = await startTestServer({ engine });

@@ -51,10 +51,14 @@ describe.skipIf(!hasChromium)('UI pages in headless Chromium', () => {
     timeout: 60_000,
   }, async () => {
     const gate = deferred<string>();
-    const model = scriptedModel([
-      '```repl\nconst words = context.split(" ");\nprint("words:", words.length)\n```',
-      () => gate.promise,
-    ]);
+    let rootCalls = 0;
+    // One model serves the root and its llm_query sub-call; the sub-call has no system prompt.
+    const model = scriptedModel((request) => {
+      if (request.system === undefined) return 'a short greeting';
+      rootCalls += 1;
+      if (rootCalls > 1) return gate.promise;
+      return '```repl\nconst words = context.split(" ");\nconst kind = await llm_query("Classify: " + context);\nprint("words:", words.length, kind)\n```';
+    });
     await using server = await startTestServer({
       engine: createExecutorEngine({ resolveModel: () => model, isolation: 'inline' }),
     });
@@ -68,7 +72,7 @@ describe.skipIf(!hasChromium)('UI pages in headless Chromium', () => {
     await page.goto(`${server.url}/ui/runs/${id}#key=${server.userKey}`);
     await page
       .locator('.invocation[data-depth="0"] .block pre.stdout')
-      .filter({ hasText: 'words: 5' })
+      .filter({ hasText: 'words: 5 a short greeting' })
       .waitFor();
     expect(await page.getByTestId('run-status').textContent()).toBe('running');
     expect(page.url()).not.toContain(server.userKey);
@@ -78,6 +82,9 @@ describe.skipIf(!hasChromium)('UI pages in headless Chromium', () => {
       'context.split',
     );
     expect(await page.locator('.invocation .iteration').count()).toBe(2);
+    expect(await page.locator('.subcall').first().textContent()).toContain(
+      'Classify: one two three',
+    );
     await page.screenshot({ path: join(ARTIFACTS, 'ui-run-page.png'), fullPage: true });
     await page.close();
   });
