@@ -60,6 +60,7 @@ export {
   rlmSystemSchema,
 } from './runner/eval-system.js';
 export {
+  type ClosableModelResolver,
   type CreateModelResolverOptions,
   createModelResolver,
   type ModelResolver,
@@ -81,11 +82,18 @@ export {
 
 export { BASE_SYSTEM_PROMPT } from './offline/base-prompt.js';
 export {
+  FAKE_ANTHROPIC_MODEL,
+  type FakeServerModel,
+  fakeAnthropicModel,
+} from './offline/fake-anthropic-model.js';
+export {
   DEFAULT_OFFLINE_CONTEXT_WINDOW,
   isOfflineModelId,
   OFFLINE_POLICIES,
   OFFLINE_PRICE_PER_MILLION,
+  OFFLINE_TRANSPORTS,
   type OfflinePolicyName,
+  type OfflineTransport,
   offlineModel,
 } from './offline/offline-model.js';
 export { referencePolicy } from './offline/reference-policy.js';

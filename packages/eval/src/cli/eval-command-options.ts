@@ -3,6 +3,7 @@ import { RlmError } from '@rlm/protocol';
 import { z } from 'zod';
 import { benchmarkNameSchema } from '../generators/generate-benchmark.js';
 import { parseSize } from '../generators/parse-size.js';
+import { OFFLINE_TRANSPORTS } from '../offline/offline-model.js';
 import type { ParsedFlags } from './parse-flags.js';
 
 /** Flags of `rlm eval` that take a value. */
@@ -24,6 +25,7 @@ export const EVAL_VALUE_FLAGS = [
   'max-cost-usd',
   'base-window',
   'out',
+  'offline-transport',
 ] as const;
 /** Flags of `rlm eval` that stand alone. */
 export const EVAL_BOOLEAN_FLAGS = ['resume', 'help'] as const;
@@ -87,6 +89,7 @@ export const evalCommandOptionsSchema = z.object({
   'max-cost-usd': z.coerce.number().positive().optional(),
   'base-window': count.optional(),
   out: z.string().min(1).default('eval-results'),
+  'offline-transport': z.enum(OFFLINE_TRANSPORTS).default('in-process'),
   resume: z.literal(true).optional(),
 });
 export type EvalCommandOptions = z.output<typeof evalCommandOptionsSchema>;

@@ -29,6 +29,8 @@ Options:
   --base-window    base system window in tokens (default: the model's)
   --out            output directory                               (default eval-results)
   --resume         keep finished rows in --out and run only the rest
+  --offline-transport  in-process, or fake-anthropic: testkit models answer through a local
+                   fake Anthropic server and the real client         (default in-process)
   --help           show this text
 
 compare: A and B are output directories (or results.jsonl files); prints per-system

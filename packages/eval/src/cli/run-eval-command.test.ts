@@ -96,6 +96,33 @@ describe('runEvalCommand', () => {
     ]);
   });
 
+  it('reaches the policies through fake Anthropic servers and the real client with --offline-transport', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'eval-cli-'));
+    const args = [
+      '--benchmark',
+      'multidoc',
+      '--sizes',
+      '4k',
+      '--model',
+      'testkit:reference',
+      '--offline-transport',
+      'fake-anthropic',
+      '--out',
+      'out',
+    ];
+    expect(await runEvalCommand(args, io(cwd).io)).toBe(EVAL_EXIT.ok);
+    const rows = (await readFile(join(cwd, 'out', 'results.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(rows.map((row) => [row.system, row.passed, row.model])).toEqual([
+      ['rlm-solver', true, 'anthropic/claude-sonnet-5-5'],
+      ['base', true, 'anthropic/claude-sonnet-5-5'],
+    ]);
+    // Priced by the client's own table, not the nominal offline price.
+    expect(rows.every((row) => row.costUsd > 0)).toBe(true);
+  });
+
   it('exits 2 naming the line of a bad JSONL task', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'eval-cli-'));
     await writeFile(

@@ -8,9 +8,10 @@ import { summarizeRows } from '../report/summarize-rows.js';
 import { REPORT_FILES } from '../report/write-report.js';
 import { formatProgress } from '../runner/eval-progress.js';
 import type { EvalSystemInput } from '../runner/eval-system.js';
-import { createModelResolver } from '../runner/model-resolver.js';
+import { createModelResolver, type ModelResolver } from '../runner/model-resolver.js';
 import { RESULTS_FILE, readResultRows } from '../runner/results-file.js';
 import { runEval } from '../runner/run-eval.js';
+import type { EvalTask } from '../task/eval-task.js';
 import { loadTasks } from '../task/load-tasks.js';
 import {
   EVAL_BOOLEAN_FLAGS,
@@ -95,24 +96,13 @@ async function evalCommand(options: EvalCommandOptions, io: EvalCommandIo): Prom
           count: options.tasks,
           needles: options.needles,
         });
-  const run = await runEval({
-    tasks,
-    systems: systemsFrom(options),
-    attempts: options.attempts,
-    concurrency: options.concurrency,
-    ...(options['max-cost-usd'] === undefined
-      ? {}
-      : { budget: { maxCostUsd: options['max-cost-usd'] } }),
-    outDir,
-    resume: options.resume === true,
-    ...(io.signal === undefined ? {} : { signal: io.signal }),
-    resolveModel: createModelResolver({ env: io.env }),
-    onProgress: (progress) => {
-      const line = formatProgress(progress);
-      // On a terminal, redraw one line (\x1b[K clears what a longer previous line left).
-      io.stderr.write(io.stderr.isTTY === true ? `\r${line}\x1b[K` : `${line}\n`);
-    },
+  const resolveModel = createModelResolver({
+    env: io.env,
+    offlineTransport: options['offline-transport'],
   });
+  const run = await runEvalWith(options, { io, tasks, outDir, resolveModel }).finally(() =>
+    resolveModel.close(),
+  );
   if (io.stderr.isTTY === true) io.stderr.write('\n');
   io.stdout.write(renderMarkdownReport(summarizeRows(run.rows)));
   io.stderr.write(
@@ -127,6 +117,35 @@ async function evalCommand(options: EvalCommandOptions, io: EvalCommandIo): Prom
     return EVAL_EXIT.cancelled;
   }
   return EVAL_EXIT.ok;
+}
+
+function runEvalWith(
+  options: EvalCommandOptions,
+  {
+    io,
+    tasks,
+    outDir,
+    resolveModel,
+  }: { io: EvalCommandIo; tasks: EvalTask[]; outDir: string; resolveModel: ModelResolver },
+) {
+  return runEval({
+    tasks,
+    systems: systemsFrom(options),
+    attempts: options.attempts,
+    concurrency: options.concurrency,
+    ...(options['max-cost-usd'] === undefined
+      ? {}
+      : { budget: { maxCostUsd: options['max-cost-usd'] } }),
+    outDir,
+    resume: options.resume === true,
+    ...(io.signal === undefined ? {} : { signal: io.signal }),
+    resolveModel,
+    onProgress: (progress) => {
+      const line = formatProgress(progress);
+      // On a terminal, redraw one line (\x1b[K clears what a longer previous line left).
+      io.stderr.write(io.stderr.isTTY === true ? `\r${line}\x1b[K` : `${line}\n`);
+    },
+  });
 }
 
 /** One rlm system per prompt mode (`rlm-solver`, `rlm-coordinator`) and the base system. */

@@ -9,6 +9,7 @@ import {
 } from '@rlm/testkit';
 import { RECORD_LABELS } from '../generators/support-records.js';
 import type { EvalTask } from '../task/eval-task.js';
+import { type FakeServerModel, fakeAnthropicModel } from './fake-anthropic-model.js';
 import { referencePolicy } from './reference-policy.js';
 
 /** Policies `testkit:<name>` can name (also in kebab-case: `testkit:needle-finder`). */
@@ -36,7 +37,17 @@ export interface OfflineModelOptions {
   role: 'root' | 'sub' | 'base';
   /** @default DEFAULT_OFFLINE_CONTEXT_WINDOW */
   contextWindow?: number;
+  /**
+   * How the policy is reached: `in-process` (a `scriptedModel`, nominal prices) or `fake-anthropic`
+   * (a fake Anthropic server per model, reached through the real client; close it with `close()`).
+   * @default 'in-process'
+   */
+  transport?: OfflineTransport;
 }
+
+/** Ways an offline model reaches its policy. */
+export const OFFLINE_TRANSPORTS = ['in-process', 'fake-anthropic'] as const;
+export type OfflineTransport = (typeof OFFLINE_TRANSPORTS)[number];
 
 /** Whether a model id names an offline model (`testkit:<policy>`). */
 export function isOfflineModelId(id: string): boolean {
@@ -51,8 +62,13 @@ export function isOfflineModelId(id: string): boolean {
  */
 export function offlineModel(
   id: string,
-  { task, role, contextWindow = DEFAULT_OFFLINE_CONTEXT_WINDOW }: OfflineModelOptions,
-): LanguageModel {
+  {
+    task,
+    role,
+    contextWindow = DEFAULT_OFFLINE_CONTEXT_WINDOW,
+    transport = 'in-process',
+  }: OfflineModelOptions,
+): LanguageModel | FakeServerModel {
   // Kebab-case works too (`testkit:needle-finder`), as shell users tend to write it.
   const name = id
     .slice('testkit:'.length)
@@ -66,6 +82,7 @@ export function offlineModel(
   }
   const policy =
     role === 'base' ? referencePolicy(task) : policyFor(name as OfflinePolicyName, task);
+  if (transport === 'fake-anthropic') return fakeAnthropicModel(policy, { contextWindow });
   const model = scriptedModel((request) => policy(request), {
     id: `testkit/${name}`,
     contextWindow,

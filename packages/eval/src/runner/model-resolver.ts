@@ -1,6 +1,6 @@
 import { resolveModel } from '@rlm/executor';
 import type { LanguageModel } from '@rlm/protocol';
-import { isOfflineModelId, offlineModel } from '../offline/offline-model.js';
+import { isOfflineModelId, type OfflineTransport, offlineModel } from '../offline/offline-model.js';
 import type { EvalTask } from '../task/eval-task.js';
 
 /** What a model is for: an RLM's root, its `llm_query` sub-model, or the base system. */
@@ -14,27 +14,38 @@ export interface CreateModelResolverOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Context window of offline models, in tokens. */
   offlineContextWindow?: number;
+  /** How offline models reach their policy. @default 'in-process' */
+  offlineTransport?: OfflineTransport;
 }
+
+/** A resolver that owns resources (fake servers); `close()` releases them all. */
+export type ClosableModelResolver = ModelResolver & { close(): Promise<void> };
 
 /**
  * The default resolver: `testkit:<policy>` gives a fresh offline model per task (policies are
  * per task); any other id goes to `resolveModel` from @rlm/executor, once per id so a provider's
- * client (and its rate limiter) is shared by every task.
+ * client (and its rate limiter) is shared by every task. With `offlineTransport: 'fake-anthropic'`
+ * each offline model gets its own fake Anthropic server; `close()` stops them.
  *
  * @throws RlmError `model.missing_api_key`, `model.unknown_provider`, `cli.usage` for a bad offline id
  */
 export function createModelResolver({
   env = {},
   offlineContextWindow,
-}: CreateModelResolverOptions = {}): ModelResolver {
+  offlineTransport = 'in-process',
+}: CreateModelResolverOptions = {}): ClosableModelResolver {
   const clients = new Map<string, LanguageModel>();
-  return function resolve(id, { task, role }) {
+  const closers: (() => Promise<void>)[] = [];
+  function resolve(id: string, { task, role }: { task: EvalTask; role: ModelRole }): LanguageModel {
     if (isOfflineModelId(id)) {
-      return offlineModel(id, {
+      const model = offlineModel(id, {
         task,
         role,
+        transport: offlineTransport,
         ...(offlineContextWindow === undefined ? {} : { contextWindow: offlineContextWindow }),
       });
+      if ('close' in model) closers.push(() => model.close());
+      return model;
     }
     let client = clients.get(id);
     if (client === undefined) {
@@ -42,5 +53,10 @@ export function createModelResolver({
       clients.set(id, client);
     }
     return client;
-  };
+  }
+  return Object.assign(resolve, {
+    async close() {
+      await Promise.all(closers.splice(0).map((close) => close()));
+    },
+  });
 }

@@ -77,6 +77,25 @@ interface Job {
  *   systems: [{ name: 'rlm', kind: 'rlm', model: 'testkit:reference' }], outDir: 'out' });
  */
 export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
+  const { tasks, attempts = 1, concurrency = DEFAULT_EVAL_CONCURRENCY, signal } = options;
+  const systems = parseSystems(options.systems);
+  checkCounts({ attempts, concurrency, tasks });
+  signal?.throwIfAborted();
+  if (options.resolveModel !== undefined)
+    return evaluate(options, { systems, resolveModel: options.resolveModel });
+  // A resolver made here is closed here (it may own fake servers); a caller's stays theirs.
+  const resolveModel = createModelResolver();
+  try {
+    return await evaluate(options, { systems, resolveModel });
+  } finally {
+    await resolveModel.close();
+  }
+}
+
+async function evaluate(
+  options: RunEvalOptions,
+  { systems, resolveModel }: { systems: EvalSystem[]; resolveModel: ModelResolver },
+): Promise<EvalRun> {
   const {
     tasks,
     attempts = 1,
@@ -89,10 +108,6 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
     scorers = {},
     now = Date.now,
   } = options;
-  const resolveModel = options.resolveModel ?? createModelResolver();
-  const systems = parseSystems(options.systems);
-  checkCounts({ attempts, concurrency, tasks });
-  signal?.throwIfAborted();
 
   const resultsPath = outDir === undefined ? undefined : join(outDir, RESULTS_FILE);
   const planned = planJobs({ tasks, systems, attempts });
