@@ -33,7 +33,7 @@ export const DEFAULT_OFFLINE_CONTEXT_WINDOW = 32_000;
 export interface OfflineModelOptions {
   /** The task the model will answer (policies read its metadata, never its answer). */
   task: EvalTask;
-  /** Whether the model serves the base system: every testkit policy answers base calls with the reference solver. */
+  /** What the model serves; for `base` every policy answers with the reference solver (only it reads pasted context). */
   role: 'root' | 'sub' | 'base';
   /** @default DEFAULT_OFFLINE_CONTEXT_WINDOW */
   contextWindow?: number;
@@ -55,8 +55,8 @@ export function isOfflineModelId(id: string): boolean {
 }
 
 /**
- * Builds the in-process model behind `testkit:<policy>` for one task: a `scriptedModel` running a
- * rule-based policy, with nominal pricing.
+ * Builds the model behind `testkit:<policy>` for one task: a rule-based policy served by a
+ * `scriptedModel` with nominal pricing, or (transport `fake-anthropic`) by a fake Anthropic server.
  *
  * @throws RlmError `cli.usage` naming `--model` for an unknown policy
  */
