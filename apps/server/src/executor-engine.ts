@@ -1,5 +1,6 @@
 import { createRLM, type TrajectorySink } from '@rlm/executor';
 import type { LanguageModel, TrajectoryRecord } from '@rlm/protocol';
+import { replayingModel, responseReplay } from './response-replay.js';
 import type { RunEngine } from './run-engine.js';
 
 /** Turns a profile's model id into a client (production: `@rlm/executor`'s `resolveModel`). */
@@ -23,9 +24,13 @@ export function createExecutorEngine({
 }: ExecutorEngineOptions): RunEngine {
   return {
     async run(input) {
-      const model = resolveModel(input.profile.model);
-      const subModel =
-        input.profile.subModel === undefined ? model : resolveModel(input.profile.subModel);
+      const replay = input.recorded === undefined ? undefined : responseReplay(input.recorded);
+      const live = (id: string) => {
+        const client = resolveModel(id);
+        return replay === undefined ? client : replayingModel(client, replay);
+      };
+      const model = live(input.profile.model);
+      const subModel = input.profile.subModel === undefined ? model : live(input.profile.subModel);
       const root =
         input.systemPrompt === undefined ? model : withSystemPrefix(model, input.systemPrompt);
       const { budget } = input;

@@ -33,6 +33,11 @@ export interface RunEngineInput {
   onTrajectory: (record: TrajectoryRecord) => void;
   /** Replaces the RLM system prompt (agents pass their layered prompt). */
   systemPrompt?: string;
+  /**
+   * The trajectory of an earlier attempt of this run (a restart): its recorded model responses
+   * answer identical requests again instead of the live model.
+   */
+  recorded?: readonly TrajectoryRecord[];
   /** REPL functions by name. */
   tools?: Readonly<Record<string, EngineTool>>;
 }

@@ -26,6 +26,8 @@ export interface SubmitRunInput {
   profileName: string;
   budget: EffectiveBudget;
   agentId?: string;
+  /** A restarted run: the trajectory of its earlier attempt (see `RunEngineInput.recorded`). */
+  recorded?: readonly TrajectoryRecord[];
   /** Agent turns: the layered system prompt and the REPL tools of this turn. */
   systemPrompt?: string;
   tools?: Readonly<Record<string, EngineTool>>;
@@ -141,6 +143,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         onTrajectory,
         ...(input.systemPrompt === undefined ? {} : { systemPrompt: input.systemPrompt }),
         ...(input.tools === undefined ? {} : { tools: input.tools }),
+        ...(input.recorded === undefined ? {} : { recorded: input.recorded }),
       });
       outcome = outcomeFromCompletion(result);
     } catch (error) {
@@ -289,6 +292,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         const plan = await restartPlan(record);
         if ('rerun' in plan) {
           const { owner, query, contextId, profile, budget } = plan.rerun;
+          const recorded = await store.trajectory(record.id);
           await persist(record.id, [restartNotice(record.id, now(), record.status)]);
           const principal = { keyId: owner, name: owner, role: 'user' as const };
           void enqueue(record.id, {
@@ -298,6 +302,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
             contextId,
             profileName: profile,
             budget,
+            recorded,
           });
           requeued.push(record.id);
           continue;

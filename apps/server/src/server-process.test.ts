@@ -47,10 +47,11 @@ let dataDir: string;
 let fake: FakeOpenAIServer;
 let phase: 'hang' | 'answer' = 'hang';
 
+/** Turn 1 writes code; turn 2 hangs before the restart and answers after it. */
 function reply(messages: readonly { content: string }[]): FakeReplyValue {
-  if (phase === 'hang') return { text: 'FINAL(too late)', delayMs: 60_000 };
   const sawOutput = messages.some((message) => message.content.includes('REPL output'));
-  return sawOutput ? 'FINAL(recovered)' : '```repl\nprint(context.length)\n```';
+  if (!sawOutput) return '```repl\nprint(context.length)\n```';
+  return phase === 'hang' ? { text: 'FINAL(too late)', delayMs: 60_000 } : 'FINAL(recovered)';
 }
 
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -126,7 +127,7 @@ async function createKey(): Promise<string> {
 }
 
 describe('rlm-server process', () => {
-  it('runs again a run that was running when the process was killed', {
+  it('runs again a run that was running when the process was killed, without repeating answered calls', {
     timeout: 60_000,
   }, async () => {
     const key = await createKey();
@@ -135,10 +136,11 @@ describe('rlm-server process', () => {
       method: 'POST',
       body: JSON.stringify({ query: 'length?', context: 'abcdef' }),
     });
-    await waitFor(() => fake.requests.length > 0, 'the first model call');
+    await waitFor(() => fake.requests.length >= 2, 'the second model call');
     first.child.kill('SIGKILL');
     await first.exit;
     phase = 'answer';
+    const callsBeforeRestart = fake.requests.length;
     const second = await startServer();
     try {
       await waitFor(
@@ -150,6 +152,8 @@ describe('rlm-server process', () => {
         status: 'completed',
         answer: 'recovered',
       });
+      // Turn 1's answer came from the stored trajectory: only turn 2 reached the model again.
+      expect(fake.requests.length - callsBeforeRestart).toBe(1);
     } finally {
       second.child.kill('SIGTERM');
       expect(await second.exit).toBe(0);

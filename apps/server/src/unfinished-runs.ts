@@ -13,7 +13,7 @@ export function restartNotice(runId: string, at: number, previous: string): RunE
     type: 'error',
     error: {
       code: 'server.unavailable',
-      message: `The server restarted while the run was ${previous}; it runs again from its first turn`,
+      message: `The server restarted while the run was ${previous}; it runs again from its first turn, reusing the model responses recorded so far`,
     },
   };
 }
