@@ -15,10 +15,10 @@ import {
   MAX_CACHE_BREAKPOINTS,
   type PromptCachingMode,
 } from './anthropic-params.js';
-import { consumeStream } from './consume-stream.js';
-import { abortedError, networkError, timeoutError } from './model-error.js';
+import { abortedError } from './model-error.js';
 import { createModelLimiter, type ModelLimiter } from './model-limiter.js';
 import { costOfCall, type ModelPricing } from './model-pricing.js';
+import { readModelStream } from './read-model-stream.js';
 import { type AttemptState, withStreamRetry } from './stream-retry.js';
 
 /** The Anthropic API base URL (the SDK appends `/v1/messages`). */
@@ -128,23 +128,19 @@ export function anthropic({
       });
     state.afterHeaders = true;
     const reply = new ReplyAccumulator();
-    try {
-      await consumeStream(stream, {
-        idleMs: timeoutMs,
-        idle,
-        onEvent: (event) => {
-          reply.add(event);
-          if (reply.hasText) state.textDelivered = true;
-        },
-      });
-    } catch (error) {
-      if (idle.signal.aborted && !request.signal?.aborted) throw timeoutError(id, timeoutMs, error);
-      throw fromAnthropicError(error, context);
-    }
-    // The SDK ends iteration quietly when its signal aborts, so check why the loop ended.
-    if (request.signal?.aborted) throw abortedError(id, request.signal);
-    if (idle.signal.aborted) throw timeoutError(id, timeoutMs);
-    if (!reply.stopped) throw networkError(id, 'the stream ended before message_stop');
+    await readModelStream(stream, {
+      modelId: id,
+      idle,
+      idleMs: timeoutMs,
+      signal: request.signal,
+      toError: (error) => fromAnthropicError(error, context),
+      onEvent: (event) => {
+        reply.add(event);
+        if (reply.hasText) state.textDelivered = true;
+      },
+      isComplete: () => reply.stopped,
+      missing: 'message_stop',
+    });
     return reply.toResponse({ id, requestId, price });
   }
 

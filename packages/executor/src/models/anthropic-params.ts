@@ -33,21 +33,12 @@ export function buildAnthropicParams(
     promptCaching,
   }: { model: string; maxTokens: number; promptCaching: PromptCachingMode },
 ): MessageCreateParamsStreaming {
-  const caching = promptCaching !== 'off';
-  const messages: MessageParam[] = request.messages.map((message) => ({
+  const marks = new Set(promptCaching === 'breakpoints' ? breakpointIndexes(request) : []);
+  const messages: MessageParam[] = request.messages.map((message, index) => ({
     role: message.role,
-    content: message.content,
+    content: marks.has(index) ? [marked(message.content)] : message.content,
   }));
-  if (promptCaching === 'breakpoints') {
-    for (const index of breakpointIndexes(request)) {
-      const message = messages[index];
-      if (message !== undefined) message.content = [marked(request.messages[index]?.content ?? '')];
-    }
-  }
-  const system: TextBlockParam[] | undefined =
-    request.system === undefined || request.system === ''
-      ? undefined
-      : [caching ? marked(request.system) : { type: 'text', text: request.system }];
+  const system = systemBlocks(request.system, promptCaching !== 'off');
   return {
     model,
     max_tokens: request.maxTokens ?? maxTokens,
@@ -59,6 +50,11 @@ export function buildAnthropicParams(
     ...(promptCaching === 'auto' ? { cache_control: ephemeral } : {}),
     stream: true,
   };
+}
+
+function systemBlocks(system: string | undefined, caching: boolean): TextBlockParam[] | undefined {
+  if (system === undefined || system === '') return undefined;
+  return [caching ? marked(system) : { type: 'text', text: system }];
 }
 
 function marked(text: string): TextBlockParam {

@@ -6,11 +6,11 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { DEFAULT_MODEL_MAX_RETRIES, DEFAULT_MODEL_TIMEOUT_MS } from './anthropic-model.js';
-import { consumeStream } from './consume-stream.js';
-import { abortedError, networkError, timeoutError } from './model-error.js';
+import { abortedError } from './model-error.js';
 import { createModelLimiter, type ModelLimiter } from './model-limiter.js';
 import { costOfCall, type ModelPricing } from './model-pricing.js';
 import { fromOpenAIError } from './openai-error.js';
+import { readModelStream } from './read-model-stream.js';
 import { type AttemptState, withStreamRetry } from './stream-retry.js';
 
 /** Output tokens asked for when the request does not say. */
@@ -116,23 +116,19 @@ export function openaiCompatible({
       });
     state.afterHeaders = true;
     const reply = new ChunkAccumulator();
-    try {
-      await consumeStream(stream, {
-        idleMs: timeoutMs,
-        idle,
-        onEvent: (chunk) => {
-          reply.add(chunk);
-          if (reply.hasText) state.textDelivered = true;
-        },
-      });
-    } catch (error) {
-      if (idle.signal.aborted && !request.signal?.aborted) throw timeoutError(id, timeoutMs, error);
-      throw fromOpenAIError(error, context);
-    }
-    if (request.signal?.aborted) throw abortedError(id, request.signal);
-    if (idle.signal.aborted) throw timeoutError(id, timeoutMs);
-    // The SDK accepts a stream that ends without [DONE]; a missing finish_reason means it was cut.
-    if (!reply.finished) throw networkError(id, 'the stream ended before a finish_reason');
+    await readModelStream(stream, {
+      modelId: id,
+      idle,
+      idleMs: timeoutMs,
+      signal: request.signal,
+      toError: (error) => fromOpenAIError(error, context),
+      onEvent: (chunk) => {
+        reply.add(chunk);
+        if (reply.hasText) state.textDelivered = true;
+      },
+      isComplete: () => reply.finished,
+      missing: 'a finish_reason',
+    });
     return reply.toResponse({ id, requestId, pricing });
   }
 

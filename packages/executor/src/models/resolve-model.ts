@@ -52,7 +52,6 @@ const LOCAL_HINT =
  * const model = resolveModel('anthropic/claude-sonnet-5-5', { env: process.env });
  */
 export function resolveModel(modelId: string, options: ResolveModelOptions = {}): LanguageModel {
-  const { env = {}, apiKey, baseURL, promptCaching, ...shared } = options;
   const slash = modelId.indexOf('/');
   const provider = slash < 0 ? modelId : modelId.slice(0, slash);
   const rest = slash < 0 ? '' : modelId.slice(slash + 1);
@@ -65,59 +64,85 @@ export function resolveModel(modelId: string, options: ResolveModelOptions = {})
   }
   if (rest === '') throw invalidId(modelId, 'the model name after the provider is empty');
 
-  switch (provider) {
-    case 'anthropic':
-      return anthropic({
-        ...shared,
-        model: rest,
-        apiKey: apiKey ?? requireKey(env, { variable: 'ANTHROPIC_API_KEY', modelId }),
-        baseURL: baseURL ?? nonEmpty(env['ANTHROPIC_BASE_URL']) ?? DEFAULT_ANTHROPIC_BASE_URL,
-        ...(promptCaching === undefined ? {} : { promptCaching }),
-      });
-    case 'openai': {
-      const url = baseURL ?? nonEmpty(env['OPENAI_BASE_URL']) ?? DEFAULT_OPENAI_BASE_URL;
-      const isOpenAI = new URL(url).hostname === 'api.openai.com';
-      const key =
-        apiKey ??
-        (isOpenAI
-          ? requireKey(env, { variable: 'OPENAI_API_KEY', modelId })
-          : nonEmpty(env['OPENAI_API_KEY']));
-      return openaiCompatible({
-        ...shared,
-        provider: 'openai',
-        model: rest,
-        baseURL: url,
-        ...(key === undefined ? {} : { apiKey: key }),
-      });
-    }
-    case 'openrouter':
-      return openaiCompatible({
-        ...shared,
-        provider: 'openrouter',
-        model: rest,
-        baseURL: baseURL ?? OPENROUTER_BASE_URL,
-        apiKey: apiKey ?? requireKey(env, { variable: 'OPENROUTER_API_KEY', modelId }),
-      });
-    default: {
-      const { model, url } = splitEndpoint(rest);
-      const endpoint = baseURL ?? url ?? nonEmpty(env['OPENAI_BASE_URL']);
-      if (endpoint === undefined) {
-        throw invalidId(
-          modelId,
-          'add the server as <model>@http://host:port/v1 or set OPENAI_BASE_URL',
-        );
-      }
-      if (model === '') throw invalidId(modelId, 'the model name before "@" is empty');
-      const key = apiKey ?? nonEmpty(env['OPENAI_API_KEY']);
-      return openaiCompatible({
-        ...shared,
-        model,
-        baseURL: endpoint,
-        ...(key === undefined ? {} : { apiKey: key }),
-      });
-    }
-  }
+  return BUILDERS[provider as ModelProvider](rest, { modelId, options });
 }
+
+type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+
+interface BuildContext {
+  modelId: string;
+  options: ResolveModelOptions;
+}
+
+/** Client options shared by every provider (everything but keys, URLs and caching). */
+function sharedOptions({
+  env: _env,
+  apiKey: _key,
+  baseURL: _url,
+  promptCaching: _caching,
+  ...shared
+}: ResolveModelOptions) {
+  return shared;
+}
+
+const BUILDERS: Record<ModelProvider, (model: string, context: BuildContext) => LanguageModel> = {
+  anthropic: (model, { modelId, options }) => {
+    const env = options.env ?? {};
+    return anthropic({
+      ...sharedOptions(options),
+      model,
+      apiKey: options.apiKey ?? requireKey(env, { variable: 'ANTHROPIC_API_KEY', modelId }),
+      baseURL: options.baseURL ?? nonEmpty(env['ANTHROPIC_BASE_URL']) ?? DEFAULT_ANTHROPIC_BASE_URL,
+      ...(options.promptCaching === undefined ? {} : { promptCaching: options.promptCaching }),
+    });
+  },
+  openai: (model, { modelId, options }) => {
+    const env = options.env ?? {};
+    const baseURL = options.baseURL ?? nonEmpty(env['OPENAI_BASE_URL']) ?? DEFAULT_OPENAI_BASE_URL;
+    // A key is required only by OpenAI itself; OPENAI_BASE_URL may point at a keyless local server.
+    const key =
+      options.apiKey ??
+      (new URL(baseURL).hostname === 'api.openai.com'
+        ? requireKey(env, { variable: 'OPENAI_API_KEY', modelId })
+        : nonEmpty(env['OPENAI_API_KEY']));
+    return openaiCompatible({
+      ...sharedOptions(options),
+      provider: 'openai',
+      model,
+      baseURL,
+      ...(key === undefined ? {} : { apiKey: key }),
+    });
+  },
+  openrouter: (model, { modelId, options }) =>
+    openaiCompatible({
+      ...sharedOptions(options),
+      provider: 'openrouter',
+      model,
+      baseURL: options.baseURL ?? OPENROUTER_BASE_URL,
+      apiKey:
+        options.apiKey ??
+        requireKey(options.env ?? {}, { variable: 'OPENROUTER_API_KEY', modelId }),
+    }),
+  'openai-compatible': (rest, { modelId, options }) => {
+    const env = options.env ?? {};
+    const { model, url } = splitEndpoint(rest);
+    const baseURL = options.baseURL ?? url ?? nonEmpty(env['OPENAI_BASE_URL']);
+    if (baseURL === undefined) {
+      throw invalidId(
+        modelId,
+        'add the server as <model>@http://host:port/v1 or set OPENAI_BASE_URL',
+      );
+    }
+    if (model === '') throw invalidId(modelId, 'the model name before "@" is empty');
+    const key = options.apiKey ?? nonEmpty(env['OPENAI_API_KEY']);
+    return openaiCompatible({
+      ...sharedOptions(options),
+      model,
+      baseURL,
+      ...(key === undefined ? {} : { apiKey: key }),
+    });
+  },
+};
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
