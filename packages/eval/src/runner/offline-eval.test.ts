@@ -87,6 +87,18 @@ describe('an offline eval of two systems', () => {
     expect(report).toMatch(new RegExp(`\\| base \\| ${baseAccuracy.replace('.', '\\.')} \\(`));
     expect(report).toContain('| rlm | 100.0% (');
     expect(report).toContain('| 60k |');
+    const manifest = JSON.parse(await readFile(join(outDir, 'run.json'), 'utf8'));
+    expect(manifest.systems.map((system: { name: string }) => system.name)).toEqual([
+      'rlm',
+      'base',
+    ]);
+    expect(manifest.tasks).toHaveLength(6);
+    expect(manifest.tasks[0]).toEqual({
+      id: tasks[0]?.id,
+      benchmark: 'sniah',
+      size: 4_000,
+      contextFile: null,
+    });
     const chart = await readFile(join(outDir, 'accuracy.svg'), 'utf8');
     expect(chart.match(/<polyline /g)).toHaveLength(2);
     expect(chart).toContain('<svg xmlns="http://www.w3.org/2000/svg"');

@@ -16,6 +16,7 @@ import {
   rewriteResultRows,
 } from './results-file.js';
 import { runBaseAttempt } from './run-base-attempt.js';
+import { writeRunManifest } from './run-manifest.js';
 import { runRlmAttempt } from './run-rlm-attempt.js';
 
 /** @default 1 */
@@ -142,6 +143,17 @@ async function evaluate(
     });
   };
 
+  if (outDir !== undefined) {
+    await writeRunManifest(outDir, {
+      systems,
+      tasks,
+      attempts,
+      concurrency,
+      budget,
+      resumed: previous.length,
+      startedAt: new Date(started).toISOString(),
+    });
+  }
   report(0);
   const stoppedBy = await runPool(jobs, {
     concurrency,
