@@ -52,6 +52,24 @@ describe('anthropic', () => {
     });
   });
 
+  it('maps a context-window stop to max_tokens and refusals to other', async () => {
+    await using server = await startFakeAnthropic({
+      script: [
+        { text: 'cut', stopReason: 'model_context_window_exceeded' },
+        { text: '', stopReason: 'refusal' },
+      ],
+    });
+    const model = clientFor(server);
+    await expect(model.complete(ask('x'))).resolves.toMatchObject({
+      text: 'cut',
+      stopReason: 'max_tokens',
+    });
+    await expect(model.complete(ask('x'))).resolves.toMatchObject({
+      text: '',
+      stopReason: 'other',
+    });
+  });
+
   it('reads a growing 6-turn conversation from cache with at most 4 breakpoints', async () => {
     await using server = await startFakeAnthropic({
       script: (request) => `reply ${request.index}`,

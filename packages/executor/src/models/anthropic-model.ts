@@ -168,6 +168,8 @@ const STOP_REASONS: Readonly<Record<string, StopReason>> = {
   end_turn: 'end_turn',
   max_tokens: 'max_tokens',
   stop_sequence: 'stop_sequence',
+  // The window filled up while generating: like max_tokens, the output was cut.
+  model_context_window_exceeded: 'max_tokens',
 };
 
 /** Folds stream events into the final text, stop reason and usage. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../tasks/seeded-random.js';
 import { type CacheBlock, createPromptCache } from './anthropic-prompt-cache.js';
 
 const block = (key: string, tokens: number, breakpoint?: '5m' | '1h'): CacheBlock => ({
@@ -86,5 +87,34 @@ describe('createPromptCache', () => {
     expect(
       cache.account({ model: 'b', blocks: [block('s', 100, '5m')], minTokens: 1 }).cacheReadTokens,
     ).toBe(0);
+  });
+
+  it('always splits the prompt exactly into input, read and written tokens', () => {
+    const random = seededRandom(99);
+    const cache = createPromptCache({ now: () => 0 });
+    for (let request = 0; request < 300; request += 1) {
+      const blocks = Array.from({ length: random.int(1, 30) }, (_, index) =>
+        block(
+          `k${index}-${random.int(0, 2)}`,
+          random.int(0, 400),
+          random.next() < 0.15 ? random.pick(['5m', '1h'] as const) : undefined,
+        ),
+      );
+      const total = blocks.reduce((sum, item) => sum + item.tokens, 0);
+      const account = cache.account({
+        model: random.pick(['a', 'b']),
+        blocks,
+        minTokens: random.int(0, 2000),
+      });
+      const values = Object.values(account);
+      expect(values.every((value) => Number.isInteger(value) && value >= 0)).toBe(true);
+      expect(
+        account.inputTokens +
+          account.cacheReadTokens +
+          account.cacheWrite5mTokens +
+          account.cacheWrite1hTokens,
+      ).toBe(total);
+      if (!blocks.some((item) => item.breakpoint)) expect(account.inputTokens).toBe(total);
+    }
   });
 });

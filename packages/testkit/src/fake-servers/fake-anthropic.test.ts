@@ -222,4 +222,18 @@ describe('startFakeAnthropic', () => {
     });
     expect(response.status).toBe(401);
   });
+
+  it('works with the SDK MessageStream helper and its text events', async () => {
+    await using server = await startFakeAnthropic({
+      script: { text: 'streamed words', stream: { chunks: ['stream', 'ed ', 'words'] } },
+    });
+    const deltas: string[] = [];
+    const stream = client(server.url)
+      .messages.stream(hi)
+      .on('text', (delta) => deltas.push(delta));
+    expect(await stream.finalText()).toBe('streamed words');
+    expect(deltas).toEqual(['stream', 'ed ', 'words']);
+    const final = await stream.finalMessage();
+    expect(final.usage.output_tokens).toBe(4);
+  });
 });
