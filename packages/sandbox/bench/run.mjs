@@ -97,6 +97,22 @@ for (const isolation of ['inline', 'worker']) {
   await sandbox.dispose();
 }
 
+{
+  // Injection alone: an inline sandbox has no worker to start.
+  const text = haystack(50_000_000);
+  let sandbox;
+  const inject = await time(async () => {
+    sandbox = await createSandbox({ isolation: 'inline', context: text });
+  });
+  const slice = await must(sandbox, 'context.slice(1000, 1100).length');
+  record(
+    'create with a 50 MB context (inline)',
+    ms(inject),
+    `then a slicing block: ${ms(slice.executionTime)}`,
+  );
+  await sandbox.dispose();
+}
+
 for (const megabytes of [1, 10, 50]) {
   const text = haystack(megabytes * 1_000_000);
   let sandbox;

@@ -103,8 +103,9 @@ describe('grep', () => {
           context: 0,
           starts: lineStarts(text),
         });
-        // \u2028 is a line terminator for ^/$ with the m flag but not for grep's line split.
-        if (text.includes('\u2028')) return;
+        // A lone \r and \u2028 end a line for ^/$ under the m flag but not for grep's numbering
+        // (which splits on \n), so per-line testing is no oracle for them: documented difference.
+        if (/\r(?!\n)|\u2028/.test(text) && /[$^]/.test(source)) return;
         expect(actual.matches).toEqual(expected);
       }),
     );

@@ -5,6 +5,7 @@ import type {
   QuickJSDeferredPromise,
   QuickJSHandle,
 } from 'quickjs-emscripten-core';
+import { newGuestString } from './new-guest-string.js';
 
 /** Runs one host call for the guest; the engine supplies it (directly or through a worker). */
 export type HostCaller = (
@@ -73,7 +74,10 @@ export class HostBridge {
       (value) =>
         settle(() => {
           const text = value === undefined ? undefined : JSON.stringify(value);
-          const handle = text === undefined ? context.undefined : context.newString(text);
+          const handle =
+            text === undefined
+              ? context.undefined
+              : (newGuestString(context, text) ?? context.newString(text));
           if (context.typeof(handle) !== 'string' && text !== undefined) {
             // newString returns a non-string handle instead of throwing when memory is short.
             handle.dispose();
