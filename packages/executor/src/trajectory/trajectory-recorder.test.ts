@@ -127,3 +127,27 @@ describe('trajectories', () => {
     expect(lines[2]).toMatchObject({ iteration: 2, final_answer: expect.any(String) });
   });
 });
+
+describe('rlmpaper export of a run with a child', () => {
+  it('nests the child iterations under rlm_calls metadata', async () => {
+    const sink = memoryTrajectorySink();
+    const model = scriptedModel((request) => {
+      const turn = request.messages.filter((message) => message.role === 'assistant').length;
+      if (request.messages[0]!.content.includes('string of 3 characters')) {
+        return turn === 0 ? repl('const n = context.length') : 'FINAL_VAR(n)';
+      }
+      return turn === 0
+        ? repl('const r = await rlm_query("len", { context: "abc" })')
+        : 'FINAL_VAR(r)';
+    });
+    await testRLM({ model, maxDepth: 2, trajectory: sink }).completion('root context');
+    const lines = exportRlmpaperLog(sink.records)
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const call = lines[1].code_blocks[0].result.rlm_calls[0];
+    expect(call).toMatchObject({ prompt: 'len', response: '3' });
+    expect(call.metadata.iterations).toHaveLength(2);
+    expect(call.metadata.iterations[0].code_blocks[0].code).toBe('const n = context.length');
+  });
+});
