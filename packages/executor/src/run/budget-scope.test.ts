@@ -1,5 +1,6 @@
 import { scriptedModel, sleep } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
+import { createRLM } from '../index.js';
 import { eventLog, repl, testRLM } from '../testing/rlm-test-kit.js';
 
 const usage = { inputTokens: 1000, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0 };
@@ -111,5 +112,25 @@ describe('tree-wide budgets', () => {
     const shares = events.filter((event) => event.type === 'block-end' && event.depth === 1);
     expect(shares[0]).toMatchObject({ stdout: expect.stringMatching(/^4450\n/) });
     expect(result.status).not.toBe('completed');
+  });
+});
+
+describe('budget exhaustion', () => {
+  it('interrupts sandbox code that is still running when the tree runs out', async () => {
+    // The sub-call is sent before the loop starts spinning; its usage trips the token budget.
+    const model = scriptedModel([repl('llm_query("expensive").then(print)\nwhile (true) {}')]);
+    const subModel = scriptedModel([{ text: 'ok', usage: { ...usage, inputTokens: 50_000 } }], {
+      id: 'scripted/sub',
+    });
+    const rlm = createRLM({
+      model,
+      subModel,
+      budget: { maxTokens: 20_000 },
+      limits: { cpuSliceMs: 30_000 },
+    });
+    const startedAt = performance.now();
+    const result = await rlm.completion('ctx');
+    expect(result.status).toBe('budget_exceeded');
+    expect(performance.now() - startedAt).toBeLessThan(15_000);
   });
 });
