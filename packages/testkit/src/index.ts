@@ -66,6 +66,13 @@ export {
   openAIErrorBody,
 } from './fake-servers/openai-error-body.js';
 export {
+  createPrefixCache,
+  OPENAI_CACHE_INCREMENT_TOKENS,
+  OPENAI_CACHE_MIN_TOKENS,
+  OPENAI_CACHE_TTL_MS,
+  type PrefixCache,
+} from './fake-servers/openai-prefix-cache.js';
+export {
   DEFAULT_FAKE_OPENAI_CONTEXT_WINDOW,
   type OpenAIValidation,
   type OpenAIValidationOptions,

@@ -1,4 +1,4 @@
-import { RlmError } from '@rlm/protocol';
+import { type ChatMessage, RlmError } from '@rlm/protocol';
 import { type FakeOpenAIServer, startFakeOpenAI } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
 import { openaiCompatible } from './openai-compatible-model.js';
@@ -165,5 +165,23 @@ describe('openaiCompatible', () => {
       cacheWriteTokens: 0,
     });
     expect(response.costUsd).toBeCloseTo((200 * 1 + 1 * 2 + 800 * 0.5) / 1e6, 12);
+  });
+
+  it('reads a growing 6-turn conversation from the prefix cache', async () => {
+    await using server = await startFakeOpenAI({ script: (request) => `reply ${request.index}` });
+    const model = clientFor(server, { provider: 'openai' });
+    const messages: ChatMessage[] = [{ role: 'user', content: 'x'.repeat(6_000) }];
+    const reads: number[] = [];
+    for (let turn = 1; turn <= 6; turn += 1) {
+      const response = await model.complete({ system: 'S'.repeat(2_000), messages: [...messages] });
+      reads.push(response.usage.cacheReadTokens);
+      messages.push(
+        { role: 'assistant', content: response.text },
+        { role: 'user', content: `turn ${turn} ${'y'.repeat(600)}` },
+      );
+    }
+    expect(reads[0]).toBe(0);
+    for (let turn = 2; turn < 6; turn += 1) expect(reads[turn]!).toBeGreaterThan(reads[turn - 1]!);
+    expect(reads[1]!).toBeGreaterThanOrEqual(1_024);
   });
 });

@@ -197,4 +197,23 @@ describe('startFakeOpenAI', () => {
       fetch(`${url}/chat/completions`, { method: 'POST', body: '{}' }),
     ).rejects.toThrow();
   });
+
+  it('simulates automatic prefix caching in 128-token steps from 1024 tokens', async () => {
+    await using server = await startFakeOpenAI({ script: 'ok' });
+    const long = 'p'.repeat(4_000 * 4);
+    const ask = (content: string) =>
+      client(server.url).chat.completions.create({ ...hi, messages: [{ role: 'user', content }] });
+    expect((await ask(long)).usage?.prompt_tokens_details?.cached_tokens).toBe(0);
+    const again = await ask(`${long} and more`);
+    expect(again.usage?.prompt_tokens_details?.cached_tokens).toBe(3_968);
+    expect((await ask('short')).usage?.prompt_tokens_details?.cached_tokens).toBe(0);
+    server.clearCache();
+    expect((await ask(long)).usage?.prompt_tokens_details?.cached_tokens).toBe(0);
+  });
+
+  it('reports no cache details for local servers', async () => {
+    await using server = await startFakeOpenAI({ flavor: 'vllm', script: 'ok' });
+    const completion = await client(server.url).chat.completions.create(hi);
+    expect(completion.usage).not.toHaveProperty('prompt_tokens_details');
+  });
 });

@@ -15,7 +15,8 @@ import {
   splitIntoChunks,
 } from './fake-reply.js';
 import { errorKindOf, type OpenAIFlavor, openAIErrorBody } from './openai-error-body.js';
-import { type OpenAIChatBody, openAIConversationOf } from './openai-request.js';
+import { createPrefixCache } from './openai-prefix-cache.js';
+import { type OpenAIChatBody, openAIConversationOf, openAIPromptText } from './openai-request.js';
 import { validateOpenAIRequest } from './openai-validate.js';
 import { serveReply } from './serve-reply.js';
 
@@ -30,7 +31,12 @@ export interface FakeOpenAIOptions {
   requireAuth?: boolean;
   /** When set, only these API keys are accepted. */
   apiKeys?: readonly string[];
-  /** Clock for arrival times. @default Date.now */
+  /**
+   * Simulate automatic prefix caching and report `prompt_tokens_details.cached_tokens`.
+   * @default true for 'openai', false for local servers
+   */
+  promptCaching?: boolean;
+  /** Clock for arrival times and cache expiry. @default Date.now */
   now?: () => number;
 }
 
@@ -40,6 +46,8 @@ export interface FakeOpenAIServer extends AsyncDisposable {
   readonly url: string;
   readonly requests: readonly FakeRequestRecord[];
   script(script: FakeScript): void;
+  /** Forgets every cached prefix. */
+  clearCache(): void;
   close(): Promise<void>;
 }
 
@@ -60,10 +68,12 @@ export async function startFakeOpenAI({
   models,
   requireAuth = flavor === 'openai',
   apiKeys,
+  promptCaching = flavor === 'openai',
   now = Date.now,
 }: FakeOpenAIOptions = {}): Promise<FakeOpenAIServer> {
   let source = createReplySource(script);
   let answered = 0;
+  const prefixCache = createPrefixCache({ now });
 
   async function handle(exchange: FakeExchange): Promise<void> {
     const { record, response } = exchange;
@@ -107,7 +117,10 @@ export async function startFakeOpenAI({
           }),
         success: () => {
           const id = `chatcmpl-fake${record.index + 1}`;
-          const completion = buildCompletion({ body, reply, promptTokens, id, now });
+          const cachedTokens = promptCaching
+            ? prefixCache.cachedTokens({ model: body.model, prompt: openAIPromptText(body) })
+            : undefined;
+          const completion = buildCompletion({ body, reply, promptTokens, cachedTokens, id, now });
           const includeUsage = body.stream_options?.include_usage === true;
           return {
             json: completion,
@@ -125,6 +138,7 @@ export async function startFakeOpenAI({
     script(next) {
       source = createReplySource(next);
     },
+    clearCache: () => prefixCache.clear(),
     close: () => server.close(),
     [Symbol.asyncDispose]: () => server.close(),
   };
@@ -153,12 +167,15 @@ function buildCompletion({
   body,
   reply,
   promptTokens,
+  cachedTokens,
   id,
   now,
 }: {
   body: OpenAIChatBody;
   reply: FakeReply;
   promptTokens: number;
+  /** Tokens served from the prefix cache; `undefined` when the server does not report caching. */
+  cachedTokens: number | undefined;
   id: string;
   now: () => number;
 }): BuiltCompletion {
@@ -176,6 +193,7 @@ function buildCompletion({
   }
   const prompt = reply.usage?.inputTokens ?? promptTokens;
   const completion = reply.usage?.outputTokens ?? Math.max(1, estimateTokens(text));
+  const cached = reply.usage?.cacheReadTokens ?? cachedTokens;
   return {
     id,
     object: 'chat.completion',
@@ -193,9 +211,7 @@ function buildCompletion({
       prompt_tokens: prompt,
       completion_tokens: completion,
       total_tokens: prompt + completion,
-      ...(reply.usage?.cacheReadTokens === undefined
-        ? {}
-        : { prompt_tokens_details: { cached_tokens: reply.usage.cacheReadTokens } }),
+      ...(cached === undefined ? {} : { prompt_tokens_details: { cached_tokens: cached } }),
     },
   };
 }
