@@ -16,8 +16,9 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -120,6 +121,56 @@ function checkExportsExist(name, installedDir) {
   }
 }
 
+/** Every file under `dir` whose name ends with one of `suffixes`. */
+function filesUnder(dir, suffixes) {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && suffixes.some((suffix) => entry.name.endsWith(suffix)))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+const STATIC_IMPORT = /^\s*(?:import|export)\b[^;]*?\bfrom\s*['"]([^'"]+)['"]/gm;
+const BARE_IMPORT = /^\s*import\s*['"]([^'"]+)['"]/gm;
+const DYNAMIC_IMPORT = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/**
+ * Every package the built JavaScript and declarations import must be a declared dependency: in
+ * the shared test project a missing one could be satisfied by another package's dependency and
+ * go unnoticed, while a user installing this package alone would get a crash or `any` types.
+ */
+function checkDeclaredImports(name, installedDir) {
+  const manifest = readJson(join(installedDir, 'package.json'));
+  const declared = new Set([
+    name,
+    ...builtinModules,
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}),
+    ...Object.keys(manifest.optionalDependencies ?? {}),
+  ]);
+  const undeclared = filesUnder(join(installedDir, 'dist'), ['.js', '.d.ts']).flatMap((file) =>
+    importedPackages(readFileSync(file, 'utf8'))
+      .filter((packageName) => !declared.has(packageName))
+      .map((packageName) => `${packageName} (in ${relative(installedDir, file)})`),
+  );
+  if (undeclared.length > 0) {
+    throw new CheckFailed(
+      `${name}: imports packages it does not declare in dependencies or peerDependencies:\n  ${[...new Set(undeclared)].join('\n  ')}`,
+    );
+  }
+}
+
+/** The package names (not relative paths, not `node:` modules) a module's text imports. */
+function importedPackages(text) {
+  const specifiers = [STATIC_IMPORT, BARE_IMPORT, DYNAMIC_IMPORT].flatMap((pattern) =>
+    [...text.matchAll(pattern)].map((match) => match[1]),
+  );
+  return specifiers
+    .filter((specifier) => !/^(\.|\/|node:)/.test(specifier))
+    .map((specifier) => {
+      const parts = specifier.split('/');
+      return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+    });
+}
+
 function checkImport(name, project) {
   const extra = smokeChecks[name]?.js;
   const script = [
@@ -158,8 +209,9 @@ function writeTypeChecks(project, names) {
       types: ['node'],
       strict: true,
       noEmit: true,
-      // Check the packages' own .d.ts files too: a broken declaration is a broken package.
-      skipLibCheck: false,
+      // Checking every .d.ts (the model SDKs' included) costs about half a minute; what could
+      // break in ours, an import of an undeclared package, is found by checkDeclaredImports.
+      skipLibCheck: true,
       verbatimModuleSyntax: true,
     },
     files,
@@ -243,6 +295,7 @@ function main() {
       const { name, version } = manifest;
       const installed = join(project, 'node_modules', name);
       checkExportsExist(name, installed);
+      checkDeclaredImports(name, installed);
       const count = checkImport(name, project);
       // pnpm names a tarball after the package: @scope/name@1.0.0 → scope-name-1.0.0.tgz.
       const tarball = join(tarballs, `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`);
@@ -251,7 +304,7 @@ function main() {
         label: `${name}: publint`,
       });
       console.log(
-        `ok ${name}: ${count} exports import from Node ESM; exports map complete; publint clean`,
+        `ok ${name}: ${count} exports import from Node ESM; exports map complete; imports declared; publint clean`,
       );
     }
 
