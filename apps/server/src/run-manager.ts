@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { RunRecord, RunStore } from '@rlm/memory';
-import { type JsonValue, RlmError, type RunEvent, type TrajectoryRecord } from '@rlm/protocol';
+import { RlmError, type RunEvent, type TrajectoryRecord } from '@rlm/protocol';
 import type { Logger } from 'pino';
 import type { Principal } from './api-key-store.js';
 import type { ContextStore } from './context-store.js';
 import type { EventHub } from './event-hub.js';
-import type { EffectiveBudget, EngineTool, RunEngine } from './run-engine.js';
+import type { EffectiveBudget, EngineTool, RunEngine, RunEngineInput } from './run-engine.js';
 import { type RunMeta, runMetaSchema } from './run-meta.js';
 import type { RunMetrics } from './run-metrics.js';
 import {
@@ -112,39 +112,23 @@ export function createRunManager(options: RunManagerOptions): RunManager {
   }
 
   async function execute(runId: string, run: ActiveRun): Promise<void> {
-    const { input, controller } = run;
     let chain: Promise<void> = Promise.resolve();
-    const onEvent = (event: RunEvent) => {
-      // Appends are chained so events keep their order; a reader only sees an event once stored.
-      chain = chain.then(
-        () => persist(runId, [event]),
-        () => persist(runId, [event]),
+    // Writes are chained so they keep their order; a reader only sees an event once stored. The
+    // chain never rejects: a failed write is logged, and later writes still happen.
+    const write = (what: string, task: () => Promise<unknown>) => {
+      chain = chain.then(task).then(
+        () => undefined,
+        (error: unknown) => logger.error({ runId, err: error }, `${what} not persisted`),
       );
-      chain.catch((error: unknown) => logger.error({ runId, err: error }, 'event not persisted'));
     };
-    const onTrajectory = (record: TrajectoryRecord) => {
-      chain = chain.then(() => store.appendTrajectory(runId, record));
-    };
+    const onEvent = (event: RunEvent) => write('event', () => persist(runId, [event]));
+    const onTrajectory = (record: TrajectoryRecord) =>
+      write('trajectory record', () => store.appendTrajectory(runId, record));
     let outcome: RunOutcome;
     try {
       await store.updateRun(runId, { status: 'running' });
       hub.notify(runId);
-      const context: JsonValue = await contexts.load(input.contextId);
-      const config = profileNamed(input.profileName);
-      const result = await engine.run({
-        runId,
-        query: input.query,
-        context,
-        profileName: input.profileName,
-        profile: config,
-        budget: input.budget,
-        signal: controller.signal,
-        onEvent,
-        onTrajectory,
-        ...(input.systemPrompt === undefined ? {} : { systemPrompt: input.systemPrompt }),
-        ...(input.tools === undefined ? {} : { tools: input.tools }),
-        ...(input.recorded === undefined ? {} : { recorded: input.recorded }),
-      });
+      const result = await engine.run(await engineInput(runId, run, { onEvent, onTrajectory }));
       outcome = outcomeFromCompletion(result);
     } catch (error) {
       const info = RlmError.is(error)
@@ -156,13 +140,34 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         onEvent(event);
       }
     }
-    await chain.catch(() => undefined);
+    await chain;
     if (run.interruptedBy !== undefined) {
       const error = { code: 'server.unavailable', message: run.interruptedBy };
       await persist(runId, serverEndEvents(runId, { status: 'interrupted', at: now(), error }));
       outcome = { ...outcome, status: 'interrupted', error };
     }
     await finish(runId, run, outcome);
+  }
+
+  async function engineInput(
+    runId: string,
+    { input, controller }: ActiveRun,
+    hooks: Pick<RunEngineInput, 'onEvent' | 'onTrajectory'>,
+  ): Promise<RunEngineInput> {
+    const { systemPrompt, tools, recorded } = input;
+    return {
+      runId,
+      query: input.query,
+      context: await contexts.load(input.contextId),
+      profileName: input.profileName,
+      profile: profileNamed(input.profileName),
+      budget: input.budget,
+      signal: controller.signal,
+      ...hooks,
+      ...(systemPrompt === undefined ? {} : { systemPrompt }),
+      ...(tools === undefined ? {} : { tools }),
+      ...(recorded === undefined ? {} : { recorded }),
+    };
   }
 
   function profileNamed(name: string) {
