@@ -125,4 +125,24 @@ describe('the RLM loop', () => {
     const result = await testRLM({ model }).completion('ctx');
     expect(result).toMatchObject({ status: 'error', answer: null, error: { code: 'model.auth' } });
   });
+
+  it('gives each depth its own iteration count from iterationsForDepth', async () => {
+    const model = scriptedModel([repl('print(1)'), 'Out of turns: 1']);
+    const result = await testRLM({ model, iterationsForDepth: [1] }).completion('ctx');
+    expect(result).toMatchObject({
+      status: 'max_iterations',
+      iterations: 1,
+      answer: 'Out of turns: 1',
+    });
+  });
+
+  it('runs ```js blocks only when the caller opts in', async () => {
+    const js = 'Here:\n```js\nconst v = 6 * 7\n```';
+    const off = scriptedModel([js, 'FINAL_VAR(v)', 'FINAL(none)']);
+    const on = scriptedModel([js, 'FINAL_VAR(v)']);
+    expect((await testRLM({ model: off }).completion('ctx')).answer).toBe('none');
+    expect((await testRLM({ model: on, codeLanguages: ['js'] }).completion('ctx')).answer).toBe(
+      '42',
+    );
+  });
 });
