@@ -1,12 +1,11 @@
 import { join } from 'node:path';
-import { RlmError } from '@rlm/protocol';
 import { writeReport } from '../report/write-report.js';
-import { type ScoreFunction, scoreAnswer } from '../scorers/score-answer.js';
+import type { ScoreFunction } from '../scorers/score-answer.js';
 import type { EvalTask } from '../task/eval-task.js';
-import { type AttemptOutcome, describeFailure } from './attempt-outcome.js';
 import type { EvalProgress } from './eval-progress.js';
-import { type EvalSystem, type EvalSystemInput, evalSystemSchema } from './eval-system.js';
+import type { EvalSystem, EvalSystemInput } from './eval-system.js';
 import { createModelResolver, type ModelResolver } from './model-resolver.js';
+import { checkCounts, parseSystems } from './parse-eval-options.js';
 import { type ResultRow, rowKey } from './result-row.js';
 import {
   appendResultRow,
@@ -15,9 +14,11 @@ import {
   resetResultsFile,
   rewriteResultRows,
 } from './results-file.js';
-import { runBaseAttempt } from './run-base-attempt.js';
+import { attemptJob, toRow } from './run-attempt-job.js';
 import { writeRunManifest } from './run-manifest.js';
-import { runRlmAttempt } from './run-rlm-attempt.js';
+import { type EvalStop, type Job, runPool } from './run-pool.js';
+
+export type { EvalStop } from './run-pool.js';
 
 /** @default 1 */
 export const DEFAULT_EVAL_CONCURRENCY = 1;
@@ -49,21 +50,12 @@ export interface RunEvalOptions {
   now?: () => number;
 }
 
-/** Why an eval stopped before running every attempt. */
-export type EvalStop = 'budget' | 'cancelled';
-
 export interface EvalRun {
   /** Every row: resumed ones first, then this session's in finishing order. */
   rows: ResultRow[];
   /** Attempts that have no row (budget stop or cancellation). */
   pending: number;
   stoppedBy: EvalStop | null;
-}
-
-interface Job {
-  task: EvalTask;
-  system: EvalSystem;
-  attempt: number;
 }
 
 /**
@@ -209,195 +201,4 @@ function planJobs({
     }
   }
   return jobs;
-}
-
-/**
- * Runs jobs with at most `concurrency` at once; before starting each, asks `stopReason` whether
- * to stop starting new ones (running ones always finish). Returns the first stop reason seen.
- */
-async function runPool(
-  jobs: readonly Job[],
-  {
-    concurrency,
-    stopReason,
-    run,
-  }: {
-    concurrency: number;
-    stopReason: () => EvalStop | null;
-    run: (job: Job, running: () => number) => Promise<void>;
-  },
-): Promise<EvalStop | null> {
-  let next = 0;
-  let running = 0;
-  let stopped: EvalStop | null = null;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (next < jobs.length && stopped === null && failure === undefined) {
-      stopped = stopReason();
-      if (stopped !== null) return;
-      const job = jobs[next] as Job;
-      next += 1;
-      running += 1;
-      try {
-        await run(job, () => running - 1);
-      } catch (error) {
-        // Fatal (configuration) errors stop every worker; the first one is rethrown below.
-        failure ??= { error };
-      } finally {
-        running -= 1;
-      }
-    }
-  };
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, Math.max(1, jobs.length)) }, worker),
-  );
-  if (failure !== undefined) throw failure.error;
-  return stopped ?? stopReason();
-}
-
-async function attemptJob(
-  { task, system }: Job,
-  {
-    resolveModel,
-    outDir,
-    signal,
-    now,
-  }: {
-    resolveModel: ModelResolver;
-    outDir: string | undefined;
-    signal: AbortSignal | undefined;
-    now: () => number;
-  },
-): Promise<AttemptOutcome | undefined> {
-  try {
-    if (system.kind === 'base')
-      return await runBaseAttempt({ system, task, resolveModel, signal, now });
-    const trajectoryDir =
-      outDir === undefined ? undefined : join(outDir, 'trajectories', system.name);
-    return await runRlmAttempt({ system, task, resolveModel, trajectoryDir, signal, now });
-  } catch (error) {
-    if (signal?.aborted) return undefined;
-    // A configuration failure (missing key, unknown driver) is the same for every task: stop.
-    if (RlmError.is(error) && isConfigurationError(error.code)) throw error;
-    return {
-      answer: null,
-      status: 'error',
-      costUsd: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      latencyMs: 0,
-      iterations: 0,
-      trajectoryPath: null,
-      promptVersion: null,
-      truncatedChars: 0,
-      contextChars: 0,
-      model: system.model,
-      error: describeFailure(error),
-    };
-  }
-}
-
-const CONFIGURATION_CODES = new Set([
-  'model.missing_api_key',
-  'model.unknown_provider',
-  'config.invalid',
-  'cli.usage',
-  'protocol.invalid_config',
-  'prompts.driver_not_found',
-  'prompts.driver_conflict',
-]);
-
-function isConfigurationError(code: string): boolean {
-  return CONFIGURATION_CODES.has(code);
-}
-
-function toRow(
-  { task, system, attempt }: Job,
-  {
-    outcome,
-    scorers,
-    now,
-  }: {
-    outcome: AttemptOutcome;
-    scorers: Readonly<Record<string, ScoreFunction>>;
-    now: () => number;
-  },
-): ResultRow {
-  const { score, passed } = scoreAnswer(
-    task.scorer,
-    { answer: outcome.answer, expected: task.answer },
-    { custom: scorers },
-  );
-  const size = task.meta['size'];
-  return {
-    taskId: task.id,
-    system: system.name,
-    attempt,
-    benchmark: typeof task.meta['benchmark'] === 'string' ? task.meta['benchmark'] : 'custom',
-    expected: task.answer,
-    score,
-    passed,
-    ...outcome,
-    // Generated tasks are grouped by the size asked for; others by the length actually read.
-    contextChars: typeof size === 'number' ? size : outcome.contextChars,
-    finishedAt: new Date(now()).toISOString(),
-  };
-}
-
-function parseSystems(input: readonly EvalSystemInput[]): EvalSystem[] {
-  const issues: string[] = [];
-  const systems: EvalSystem[] = [];
-  for (const [index, system] of input.entries()) {
-    const result = evalSystemSchema.safeParse(system);
-    if (result.success) systems.push(result.data);
-    else
-      issues.push(
-        ...result.error.issues.map(
-          (issue) => `systems.${index}.${issue.path.join('.')}: ${issue.message}`,
-        ),
-      );
-  }
-  const names = systems.map((system) => system.name);
-  const duplicate = names.find((name, index) => names.indexOf(name) !== index);
-  if (duplicate !== undefined) issues.push(`systems: the name "${duplicate}" is used twice`);
-  if (input.length === 0) issues.push('systems: expected at least one system');
-  if (issues.length > 0) {
-    throw new RlmError({
-      code: 'protocol.invalid_config',
-      message: `Invalid eval systems: ${issues.join('; ')}`,
-      details: { issues },
-    });
-  }
-  return systems;
-}
-
-function checkCounts({
-  attempts,
-  concurrency,
-  tasks,
-}: {
-  attempts: number;
-  concurrency: number;
-  tasks: readonly EvalTask[];
-}): void {
-  const issues: string[] = [];
-  if (!Number.isInteger(attempts) || attempts < 1) {
-    issues.push(`attempts: expected a positive integer, got ${attempts}`);
-  }
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    issues.push(`concurrency: expected a positive integer, got ${concurrency}`);
-  }
-  // Rows are keyed by task id, so two tasks with one id would overwrite each other's results.
-  const ids = new Set<string>();
-  for (const task of tasks) {
-    if (ids.has(task.id)) issues.push(`tasks: the id "${task.id}" is used twice`);
-    ids.add(task.id);
-  }
-  if (issues.length > 0) {
-    throw new RlmError({
-      code: 'protocol.invalid_config',
-      message: `Invalid eval options: ${issues.join('; ')}`,
-      details: { issues },
-    });
-  }
 }
