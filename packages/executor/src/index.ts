@@ -14,6 +14,7 @@ export {
   ANTHROPIC_MODELS,
   ANTHROPIC_PRICES_AS_OF,
   type AnthropicModelInfo,
+  anthropicModelInfo,
   DEFAULT_ANTHROPIC_CONTEXT_WINDOW,
 } from './models/anthropic-models.js';
 export { MAX_CACHE_BREAKPOINTS, type PromptCachingMode } from './models/anthropic-params.js';

@@ -65,6 +65,7 @@ export const budgetConfigSchema = z.strictObject({
   /** @default DEFAULT_MAX_CONSECUTIVE_ERRORS */
   maxConsecutiveErrors: positiveInt.default(DEFAULT_MAX_CONSECUTIVE_ERRORS),
 });
+/** `budget` as callers write it. */
 export type BudgetConfig = z.input<typeof budgetConfigSchema>;
 
 /** Limits of the sandbox and of each turn. */
@@ -84,6 +85,7 @@ export const limitsConfigSchema = z.strictObject({
   /** Characters of each block's output shown to the model. @default 20_000 */
   maxOutputChars: positiveInt.default(20_000),
 });
+/** `limits` as callers write it. */
 export type LimitsConfig = z.input<typeof limitsConfigSchema>;
 
 /** The configuration `createRLM` accepts; every field is validated with a message naming it. */

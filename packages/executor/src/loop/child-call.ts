@@ -6,6 +6,7 @@ import type { Invoke } from './invocation-spec.js';
 import { errorString, preview } from './sub-call.js';
 import { childSystemPrompt, iterationsFor } from './system-prompts.js';
 
+/** What `childCall` needs: the call's arguments, the calling block's signal and how to invoke. */
 export interface ChildCallInput {
   prompt: string;
   context?: JsonValue | undefined;

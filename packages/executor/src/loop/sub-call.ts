@@ -13,6 +13,7 @@ import { recordedText } from '../trajectory/trajectory-recorder.js';
 /** Characters of a prompt or response shown in `subcall-*` events. */
 export const PREVIEW_CHARS = 200;
 
+/** The first `PREVIEW_CHARS` of a text, for events. */
 export function preview(text: string): string {
   return text.length <= PREVIEW_CHARS ? text : `${text.slice(0, PREVIEW_CHARS)}…`;
 }
@@ -22,6 +23,7 @@ export function errorString(error: unknown): string {
   return `Error: ${errorInfo(error).message}`;
 }
 
+/** One plain sub-call: the model, the prompt and (at the depth limit) the flat system prompt. */
 export interface OneShotInput {
   model: LanguageModel;
   prompt: string;

@@ -8,7 +8,7 @@ import {
   type StopReason,
 } from '@rlm/protocol';
 import { fromAnthropicError } from './anthropic-error.js';
-import { ANTHROPIC_MODELS, DEFAULT_ANTHROPIC_CONTEXT_WINDOW } from './anthropic-models.js';
+import { anthropicModelInfo, DEFAULT_ANTHROPIC_CONTEXT_WINDOW } from './anthropic-models.js';
 import {
   buildAnthropicParams,
   countCacheBreakpoints,
@@ -89,7 +89,7 @@ export function anthropic({
   fetch,
 }: AnthropicOptions): LanguageModel {
   const id = `anthropic/${model}`;
-  const known = ANTHROPIC_MODELS[model];
+  const known = anthropicModelInfo(model);
   const price = pricing ?? known?.pricing;
   const queue =
     limiter ??

@@ -64,3 +64,11 @@ export const ANTHROPIC_MODELS: Readonly<Record<string, AnthropicModelInfo>> = {
 
 /** The context window assumed for Claude models missing from the table. */
 export const DEFAULT_ANTHROPIC_CONTEXT_WINDOW = 200_000;
+
+/**
+ * What the table knows about `model`, also for dated snapshot ids (`claude-sonnet-5-5-20261001`
+ * falls back to `claude-sonnet-5-5`); `undefined` for unknown models.
+ */
+export function anthropicModelInfo(model: string): AnthropicModelInfo | undefined {
+  return ANTHROPIC_MODELS[model] ?? ANTHROPIC_MODELS[model.replace(/-\d{8}$/, '')];
+}

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ANTHROPIC_MODELS, ANTHROPIC_PRICES_AS_OF } from './anthropic-models.js';
+import {
+  ANTHROPIC_MODELS,
+  ANTHROPIC_PRICES_AS_OF,
+  anthropicModelInfo,
+} from './anthropic-models.js';
 import { costOfCall } from './model-pricing.js';
 
 const none = {
@@ -40,5 +44,12 @@ describe('costOfCall', () => {
 
   it('dates the price table', () => {
     expect(ANTHROPIC_PRICES_AS_OF).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it('finds dated snapshot ids under their base model and nothing for unknown ones', () => {
+    expect(anthropicModelInfo('claude-sonnet-5-5-20261001')).toBe(
+      ANTHROPIC_MODELS['claude-sonnet-5-5'],
+    );
+    expect(anthropicModelInfo('claude-unknown-1')).toBeUndefined();
   });
 });

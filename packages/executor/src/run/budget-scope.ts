@@ -33,6 +33,7 @@ export interface BudgetRemaining {
   wallTimeMs: number | null;
 }
 
+/** How a scope is placed in the tree and what it enforces. */
 export interface BudgetScopeOptions {
   parent?: BudgetScope | undefined;
   limits?: ScopeLimits;

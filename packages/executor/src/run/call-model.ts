@@ -3,6 +3,7 @@ import { errorInfo } from './error-info.js';
 import { raceAbort } from './race-abort.js';
 import type { RunNode } from './run-node.js';
 
+/** One model call to make for a node. */
 export interface CallModelInput {
   model: LanguageModel;
   system?: string | undefined;

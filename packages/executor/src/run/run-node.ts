@@ -10,6 +10,7 @@ export type RunEventBody = RunEvent extends infer E
     : never
   : never;
 
+/** Ids and budget scope of a new node. */
 export interface RunNodeOptions {
   runId: string;
   parentRunId: string | null;

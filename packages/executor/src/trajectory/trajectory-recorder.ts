@@ -25,6 +25,7 @@ export function recordedText(text: string, maxChars = DEFAULT_MAX_RECORDED_MESSA
   return `${redactText(text.slice(0, maxChars))}… + [${text.length - maxChars} chars... sha256:${hash}]`;
 }
 
+/** One model call and its outcome, as the recorder receives it. */
 export interface ExchangeInput {
   runId: string;
   callId: string;
