@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { RlmError } from '@rlm/protocol';
+import { type ErrorCode, RlmError } from '@rlm/protocol';
 import { generateBenchmark } from '../generators/generate-benchmark.js';
 import { compareRuns, renderComparison } from '../report/compare-runs.js';
 import { renderMarkdownReport } from '../report/render-markdown-report.js';
@@ -38,7 +38,7 @@ export interface EvalCommandIo {
 /** Exit codes of `rlm eval`. */
 export const EVAL_EXIT = { ok: 0, failure: 1, usage: 2, cancelled: 130 } as const;
 
-const USAGE_CODES = new Set([
+const USAGE_CODES = new Set<ErrorCode>([
   'eval.invalid_task',
   'cli.usage',
   'protocol.invalid_config',

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { RlmError } from '@rlm/protocol';
+import { type ErrorCode, RlmError } from '@rlm/protocol';
 import { type ScoreFunction, scoreAnswer } from '../scorers/score-answer.js';
 import { type AttemptOutcome, describeFailure } from './attempt-outcome.js';
 import type { ModelResolver } from './model-resolver.js';
@@ -54,7 +54,7 @@ export async function attemptJob(
   }
 }
 
-const CONFIGURATION_CODES = new Set([
+const CONFIGURATION_CODES = new Set<ErrorCode>([
   'model.missing_api_key',
   'model.unknown_provider',
   'config.invalid',
@@ -64,7 +64,7 @@ const CONFIGURATION_CODES = new Set([
   'prompts.driver_conflict',
 ]);
 
-function isConfigurationError(code: string): boolean {
+function isConfigurationError(code: ErrorCode): boolean {
   return CONFIGURATION_CODES.has(code);
 }
 
