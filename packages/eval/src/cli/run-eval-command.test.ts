@@ -123,6 +123,41 @@ describe('runEvalCommand', () => {
     expect(rows.every((row) => row.costUsd > 0)).toBe(true);
   });
 
+  it('exits 130 when cancelled, keeping finished rows and writing their report', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'eval-cli-'));
+    const controller = new AbortController();
+    const run = io(cwd, { signal: controller.signal });
+    const write = run.io.stderr.write;
+    run.io.stderr.write = (text: string) => {
+      if (text.includes(' 1/4 ')) controller.abort();
+      return write(text);
+    };
+    const args = [
+      '--benchmark',
+      'sniah',
+      '--sizes',
+      '2k',
+      '--tasks',
+      '4',
+      '--systems',
+      'base',
+      '--model',
+      'testkit:reference',
+      '--out',
+      'out',
+    ];
+    expect(await runEvalCommand(args, run.io)).toBe(EVAL_EXIT.cancelled);
+    expect(run.stderr()).toContain('Cancelled: 3 attempts not run (use --resume to continue).');
+    expect(await readFile(join(cwd, 'out', 'report.md'), 'utf8')).toContain('| base | 100.0%');
+
+    const resumed = io(cwd);
+    expect(await runEvalCommand([...args, '--resume'], resumed.io)).toBe(EVAL_EXIT.ok);
+    expect(resumed.stderr()).toContain('4/4');
+    expect(
+      (await readFile(join(cwd, 'out', 'results.jsonl'), 'utf8')).trim().split('\n'),
+    ).toHaveLength(4);
+  });
+
   it('exits 2 naming the line of a bad JSONL task', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'eval-cli-'));
     await writeFile(
