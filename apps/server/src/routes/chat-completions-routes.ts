@@ -1,10 +1,10 @@
 import { RlmError, totalUsage } from '@rlm/protocol';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from '../app-env.js';
 import { chatCompletionRequestSchema, toRunInput } from '../chat-completion-request.js';
 import { effectiveBudget } from '../effective-budget.js';
+import { guardedSse } from '../guarded-sse.js';
 import { payloadTooLarge } from '../payload-too-large.js';
 import { readJsonBody } from '../read-json-body.js';
 import type { RunOutcome } from '../run-outcome.js';
@@ -76,7 +76,7 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
         });
       }
       const includeUsage = body.stream_options?.include_usage === true;
-      return streamSSE(c, async (stream) => {
+      return guardedSse(c, async (stream) => {
         stream.onAbort(() => void runs.cancel(record.id));
         const chunk = (delta: object, finish: string | null) =>
           stream.writeSSE({

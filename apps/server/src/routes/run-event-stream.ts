@@ -1,7 +1,9 @@
 import type { RunStore, StoredRunEvent } from '@rlm/memory';
 import type { Context } from 'hono';
-import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
+import type { SSEStreamingApi } from 'hono/streaming';
+import type { AppEnv } from '../app-env.js';
 import type { EventHub } from '../event-hub.js';
+import { guardedSse } from '../guarded-sse.js';
 
 const PAGE_SIZE = 500;
 
@@ -23,9 +25,9 @@ export interface RunEventStreamOptions {
  * Idle streams get a comment heartbeat; when the run has ended the stream sends `event: end`
  * and closes.
  */
-export function streamRunEvents(c: Context, options: RunEventStreamOptions): Response {
+export function streamRunEvents(c: Context<AppEnv>, options: RunEventStreamOptions): Response {
   const { store, hub, runId, heartbeatMs, isFinished } = options;
-  return streamSSE(c, async (stream) => {
+  return guardedSse(c, async (stream) => {
     const aborted = new AbortController();
     stream.onAbort(() => aborted.abort());
     let seq = options.afterSeq;

@@ -43,32 +43,11 @@ export function scriptedEngine(modelFor: (input: RunEngineInput) => LanguageMode
         maxDepth: input.budget.maxDepth,
         promptVersion: 'scripted',
       });
-      let usage = emptyUsage();
-      let answer: string | null = null;
-      let partial: string | null = null;
-      let status: RunStatus = 'max_iterations';
-      let error: { code: string; message: string } | null = null;
-      let iterations = 0;
-      while (iterations < input.budget.maxIterations && status === 'max_iterations') {
-        const outcome = await iterate({ model, input, emit, iteration: iterations });
-        iterations += 1;
-        if ('failure' in outcome) {
-          status = input.signal.aborted ? 'cancelled' : 'error';
-          error = input.signal.aborted ? null : outcome.failure;
-          if (error !== null) emit({ type: 'error', error });
-          break;
-        }
-        usage = addCallUsage(usage, {
-          model: outcome.response.model,
-          usage: outcome.response.usage,
-        });
-        partial = outcome.response.text;
-        if (outcome.final !== null) {
-          answer = outcome.final;
-          status = 'completed';
-          emit({ type: 'final-answer', answer, source: 'text' });
-        }
-      }
+      const { usage, answer, partial, status, error, iterations } = await loop({
+        model,
+        input,
+        emit,
+      });
       const durationMs = Date.now() - started;
       const partialAnswer = status === 'completed' ? null : partial;
       emit({ type: 'run-end', status, answer, partialAnswer, usage, iterations, durationMs });
@@ -90,6 +69,42 @@ export function scriptedEngine(modelFor: (input: RunEngineInput) => LanguageMode
       } satisfies RLMChatCompletion;
     },
   };
+}
+
+/** Iterates until a FINAL answer, a failure or the iteration budget. */
+async function loop({
+  model,
+  input,
+  emit,
+}: {
+  model: LanguageModel;
+  input: RunEngineInput;
+  emit: Emit;
+}) {
+  let usage = emptyUsage();
+  let answer: string | null = null;
+  let partial: string | null = null;
+  let status: RunStatus = 'max_iterations';
+  let error: { code: string; message: string } | null = null;
+  let iterations = 0;
+  while (iterations < input.budget.maxIterations && status === 'max_iterations') {
+    const outcome = await iterate({ model, input, emit, iteration: iterations });
+    iterations += 1;
+    if ('failure' in outcome) {
+      status = input.signal.aborted ? 'cancelled' : 'error';
+      error = input.signal.aborted ? null : outcome.failure;
+      if (error !== null) emit({ type: 'error', error });
+      break;
+    }
+    usage = addCallUsage(usage, { model: outcome.response.model, usage: outcome.response.usage });
+    partial = outcome.response.text;
+    if (outcome.final !== null) {
+      answer = outcome.final;
+      status = 'completed';
+      emit({ type: 'final-answer', answer, source: 'text' });
+    }
+  }
+  return { usage, answer, partial, status, error, iterations };
 }
 
 /** One iteration: one model call with its events; the FINAL answer in the reply, if any. */
