@@ -13,6 +13,8 @@ import type { FromWorker, Request, ToWorker, WorkerBoot } from './worker-message
 
 /** Native stack of the worker: room for QuickJS's 1 MiB guest stack limit plus host frames. */
 const WORKER_STACK_MB = 32;
+/** How long `dispose()` waits for an aborted block before terminating the worker. */
+const DISPOSE_GRACE_MS = 1_000;
 /** Extra time past a block's own limits before the host gives up on an unresponsive worker. */
 const WATCHDOG_GRACE_MS = 10_000;
 
@@ -35,6 +37,8 @@ export class WorkerSandbox implements Sandbox {
   readonly #queue = new SerialQueue();
   readonly #replies = new Map<number, PendingReply>();
   readonly #hostCalls = new Map<number, AbortController>();
+  /** Aborted by `dispose()`: stops the running block. */
+  readonly #lifetime = new AbortController();
   #nextId = 1;
   #poisonReason: string | undefined;
   #disposed = false;
@@ -204,8 +208,6 @@ export class WorkerSandbox implements Sandbox {
     });
   }
 
-  readonly #lifetime = new AbortController();
-
   async getVariable(name: string): Promise<JsonValue | undefined> {
     return this.#serially(
       async () => (await this.#request({ type: 'getVariable', name })) as JsonValue | undefined,
@@ -235,9 +237,19 @@ export class WorkerSandbox implements Sandbox {
     this.#disposed = true;
     for (const controller of this.#hostCalls.values()) controller.abort();
     this.#hostCalls.clear();
-    // Whatever the worker is doing, terminating it frees the engine and its WASM memory.
-    await this.#queue.run(async () => undefined).catch(() => undefined);
+    // Give the aborted block a moment to report back, then terminate the worker whatever it is
+    // doing: that frees the engine and its WASM memory. Anything still waiting is rejected.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.#queue.run(async () => undefined).catch(() => undefined),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, DISPOSE_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(timer);
     await this.#worker.terminate();
-    this.#poison('the sandbox was disposed');
+    const error = disposedError();
+    for (const pending of this.#replies.values()) pending.reject(error);
+    this.#replies.clear();
   }
 }
