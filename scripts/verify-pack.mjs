@@ -266,7 +266,9 @@ function main() {
     const files = readdirSync(tarballs).filter((file) => file.endsWith('.tgz'));
     console.log(`packed ${files.length}: ${files.join(', ')}`);
     if (files.length !== packages.length) {
-      throw new CheckFailed(`expected ${packages.length} tarballs, pnpm pack wrote ${files.length}`);
+      throw new CheckFailed(
+        `expected ${packages.length} tarballs, pnpm pack wrote ${files.length}`,
+      );
     }
 
     // An empty npm project outside the workspace. All tarballs go into one install so internal
