@@ -27,6 +27,17 @@ describe('policies through the real loop and clients', () => {
     expect(server.requests.every((request) => request.status === 200)).toBe(true);
   });
 
+  it('finds a needle with the host grep helper', async () => {
+    const task = needleHaystack({ chars: 200_000, seed: 8 });
+    const model = scriptedModel(policies.needleFinder({ useGrep: true }));
+    const result = await createRLM({ model, isolation: 'inline' }).completion(task.context, {
+      query: task.query,
+    });
+    expect(result).toMatchObject({ status: 'completed', answer: task.answer });
+    // Two root turns and one sub-call for the single matching line.
+    expect(model.calls).toBe(3);
+  });
+
   it('counts labels with chunkAndAggregate over the OpenAI-compatible client', async () => {
     const task = labelledRecords({ count: 30, seed: 6 });
     await using server = await startFakeOpenAI({
