@@ -145,4 +145,13 @@ describe('the RLM loop', () => {
       '42',
     );
   });
+
+  it('exposes run metadata as __rlm, refreshed each turn', async () => {
+    const show =
+      'print([__rlm.depth, __rlm.maxDepth, __rlm.iteration, __rlm.maxIterations, __rlm.runId].join(" "))';
+    const model = scriptedModel([repl(show), repl(show), 'FINAL(ok)']);
+    await testRLM({ model, maxIterations: 5, generateId: () => 'run-9' }).completion('ctx');
+    expect(model.requests[1]!.messages.at(-2)!.content).toBe('REPL output:\n0 1 0 5 run-9');
+    expect(model.requests[2]!.messages.at(-2)!.content).toBe('REPL output:\n0 1 1 5 run-9');
+  });
 });
