@@ -82,6 +82,17 @@ describe.each(ISOLATIONS)('context helpers (%s)', (isolation) => {
     });
   });
 
+  it('scans a non-string payload as its 2-space JSON text', async () => {
+    const payload = [{ role: 'user', content: 'find the needle' }];
+    await withSandbox({ isolation, context: payload }, async (sandbox) => {
+      await sandbox.execute('const hit = (await grep("needle")).matches[0];');
+      expect(await sandbox.getVariable('hit')).toEqual({
+        line: 4,
+        text: '    "content": "find the needle"',
+      });
+    });
+  });
+
   it('refuses a missing payload with a clear error', async () => {
     await withSandbox({ isolation }, async (sandbox) => {
       const result = await sandbox.execute('await grep("x")');

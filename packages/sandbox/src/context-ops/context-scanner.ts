@@ -25,14 +25,15 @@ export interface ContextScannerOptions {
 }
 
 /**
- * Runs the context helpers for one sandbox. Payload text is kept here (non-string payloads as
- * their JSON text) and copied once into a scan worker, started on first use; each scan gets a
+ * Runs the context helpers for one sandbox. Payloads are kept here and their text (non-string
+ * payloads as JSON) is copied once into a scan worker, started on first use; each scan gets a
  * deadline, and a scan past it terminates the worker (a fresh one is started for the next scan),
  * so a catastrophic pattern never freezes the thread that runs the sandbox.
  */
 export class ContextScanner {
   readonly #options: ContextScannerOptions;
-  readonly #payloads = new Map<string, string>();
+  /** Payload values; their text is made when a scan worker first needs it. */
+  readonly #payloads = new Map<string, JsonValue>();
   readonly #queue = new SerialQueue();
   #worker: Worker | undefined;
   #nextRequest = 1;
@@ -46,9 +47,12 @@ export class ContextScanner {
   setPayload(name: string, value: JsonValue): void {
     if (!CONTEXT_NAME.test(name)) return;
     const key = name === 'context' ? 'context_0' : name;
-    const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
-    this.#payloads.set(key, text);
-    this.#worker?.postMessage({ type: 'payload', name: key, text } satisfies ToScanWorker);
+    this.#payloads.set(key, value);
+    this.#worker?.postMessage({
+      type: 'payload',
+      name: key,
+      text: payloadText(value),
+    } satisfies ToScanWorker);
   }
 
   /**
@@ -135,8 +139,12 @@ export class ContextScanner {
     });
     setMaxListeners(0, worker);
     worker.unref();
-    for (const [name, text] of this.#payloads) {
-      worker.postMessage({ type: 'payload', name, text } satisfies ToScanWorker);
+    for (const [name, value] of this.#payloads) {
+      worker.postMessage({
+        type: 'payload',
+        name,
+        text: payloadText(value),
+      } satisfies ToScanWorker);
     }
     this.#worker = worker;
     return worker;
@@ -148,4 +156,9 @@ export class ContextScanner {
     void this.#worker?.terminate();
     this.#worker = undefined;
   }
+}
+
+/** What the helpers scan: a string payload as is, anything else as its 2-space JSON text. */
+function payloadText(value: JsonValue): string {
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
 }
