@@ -48,3 +48,16 @@ describe('rlm prompts show', () => {
     expect(result.stderr).toContain('built-in driver name');
   });
 });
+
+describe('rlm prompts show errors', () => {
+  it('explains a bad --depth in one sentence, exit 2', async () => {
+    const result = await spawnCli(['prompts', 'show', '--depth', 'x'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+    });
+    expect(result).toMatchObject({
+      code: 2,
+      stderr: 'rlm: --depth must be a whole number from 0 (the root), got x.\n',
+    });
+  });
+});

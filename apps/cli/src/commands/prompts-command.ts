@@ -1,4 +1,5 @@
 import { buildSystemPrompt, renderPromptReport, type SystemPromptOptions } from '@rlm/prompts';
+import { RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { readDrivers } from '../config/read-drivers.js';
@@ -49,8 +50,16 @@ Examples:
       flags: readConfigFlags(options),
       ...(options.config === undefined ? {} : { configPath: options.config }),
     });
+    const depth = Number(options.depth);
+    if (!Number.isInteger(depth) || depth < 0) {
+      throw new RlmError({
+        code: 'cli.usage',
+        message: `--depth must be a whole number from 0 (the root), got ${options.depth}.`,
+        details: { option: '--depth' },
+      });
+    }
     const promptOptions: SystemPromptOptions = {
-      depth: Number(options.depth),
+      depth,
       maxDepth: config.maxDepth,
       mode: config.mode,
       drivers: await readDrivers(config.drivers),

@@ -1,6 +1,7 @@
 import { type RLMChatCompletion, RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
+import { ensureTrajectoryDir } from '../config/ensure-trajectory-dir.js';
 import { readDrivers } from '../config/read-drivers.js';
 import { defaultTrajectoryDir, resolveConfig } from '../config/resolve-config.js';
 import { formatContextReport } from '../context/format-context-report.js';
@@ -93,6 +94,7 @@ async function runAction(
   if (!quiet) for (const line of formatContextReport(contexts)) io.stderr.write(`${line}\n`);
   const drivers = await readDrivers(config.drivers);
   const trajectoryDir = config.trajectoryDir ?? defaultTrajectoryDir(io.paths);
+  ensureTrajectoryDir(trajectoryDir);
 
   const mode: ProgressMode = quiet ? 'quiet' : io.stderr.isTTY === true ? 'tty' : 'plain';
   const progress = createProgressReporter({

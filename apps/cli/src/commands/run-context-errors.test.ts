@@ -66,3 +66,17 @@ describe('rlm run context errors', () => {
     expect(result.stderr).toMatch(/\n\s+at /);
   });
 });
+
+describe('rlm run trajectory directory', () => {
+  it('explains a trajectory directory that cannot be created, before the run starts', async () => {
+    writeFileSync(join(sandbox.dir, 'file.txt'), 'x');
+    const result = await spawnCli(
+      ['run', 'q', '--model', 'testkit:needle-finder', '--trajectory-dir', 'file.txt/traj'],
+      { cwd: sandbox.dir, env: sandbox.env },
+    );
+    expectUsageError(result);
+    expect(result.stderr).toBe(
+      `rlm: Cannot write trajectories to ${join(sandbox.dir, 'file.txt/traj')} (ENOTDIR); pass --trajectory-dir or set RLM_TRAJECTORY_DIR to a writable directory.\n`,
+    );
+  });
+});
