@@ -16,6 +16,17 @@ describe.each(ISOLATIONS)('sandbox REPL semantics (%s)', (isolation) => {
     });
   });
 
+  it('runs blocks issued at the same time one after another, in call order', async () => {
+    await withSandbox({ isolation }, async (sandbox) => {
+      const [first, second] = await Promise.all([
+        sandbox.execute('await null; var order = ["first"]'),
+        sandbox.execute('order.push("second"); order'),
+      ]);
+      expect(first.error).toBeNull();
+      expect(second.stdout).toBe("[ 'first', 'second' ]\n");
+    });
+  });
+
   it('supports top-level await and prints the completion value like a REPL', async () => {
     await withSandbox({ isolation }, async (sandbox) => {
       const result = await sandbox.execute('const v = await Promise.resolve(20);\nv + 1');
