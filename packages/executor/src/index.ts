@@ -17,7 +17,11 @@ export {
   anthropicModelInfo,
   DEFAULT_ANTHROPIC_CONTEXT_WINDOW,
 } from './models/anthropic-models.js';
-export { MAX_CACHE_BREAKPOINTS, type PromptCachingMode } from './models/anthropic-params.js';
+export {
+  type CacheTtl,
+  MAX_CACHE_BREAKPOINTS,
+  type PromptCachingMode,
+} from './models/anthropic-params.js';
 export {
   createModelLimiter,
   DEFAULT_PROVIDER_CONCURRENCY,

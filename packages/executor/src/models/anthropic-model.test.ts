@@ -107,6 +107,16 @@ describe('anthropic', () => {
     expect(server.requests.every((request) => request.status === 200)).toBe(true);
   });
 
+  it('writes 1-hour cache entries when asked and prices them at the 1-hour rate', async () => {
+    await using server = await startFakeAnthropic({ script: 'ok' });
+    const model = clientFor(server, { cacheTtl: '1h' });
+    const response = await model.complete({ system: 'S'.repeat(8_000), ...ask('q') });
+    expect(response.usage.cacheWriteTokens).toBe(2_001);
+    // 2,001 tokens written at the 1-hour price ($4/MTok) plus 1 output token at $10/MTok.
+    expect(response.costUsd).toBeCloseTo((2_001 * 4 + 1 * 10) / 1e6, 12);
+    expect(server.requests[0]?.rawBody).toContain('"ttl":"1h"');
+  });
+
   it('sends no cache_control when caching is off', async () => {
     await using server = await startFakeAnthropic({ script: 'ok' });
     await clientFor(server, { promptCaching: 'off' }).complete({ system: 's', ...ask('q') });

@@ -11,6 +11,7 @@ import { fromAnthropicError } from './anthropic-error.js';
 import { anthropicModelInfo, DEFAULT_ANTHROPIC_CONTEXT_WINDOW } from './anthropic-models.js';
 import {
   buildAnthropicParams,
+  type CacheTtl,
   countCacheBreakpoints,
   MAX_CACHE_BREAKPOINTS,
   type PromptCachingMode,
@@ -43,6 +44,8 @@ export interface AnthropicOptions {
   timeoutMs?: number;
   /** @default 'auto' */
   promptCaching?: PromptCachingMode;
+  /** Lifetime of cache entries; `1h` suits turns more than 5 minutes apart. @default '5m' */
+  cacheTtl?: CacheTtl;
   /** Calls at once through this client's own limiter (ignored when `limiter` is given). @default 8 */
   maxConcurrency?: number;
   /** A limiter shared by the run tree; calls queue under `limiterKey`. */
@@ -80,6 +83,7 @@ export function anthropic({
   maxRetries = DEFAULT_MODEL_MAX_RETRIES,
   timeoutMs = DEFAULT_MODEL_TIMEOUT_MS,
   promptCaching = 'auto',
+  cacheTtl = '5m',
   maxConcurrency,
   limiter,
   limiterKey = 'anthropic',
@@ -108,7 +112,7 @@ export function anthropic({
   });
 
   async function streamOnce(request: ModelRequest, state: AttemptState): Promise<ModelResponse> {
-    const params = buildAnthropicParams(request, { model, maxTokens, promptCaching });
+    const params = buildAnthropicParams(request, { model, maxTokens, promptCaching, cacheTtl });
     if (countCacheBreakpoints(params) > MAX_CACHE_BREAKPOINTS) {
       throw new RlmError({
         code: 'model.bad_request',

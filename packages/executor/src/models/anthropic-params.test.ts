@@ -75,4 +75,20 @@ describe('buildAnthropicParams', () => {
       stream: true,
     });
   });
+
+  it('adds ttl 1h to every marker when asked, and leaves the default implicit', () => {
+    const oneHour = buildAnthropicParams(
+      { system: 's', messages: conversation(1) },
+      { ...options, promptCaching: 'auto', cacheTtl: '1h' },
+    );
+    expect(oneHour.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
+    expect(oneHour.system).toEqual([
+      { type: 'text', text: 's', cache_control: { type: 'ephemeral', ttl: '1h' } },
+    ]);
+    const fiveMinutes = buildAnthropicParams(
+      { system: 's', messages: conversation(1) },
+      { ...options, promptCaching: 'auto' },
+    );
+    expect(JSON.stringify(fiveMinutes)).not.toContain('ttl');
+  });
 });

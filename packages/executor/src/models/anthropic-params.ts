@@ -19,7 +19,17 @@ export type PromptCachingMode = 'auto' | 'breakpoints' | 'off';
 /** Most `cache_control` markers the API accepts in one request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
 
-const ephemeral = { type: 'ephemeral' } as const;
+/** How long cache entries live: 5 minutes (writes cost 1.25× input) or 1 hour (2×). */
+export type CacheTtl = '5m' | '1h';
+
+/** Options of `buildAnthropicParams`. */
+export interface AnthropicParamsOptions {
+  model: string;
+  maxTokens: number;
+  promptCaching: PromptCachingMode;
+  /** @default '5m' */
+  cacheTtl?: CacheTtl;
+}
 
 /**
  * Builds the streaming Messages body for a request. Never sets `temperature`, `top_p` or
@@ -27,18 +37,31 @@ const ephemeral = { type: 'ephemeral' } as const;
  */
 export function buildAnthropicParams(
   request: ModelRequest,
-  {
-    model,
-    maxTokens,
-    promptCaching,
-  }: { model: string; maxTokens: number; promptCaching: PromptCachingMode },
+  { model, maxTokens, promptCaching, cacheTtl = '5m' }: AnthropicParamsOptions,
 ): MessageCreateParamsStreaming {
+  // The 5-minute TTL is the default, so it is left implicit on the wire.
+  const ephemeral =
+    cacheTtl === '1h'
+      ? { type: 'ephemeral' as const, ttl: '1h' as const }
+      : { type: 'ephemeral' as const };
+  const marked = (text: string): TextBlockParam => ({
+    type: 'text',
+    text,
+    cache_control: ephemeral,
+  });
   const marks = new Set(promptCaching === 'breakpoints' ? breakpointIndexes(request) : []);
   const messages: MessageParam[] = request.messages.map((message, index) => ({
     role: message.role,
     content: marks.has(index) ? [marked(message.content)] : message.content,
   }));
-  const system = systemBlocks(request.system, promptCaching !== 'off');
+  const system =
+    request.system === undefined || request.system === ''
+      ? undefined
+      : [
+          promptCaching === 'off'
+            ? { type: 'text' as const, text: request.system }
+            : marked(request.system),
+        ];
   return {
     model,
     max_tokens: request.maxTokens ?? maxTokens,
@@ -50,15 +73,6 @@ export function buildAnthropicParams(
     ...(promptCaching === 'auto' ? { cache_control: ephemeral } : {}),
     stream: true,
   };
-}
-
-function systemBlocks(system: string | undefined, caching: boolean): TextBlockParam[] | undefined {
-  if (system === undefined || system === '') return undefined;
-  return [caching ? marked(system) : { type: 'text', text: system }];
-}
-
-function marked(text: string): TextBlockParam {
-  return { type: 'text', text, cache_control: ephemeral };
 }
 
 /**
