@@ -72,6 +72,15 @@ describe('rlm config', () => {
     expect(config['drivers']).toEqual([join(sandbox.dir, 'drivers/style.md')]);
   });
 
+  it('reads --config FILE instead of the project file', async () => {
+    writeFileSync(join(sandbox.dir, 'rlm.config.json'), JSON.stringify({ maxDepth: 3 }));
+    writeFileSync(join(sandbox.dir, 'ci.toml'), 'maxIterations = 4\n');
+    const { config, sources, files } = await configJson(['--config', 'ci.toml']);
+    expect(files).toEqual([join(sandbox.dir, 'ci.toml')]);
+    expect(config).toMatchObject({ maxDepth: 1, maxIterations: 4 });
+    expect(sources['maxIterations']).toBe(join(sandbox.dir, 'ci.toml'));
+  });
+
   it('prints a table with the source of every value', async () => {
     const result = await spawnCli(['config', '--mode', 'coordinator'], {
       cwd: sandbox.dir,
