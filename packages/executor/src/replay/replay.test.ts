@@ -1,3 +1,6 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TrajectoryRecord } from '@rlm/protocol';
 import { scriptedModel, sleep } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
@@ -87,5 +90,19 @@ describe('replay', () => {
       code: 'executor.replay_divergence',
       details: { step: 0 },
     });
+  });
+
+  it('replays a trajectory file written by a run', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rlm-replay-'));
+    const model = scriptedModel([
+      repl('const words = context.split(" ").length'),
+      'FINAL_VAR(words)',
+    ]);
+    const recorded = await testRLM({ model, trajectory: { dir } }).completion('one two three');
+    const { result } = await replay(recorded.trajectoryPath!, {
+      context: 'one two three',
+      isolation: 'inline',
+    });
+    expect(result).toMatchObject({ status: 'completed', answer: '3', runId: recorded.runId });
   });
 });
