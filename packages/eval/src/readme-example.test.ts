@@ -1,8 +1,15 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { formatProgress, generateBenchmark, runEval } from './index.js';
+
+/** A fresh temporary directory, removed when the test ends. */
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 describe('the README example', () => {
   it('runs as written (smaller sizes, a temporary directory, progress collected)', async () => {
@@ -13,7 +20,7 @@ describe('the README example', () => {
         { name: 'rlm', kind: 'rlm', model: 'testkit:reference' },
         { name: 'base', kind: 'base', model: 'testkit:reference' },
       ],
-      outDir: await mkdtemp(join(tmpdir(), 'eval-readme-')),
+      outDir: await tempDir('eval-readme-'),
       onProgress: (progress) => lines.push(formatProgress(progress)),
     });
     expect(run.rows).toHaveLength(4);

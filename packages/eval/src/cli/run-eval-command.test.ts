@@ -1,8 +1,15 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { EVAL_EXIT, type EvalCommandIo, runEvalCommand } from './run-eval-command.js';
+
+/** A fresh temporary directory, removed when the test ends. */
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 function io(cwd: string, { signal }: { signal?: AbortSignal } = {}) {
   const out: string[] = [];
@@ -19,7 +26,7 @@ function io(cwd: string, { signal }: { signal?: AbortSignal } = {}) {
 
 describe('runEvalCommand', () => {
   it('runs a benchmark offline for every prompt mode and the base system, then compares two runs', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'eval-cli-'));
+    const cwd = await tempDir('eval-cli-');
     const first = io(cwd);
     const args = [
       '--benchmark',
@@ -51,7 +58,7 @@ describe('runEvalCommand', () => {
   }, 120_000);
 
   it('runs tasks from a JSONL file, reading contextFile relative to it', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'eval-cli-'));
+    const cwd = await tempDir('eval-cli-');
     await writeFile(join(cwd, 'doc.txt'), 'The secret code for falcon-12 is 5550123.');
     const tasks = [
       {
@@ -97,7 +104,7 @@ describe('runEvalCommand', () => {
   });
 
   it('reaches the policies through fake Anthropic servers and the real client with --offline-transport', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'eval-cli-'));
+    const cwd = await tempDir('eval-cli-');
     const args = [
       '--benchmark',
       'multidoc',
@@ -124,7 +131,7 @@ describe('runEvalCommand', () => {
   });
 
   it('exits 130 when cancelled, keeping finished rows and writing their report', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'eval-cli-'));
+    const cwd = await tempDir('eval-cli-');
     const controller = new AbortController();
     const run = io(cwd, { signal: controller.signal });
     const write = run.io.stderr.write;
@@ -159,7 +166,7 @@ describe('runEvalCommand', () => {
   });
 
   it('exits 2 naming the line of a bad JSONL task', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'eval-cli-'));
+    const cwd = await tempDir('eval-cli-');
     await writeFile(
       join(cwd, 'tasks.jsonl'),
       '{"id":"a","query":"q","context":"c","answer":"x"}\n{"id":"b"}\n',
@@ -196,7 +203,7 @@ describe('runEvalCommand', () => {
   });
 
   it('exits 1 when a run to compare has no rows', async () => {
-    const run = io(await mkdtemp(join(tmpdir(), 'eval-cli-')));
+    const run = io(await tempDir('eval-cli-'));
     expect(await runEvalCommand(['compare', 'nowhere', 'nothing'], run.io)).toBe(EVAL_EXIT.failure);
     expect(run.stderr()).toContain('No result rows');
   });

@@ -1,13 +1,20 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { replay } from '@rlm/executor';
 import { startFakeAnthropic } from '@rlm/testkit';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { generateSniah } from '../generators/generate-sniah.js';
 import { referencePolicy } from '../offline/reference-policy.js';
 import { createModelResolver } from './model-resolver.js';
 import { runEval } from './run-eval.js';
+
+/** A fresh temporary directory, removed when the test ends. */
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 describe('an eval through the fake Anthropic server', () => {
   it('runs both systems over HTTP and records trajectories that replay to the same answer', async () => {
@@ -21,7 +28,7 @@ describe('an eval through the fake Anthropic server', () => {
         { name: 'rlm', kind: 'rlm', model, maxIterations: 4 },
         { name: 'base', kind: 'base', model },
       ],
-      outDir: await mkdtemp(join(tmpdir(), 'eval-http-')),
+      outDir: await tempDir('eval-http-'),
       resolveModel: createModelResolver({
         env: { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.url },
       }),

@@ -1,15 +1,22 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { generateBenchmark } from '../generators/generate-benchmark.js';
 import { createModelResolver } from './model-resolver.js';
 import { type ResultRow, resultRowSchema } from './result-row.js';
 import { runEval } from './run-eval.js';
 
+/** A fresh temporary directory, removed when the test ends. */
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 describe('an offline eval of two systems', () => {
   it('runs RLM and base end to end and writes a report whose numbers match the rows', async () => {
-    const outDir = await mkdtemp(join(tmpdir(), 'eval-e2e-'));
+    const outDir = await tempDir('eval-e2e-');
     const tasks = [
       ...generateBenchmark('sniah', { sizes: [4_000, 60_000], count: 2, seed: 3 }),
       ...generateBenchmark('aggregate', { sizes: [4_000, 60_000], seed: 3 }),

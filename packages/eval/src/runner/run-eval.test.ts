@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RlmError } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { summarizeRows } from '../report/summarize-rows.js';
 import type { EvalTask } from '../task/eval-task.js';
 import { evalTaskSchema } from '../task/eval-task.js';
@@ -11,6 +11,13 @@ import type { EvalProgress } from './eval-progress.js';
 import type { ModelResolver } from './model-resolver.js';
 import { RESULTS_FILE, readResultRows } from './results-file.js';
 import { runEval } from './run-eval.js';
+
+/** A fresh temporary directory, removed when the test ends. */
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 const tasks: EvalTask[] = ['a', 'b', 'c'].map((id) =>
   evalTaskSchema.parse({
@@ -34,7 +41,7 @@ function scripted(reply: (taskId: string, call: number) => string, costUsd = 0) 
   return { resolveModel, calls };
 }
 
-const outDir = () => mkdtemp(join(tmpdir(), 'eval-run-'));
+const outDir = () => tempDir('eval-run-');
 
 describe('runEval', () => {
   it('scores every attempt and estimates pass@k from the attempts', async () => {

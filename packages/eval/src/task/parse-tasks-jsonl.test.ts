@@ -1,10 +1,17 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadTasks } from './load-tasks.js';
 import { parseTasksJsonl } from './parse-tasks-jsonl.js';
 import { readTaskContext } from './read-task-context.js';
+
+/** A fresh temporary directory, removed when the test ends. */
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 const good = JSON.stringify({ id: 't1', query: 'q?', context: 'ctx', answer: '4' });
 
@@ -55,7 +62,7 @@ describe('parseTasksJsonl', () => {
 
 describe('loadTasks', () => {
   it('resolves contextFile against the task file and reads it when the task runs', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'eval-tasks-'));
+    const dir = await tempDir('eval-tasks-');
     await writeFile(join(dir, 'doc.txt'), 'the document');
     await writeFile(
       join(dir, 'tasks.jsonl'),
