@@ -75,6 +75,8 @@ interface ActiveRun {
   interruptedBy?: string;
   resolve: (outcome: RunOutcome) => void;
   started: boolean;
+  /** Set once a queued run is being cancelled, so a second cancel does nothing. */
+  cancelled: boolean;
   finished: Promise<void>;
 }
 
@@ -86,6 +88,18 @@ export function createRunManager(options: RunManagerOptions): RunManager {
   const perKey = new Map<string, number>();
   let running = 0;
   let accepting = true;
+  /** Submissions past the limit checks whose run is still being stored. */
+  let storing = 0;
+
+  function reserve(keyId: string): void {
+    perKey.set(keyId, (perKey.get(keyId) ?? 0) + 1);
+  }
+
+  function unreserve(keyId: string): void {
+    const count = (perKey.get(keyId) ?? 1) - 1;
+    if (count <= 0) perKey.delete(keyId);
+    else perKey.set(keyId, count);
+  }
 
   async function persist(runId: string, events: readonly RunEvent[]): Promise<void> {
     for (const event of events) {
@@ -97,10 +111,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
 
   function release(run: ActiveRun, runId: string): void {
     active.delete(runId);
-    const key = run.input.principal.keyId;
-    const count = (perKey.get(key) ?? 1) - 1;
-    if (count <= 0) perKey.delete(key);
-    else perKey.set(key, count);
+    unreserve(run.input.principal.keyId);
   }
 
   async function finish(runId: string, run: ActiveRun, outcome: RunOutcome): Promise<void> {
@@ -224,9 +235,9 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         controller: new AbortController(),
         resolve,
         started: false,
+        cancelled: false,
         finished: Promise.resolve(),
       });
-      perKey.set(input.principal.keyId, (perKey.get(input.principal.keyId) ?? 0) + 1);
       queue.push(runId);
       pump();
     });
@@ -241,27 +252,40 @@ export function createRunManager(options: RunManagerOptions): RunManager {
           details: { reason: 'shutting down' },
         });
       }
-      if ((perKey.get(input.principal.keyId) ?? 0) >= config.limits.concurrentRunsPerKey) {
+      const keyId = input.principal.keyId;
+      if ((perKey.get(keyId) ?? 0) >= config.limits.concurrentRunsPerKey) {
         throw rateLimited(
           'concurrent_runs',
           `This key already has ${config.limits.concurrentRunsPerKey} runs queued or running`,
         );
       }
-      if (queue.length >= config.limits.queueSize) {
+      if (queue.length + storing >= config.limits.queueSize) {
         throw rateLimited('queue', 'The run queue is full');
       }
+      // The slot is taken before the first await, so concurrent submissions cannot all pass the
+      // checks above and overshoot the limits.
+      reserve(keyId);
+      storing += 1;
       const runId = `run_${randomBytes(10).toString('hex')}`;
-      const meta: RunMeta = runMetaSchema.parse({
-        kind: input.kind,
-        owner: input.principal.keyId,
-        query: input.query,
-        contextId: input.contextId,
-        profile: input.profileName,
-        model: profileNamed(input.profileName).model,
-        budget: input.budget,
-        agentId: input.agentId ?? null,
-      });
-      const record = await store.createRun({ id: runId, status: 'queued', config: meta });
+      let record: RunRecord;
+      try {
+        const meta: RunMeta = runMetaSchema.parse({
+          kind: input.kind,
+          owner: keyId,
+          query: input.query,
+          contextId: input.contextId,
+          profile: input.profileName,
+          model: profileNamed(input.profileName).model,
+          budget: input.budget,
+          agentId: input.agentId ?? null,
+        });
+        record = await store.createRun({ id: runId, status: 'queued', config: meta });
+      } catch (error) {
+        unreserve(keyId);
+        throw error;
+      } finally {
+        storing -= 1;
+      }
       hub.notify(runId);
       return { record, done: enqueue(runId, input) };
     },
@@ -278,6 +302,8 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         );
         return true;
       }
+      if (run.cancelled) return true;
+      run.cancelled = true;
       const index = queue.indexOf(runId);
       if (index >= 0) queue.splice(index, 1);
       await persist(runId, serverEndEvents(runId, { status: 'cancelled', at: now() }));
@@ -300,6 +326,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
           const recorded = await store.trajectory(record.id);
           await persist(record.id, [restartNotice(record.id, now(), record.status)]);
           const principal = { keyId: owner, name: owner, role: 'user' as const };
+          reserve(owner);
           void enqueue(record.id, {
             principal,
             kind: 'run',

@@ -132,6 +132,22 @@ describe('runs API', () => {
     await server.request(`/v1/runs/${run.id}/cancel`, { method: 'POST' });
   });
 
+  it('holds the per-key limit when many runs are submitted at once', async () => {
+    const engine = scriptedEngine(() => scriptedModel(['never'], { latencyMs: 60_000 }));
+    await using server = await startTestServer({
+      engine,
+      config: { limits: { concurrentRunsPerKey: 3 } },
+    });
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => createRun(server, { query: `q${index}` })),
+    );
+    const statuses = responses.map(({ response }) => response.status).sort();
+    expect(statuses).toEqual([202, 202, 202, ...Array(7).fill(429)]);
+    for (const { run } of responses.filter(({ response }) => response.status === 202)) {
+      await server.request(`/v1/runs/${run.id}/cancel`, { method: 'POST' });
+    }
+  });
+
   it('shows a run only to its owner and to admins', async () => {
     const engine = scriptedEngine(() => scriptedModel(['FINAL(ok)']));
     await using server = await startTestServer({ engine });
