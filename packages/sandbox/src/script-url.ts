@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 export function scriptUrl(relativePath: string, base: string): URL {
   const beside = new URL(relativePath, base);
   if (existsSync(fileURLToPath(beside))) return beside;
-  const inDist = new URL(beside.href.replace('/src/', '/dist/'));
-  return inDist;
+  // The package's own src/ is the last one in the path (a checkout may live under another src/).
+  const at = beside.href.lastIndexOf('/src/');
+  return new URL(`${beside.href.slice(0, at)}/dist/${beside.href.slice(at + '/src/'.length)}`);
 }
