@@ -53,7 +53,7 @@ describe('offline testkit models', () => {
     expect(answer).toBe('90210');
     expect(result.stderr).toMatch(/\[depth 1\] run \S+ started/);
     const trace = await cli(['trace', trajectoryPath]);
-    expect(trace.stdout).toMatch(/^ {4}↳ rlm_query testkit\/delegate-to-child ✓/m);
+    expect(trace.stdout).toMatch(/^ {4}↳ rlm_query depth 1 testkit\/delegate-to-child ✓/m);
     expect(trace.stdout).toMatch(/^ {6}turn 1/m);
   });
 

@@ -23,7 +23,9 @@ describe('rlm trace', () => {
     expect(result.stdout).toContain(
       '✗ block 2  undefinedFn()  ReferenceError: undefinedFn is not defined',
     );
-    expect(result.stdout).toMatch(/↳ rlm_query scripted\/model ✓ "Check the hits" → line 42/);
+    expect(result.stdout).toMatch(
+      /↳ rlm_query depth 1 scripted\/model ✓ "Check the hits" → line 42/,
+    );
     // the child's turn is indented under the sub-call that started it
     const child = lines.findIndex((line) => line.includes("FINAL('line 42')"));
     const call = lines.findIndex((line) => line.includes('↳ rlm_query'));

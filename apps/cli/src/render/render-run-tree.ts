@@ -105,9 +105,9 @@ function renderTurn(context: Context, turn: IterationNode, indent: number): void
   for (const block of turn.blocks)
     context.lines.push(`${pad}${blockLine(context, block, pad.length)}`);
   for (const call of turn.subcalls) {
-    context.lines.push(`${pad}${subcallLine(context.c, call)}`);
     const child =
       call.childRunId === undefined ? undefined : context.tree.runs.get(call.childRunId);
+    context.lines.push(`${pad}${subcallLine(context.c, call, child?.depth)}`);
     if (child !== undefined) renderRun(context, child, indent + 1);
   }
 }
@@ -123,8 +123,9 @@ function blockLine({ c, width }: Context, block: BlockNode, indent: number): str
   return `${stateMark(c, block.state)} block ${block.index + 1}  ${preview}  ${outcome}`;
 }
 
-function subcallLine(c: Colors, call: SubcallNode): string {
-  const fn = call.kind === 'rlm' ? 'rlm_query' : 'llm_query';
+function subcallLine(c: Colors, call: SubcallNode, childDepth: number | undefined): string {
+  const name = call.kind === 'rlm' ? 'rlm_query' : 'llm_query';
+  const fn = childDepth === undefined ? name : `${name} depth ${childDepth}`;
   const took = call.durationMs === undefined ? '' : c.dim(` ${formatDuration(call.durationMs)}`);
   const prompt = oneLine(call.promptPreview, 40);
   const reply = call.responsePreview === undefined ? '' : ` → ${oneLine(call.responsePreview, 30)}`;
