@@ -72,7 +72,13 @@ export async function childCall(node: RunNode, input: ChildCallInput): Promise<s
       runId: childRunId,
       parentRunId: node.runId,
       depth,
-      context: context ?? prompt,
+      // A scalar is not a valid context payload; give the child its text instead.
+      context:
+        context === undefined
+          ? prompt
+          : typeof context === 'object' && context !== null
+            ? context
+            : String(context),
       query: context === undefined ? undefined : prompt,
       model,
       systemPrompt: childSystemPrompt(config, { depth, systemPrompt }),

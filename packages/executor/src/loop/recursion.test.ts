@@ -88,6 +88,20 @@ describe('rlm_query', () => {
     expect(lastMessage(subModel.requests[0]!).content).toBe('Summarise\n\nContext:\nlong text');
   });
 
+  it('gives a child a scalar context as text', async () => {
+    const model = scriptedModel((request) => {
+      const turn = request.messages.filter((message) => message.role === 'assistant').length;
+      if (request.messages[0]!.content.includes('string of 2 characters')) {
+        return turn === 0 ? repl('const t = typeof context + ":" + context') : 'FINAL_VAR(t)';
+      }
+      return turn === 0
+        ? repl('const r = await rlm_query("what is it?", { context: 42 })')
+        : 'FINAL_VAR(r)';
+    });
+    const result = await testRLM({ model, maxDepth: 2 }).completion('root context');
+    expect(result.answer).toBe('string:42');
+  });
+
   it('returns an error string to the caller when a child fails, and the parent goes on', async () => {
     const model = scriptedModel((request) => {
       if (request.messages[0]!.content.includes('string of 4 characters'))

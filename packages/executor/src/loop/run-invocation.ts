@@ -294,18 +294,20 @@ export async function runInvocation(
   let outcome: Outcome;
   let sandbox: Promise<ReplEnvironment> | undefined;
   try {
+    // Measuring a big array context walks every element: do it once for both uses.
+    const metadata = queryMetadata(spec.context);
     node.emit({
       type: 'run-start',
       query: spec.query ?? '',
       model: spec.model.id,
-      context: [contextInfo(spec.context)],
+      context: [contextInfo(spec.context, metadata)],
       maxIterations: spec.maxIterations,
       maxDepth: tree.config.maxDepth,
       promptVersion: version,
     });
     state.history.push({
       role: 'user',
-      content: buildMetadataMessage(queryMetadata(spec.context)),
+      content: buildMetadataMessage(metadata),
     });
     const invoke = (child: InvocationSpec) => runInvocation(tree, child);
     // The sandbox starts while the first model call is in flight: creating it (a worker, a WASM

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type ContextInfo, type JsonValue, queryMetadata } from '@rlm/protocol';
+import { type ContextInfo, type JsonValue, type QueryMetadata, queryMetadata } from '@rlm/protocol';
 
 const TYPE_NAMES = { string: 'string', array: 'array', object: 'object' } as const;
 
@@ -11,8 +11,10 @@ export function contextHash(payload: JsonValue): string {
 }
 
 /** Describes a payload by type, chunk lengths and hash, so trajectories never copy it. */
-export function contextInfo(payload: JsonValue): ContextInfo {
-  const metadata = queryMetadata(payload);
+export function contextInfo(
+  payload: JsonValue,
+  metadata: QueryMetadata = queryMetadata(payload),
+): ContextInfo {
   return {
     type: TYPE_NAMES[metadata.contextType],
     lengths: metadata.contextLengths,
