@@ -31,8 +31,11 @@ describe('Ctrl-C during rlm run', () => {
         RLM_MODEL: 'anthropic/claude-sonnet-5-5',
       },
       onSpawn(child) {
+        // Accumulate: a progress line may arrive split across chunks.
+        let seen = '';
         child.stderr?.on('data', (chunk: Buffer) => {
-          if (!interrupted && chunk.toString().includes('turn 2')) {
+          seen += chunk.toString();
+          if (!interrupted && seen.includes('turn 2')) {
             interrupted = true;
             child.kill('SIGINT');
           }
