@@ -72,4 +72,18 @@ describe('createServer', () => {
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await response.json()).toMatchObject({ error: { code: 'server.not_found' } });
   });
+
+  it('serves UI shells without data and with a strict content security policy', async () => {
+    await using server = await startTestServer({ engine: idleEngine });
+    const response = await server.request('/ui/runs/run_anything', { key: null });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await response.text();
+    expect(html).toContain('data-run-id="run_anything"');
+    expect(html).not.toMatch(/<script>[^<]/);
+    const script = await server.request('/ui/assets/run-page.js', { key: null });
+    expect(script.headers.get('content-type')).toContain('javascript');
+    const injected = await server.request('/ui/runs/%22%3E%3Cscript%3E', { key: null });
+    expect(await injected.text()).not.toContain('"><script>');
+  });
 });
