@@ -2,6 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createStore } from '@rlm/memory';
+import { RlmError } from '@rlm/protocol';
 import { pino } from 'pino';
 import { createServer } from './create-server.js';
 import { createExecutorEngine, type ModelResolver } from './executor-engine.js';
@@ -49,7 +50,19 @@ export async function main({
   const recovered = await services.runs.recover();
   logger.info(recovered, 'recovered unfinished runs');
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', () => resolve());
+    server.once('error', (error: Error) =>
+      reject(
+        new RlmError({
+          code: 'config.invalid',
+          message: `Cannot listen on ${config.host}:${config.port}: ${error.message}`,
+          details: { source: 'host/port', issues: [`port: ${error.message}`] },
+          cause: error,
+        }),
+      ),
+    );
+  });
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
