@@ -1,13 +1,13 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
-import { createStore } from '@rlm/memory';
 import { RlmError } from '@rlm/protocol';
 import { pino } from 'pino';
 import { createServer } from './create-server.js';
 import { createExecutorEngine, type ModelResolver } from './executor-engine.js';
 import { createFileApiKeyStore } from './file-api-key-store.js';
 import { loadServerConfig } from './load-server-config.js';
+import { openServerStore } from './open-server-store.js';
 import { createProductionModelResolver } from './resolve-production-model.js';
 import { createServerServices } from './server-services.js';
 
@@ -37,7 +37,7 @@ export async function main({
   await mkdir(config.dataDir, { recursive: true });
   if (config.store.kind === 'sqlite')
     await mkdir(join(config.store.path, '..'), { recursive: true });
-  const store = await createStore(config.store);
+  const store = await openServerStore(config.store);
   const keys = createFileApiKeyStore(join(config.dataDir, 'api-keys.json'));
   const engine = createExecutorEngine({
     resolveModel: resolveModel ?? createProductionModelResolver(env),

@@ -4,12 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
-import { createStore } from '@rlm/memory';
 import { pino } from 'pino';
 import { type ApiKeyStore, generateApiKey } from '../api-key-store.js';
 import { createServer } from '../create-server.js';
 import { createMemoryApiKeyStore } from '../memory-api-key-store.js';
-import { serverPromptLayerPolicy } from '../prompt-layer-policy.js';
+import { openServerStore } from '../open-server-store.js';
 import type { RunEngine } from '../run-engine.js';
 import { parseServerConfig, type ServerConfigInput } from '../server-config.js';
 import { createServerServices, type ServerServices } from '../server-services.js';
@@ -48,7 +47,7 @@ export async function startTestServer({
     logLevel: 'info',
     ...config,
   });
-  const store = await createStore({ kind: 'memory', promptLayers: serverPromptLayerPolicy });
+  const store = await openServerStore({ kind: 'memory' });
   const admin = generateApiKey({ name: 'admin', role: 'admin' });
   const user = generateApiKey({ name: 'user', role: 'user' });
   const other = generateApiKey({ name: 'other', role: 'user' });
