@@ -80,11 +80,12 @@ describe.skipIf(TMUX === undefined)(
         command,
       );
       const live = await waitForScreen((screen) => screen.includes('turn 2 waiting for the model'));
+      // elapsed times are whatever the machine made them (`682ms`, `4.1s`, `1m 02s`): shape only
       expect(live).toMatch(
-        /^rlm · anthropic\/claude-sonnet-5-5 · turn 2\/30 · [\d,]+ tokens · \$[\d.]+ · [\d.]+s$/m,
+        /^rlm · anthropic\/claude-sonnet-5-5 · turn 2\/30 · [\d,]+ tokens · \$[\d.]+ · \S+$/m,
       );
       // finished turns fold into one summary line; the current turn is open
-      expect(live).toMatch(/^ {2}turn 1 1 block, [\d.]+m?s$/m);
+      expect(live).toMatch(/^ {2}turn 1 1 block, [^,]+$/m);
       expect(live).toMatch(/^ {2}turn 2 waiting for the model…$/m);
       const done = await waitForScreen((screen) => screen.includes('exit='));
       expect(done).toContain('exit=0');
