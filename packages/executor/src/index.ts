@@ -49,11 +49,16 @@ export {
   type BudgetConfig,
   budgetConfigSchema,
   DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_DISPATCH_CONCURRENCY,
   DEFAULT_MAX_BLOCKS_PER_ITERATION,
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_CONSECUTIVE_ERRORS,
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_ITERATIONS,
+  DEFAULT_TASK_SUMMARY_CHARS,
+  DEFAULT_TASK_TIMEOUT_MS,
+  type DispatchConfig,
+  dispatchConfigSchema,
   type LimitsConfig,
   limitsConfigSchema,
   parseRLMConfig,
@@ -64,6 +69,10 @@ export {
 export type { ToolDefinition } from './config/tool-definition.js';
 export { type CompletionOptions, createRLM, type RLM } from './create-rlm.js';
 export type { RunEventHandler } from './run/event-bus.js';
+
+// ── Coordinator dispatch ────────────────
+
+export { type TaskResult, taskKey, taskResultSchema } from './dispatch/task-result.js';
 
 // ── Trajectories ────────────────────────
 

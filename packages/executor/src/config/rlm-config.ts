@@ -1,3 +1,4 @@
+import type { Scratchpad } from '@rlm/memory';
 import { isReservedName, type LanguageModel, parseSchema, RlmError } from '@rlm/protocol';
 import { z } from 'zod';
 import type { RunEventHandler } from '../run/event-bus.js';
@@ -16,6 +17,13 @@ export const DEFAULT_MAX_CONSECUTIVE_ERRORS = 5;
 export const DEFAULT_MAX_BLOCKS_PER_ITERATION = 10;
 /** Wall-clock limit of one code block, sub-calls included. @default 300_000 */
 export const DEFAULT_BLOCK_TIMEOUT_MS = 300_000;
+
+/** Background tasks running at once. @default 4 */
+export const DEFAULT_DISPATCH_CONCURRENCY = 4;
+/** Wall-clock limit of one background task. @default 600_000 */
+export const DEFAULT_TASK_TIMEOUT_MS = 600_000;
+/** Characters of a task's output in its `summary` (the full output is in the scratchpad). @default 500 */
+export const DEFAULT_TASK_SUMMARY_CHARS = 500;
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -88,6 +96,27 @@ export const limitsConfigSchema = z.strictObject({
 /** `limits` as callers write it. */
 export type LimitsConfig = z.input<typeof limitsConfigSchema>;
 
+/** Background tasks started with `delegate` (coordinator dispatch). */
+export const dispatchConfigSchema = z.strictObject({
+  /** @default DEFAULT_DISPATCH_CONCURRENCY */
+  maxConcurrency: positiveInt.default(DEFAULT_DISPATCH_CONCURRENCY),
+  /** @default DEFAULT_TASK_TIMEOUT_MS */
+  taskTimeoutMs: positiveInt.default(DEFAULT_TASK_TIMEOUT_MS),
+  /** @default DEFAULT_TASK_SUMMARY_CHARS */
+  summaryChars: positiveInt.default(DEFAULT_TASK_SUMMARY_CHARS),
+});
+/** `dispatch` as callers write it. */
+export type DispatchConfig = z.input<typeof dispatchConfigSchema>;
+
+const scratchpadSchema = z.custom<Scratchpad>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Scratchpad).get === 'function' &&
+    typeof (value as Scratchpad).set === 'function',
+  { message: 'expected a Scratchpad from @rlm/memory (with get() and set())' },
+);
+
 /** The configuration `createRLM` accepts; every field is validated with a message naming it. */
 export const rlmConfigSchema = z.strictObject({
   /** The root model (and children's model unless `rlm_query` names another). */
@@ -135,6 +164,20 @@ export const rlmConfigSchema = z.strictObject({
   }),
   /** @default DEFAULT_MAX_CONCURRENCY */
   maxConcurrency: positiveInt.default(DEFAULT_MAX_CONCURRENCY),
+  /**
+   * Give the root the background-task verbs (`delegate`, `stream_results`, `await_results`,
+   * `inspect`, `set_answer`) and document them in its prompt. @default promptMode === 'coordinator'
+   */
+  dispatcher: z.boolean().optional(),
+  dispatch: dispatchConfigSchema.default({
+    maxConcurrency: DEFAULT_DISPATCH_CONCURRENCY,
+    taskTimeoutMs: DEFAULT_TASK_TIMEOUT_MS,
+    summaryChars: DEFAULT_TASK_SUMMARY_CHARS,
+  }),
+  /** Where full task results go (`task:<id>`); a fresh in-memory store per run when absent. */
+  scratchpad: scratchpadSchema.optional(),
+  /** A `set_answer` whose confidence reaches this (0–1) ends the run; never, when absent. */
+  confidenceThreshold: z.number().min(0).max(1).optional(),
   /** Refuse, once, a final answer given on turn 0 before any code ran. @default true */
   firstTurnGuard: z.boolean().default(true),
   /** Extra fence tags whose blocks run (e.g. `['js']`); `repl` always runs. */

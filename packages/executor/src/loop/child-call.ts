@@ -1,4 +1,10 @@
-import type { JsonValue, LanguageModel, RLMChatCompletion } from '@rlm/protocol';
+import {
+  emptyUsage,
+  type JsonValue,
+  type LanguageModel,
+  type RLMChatCompletion,
+  type UsageSummary,
+} from '@rlm/protocol';
 import type { BudgetRemaining, ScopeLimits } from '../run/budget-scope.js';
 import type { RunNode } from '../run/run-node.js';
 import { recordedText } from '../trajectory/trajectory-recorder.js';
@@ -17,6 +23,15 @@ export interface ChildCallInput {
   /** How many siblings share the remaining budget (the batch's concurrency). */
   shareCount: number;
   invoke: Invoke;
+  /** Names of the caller's tools the child may call; all of them when absent. */
+  toolNames?: readonly string[] | undefined;
+}
+
+/** How a sub-call ended: the text code receives, whether it succeeded, and what it cost. */
+export interface SubCallOutcome {
+  text: string;
+  ok: boolean;
+  usage: UsageSummary;
 }
 
 /** A child's caps: its equal share of what the tree has left when it starts. */
@@ -47,9 +62,18 @@ export function childResultText(result: RLMChatCompletion): string {
  * share of the remaining budget. Never throws.
  */
 export async function childCall(node: RunNode, input: ChildCallInput): Promise<string> {
-  const { prompt, context, systemPrompt, model, signal, shareCount, invoke } = input;
+  return (await childRun(node, input)).text;
+}
+
+/** `childCall` with the outcome in full (background tasks report `ok` and `usage`). Never throws. */
+export async function childRun(node: RunNode, input: ChildCallInput): Promise<SubCallOutcome> {
+  const { prompt, context, systemPrompt, model, signal, shareCount, invoke, toolNames } = input;
   if (!node.scope.reserveSubcall()) {
-    return errorString(node.scope.signal.reason ?? 'sub-call limit reached');
+    return {
+      text: errorString(node.scope.signal.reason ?? 'sub-call limit reached'),
+      ok: false,
+      usage: emptyUsage(),
+    };
   }
   const { config } = node.tree;
   const depth = node.depth + 1;
@@ -81,11 +105,12 @@ export async function childCall(node: RunNode, input: ChildCallInput): Promise<s
             : String(context),
       query: context === undefined ? undefined : prompt,
       model,
-      systemPrompt: childSystemPrompt(config, { depth, systemPrompt }),
+      systemPrompt: childSystemPrompt(config, { depth, systemPrompt, toolNames }),
       maxIterations: iterationsFor(config, depth),
       parentScope: node.scope,
       limits: budgetShare(node.scope.remaining(), shareCount),
       signal,
+      ...(toolNames === undefined ? {} : { toolNames }),
     });
     text = childResultText(result);
     ok = result.answer !== null;
@@ -114,5 +139,5 @@ export async function childCall(node: RunNode, input: ChildCallInput): Promise<s
     usage: result?.usage ?? { models: {} },
     runId: childRunId,
   });
-  return text;
+  return { text, ok, usage: result?.usage ?? emptyUsage() };
 }

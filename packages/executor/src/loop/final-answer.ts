@@ -3,7 +3,7 @@ import { missingVariableNote } from './turn-notes.js';
 
 /** The answer a turn produced, or a note telling the model why its marker was not an answer. */
 export type TurnAnswer =
-  | { kind: 'answer'; answer: string; source: 'code' | 'text' }
+  | { kind: 'answer'; answer: string; source: 'code' | 'text' | 'set_answer' }
   | { kind: 'none'; note?: string };
 
 function stringify(value: unknown): string {

@@ -1,12 +1,10 @@
-import type { JsonValue, LanguageModel } from '@rlm/protocol';
+import type { JsonValue } from '@rlm/protocol';
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import type { ToolDefinition } from '../config/tool-definition.js';
 import type { RunNode } from '../run/run-node.js';
-import { childCall } from './child-call.js';
-import type { Invoke } from './invocation-spec.js';
-import { oneShotCall } from './sub-call.js';
-import { availableModels, flatSystemPrompt } from './system-prompts.js';
+import type { CallSlot, SubCallRunner } from './sub-call-runner.js';
+import { allowedTools } from './system-prompts.js';
 
 const llmOptionsSchema = z.object({ model: z.string().optional() }).nullish();
 const rlmOptionsSchema = z
@@ -47,51 +45,24 @@ function parseArgs<T>(
 }
 
 /** The host functions of one sandbox, bound to its invocation. */
-export function hostFunctions(node: RunNode, invoke: Invoke): Record<string, ToolDefinition> {
+export function hostFunctions(
+  node: RunNode,
+  runner: SubCallRunner,
+  {
+    toolNames,
+    extra = {},
+  }: {
+    /** The configured tools this invocation may call; all when absent. */
+    toolNames?: readonly string[] | undefined;
+    /** More functions (the dispatcher's verbs), added last. */
+    extra?: Record<string, ToolDefinition>;
+  } = {},
+): Record<string, ToolDefinition> {
   const { config } = node.tree;
-  const models = availableModels(config);
   const limit = pLimit(config.maxConcurrency);
-
-  function pickModel(name: string | undefined, fallback: LanguageModel): LanguageModel | string {
-    if (name === undefined) return fallback;
-    const model = models.find((candidate) => candidate.id === name);
-    return (
-      model ??
-      `Error: unknown model '${name}'. Available: ${models.map((candidate) => candidate.id).join(', ')}`
-    );
-  }
-
-  function llm(prompt: string, options: { model?: string | undefined }, signal: AbortSignal) {
-    const model = pickModel(options.model, config.subModel ?? config.model);
-    if (typeof model === 'string') return Promise.resolve(model);
-    return oneShotCall(node, { model, prompt, signal });
-  }
-
-  function rlm(
-    prompt: string,
-    options: RlmOptions,
-    call: { signal: AbortSignal; shareCount: number },
-  ) {
-    const atLimit = node.depth + 1 >= config.maxDepth;
-    const model = pickModel(
-      options.model,
-      atLimit ? (config.subModel ?? config.model) : config.model,
-    );
-    if (typeof model === 'string') return Promise.resolve(model);
-    if (atLimit) {
-      const text =
-        options.context === undefined
-          ? prompt
-          : `${prompt}\n\nContext:\n${typeof options.context === 'string' ? options.context : JSON.stringify(options.context)}`;
-      return oneShotCall(node, {
-        model,
-        prompt: text,
-        system: flatSystemPrompt(options.systemPrompt),
-        signal: call.signal,
-      });
-    }
-    return childCall(node, { prompt, ...options, model, ...call, invoke });
-  }
+  const llm = runner.llm;
+  const rlm = async (prompt: string, options: RlmOptions, slot: CallSlot) =>
+    (await runner.rlm(prompt, options, slot)).text;
 
   const functions: Record<string, ToolDefinition> = {
     llm_query: {
@@ -164,12 +135,12 @@ export function hostFunctions(node: RunNode, invoke: Invoke): Record<string, Too
       },
     },
   };
-  for (const [name, tool] of Object.entries(config.tools)) {
+  for (const [name, tool] of allowedTools(config, toolNames)) {
     functions[name] = {
       description: tool.description,
       call: (args, { signal }) =>
         tool.call(args, { signal: AbortSignal.any([signal, node.scope.signal]) }),
     };
   }
-  return functions;
+  return { ...functions, ...extra };
 }

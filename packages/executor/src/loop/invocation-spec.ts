@@ -20,6 +20,8 @@ export interface InvocationSpec {
   deadlineAt?: number | undefined;
   /** Cancels this invocation: the caller's signal at the root, the calling block's for a child. */
   signal?: AbortSignal | undefined;
+  /** Names of the configured tools this invocation may call; all of them when absent. */
+  toolNames?: readonly string[] | undefined;
 }
 
 /** Runs one invocation to its end; never rejects for model or code failures. */

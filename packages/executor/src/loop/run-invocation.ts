@@ -10,18 +10,27 @@ import {
   queryMetadata,
   type ReplEnvironment,
   type RLMChatCompletion,
+  RlmError,
   type RunStatus,
 } from '@rlm/protocol';
 import { createSandbox } from '@rlm/sandbox';
+import {
+  DELEGATE_SETUP,
+  dispatcherFunctions,
+  type ProposedAnswer,
+} from '../dispatch/dispatcher-functions.js';
+import { TaskDispatcher } from '../dispatch/task-dispatcher.js';
 import { BudgetScope } from '../run/budget-scope.js';
 import { callModel } from '../run/call-model.js';
 import { errorInfo } from '../run/error-info.js';
 import { RunNode } from '../run/run-node.js';
 import type { RunTree } from '../run/run-tree.js';
 import { contextInfo } from '../trajectory/context-fingerprint.js';
-import { turnAnswer } from './final-answer.js';
+import { type TurnAnswer, turnAnswer } from './final-answer.js';
 import { hostFunctions } from './host-functions.js';
 import type { InvocationSpec } from './invocation-spec.js';
+import { type SubCallRunner, subCallRunner } from './sub-call-runner.js';
+import { dispatcherEnabled } from './system-prompts.js';
 import {
   DEFAULT_ANSWER_PROMPT,
   FIRST_TURN_NUDGE,
@@ -38,6 +47,10 @@ interface LoopState {
   consecutiveErrors: number;
   /** The latest non-empty response: the partial answer if the run stops early. */
   partial: string | null;
+  /** The root's background tasks (dispatcher mode only). */
+  dispatcher: TaskDispatcher | null;
+  /** The latest `set_answer`. */
+  proposed: ProposedAnswer | null;
 }
 
 interface Outcome {
@@ -61,14 +74,22 @@ function meta(node: RunNode, spec: InvocationSpec, iteration: number): Record<st
 
 async function openSandbox(
   node: RunNode,
-  spec: InvocationSpec,
-  invoke: (s: InvocationSpec) => Promise<RLMChatCompletion>,
-) {
+  { spec, state, runner }: { spec: InvocationSpec; state: LoopState; runner: SubCallRunner },
+): Promise<ReplEnvironment> {
   const { config } = node.tree;
   const { blockTimeoutMs, cpuSliceMs, memoryBytes, maxOutputChars } = config.limits;
-  return createSandbox({
+  const dispatcher = state.dispatcher;
+  const extra =
+    dispatcher === null
+      ? {}
+      : dispatcherFunctions(dispatcher, {
+          onAnswer: (answer) => {
+            state.proposed = answer;
+          },
+        });
+  const sandbox = await createSandbox({
     context: spec.context,
-    functions: hostFunctions(node, invoke),
+    functions: hostFunctions(node, runner, { toolNames: spec.toolNames, extra }),
     meta: meta(node, spec, 0),
     limits: {
       blockTimeoutMs,
@@ -79,6 +100,18 @@ async function openSandbox(
     signal: node.scope.signal,
     isolation: config.isolation,
   });
+  if (dispatcher !== null) {
+    const setup = await sandbox.execute(DELEGATE_SETUP, { signal: node.scope.signal });
+    if (setup.error !== null) {
+      await sandbox.dispose().catch(() => undefined);
+      throw new RlmError({
+        code: 'sandbox.poisoned',
+        message: `The dispatcher could not be set up in the sandbox: ${setup.error.message}`,
+        details: { reason: setup.error.message },
+      });
+    }
+  }
+  return sandbox;
 }
 
 async function runBlocks(
@@ -138,6 +171,47 @@ function refusedByGuard(
   return true;
 }
 
+/** The prompt opening a turn: the protocol's, what background tasks did, and the last-turn note. */
+function turnPrompt({
+  spec,
+  state,
+  iteration,
+}: {
+  spec: InvocationSpec;
+  state: LoopState;
+  iteration: number;
+}): string {
+  const last = iteration === spec.maxIterations - 1;
+  const taskNote = state.dispatcher?.turnNote() ?? null;
+  return (
+    buildUserPrompt({ rootPrompt: spec.query, iteration }) +
+    (taskNote === null ? '' : `\n\n${taskNote}`) +
+    (last ? LAST_ITERATION_NOTE : '')
+  );
+}
+
+/** A `set_answer` confident enough to end the run, when no `FINAL` came first. */
+function proposedAnswer(node: RunNode, state: LoopState): TurnAnswer | null {
+  const threshold = node.tree.config.confidenceThreshold;
+  const proposed = state.proposed;
+  if (threshold === undefined || proposed === null || proposed.confidence < threshold) return null;
+  return { kind: 'answer', answer: proposed.content, source: 'set_answer' };
+}
+
+/** The turn's answer: FINAL (the normal way to finish) first, then a confident `set_answer`. */
+async function answerOf(
+  node: RunNode,
+  {
+    state,
+    text,
+    blocks,
+    sandbox,
+  }: { state: LoopState; text: string; blocks: readonly CodeBlock[]; sandbox: ReplEnvironment },
+): Promise<TurnAnswer> {
+  const marked = await turnAnswer(text, { blocks, sandbox });
+  return marked.kind === 'answer' ? marked : (proposedAnswer(node, state) ?? marked);
+}
+
 /** One turn: model call, blocks, history, limits, final answer. Returns the answer if any. */
 async function turn(
   node: RunNode,
@@ -156,9 +230,7 @@ async function turn(
   const { config } = node.tree;
   const startedAt = node.tree.now();
   node.emit({ type: 'iteration-start', iteration });
-  const last = iteration === spec.maxIterations - 1;
-  const prompt =
-    buildUserPrompt({ rootPrompt: spec.query, iteration }) + (last ? LAST_ITERATION_NOTE : '');
+  const prompt = turnPrompt({ spec, state, iteration });
   // The turn prompt stays in the history (unlike rlmpaper, which drops it) so each request
   // extends the previous one byte for byte: that is what lets provider prompt caches hit.
   state.history.push({ role: 'user', content: prompt });
@@ -188,7 +260,7 @@ async function turn(
   const notes: string[] = [];
   if (found.length > maxBlocks) notes.push(skippedBlocksNote(maxBlocks, found.length - maxBlocks));
   countErrors(node, state, blocks);
-  const verdict = await turnAnswer(text, { blocks, sandbox });
+  const verdict = await answerOf(node, { state, text, blocks, sandbox });
   if (verdict.kind === 'none' && verdict.note !== undefined) notes.push(verdict.note);
   const answer =
     verdict.kind === 'answer' && !refusedByGuard(node, { state, iteration }) ? verdict : null;
@@ -290,6 +362,8 @@ export async function runInvocation(
     guardUsed: false,
     consecutiveErrors: 0,
     partial: null,
+    dispatcher: null,
+    proposed: null,
   };
   let outcome: Outcome;
   let sandbox: Promise<ReplEnvironment> | undefined;
@@ -310,14 +384,20 @@ export async function runInvocation(
       content: buildMetadataMessage(metadata),
     });
     const invoke = (child: InvocationSpec) => runInvocation(tree, child);
+    const runner = subCallRunner(node, invoke, spec.toolNames);
+    if (spec.depth === 0 && dispatcherEnabled(tree.config)) {
+      state.dispatcher = new TaskDispatcher(node, runner);
+    }
     // The sandbox starts while the first model call is in flight: creating it (a worker, a WASM
     // module, the context copied in) then costs no wall time whenever the model is slower.
-    sandbox = openSandbox(node, spec, invoke);
+    sandbox = openSandbox(node, { spec, state, runner });
     sandbox.catch(() => undefined);
     outcome = await loop(node, { spec, state, sandbox });
   } catch (error) {
     outcome = failure(node, error);
   } finally {
+    // Background tasks end with the run: cancelled, each reported by a task-end event.
+    await state.dispatcher?.close().catch(() => undefined);
     await sandbox?.then((ready) => ready.dispose()).catch(() => undefined);
     scope.release();
   }

@@ -49,9 +49,21 @@ function subCallRecord(
  * throws: a failure becomes an `"Error: …"` string, so one bad call cannot crash the caller's code.
  */
 export async function oneShotCall(node: RunNode, input: OneShotInput): Promise<string> {
+  return (await oneShot(node, input)).text;
+}
+
+/** `oneShotCall` with the outcome in full (background tasks report `ok` and `usage`). Never throws. */
+export async function oneShot(
+  node: RunNode,
+  input: OneShotInput,
+): Promise<{ text: string; ok: boolean; usage: UsageSummary }> {
   const { model, prompt, system, signal } = input;
   if (!node.scope.reserveSubcall()) {
-    return errorString(node.scope.signal.reason ?? 'sub-call limit reached');
+    return {
+      text: errorString(node.scope.signal.reason ?? 'sub-call limit reached'),
+      ok: false,
+      usage: emptyUsage(),
+    };
   }
   const callId = node.nextCallId();
   const startedAt = node.tree.now();
@@ -80,6 +92,7 @@ export async function oneShotCall(node: RunNode, input: OneShotInput): Promise<s
       durationMs,
       responsePreview: preview(response.text),
     });
+    const usage = addCallUsage(emptyUsage(), response);
     node.recordSubCall(
       subCallRecord(
         {
@@ -90,10 +103,10 @@ export async function oneShotCall(node: RunNode, input: OneShotInput): Promise<s
           ok: true,
           durationMs,
         },
-        addCallUsage(emptyUsage(), response),
+        usage,
       ),
     );
-    return response.text;
+    return { text: response.text, ok: true, usage };
   } catch (error) {
     const durationMs = node.tree.now() - startedAt;
     const message = errorString(error);
@@ -112,6 +125,6 @@ export async function oneShotCall(node: RunNode, input: OneShotInput): Promise<s
         emptyUsage(),
       ),
     );
-    return message;
+    return { text: message, ok: false, usage: emptyUsage() };
   }
 }

@@ -2,6 +2,11 @@ import { buildFlatPrompt, buildSystemPrompt, type SystemPromptOptions } from '@r
 import type { LanguageModel } from '@rlm/protocol';
 import type { ResolvedRLMConfig } from '../config/rlm-config.js';
 
+/** True when the root gets the background-task verbs: `dispatcher`, else coordinator mode. */
+export function dispatcherEnabled(config: ResolvedRLMConfig): boolean {
+  return config.dispatcher ?? config.promptMode === 'coordinator';
+}
+
 /** Iterations an invocation at `depth` gets. */
 export function iterationsFor(config: ResolvedRLMConfig, depth: number): number {
   return config.iterationsForDepth?.[depth] ?? config.maxIterations;
@@ -13,13 +18,23 @@ export function availableModels(config: ResolvedRLMConfig): LanguageModel[] {
   return all.filter((model, index) => all.findIndex((other) => other.id === model.id) === index);
 }
 
-function sharedOptions(config: ResolvedRLMConfig, depth: number) {
+/** The configured tools an invocation may call: all, or those named in `toolNames`. */
+export function allowedTools(
+  config: ResolvedRLMConfig,
+  toolNames?: readonly string[],
+): [string, ResolvedRLMConfig['tools'][string]][] {
+  return Object.entries(config.tools).filter(
+    ([name]) => toolNames === undefined || toolNames.includes(name),
+  );
+}
+
+function sharedOptions(config: ResolvedRLMConfig, depth: number, toolNames?: readonly string[]) {
   const models = availableModels(config);
   return {
     depth,
     maxDepth: config.maxDepth,
     childBudget: iterationsFor(config, depth + 1),
-    tools: Object.entries(config.tools).map(([name, tool]) => ({
+    tools: allowedTools(config, toolNames).map(([name, tool]) => ({
       name,
       description: tool.description,
     })),
@@ -38,6 +53,7 @@ export function rootSystemPrompt(config: ResolvedRLMConfig): string {
   return buildSystemPrompt({
     ...sharedOptions(config, 0),
     mode: config.promptMode,
+    dispatcher: dispatcherEnabled(config),
     drivers: config.drivers as SystemPromptOptions['drivers'],
     model: config.model.id,
   });
@@ -46,11 +62,19 @@ export function rootSystemPrompt(config: ResolvedRLMConfig): string {
 /** A child's system prompt: always a solver; a specialist when the caller passed `systemPrompt`. */
 export function childSystemPrompt(
   config: ResolvedRLMConfig,
-  { depth, systemPrompt }: { depth: number; systemPrompt?: string | undefined },
+  {
+    depth,
+    systemPrompt,
+    toolNames,
+  }: {
+    depth: number;
+    systemPrompt?: string | undefined;
+    toolNames?: readonly string[] | undefined;
+  },
 ): string {
   const own = systemPrompt?.trim();
   return buildSystemPrompt({
-    ...sharedOptions(config, depth),
+    ...sharedOptions(config, depth, toolNames),
     mode: 'solver',
     ...(own === undefined || own === '' ? {} : { systemPrompt: own }),
   });

@@ -1,0 +1,137 @@
+import type { JsonValue } from '@rlm/protocol';
+import { z } from 'zod';
+import type { ToolDefinition } from '../config/tool-definition.js';
+import type { TaskDispatcher } from './task-dispatcher.js';
+
+/** The host function behind the guest's synchronous `delegate` (see `DELEGATE_SETUP`). */
+export const DELEGATE_HOST_FUNCTION = '__rlm_delegate';
+
+/**
+ * Guest code run once when a dispatcher sandbox opens. Host functions are asynchronous in the
+ * sandbox, but `delegate` must hand back its id at once (code writes `[delegate(a), delegate(b)]`),
+ * so the guest numbers tasks itself and fires the host call without waiting for it.
+ */
+export const DELEGATE_SETUP = `var delegate = (function (start) {
+  var count = 0;
+  return function delegate(task, options) {
+    count += 1;
+    var id = 't' + count;
+    start(id, typeof task === 'string' ? task : String(task), options === undefined ? null : options);
+    return id;
+  };
+})(${DELEGATE_HOST_FUNCTION});`;
+
+const delegateArgsSchema = z.tuple([
+  z.string(),
+  z.string(),
+  z
+    .object({
+      context: z.custom<JsonValue>(() => true).optional(),
+      systemPrompt: z.string().optional(),
+      model: z.string().optional(),
+      tools: z.array(z.string()).optional(),
+    })
+    .nullish(),
+]);
+
+const awaitArgsSchema = z.tuple([
+  z.union([z.array(z.string()), z.string()]),
+  z.object({ timeoutMs: z.number().nonnegative().optional() }).nullish().optional(),
+]);
+
+const setAnswerArgsSchema = z.tuple([
+  z.custom<JsonValue>((value) => value !== undefined && value !== null),
+  z.object({ confidence: z.number().min(0).max(1) }),
+]);
+
+/** The answer the root proposed with `set_answer`. */
+export interface ProposedAnswer {
+  content: string;
+  confidence: number;
+}
+
+function issueText(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return issue === undefined
+    ? ''
+    : ` (argument ${issue.path.map(String).join('.')}: ${issue.message})`;
+}
+
+/**
+ * The background-task verbs of a dispatcher sandbox. Like every host function they never throw
+ * into code: bad arguments come back as an `"Error: …"` string naming what was expected.
+ */
+export function dispatcherFunctions(
+  dispatcher: TaskDispatcher,
+  { onAnswer }: { onAnswer: (answer: ProposedAnswer) => void },
+): Record<string, ToolDefinition> {
+  return {
+    [DELEGATE_HOST_FUNCTION]: {
+      description: 'internal: starts a background task for delegate()',
+      async call(args) {
+        const id = typeof args[0] === 'string' ? args[0] : '';
+        const task = typeof args[1] === 'string' ? args[1] : '';
+        const parsed = delegateArgsSchema.safeParse(args);
+        if (!parsed.success || task.trim() === '') {
+          const why = parsed.success
+            ? ' (argument 0: the task must not be empty)'
+            : issueText(parsed.error);
+          return dispatcher.reject(
+            id,
+            task,
+            `delegate expects (task: string, { context, systemPrompt, model, tools }?)${why}`,
+          );
+        }
+        const [, , options] = parsed.data;
+        return dispatcher.delegate(id, task, options ?? {});
+      },
+    },
+    stream_results: {
+      description:
+        'stream_results() → Promise<TaskResult[]>: background tasks finished since the last call.',
+      async call() {
+        return dispatcher.streamResults();
+      },
+    },
+    await_results: {
+      description:
+        'await_results(ids, { timeoutMs }?) → Promise<{ results, timedOut }>: waits for those tasks.',
+      async call(args, { signal }) {
+        const parsed = awaitArgsSchema.safeParse(args);
+        if (!parsed.success) {
+          return `Error: await_results expects (ids: string[], { timeoutMs }?)${issueText(parsed.error)}`;
+        }
+        const [ids, options] = parsed.data;
+        return {
+          ...(await dispatcher.awaitResults(typeof ids === 'string' ? [ids] : ids, {
+            timeoutMs: options?.timeoutMs,
+            signal,
+          })),
+        };
+      },
+    },
+    inspect: {
+      description: 'inspect(key) → Promise<entry | null>: a full scratchpad entry (task:<id>).',
+      async call(args) {
+        if (typeof args[0] !== 'string') return 'Error: inspect expects (key: string)';
+        return dispatcher.inspect(args[0]);
+      },
+    },
+    set_answer: {
+      description:
+        'set_answer(content, { confidence }) → "ok": records the current best answer (confidence 0–1).',
+      async call(args) {
+        const parsed = setAnswerArgsSchema.safeParse(args);
+        if (!parsed.success) {
+          return `Error: set_answer expects (content, { confidence: number between 0 and 1 })${issueText(parsed.error)}`;
+        }
+        const [content, { confidence }] = parsed.data;
+        onAnswer({
+          content: typeof content === 'string' ? content : JSON.stringify(content),
+          confidence,
+        });
+        return 'ok';
+      },
+    },
+  };
+}
