@@ -12,6 +12,8 @@ import { iterationsFor, rootSystemPrompt } from './loop/system-prompts.js';
 import { EventBus, type RunEventHandler } from './run/event-bus.js';
 import { EventQueue } from './run/event-queue.js';
 import { liveResponder, type ModelResponder, type RunTree } from './run/run-tree.js';
+import { createSession, type RLMSession } from './session/rlm-session.js';
+import type { SessionBinding } from './session/session-binding.js';
 import { jsonlFileSink } from './trajectory/jsonl-file-sink.js';
 import { trajectoryConfig } from './trajectory/trajectory-config.js';
 import { TrajectoryRecorder } from './trajectory/trajectory-recorder.js';
@@ -35,6 +37,8 @@ export interface RLM {
   completion(context: JsonValue, options?: CompletionOptions): Promise<RLMChatCompletion>;
   /** The same run as an ordered stream of events; breaking out of the loop cancels the run. */
   stream(context: JsonValue, options?: CompletionOptions): AsyncIterable<RunEvent>;
+  /** A persistent session: one sandbox kept across `completion()` calls until `close()`. */
+  session(): RLMSession;
 }
 
 /** Internal hooks shared by `createRLM` and `replay`. */
@@ -51,7 +55,13 @@ export async function runTree(
     context,
     options = {},
     hooks = {},
-  }: { context: JsonValue; options?: CompletionOptions; hooks?: RunHooks },
+    session,
+  }: {
+    context: JsonValue;
+    options?: CompletionOptions;
+    hooks?: RunHooks;
+    session?: SessionBinding;
+  },
 ): Promise<RLMChatCompletion> {
   options.signal?.throwIfAborted();
   // Bad input is the caller's error: reject before anything starts (nothing is written).
@@ -92,6 +102,7 @@ export async function runTree(
       limits: { maxTokens, maxCostUsd, maxSubcalls },
       deadlineAt: maxWallTimeMs === undefined ? undefined : now() + maxWallTimeMs,
       signal: options.signal,
+      session,
     });
   } finally {
     await recorder?.close().catch(() => undefined);
@@ -167,5 +178,9 @@ export function createRLM(config: RLMConfig): RLM {
     config: resolved,
     completion: (context, options) => runTree(resolved, { context, options }),
     stream: (context, options) => streamTree(resolved, { context, options }),
+    session: () =>
+      createSession(resolved, ({ payload, options, binding }) =>
+        runTree(resolved, { context: payload, options, session: binding }),
+      ),
   };
 }

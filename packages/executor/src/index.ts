@@ -69,6 +69,7 @@ export {
 export type { ToolDefinition } from './config/tool-definition.js';
 export { type CompletionOptions, createRLM, type RLM } from './create-rlm.js';
 export type { RunEventHandler } from './run/event-bus.js';
+export type { RLMSession } from './session/rlm-session.js';
 
 // ── Coordinator dispatch ────────────────
 

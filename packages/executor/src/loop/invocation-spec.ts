@@ -1,5 +1,6 @@
 import type { JsonValue, LanguageModel, RLMChatCompletion } from '@rlm/protocol';
 import type { BudgetScope, ScopeLimits } from '../run/budget-scope.js';
+import type { SessionBinding } from '../session/session-binding.js';
 
 /** Everything one invocation (the root or a child) needs besides the shared run tree. */
 export interface InvocationSpec {
@@ -22,6 +23,8 @@ export interface InvocationSpec {
   signal?: AbortSignal | undefined;
   /** Names of the configured tools this invocation may call; all of them when absent. */
   toolNames?: readonly string[] | undefined;
+  /** The session this (root) invocation runs in, lending its sandbox; absent outside sessions. */
+  session?: SessionBinding | undefined;
 }
 
 /** Runs one invocation to its end; never rejects for model or code failures. */

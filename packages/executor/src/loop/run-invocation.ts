@@ -10,15 +10,9 @@ import {
   queryMetadata,
   type ReplEnvironment,
   type RLMChatCompletion,
-  RlmError,
   type RunStatus,
 } from '@rlm/protocol';
-import { createSandbox } from '@rlm/sandbox';
-import {
-  DELEGATE_SETUP,
-  dispatcherFunctions,
-  type ProposedAnswer,
-} from '../dispatch/dispatcher-functions.js';
+import type { ProposedAnswer } from '../dispatch/dispatcher-functions.js';
 import { TaskDispatcher } from '../dispatch/task-dispatcher.js';
 import { BudgetScope } from '../run/budget-scope.js';
 import { callModel } from '../run/call-model.js';
@@ -27,14 +21,15 @@ import { RunNode } from '../run/run-node.js';
 import type { RunTree } from '../run/run-tree.js';
 import { contextInfo } from '../trajectory/context-fingerprint.js';
 import { type TurnAnswer, turnAnswer } from './final-answer.js';
-import { hostFunctions } from './host-functions.js';
 import type { InvocationSpec } from './invocation-spec.js';
-import { type SubCallRunner, subCallRunner } from './sub-call-runner.js';
+import { openSandbox, sandboxFunctions } from './open-sandbox.js';
+import { subCallRunner } from './sub-call-runner.js';
 import { dispatcherEnabled } from './system-prompts.js';
 import {
   DEFAULT_ANSWER_PROMPT,
   FIRST_TURN_NUDGE,
   LAST_ITERATION_NOTE,
+  sessionPayloadNote,
   skippedBlocksNote,
 } from './turn-notes.js';
 
@@ -70,48 +65,6 @@ function meta(node: RunNode, spec: InvocationSpec, iteration: number): Record<st
     parentRunId: spec.parentRunId,
     budget: { ...remaining },
   };
-}
-
-async function openSandbox(
-  node: RunNode,
-  { spec, state, runner }: { spec: InvocationSpec; state: LoopState; runner: SubCallRunner },
-): Promise<ReplEnvironment> {
-  const { config } = node.tree;
-  const { blockTimeoutMs, cpuSliceMs, memoryBytes, maxOutputChars } = config.limits;
-  const dispatcher = state.dispatcher;
-  const extra =
-    dispatcher === null
-      ? {}
-      : dispatcherFunctions(dispatcher, {
-          onAnswer: (answer) => {
-            state.proposed = answer;
-          },
-        });
-  const sandbox = await createSandbox({
-    context: spec.context,
-    functions: hostFunctions(node, runner, { toolNames: spec.toolNames, extra }),
-    meta: meta(node, spec, 0),
-    limits: {
-      blockTimeoutMs,
-      maxOutputChars,
-      ...(cpuSliceMs === undefined ? {} : { cpuSliceMs }),
-      ...(memoryBytes === undefined ? {} : { memoryBytes }),
-    },
-    signal: node.scope.signal,
-    isolation: config.isolation,
-  });
-  if (dispatcher !== null) {
-    const setup = await sandbox.execute(DELEGATE_SETUP, { signal: node.scope.signal });
-    if (setup.error !== null) {
-      await sandbox.dispose().catch(() => undefined);
-      throw new RlmError({
-        code: 'sandbox.poisoned',
-        message: `The dispatcher could not be set up in the sandbox: ${setup.error.message}`,
-        details: { reason: setup.error.message },
-      });
-    }
-  }
-  return sandbox;
 }
 
 async function runBlocks(
@@ -184,7 +137,12 @@ function turnPrompt({
   const last = iteration === spec.maxIterations - 1;
   const taskNote = state.dispatcher?.turnNote() ?? null;
   return (
-    buildUserPrompt({ rootPrompt: spec.query, iteration }) +
+    buildUserPrompt({
+      rootPrompt: spec.query,
+      iteration,
+      contextCount: (spec.session?.contextIndex ?? 0) + 1,
+      historyCount: spec.session?.historyCount ?? 0,
+    }) +
     (taskNote === null ? '' : `\n\n${taskNote}`) +
     (last ? LAST_ITERATION_NOTE : '')
   );
@@ -245,7 +203,8 @@ async function turn(
   const sandbox = await sandboxReady;
   const found = findCodeBlocks(text, { languages: config.codeLanguages });
   const maxBlocks = config.limits.maxBlocksPerIteration;
-  if (found.length > 0 && iteration > 0) {
+  // In a session the sandbox's `__rlm` is from an earlier run until this one refreshes it.
+  if (found.length > 0 && (iteration > 0 || spec.session !== undefined)) {
     // Refresh `__rlm` only when code will read it: a turn without code costs no sandbox round trip.
     await sandbox.setVariable('__rlm', meta(node, spec, iteration)).catch(() => undefined);
   }
@@ -381,7 +340,7 @@ export async function runInvocation(
     });
     state.history.push({
       role: 'user',
-      content: buildMetadataMessage(metadata),
+      content: buildMetadataMessage(metadata) + sessionPayloadNote(spec.session?.contextIndex ?? 0),
     });
     const invoke = (child: InvocationSpec) => runInvocation(tree, child);
     const runner = subCallRunner(node, invoke, spec.toolNames);
@@ -390,7 +349,24 @@ export async function runInvocation(
     }
     // The sandbox starts while the first model call is in flight: creating it (a worker, a WASM
     // module, the context copied in) then costs no wall time whenever the model is slower.
-    sandbox = openSandbox(node, { spec, state, runner });
+    const functions = sandboxFunctions(node, {
+      spec,
+      runner,
+      dispatcher: state.dispatcher,
+      onAnswer: (answer) => {
+        state.proposed = answer;
+      },
+    });
+    const firstMeta = meta(node, spec, 0);
+    sandbox =
+      spec.session === undefined
+        ? openSandbox(node, {
+            spec,
+            functions,
+            dispatcher: state.dispatcher !== null,
+            meta: firstMeta,
+          })
+        : spec.session.open({ payload: spec.context, functions, meta: firstMeta });
     sandbox.catch(() => undefined);
     outcome = await loop(node, { spec, state, sandbox });
   } catch (error) {
@@ -398,7 +374,12 @@ export async function runInvocation(
   } finally {
     // Background tasks end with the run: cancelled, each reported by a task-end event.
     await state.dispatcher?.close().catch(() => undefined);
-    await sandbox?.then((ready) => ready.dispose()).catch(() => undefined);
+    if (spec.session === undefined) {
+      await sandbox?.then((ready) => ready.dispose()).catch(() => undefined);
+    } else {
+      // A session keeps its sandbox: this run's conversation becomes history_N there.
+      await spec.session.finish(state.history);
+    }
     scope.release();
   }
   const completed = outcome.status === 'completed';

@@ -34,3 +34,12 @@ export function missingVariableNote(name: string, existing: readonly string[]): 
     `${list} Create it in a \`\`\`repl block first, or answer with FINAL(...).`
   );
 }
+
+/** Appended to the metadata message of a session's later runs: where this run's payload is. */
+export function sessionPayloadNote(contextIndex: number): string {
+  if (contextIndex === 0) return '';
+  return (
+    ` That describes this conversation's payload, which is \`context_${contextIndex}\`; ` +
+    '`context` is still the first payload of the session.'
+  );
+}
