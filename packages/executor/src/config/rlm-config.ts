@@ -25,6 +25,9 @@ export const DEFAULT_TASK_TIMEOUT_MS = 600_000;
 /** Characters of a task's output in its `summary` (the full output is in the scratchpad). @default 500 */
 export const DEFAULT_TASK_SUMMARY_CHARS = 500;
 
+/** Share of the model's context window at which the root conversation is compacted. @default 0.8 */
+export const DEFAULT_COMPACTION_FRACTION = 0.8;
+
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 function isLanguageModel(value: unknown): value is LanguageModel {
@@ -178,6 +181,16 @@ export const rlmConfigSchema = z.strictObject({
   scratchpad: scratchpadSchema.optional(),
   /** A `set_answer` whose confidence reaches this (0–1) ends the run; never, when absent. */
   confidenceThreshold: z.number().min(0).max(1).optional(),
+  /**
+   * Compact the root conversation when it reaches `fraction` of the root model's context window
+   * (tokens from usage, estimated when absent); off when absent. Needs `model.contextWindow`.
+   */
+  compaction: z
+    .strictObject({
+      /** @default DEFAULT_COMPACTION_FRACTION */
+      fraction: z.number().gt(0).max(1).default(DEFAULT_COMPACTION_FRACTION),
+    })
+    .optional(),
   /** Refuse, once, a final answer given on turn 0 before any code ran. @default true */
   firstTurnGuard: z.boolean().default(true),
   /** Extra fence tags whose blocks run (e.g. `['js']`); `repl` always runs. */

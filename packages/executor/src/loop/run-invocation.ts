@@ -20,6 +20,12 @@ import { errorInfo } from '../run/error-info.js';
 import { RunNode } from '../run/run-node.js';
 import type { RunTree } from '../run/run-tree.js';
 import { contextInfo } from '../trajectory/context-fingerprint.js';
+import {
+  type CompactionState,
+  compactIfNeeded,
+  fullConversation,
+  noteRootCall,
+} from './compaction.js';
 import { type TurnAnswer, turnAnswer } from './final-answer.js';
 import type { InvocationSpec } from './invocation-spec.js';
 import { openSandbox, sandboxFunctions } from './open-sandbox.js';
@@ -34,7 +40,7 @@ import {
 } from './turn-notes.js';
 
 /** Mutable state of one invocation's loop. */
-interface LoopState {
+interface LoopState extends CompactionState {
   history: ChatMessage[];
   iterations: number;
   codeEverRan: boolean;
@@ -198,6 +204,7 @@ async function turn(
     messages: [...state.history],
     purpose: 'root',
   });
+  noteRootCall(state, { response, messageCount: state.history.length });
   const text = response.text;
   if (text.trim() !== '') state.partial = text;
   const sandbox = await sandboxReady;
@@ -265,6 +272,7 @@ async function loop(
   for (let iteration = 0; iteration < spec.maxIterations; iteration++) {
     node.scope.signal.throwIfAborted();
     state.iterations = iteration + 1;
+    if (iteration > 0) await compactIfNeeded(node, { spec, state, sandbox, iteration });
     const answer = await turn(node, { spec, state, sandbox, iteration });
     if (answer !== null) return { status: 'completed', answer, error: null };
   }
@@ -323,6 +331,9 @@ export async function runInvocation(
     partial: null,
     dispatcher: null,
     proposed: null,
+    archive: [],
+    compactedPrefix: 0,
+    lastCall: null,
   };
   let outcome: Outcome;
   let sandbox: Promise<ReplEnvironment> | undefined;
@@ -378,7 +389,7 @@ export async function runInvocation(
       await sandbox?.then((ready) => ready.dispose()).catch(() => undefined);
     } else {
       // A session keeps its sandbox: this run's conversation becomes history_N there.
-      await spec.session.finish(state.history);
+      await spec.session.finish(fullConversation(state));
     }
     scope.release();
   }

@@ -8,7 +8,7 @@ export interface CallModelInput {
   model: LanguageModel;
   system?: string | undefined;
   messages: ChatMessage[];
-  purpose: 'root' | 'sub' | 'default_answer';
+  purpose: 'root' | 'sub' | 'default_answer' | 'summary';
   /** Reuse the id of the sub-call this model call serves. */
   callId?: string;
   /** Aborts this call only (a stopped block); the node's scope aborts it too. */
