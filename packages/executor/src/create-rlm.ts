@@ -9,11 +9,13 @@ import {
 import { parseRLMConfig, type ResolvedRLMConfig, type RLMConfig } from './config/rlm-config.js';
 import { runInvocation } from './loop/run-invocation.js';
 import { iterationsFor, rootSystemPrompt } from './loop/system-prompts.js';
+import { type CheckpointData, parseCheckpointData } from './resume/checkpoint-data.js';
 import { EventBus, type RunEventHandler } from './run/event-bus.js';
 import { EventQueue } from './run/event-queue.js';
 import { liveResponder, type ModelResponder, type RunTree } from './run/run-tree.js';
 import { createSession, type RLMSession } from './session/rlm-session.js';
 import type { SessionBinding } from './session/session-binding.js';
+import { contextHash } from './trajectory/context-fingerprint.js';
 import { jsonlFileSink } from './trajectory/jsonl-file-sink.js';
 import { trajectoryConfig } from './trajectory/trajectory-config.js';
 import { TrajectoryRecorder } from './trajectory/trajectory-recorder.js';
@@ -39,6 +41,15 @@ export interface RLM {
   stream(context: JsonValue, options?: CompletionOptions): AsyncIterable<RunEvent>;
   /** A persistent session: one sandbox kept across `completion()` calls until `close()`. */
   session(): RLMSession;
+  /**
+   * Continues an interrupted run (same `runId`) from its latest checkpoint in `runStore`, over
+   * the same `context`: earlier blocks re-run with recorded results, then the loop goes on live.
+   * @throws RlmError `executor.no_checkpoint`, `executor.replay_divergence` (another context)
+   */
+  resume(
+    runId: string,
+    options: { context: JsonValue; signal?: AbortSignal | undefined },
+  ): Promise<RLMChatCompletion>;
 }
 
 /** Internal hooks shared by `createRLM` and `replay`. */
@@ -56,11 +67,13 @@ export async function runTree(
     options = {},
     hooks = {},
     session,
+    resume,
   }: {
     context: JsonValue;
     options?: CompletionOptions;
     hooks?: RunHooks;
     session?: SessionBinding;
+    resume?: CheckpointData;
   },
 ): Promise<RLMChatCompletion> {
   options.signal?.throwIfAborted();
@@ -89,8 +102,16 @@ export async function runTree(
     respond: hooks.respond ?? liveResponder,
   };
   const { maxTokens, maxCostUsd, maxSubcalls, maxWallTimeMs } = config.budget;
+  const store = config.runStore;
   try {
-    return await runInvocation(tree, {
+    if (store !== undefined) {
+      if (resume === undefined) {
+        await store.createRun({ id: rootRunId, config: trajectoryConfig(config) });
+      } else {
+        await store.updateRun(rootRunId, { status: 'running' });
+      }
+    }
+    const result = await runInvocation(tree, {
       runId: rootRunId,
       parentRunId: null,
       depth: 0,
@@ -103,10 +124,57 @@ export async function runTree(
       deadlineAt: maxWallTimeMs === undefined ? undefined : now() + maxWallTimeMs,
       signal: options.signal,
       session,
+      resume,
     });
+    await store
+      ?.updateRun(rootRunId, { status: result.status, usage: result.usage })
+      .catch(() => undefined);
+    return result;
   } finally {
     await recorder?.close().catch(() => undefined);
   }
+}
+
+/**
+ * Continues a run from its latest checkpoint in `config.runStore`: the recorded blocks run again
+ * with recorded host-call results (no model calls), then the loop goes on live.
+ *
+ * @throws RlmError `executor.no_checkpoint` without a run store or checkpoint;
+ * `executor.replay_divergence` when `context` is not the run's context
+ */
+export async function resumeTree(
+  config: ResolvedRLMConfig,
+  {
+    runId,
+    context,
+    signal,
+  }: { runId: string; context: JsonValue; signal?: AbortSignal | undefined },
+): Promise<RLMChatCompletion> {
+  const missing = (why: string) =>
+    new RlmError({
+      code: 'executor.no_checkpoint',
+      message: `Run ${runId} cannot be resumed: ${why}`,
+      details: { runId },
+    });
+  const store = config.runStore;
+  if (store === undefined) throw missing('the RLM has no `runStore`');
+  const checkpoint = await store.latestCheckpoint(runId);
+  if (checkpoint === undefined) throw missing('it has no checkpoint (no turn completed)');
+  const data = parseCheckpointData(runId, checkpoint.data);
+  const actual = contextHash(context);
+  if (actual !== data.contextHash) {
+    throw new RlmError({
+      code: 'executor.replay_divergence',
+      message: `Run ${runId} was started over a different context (${data.contextHash}, given ${actual})`,
+      details: { step: 0, expected: data.contextHash, actual },
+    });
+  }
+  return runTree(config, {
+    context,
+    options: { query: data.query ?? undefined, signal },
+    hooks: { rootRunId: runId },
+    resume: data,
+  });
 }
 
 /** Streams one tree's events; `return()` (a `break`) cancels the run and waits for it to wind down. */
@@ -178,6 +246,7 @@ export function createRLM(config: RLMConfig): RLM {
     config: resolved,
     completion: (context, options) => runTree(resolved, { context, options }),
     stream: (context, options) => streamTree(resolved, { context, options }),
+    resume: (runId, { context, signal }) => resumeTree(resolved, { runId, context, signal }),
     session: () =>
       createSession(resolved, ({ payload, options, binding }) =>
         runTree(resolved, { context: payload, options, session: binding }),

@@ -1,4 +1,4 @@
-import type { Scratchpad } from '@rlm/memory';
+import type { RunStore, Scratchpad } from '@rlm/memory';
 import { isReservedName, type LanguageModel, parseSchema, RlmError } from '@rlm/protocol';
 import { z } from 'zod';
 import type { RunEventHandler } from '../run/event-bus.js';
@@ -190,6 +190,20 @@ export const rlmConfigSchema = z.strictObject({
       /** @default DEFAULT_COMPACTION_FRACTION */
       fraction: z.number().gt(0).max(1).default(DEFAULT_COMPACTION_FRACTION),
     })
+    .optional(),
+  /**
+   * Where the root checkpoints each completed turn (runs, status, checkpoints), so `resume(runId)`
+   * can continue it after a crash. Not for dispatcher runs (background tasks cannot be resumed).
+   */
+  runStore: z
+    .custom<RunStore>(
+      (value) =>
+        typeof value === 'object' &&
+        value !== null &&
+        typeof (value as RunStore).saveCheckpoint === 'function' &&
+        typeof (value as RunStore).latestCheckpoint === 'function',
+      { message: 'expected a RunStore from @rlm/memory (store.runs)' },
+    )
     .optional(),
   /** Refuse, once, a final answer given on turn 0 before any code ran. @default true */
   firstTurnGuard: z.boolean().default(true),

@@ -1,4 +1,5 @@
 import type { JsonValue, LanguageModel, RLMChatCompletion } from '@rlm/protocol';
+import type { CheckpointData } from '../resume/checkpoint-data.js';
 import type { BudgetScope, ScopeLimits } from '../run/budget-scope.js';
 import type { SessionBinding } from '../session/session-binding.js';
 
@@ -25,6 +26,8 @@ export interface InvocationSpec {
   toolNames?: readonly string[] | undefined;
   /** The session this (root) invocation runs in, lending its sandbox; absent outside sessions. */
   session?: SessionBinding | undefined;
+  /** The checkpoint a resumed root continues from. */
+  resume?: CheckpointData | undefined;
 }
 
 /** Runs one invocation to its end; never rejects for model or code failures. */

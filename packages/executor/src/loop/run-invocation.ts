@@ -6,14 +6,14 @@ import {
   type CodeBlock,
   findCodeBlocks,
   formatIteration,
-  type JsonValue,
   queryMetadata,
   type ReplEnvironment,
   type RLMChatCompletion,
   type RunStatus,
 } from '@rlm/protocol';
 import type { ProposedAnswer } from '../dispatch/dispatcher-functions.js';
-import { TaskDispatcher } from '../dispatch/task-dispatcher.js';
+import type { TaskDispatcher } from '../dispatch/task-dispatcher.js';
+import type { ResumableState, TurnCheckpointer } from '../resume/turn-checkpointer.js';
 import { BudgetScope } from '../run/budget-scope.js';
 import { callModel } from '../run/call-model.js';
 import { errorInfo } from '../run/error-info.js';
@@ -27,10 +27,8 @@ import {
   noteRootCall,
 } from './compaction.js';
 import { type TurnAnswer, turnAnswer } from './final-answer.js';
+import { invocationMeta, setUpInvocation } from './invocation-setup.js';
 import type { InvocationSpec } from './invocation-spec.js';
-import { openSandbox, sandboxFunctions } from './open-sandbox.js';
-import { subCallRunner } from './sub-call-runner.js';
-import { dispatcherEnabled } from './system-prompts.js';
 import {
   DEFAULT_ANSWER_PROMPT,
   FIRST_TURN_NUDGE,
@@ -40,7 +38,7 @@ import {
 } from './turn-notes.js';
 
 /** Mutable state of one invocation's loop. */
-interface LoopState extends CompactionState {
+interface LoopState extends CompactionState, ResumableState {
   history: ChatMessage[];
   iterations: number;
   codeEverRan: boolean;
@@ -58,19 +56,6 @@ interface Outcome {
   status: RunStatus;
   answer: string | null;
   error: { code: string; message: string } | null;
-}
-
-function meta(node: RunNode, spec: InvocationSpec, iteration: number): Record<string, JsonValue> {
-  const remaining = node.scope.remaining();
-  return {
-    depth: spec.depth,
-    maxDepth: node.tree.config.maxDepth,
-    iteration,
-    maxIterations: spec.maxIterations,
-    runId: spec.runId,
-    parentRunId: spec.parentRunId,
-    budget: { ...remaining },
-  };
 }
 
 async function runBlocks(
@@ -213,10 +198,13 @@ async function turn(
   // In a session the sandbox's `__rlm` is from an earlier run until this one refreshes it.
   if (found.length > 0 && (iteration > 0 || spec.session !== undefined)) {
     // Refresh `__rlm` only when code will read it: a turn without code costs no sandbox round trip.
-    await sandbox.setVariable('__rlm', meta(node, spec, iteration)).catch(() => undefined);
+    await sandbox
+      .setVariable('__rlm', invocationMeta(node, spec, iteration))
+      .catch(() => undefined);
   }
   const blocks = await runBlocks(node, { sandbox, codes: found.slice(0, maxBlocks), iteration });
   if (blocks.length > 0) state.codeEverRan = true;
+  state.lastCodes = blocks.map((block) => block.code);
   state.history.push(
     ...formatIteration(
       { response: text, codeBlocks: blocks },
@@ -267,14 +255,23 @@ async function loop(
     spec,
     state,
     sandbox,
-  }: { spec: InvocationSpec; state: LoopState; sandbox: Promise<ReplEnvironment> },
+    checkpointer,
+  }: {
+    spec: InvocationSpec;
+    state: LoopState;
+    sandbox: Promise<ReplEnvironment>;
+    checkpointer: TurnCheckpointer | null;
+  },
 ): Promise<Outcome> {
-  for (let iteration = 0; iteration < spec.maxIterations; iteration++) {
+  if (checkpointer !== null) await checkpointer.replay(await sandbox, state);
+  const first = checkpointer?.firstIteration ?? 0;
+  for (let iteration = first; iteration < spec.maxIterations; iteration++) {
     node.scope.signal.throwIfAborted();
     state.iterations = iteration + 1;
     if (iteration > 0) await compactIfNeeded(node, { spec, state, sandbox, iteration });
     const answer = await turn(node, { spec, state, sandbox, iteration });
     if (answer !== null) return { status: 'completed', answer, error: null };
+    await checkpointer?.save(state, iteration);
   }
   node.emit({
     type: 'limit-hit',
@@ -334,6 +331,7 @@ export async function runInvocation(
     archive: [],
     compactedPrefix: 0,
     lastCall: null,
+    lastCodes: [],
   };
   let outcome: Outcome;
   let sandbox: Promise<ReplEnvironment> | undefined;
@@ -354,32 +352,11 @@ export async function runInvocation(
       content: buildMetadataMessage(metadata) + sessionPayloadNote(spec.session?.contextIndex ?? 0),
     });
     const invoke = (child: InvocationSpec) => runInvocation(tree, child);
-    const runner = subCallRunner(node, invoke, spec.toolNames);
-    if (spec.depth === 0 && dispatcherEnabled(tree.config)) {
-      state.dispatcher = new TaskDispatcher(node, runner);
-    }
-    // The sandbox starts while the first model call is in flight: creating it (a worker, a WASM
-    // module, the context copied in) then costs no wall time whenever the model is slower.
-    const functions = sandboxFunctions(node, {
-      spec,
-      runner,
-      dispatcher: state.dispatcher,
-      onAnswer: (answer) => {
-        state.proposed = answer;
-      },
-    });
-    const firstMeta = meta(node, spec, 0);
-    sandbox =
-      spec.session === undefined
-        ? openSandbox(node, {
-            spec,
-            functions,
-            dispatcher: state.dispatcher !== null,
-            meta: firstMeta,
-          })
-        : spec.session.open({ payload: spec.context, functions, meta: firstMeta });
+    const setup = setUpInvocation(node, { spec, state, invoke });
+    sandbox = setup.sandbox;
+    const { checkpointer } = setup;
     sandbox.catch(() => undefined);
-    outcome = await loop(node, { spec, state, sandbox });
+    outcome = await loop(node, { spec, state, sandbox, checkpointer });
   } catch (error) {
     outcome = failure(node, error);
   } finally {

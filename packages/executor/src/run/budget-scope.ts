@@ -3,6 +3,7 @@ import {
   emptyUsage,
   type LimitName,
   type ModelResponse,
+  mergeUsage,
   RlmError,
   type RunStatus,
   totalUsage,
@@ -129,6 +130,16 @@ export class BudgetScope {
     if (this.#stop !== null) return;
     this.#stop = info;
     this.#controller.abort(stopError(info));
+  }
+
+  /**
+   * Carries over what an interrupted run already spent (a resumed root, before anything runs),
+   * so its caps and totals cover the whole run.
+   */
+  restore({ usage, subcalls }: { usage: UsageSummary; subcalls: number }): void {
+    this.#usage = mergeUsage(this.#usage, usage);
+    this.#subcalls += subcalls;
+    this.#checkSpend();
   }
 
   /** Adds one model call's usage here and to every ancestor, then checks cost and token caps. */

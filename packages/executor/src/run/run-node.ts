@@ -55,6 +55,17 @@ export class RunNode {
     this.tree.bus.emit(event);
   }
 
+  /** Id counters, saved in checkpoints so a resumed run never reuses an id. */
+  get counters(): { calls: number; children: number } {
+    return { calls: this.#calls, children: this.#children };
+  }
+
+  /** Continues the id sequences of an interrupted run. */
+  restoreCounters({ calls, children }: { calls: number; children: number }): void {
+    this.#calls = calls;
+    this.#children = children;
+  }
+
   nextCallId(): string {
     this.#calls += 1;
     return `${this.runId}:${this.#calls}`;

@@ -1,0 +1,51 @@
+import { chatMessageSchema, RlmError, usageSummarySchema } from '@rlm/protocol';
+import { z } from 'zod';
+import { recordedHostCallSchema } from './host-call-log.js';
+
+/** One completed root turn as a resume re-executes it: its blocks and their host calls. */
+export const recordedTurnSchema = z.object({
+  codes: z.array(z.string()),
+  calls: z.array(recordedHostCallSchema),
+});
+export type RecordedTurn = z.infer<typeof recordedTurnSchema>;
+
+/** What a root saves to its `RunStore` after each completed turn. */
+export const checkpointDataSchema = z.object({
+  version: z.literal(1),
+  query: z.string().nullable(),
+  /** Hash of the context (`sha256:…`): `resume` refuses a different one. */
+  contextHash: z.string(),
+  /** The last completed turn (0-based). */
+  iteration: z.number().int().nonnegative(),
+  turns: z.array(recordedTurnSchema),
+  history: z.array(chatMessageSchema),
+  archive: z.array(chatMessageSchema),
+  compactedPrefix: z.number().int().nonnegative(),
+  partial: z.string().nullable(),
+  consecutiveErrors: z.number().int().nonnegative(),
+  codeEverRan: z.boolean(),
+  guardUsed: z.boolean(),
+  usage: usageSummarySchema,
+  subcalls: z.number().int().nonnegative(),
+  counters: z.object({
+    calls: z.number().int().nonnegative(),
+    children: z.number().int().nonnegative(),
+  }),
+});
+export type CheckpointData = z.infer<typeof checkpointDataSchema>;
+
+/**
+ * Reads a stored checkpoint.
+ * @throws RlmError `executor.no_checkpoint` when it is not one this version wrote
+ */
+export function parseCheckpointData(runId: string, data: unknown): CheckpointData {
+  const parsed = checkpointDataSchema.safeParse(data);
+  if (!parsed.success) {
+    throw new RlmError({
+      code: 'executor.no_checkpoint',
+      message: `Run ${runId} has a checkpoint this version cannot resume from (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+      details: { runId },
+    });
+  }
+  return parsed.data;
+}

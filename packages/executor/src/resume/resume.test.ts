@@ -1,0 +1,78 @@
+import { createStore } from '@rlm/memory';
+import { type ModelRequest, RlmError } from '@rlm/protocol';
+import { scriptedModel } from '@rlm/testkit';
+import { describe, expect, it } from 'vitest';
+import { lastMessage, repl, testRLM } from '../testing/rlm-test-kit.js';
+
+function turnOf(request: ModelRequest): number {
+  return request.messages.filter((message) => message.role === 'assistant').length;
+}
+
+describe('resume(runId)', () => {
+  it('continues from the last checkpoint: blocks re-run with recorded sub-call results, no model calls, then live', async () => {
+    const store = await createStore({ kind: 'memory' });
+    const stop = new AbortController();
+    const firstModel = scriptedModel(async (request) => {
+      switch (turnOf(request)) {
+        case 0:
+          return repl('const a = await llm_query("first")');
+        case 1:
+          return repl('const b = a + "+" + (await llm_query("second"))');
+        default:
+          // The "crash": the run is stopped while its third turn waits for the model.
+          stop.abort();
+          return new Promise<string>(() => undefined);
+      }
+    });
+    const firstSub = scriptedModel((request) => lastMessage(request).content.toUpperCase(), {
+      id: 'scripted/sub',
+    });
+    const first = await testRLM({
+      model: firstModel,
+      subModel: firstSub,
+      runStore: store.runs,
+      generateId: () => 'run-1',
+    }).completion('the context', { query: 'join them', signal: stop.signal });
+    expect(first.status).toBe('cancelled');
+    expect((await store.runs.getRun('run-1'))?.status).toBe('cancelled');
+    expect((await store.runs.latestCheckpoint('run-1'))?.turn).toBe(1);
+
+    const model = scriptedModel(() => 'FINAL_VAR(b)');
+    const subModel = scriptedModel(() => 'live', { id: 'scripted/sub' });
+    const result = await testRLM({ model, subModel, runStore: store.runs }).resume('run-1', {
+      context: 'the context',
+    });
+    expect(result).toMatchObject({ runId: 'run-1', status: 'completed', answer: 'FIRST+SECOND' });
+    expect(subModel.calls).toBe(0);
+    expect(model.calls).toBe(1);
+    // The resumed turn sees exactly the conversation the interrupted one was sent.
+    expect(model.requests[0]!.messages).toEqual(firstModel.requests[2]!.messages);
+    // Usage covers the whole run: 3 root calls (2 before, 1 after) and the 2 recorded sub-calls.
+    expect(result.usage.models['scripted/model']?.calls).toBe(3);
+    expect(result.usage.models['scripted/sub']?.calls).toBe(2);
+    expect((await store.runs.getRun('run-1'))?.status).toBe('completed');
+    await store.close();
+  });
+
+  it('refuses a run without a checkpoint, an RLM without a store, and another context', async () => {
+    const store = await createStore({ kind: 'memory' });
+    const model = scriptedModel((request) =>
+      turnOf(request) === 0 ? repl('const x = 1') : 'FINAL(done)',
+    );
+    await testRLM({ model, runStore: store.runs, generateId: () => 'run-2' }).completion('ctx');
+    const codeOf = async (promise: Promise<unknown>) => {
+      const error = await promise.catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(RlmError);
+      return (error as RlmError).code;
+    };
+    const rlm = testRLM({ model, runStore: store.runs });
+    expect(await codeOf(rlm.resume('unknown', { context: 'ctx' }))).toBe('executor.no_checkpoint');
+    expect(await codeOf(testRLM({ model }).resume('run-2', { context: 'ctx' }))).toBe(
+      'executor.no_checkpoint',
+    );
+    expect(await codeOf(rlm.resume('run-2', { context: 'other' }))).toBe(
+      'executor.replay_divergence',
+    );
+    await store.close();
+  });
+});

@@ -1,0 +1,111 @@
+import type { RunStore } from '@rlm/memory';
+import type { ChatMessage, JsonValue, ReplEnvironment } from '@rlm/protocol';
+import type { ToolDefinition } from '../config/tool-definition.js';
+import type { InvocationSpec } from '../loop/invocation-spec.js';
+import type { RunNode } from '../run/run-node.js';
+import { contextHash } from '../trajectory/context-fingerprint.js';
+import type { CheckpointData, RecordedTurn } from './checkpoint-data.js';
+import { HostCallLog } from './host-call-log.js';
+
+/** The loop state a checkpoint saves and a resume restores. */
+export interface ResumableState {
+  history: ChatMessage[];
+  archive: ChatMessage[];
+  compactedPrefix: number;
+  partial: string | null;
+  consecutiveErrors: number;
+  codeEverRan: boolean;
+  guardUsed: boolean;
+  /** The code of the blocks the latest turn ran. */
+  lastCodes: string[];
+}
+
+/**
+ * Saves a root's state to the run store after each completed turn, and brings a resumed root
+ * back to its last checkpoint: state restored, then every recorded block re-executed in a fresh
+ * sandbox with host calls answered from the recording (no model calls), then live again.
+ */
+export class TurnCheckpointer {
+  readonly #node: RunNode;
+  readonly #store: RunStore;
+  readonly #spec: InvocationSpec;
+  readonly #log: HostCallLog;
+  readonly #turns: RecordedTurn[];
+  readonly #contextHash: string;
+
+  constructor(node: RunNode, { store, spec }: { store: RunStore; spec: InvocationSpec }) {
+    this.#node = node;
+    this.#store = store;
+    this.#spec = spec;
+    this.#turns = [...(spec.resume?.turns ?? [])];
+    this.#log = new HostCallLog(this.#turns.flatMap((turn) => turn.calls));
+    this.#contextHash = spec.resume?.contextHash ?? contextHash(spec.context);
+  }
+
+  /** The sandbox's functions, recorded (and replayed while resuming). */
+  wrap(functions: Record<string, ToolDefinition>): Record<string, ToolDefinition> {
+    return this.#log.wrap(functions);
+  }
+
+  /** Puts a resumed run's state, budget and id counters back. */
+  restore(state: ResumableState): void {
+    const saved = this.#spec.resume;
+    if (saved === undefined) return;
+    state.history = saved.history.map((message) => ({ ...message }));
+    state.archive = saved.archive.map((message) => ({ ...message }));
+    state.compactedPrefix = saved.compactedPrefix;
+    state.partial = saved.partial;
+    state.consecutiveErrors = saved.consecutiveErrors;
+    state.codeEverRan = saved.codeEverRan;
+    state.guardUsed = saved.guardUsed;
+    this.#node.restoreCounters(saved.counters);
+    this.#node.scope.restore({ usage: saved.usage, subcalls: saved.subcalls });
+  }
+
+  /** Re-executes the recorded blocks in `sandbox` (silently), then goes live. */
+  async replay(sandbox: ReplEnvironment, state: ResumableState): Promise<void> {
+    if (this.#spec.resume === undefined) return;
+    const signal = this.#node.scope.signal;
+    for (const turn of this.#turns) {
+      for (const code of turn.codes) await sandbox.execute(code, { signal });
+    }
+    this.#log.endReplay();
+    if (state.archive.length > 0) {
+      await sandbox.setVariable(
+        'history',
+        state.archive.map((message) => ({ ...message })),
+      );
+    }
+  }
+
+  /** The first turn to run: 0, or the one after the checkpoint. */
+  get firstIteration(): number {
+    const saved = this.#spec.resume;
+    return saved === undefined ? 0 : saved.iteration + 1;
+  }
+
+  /** Saves the state after `iteration`. A store failure loses only resumability, never the run. */
+  async save(state: ResumableState, iteration: number): Promise<void> {
+    this.#turns.push({ codes: state.lastCodes, calls: this.#log.take() });
+    const data: CheckpointData = {
+      version: 1,
+      query: this.#spec.query ?? null,
+      contextHash: this.#contextHash,
+      iteration,
+      turns: this.#turns,
+      history: state.history,
+      archive: state.archive,
+      compactedPrefix: state.compactedPrefix,
+      partial: state.partial,
+      consecutiveErrors: state.consecutiveErrors,
+      codeEverRan: state.codeEverRan,
+      guardUsed: state.guardUsed,
+      usage: this.#node.scope.usage,
+      subcalls: this.#node.scope.subcalls,
+      counters: this.#node.counters,
+    };
+    await this.#store
+      .saveCheckpoint(this.#spec.runId, iteration, data as unknown as JsonValue)
+      .catch(() => undefined);
+  }
+}
