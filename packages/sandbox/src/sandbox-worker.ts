@@ -1,8 +1,10 @@
 /**
  * Entry point of a worker-isolated sandbox: owns one QuickJsEngine, answers requests from the
- * host, and proxies the guest's host calls back to it by message passing.
+ * host, and proxies the guest's host calls back to it by message passing. The boot data comes as
+ * the first message rather than `workerData`, so the worker can be started (and its modules
+ * imported) before anyone asks for a sandbox (see spare-worker.ts).
  */
-import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort } from 'node:worker_threads';
 import type { JsonValue } from '@rlm/protocol';
 import type { HostCaller } from './engine/host-bridge.js';
 import { QuickJsEngine } from './engine/quickjs-engine.js';
@@ -11,8 +13,6 @@ import type { FromWorker, Request, ToWorker, WorkerBoot } from './worker-message
 
 if (parentPort === null) throw new Error('sandbox-worker must run in a worker_thread');
 const port: MessagePort = parentPort;
-const boot = workerData as WorkerBoot;
-const abortFlag = new Int32Array(boot.abortFlag);
 
 const send = (message: FromWorker): void => port.postMessage(message);
 const pendingCalls = new Map<
@@ -44,7 +44,17 @@ const caller: HostCaller = (name, args, signal) =>
     send({ type: 'hostCall', callId, name, args });
   });
 
-async function handle(engine: QuickJsEngine, id: number, request: Request): Promise<unknown> {
+/** The worker's engine and the flag the host sets to abort a running block. */
+interface Booted {
+  engine: QuickJsEngine;
+  abortFlag: Int32Array;
+}
+
+async function handle(
+  { engine, abortFlag }: Booted,
+  id: number,
+  request: Request,
+): Promise<unknown> {
   switch (request.type) {
     case 'execute': {
       const controller = new AbortController();
@@ -71,7 +81,8 @@ async function handle(engine: QuickJsEngine, id: number, request: Request): Prom
   }
 }
 
-async function main(): Promise<void> {
+async function main(boot: WorkerBoot): Promise<void> {
+  const abortFlag = new Int32Array(boot.abortFlag);
   let engine: QuickJsEngine;
   try {
     engine = await QuickJsEngine.create(boot.init, caller);
@@ -97,7 +108,7 @@ async function main(): Promise<void> {
     const { id, request } = message;
     tail = tail.then(async () => {
       try {
-        const value = await handle(engine, id, request);
+        const value = await handle({ engine, abortFlag }, id, request);
         send({ type: 'reply', id, ok: true, value });
       } catch (error) {
         send({ type: 'reply', id, ok: false, error: toWireError(error) });
@@ -108,4 +119,4 @@ async function main(): Promise<void> {
   send({ type: 'ready' });
 }
 
-void main();
+port.once('message', (boot: WorkerBoot) => void main(boot));

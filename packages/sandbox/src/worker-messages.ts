@@ -1,7 +1,7 @@
 import type { ErrorCode, JsonValue } from '@rlm/protocol';
 import type { EngineInit } from './engine/quickjs-engine.js';
 
-/** Sent to the worker as `workerData`. */
+/** The first message to the worker: what its engine is built from. */
 export interface WorkerBoot {
   init: EngineInit;
   /** Int32Array[0] holds the id of the request to abort: the interrupt handler reads it while guest code runs. */

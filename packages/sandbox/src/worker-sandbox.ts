@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { ExecuteOptions, JsonValue, REPLResult, VariableInfo } from '@rlm/protocol';
 import { poisonedError } from './engine/engine-faults.js';
 import { compiledEngine } from './engine/load-quickjs.js';
@@ -6,13 +6,11 @@ import type { Sandbox } from './sandbox.js';
 import { assertSettable, disposedError } from './sandbox-guards.js';
 import type { HostFunction } from './sandbox-options.js';
 import { bindToSignal, type SandboxSetup } from './sandbox-setup.js';
-import { scriptUrl } from './script-url.js';
 import { SerialQueue } from './serial-queue.js';
+import { spareWorkers } from './spare-worker.js';
 import { fromWireError, toWireError } from './wire-error.js';
 import type { FromWorker, Request, ToWorker, WorkerBoot } from './worker-messages.js';
 
-/** Native stack of the worker: room for QuickJS's 1 MiB guest stack limit plus host frames. */
-const WORKER_STACK_MB = 32;
 /** How long `dispose()` waits for an aborted block before terminating the worker. */
 const DISPOSE_GRACE_MS = 1_000;
 /** Extra time past a block's own limits before the host gives up on an unresponsive worker. */
@@ -59,14 +57,11 @@ export class WorkerSandbox implements Sandbox {
       init: { ...setup.init, compiled: await compiledEngine() },
       abortFlag,
     };
-    const worker = new Worker(scriptUrl('./sandbox-worker.js', import.meta.url), {
-      workerData: boot,
-      resourceLimits: { stackSizeMb: WORKER_STACK_MB },
-      stdout: true,
-      stderr: true,
-    });
+    const worker = spareWorkers.take();
     const sandbox = new WorkerSandbox(worker, setup, abortFlag);
-    await sandbox.#started();
+    const started = sandbox.#started();
+    worker.postMessage(boot);
+    await started;
     sandbox.#unbind = bindToSignal(setup.signal, () => sandbox.dispose());
     return sandbox;
   }
@@ -88,12 +83,20 @@ export class WorkerSandbox implements Sandbox {
         cleanup();
         reject(error);
       };
+      // Without this a worker that dies before answering (it may have been started long before,
+      // as a spare) would leave creation waiting forever.
+      const onExit = (code: number): void => {
+        cleanup();
+        reject(poisonedError(`the worker exited (code ${code}) before it was ready`));
+      };
       const cleanup = (): void => {
         this.#worker.off('message', onMessage);
         this.#worker.off('error', onError);
+        this.#worker.off('exit', onExit);
       };
       this.#worker.on('message', onMessage);
       this.#worker.on('error', onError);
+      this.#worker.on('exit', onExit);
     });
   }
 
