@@ -1,0 +1,71 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createStore } from '@rlm/memory';
+import { scriptedModel } from '@rlm/testkit';
+import { describe, expect, it } from 'vitest';
+import { testRLM } from '../testing/rlm-test-kit.js';
+
+const fixture = fileURLToPath(new URL('./__fixtures__/crashing-run.mjs', import.meta.url));
+
+/** Runs the fixture until it waits on its third model call, then SIGKILLs it. */
+async function runUntilKilled(path: string, runId: string): Promise<NodeJS.Signals | null> {
+  const child = spawn(process.execPath, [fixture, path, runId], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.on('exit', (_code, signal) => resolve(signal)),
+  );
+  let stdout = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('WAITING')) resolve();
+    });
+    child.on('exit', () =>
+      reject(new Error(`the fixture exited early (run pnpm build first?): ${stderr}`)),
+    );
+  });
+  child.kill('SIGKILL');
+  return exited;
+}
+
+describe('kill and resume', () => {
+  it('resumes a SIGKILLed run from its SQLite checkpoint and finishes it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rlm-resume-'));
+    const path = join(dir, 'runs.db');
+    try {
+      expect(await runUntilKilled(path, 'killed-run')).toBe('SIGKILL');
+      const store = await createStore({ kind: 'sqlite', path });
+      try {
+        expect((await store.runs.getRun('killed-run'))?.status).toBe('running');
+        expect((await store.runs.latestCheckpoint('killed-run'))?.turn).toBe(1);
+        const model = scriptedModel(() => 'FINAL_VAR(b)');
+        const subModel = scriptedModel(() => 'live', { id: 'scripted/sub' });
+        const result = await testRLM({ model, subModel, runStore: store.runs }).resume(
+          'killed-run',
+          { context: 'the context' },
+        );
+        expect(result).toMatchObject({ status: 'completed', answer: 'FIRST+SECOND' });
+        expect([model.calls, subModel.calls]).toEqual([1, 0]);
+        // The resumed turn was sent the two earlier turns exactly once.
+        const sent = model.requests[0]!.messages;
+        expect(sent.filter((message) => message.role === 'assistant')).toHaveLength(2);
+        expect(
+          sent.filter((message) => message.content.includes('llm_query("first")')),
+        ).toHaveLength(1);
+        expect((await store.runs.getRun('killed-run'))?.status).toBe('completed');
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
