@@ -20,11 +20,30 @@ const OFFLINE_DEMO = [
   'testkit:needle-finder',
 ];
 
+// With a provider key (or a model chosen through RLM_MODEL), the argument-less main job is a real
+// run against that provider; otherwise the offline demo above, with a note on how to go live.
+const LIVE_DEMO = [
+  'run',
+  'What does this project do? Name its packages.',
+  '--context',
+  join(root, 'README.md'),
+];
+const live = Boolean(process.env.ANTHROPIC_API_KEY || process.env.RLM_MODEL);
+
+function defaultRun() {
+  if (live) return LIVE_DEMO;
+  console.error(
+    'workspace.mjs: no ANTHROPIC_API_KEY or RLM_MODEL set, so this is the offline demo ' +
+      '(a scripted policy model). For a real run set ANTHROPIC_API_KEY, or point RLM_MODEL at a ' +
+      'local OpenAI-compatible server: RLM_MODEL=openai-compatible/llama3@http://127.0.0.1:11434/v1',
+  );
+  return OFFLINE_DEMO;
+}
+
 const jobs = {
   // The main job (README Quickstart, `npm start`): one `rlm run`. With arguments they go to the CLI
-  // (`npm start -- run "query" --context file`); without, an offline demo (a @rlm/testkit policy
-  // model: no key, no network, no stdin), which is what `.ci/run` runs.
-  start: () => [join(root, 'apps/cli/dist/bin.js'), ...(rest.length > 0 ? rest : OFFLINE_DEMO)],
+  // (`npm start -- run "query" --context file`); without, `defaultRun()`.
+  start: () => [join(root, 'apps/cli/dist/bin.js'), ...(rest.length > 0 ? rest : defaultRun())],
   // One package's test run per CPU core: on small, shared machines running every package's Vitest
   // at once oversubscribes the CPU and turns generous timeouts into failures.
   test: () => ['turbo', 'run', 'test', '--concurrency=100%', ...rest],
