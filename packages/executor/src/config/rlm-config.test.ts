@@ -37,6 +37,27 @@ describe('RLM config', () => {
     );
     expect(() => createRLM({ model, tools: { 'bad name': tool } })).toThrow(/identifiers/);
   });
+
+  it('checks the coordination options and keeps tools from hiding dispatcher functions', () => {
+    const tool = { description: 'd', call: async () => null };
+    expect(() => createRLM({ model, confidenceThreshold: 1.5 })).toThrow(/confidenceThreshold/);
+    expect(() => createRLM({ model, dispatch: { maxConcurrency: 0 } })).toThrow(
+      /dispatch\.maxConcurrency/,
+    );
+    expect(() => createRLM({ model, compaction: { fraction: 0 } })).toThrow(/compaction\.fraction/);
+    expect(() => createRLM({ model, runStore: {} as never })).toThrow(/RunStore.*runStore/s);
+    expect(() => createRLM({ model, scratchpad: {} as never })).toThrow(/Scratchpad.*scratchpad/s);
+    expect(() => createRLM({ model, promptMode: 'coordinator', tools: { inspect: tool } })).toThrow(
+      /dispatcher function.*tools\.inspect/s,
+    );
+    // Without the dispatcher the name is free.
+    expect(() => createRLM({ model, tools: { inspect: tool } })).not.toThrow();
+    expect(parseRLMConfig({ model }).dispatch).toEqual({
+      maxConcurrency: 4,
+      taskTimeoutMs: 600_000,
+      summaryChars: 500,
+    });
+  });
 });
 
 describe('completion input', () => {

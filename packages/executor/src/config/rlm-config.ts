@@ -28,6 +28,16 @@ export const DEFAULT_TASK_SUMMARY_CHARS = 500;
 /** Share of the model's context window at which the root conversation is compacted. @default 0.8 */
 export const DEFAULT_COMPACTION_FRACTION = 0.8;
 
+/** Names the dispatcher defines in the root sandbox; tools may not use them there. */
+const DISPATCHER_NAMES: readonly string[] = [
+  'delegate',
+  'stream_results',
+  'await_results',
+  'inspect',
+  'set_answer',
+  '__rlm_delegate',
+];
+
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 function isLanguageModel(value: unknown): value is LanguageModel {
@@ -121,103 +131,117 @@ const scratchpadSchema = z.custom<Scratchpad>(
 );
 
 /** The configuration `createRLM` accepts; every field is validated with a message naming it. */
-export const rlmConfigSchema = z.strictObject({
-  /** The root model (and children's model unless `rlm_query` names another). */
-  model: languageModelSchema,
-  /** The model behind `llm_query`. @default model */
-  subModel: languageModelSchema.optional(),
-  /** Extra models code may pick with `opts.model` (matched by id). */
-  models: z.array(languageModelSchema).default([]),
-  /** Depth at which calls become plain one-shot calls (the root is depth 0). @default DEFAULT_MAX_DEPTH */
-  maxDepth: positiveInt.default(DEFAULT_MAX_DEPTH),
-  /** @default DEFAULT_MAX_ITERATIONS */
-  maxIterations: positiveInt.default(DEFAULT_MAX_ITERATIONS),
-  /** Iterations per depth (`[root, child, grandchild…]`); missing depths use `maxIterations`. */
-  iterationsForDepth: z.array(positiveInt).optional(),
-  /** @default 'solver' */
-  promptMode: z.enum(['solver', 'coordinator']).default('solver'),
-  /** Prompt drivers from @rlm/prompts, appended to the root prompt. */
-  drivers: z.array(z.unknown()).default([]),
-  /** Host tools callable from code by name. */
-  tools: z
-    .record(z.string(), toolSchema)
-    .superRefine((tools, context) => {
-      for (const name of Object.keys(tools)) {
-        if (!IDENTIFIER.test(name)) {
-          context.addIssue({
-            code: 'custom',
-            path: [name],
-            message: 'tool names must be JavaScript identifiers',
-          });
-        } else if (isReservedName(name)) {
-          context.addIssue({
-            code: 'custom',
-            path: [name],
-            message: `'${name}' is a reserved name`,
-          });
+export const rlmConfigSchema = z
+  .strictObject({
+    /** The root model (and children's model unless `rlm_query` names another). */
+    model: languageModelSchema,
+    /** The model behind `llm_query`. @default model */
+    subModel: languageModelSchema.optional(),
+    /** Extra models code may pick with `opts.model` (matched by id). */
+    models: z.array(languageModelSchema).default([]),
+    /** Depth at which calls become plain one-shot calls (the root is depth 0). @default DEFAULT_MAX_DEPTH */
+    maxDepth: positiveInt.default(DEFAULT_MAX_DEPTH),
+    /** @default DEFAULT_MAX_ITERATIONS */
+    maxIterations: positiveInt.default(DEFAULT_MAX_ITERATIONS),
+    /** Iterations per depth (`[root, child, grandchild…]`); missing depths use `maxIterations`. */
+    iterationsForDepth: z.array(positiveInt).optional(),
+    /** @default 'solver' */
+    promptMode: z.enum(['solver', 'coordinator']).default('solver'),
+    /** Prompt drivers from @rlm/prompts, appended to the root prompt. */
+    drivers: z.array(z.unknown()).default([]),
+    /** Host tools callable from code by name. */
+    tools: z
+      .record(z.string(), toolSchema)
+      .superRefine((tools, context) => {
+        for (const name of Object.keys(tools)) {
+          if (!IDENTIFIER.test(name)) {
+            context.addIssue({
+              code: 'custom',
+              path: [name],
+              message: 'tool names must be JavaScript identifiers',
+            });
+          } else if (isReservedName(name)) {
+            context.addIssue({
+              code: 'custom',
+              path: [name],
+              message: `'${name}' is a reserved name`,
+            });
+          }
         }
+      })
+      .default({}),
+    budget: budgetConfigSchema.default({ maxConsecutiveErrors: DEFAULT_MAX_CONSECUTIVE_ERRORS }),
+    limits: limitsConfigSchema.default({
+      blockTimeoutMs: DEFAULT_BLOCK_TIMEOUT_MS,
+      maxBlocksPerIteration: DEFAULT_MAX_BLOCKS_PER_ITERATION,
+      maxOutputChars: 20_000,
+    }),
+    /** @default DEFAULT_MAX_CONCURRENCY */
+    maxConcurrency: positiveInt.default(DEFAULT_MAX_CONCURRENCY),
+    /**
+     * Give the root the background-task verbs (`delegate`, `stream_results`, `await_results`,
+     * `inspect`, `set_answer`) and document them in its prompt. @default promptMode === 'coordinator'
+     */
+    dispatcher: z.boolean().optional(),
+    dispatch: dispatchConfigSchema.default({
+      maxConcurrency: DEFAULT_DISPATCH_CONCURRENCY,
+      taskTimeoutMs: DEFAULT_TASK_TIMEOUT_MS,
+      summaryChars: DEFAULT_TASK_SUMMARY_CHARS,
+    }),
+    /** Where full task results go (`task:<id>`); a fresh in-memory store per run when absent. */
+    scratchpad: scratchpadSchema.optional(),
+    /** A `set_answer` whose confidence reaches this (0–1) ends the run; never, when absent. */
+    confidenceThreshold: z.number().min(0).max(1).optional(),
+    /**
+     * Compact the root conversation when it reaches `fraction` of the root model's context window
+     * (tokens from usage, estimated when absent); off when absent. Needs `model.contextWindow`.
+     */
+    compaction: z
+      .strictObject({
+        /** @default DEFAULT_COMPACTION_FRACTION */
+        fraction: z.number().gt(0).max(1).default(DEFAULT_COMPACTION_FRACTION),
+      })
+      .optional(),
+    /**
+     * Where the root checkpoints each completed turn (runs, status, checkpoints), so `resume(runId)`
+     * can continue it after a crash. Not for dispatcher runs (background tasks cannot be resumed).
+     */
+    runStore: z
+      .custom<RunStore>(
+        (value) =>
+          typeof value === 'object' &&
+          value !== null &&
+          typeof (value as RunStore).saveCheckpoint === 'function' &&
+          typeof (value as RunStore).latestCheckpoint === 'function',
+        { message: 'expected a RunStore from @rlm/memory (store.runs)' },
+      )
+      .optional(),
+    /** Refuse, once, a final answer given on turn 0 before any code ran. @default true */
+    firstTurnGuard: z.boolean().default(true),
+    /** Extra fence tags whose blocks run (e.g. `['js']`); `repl` always runs. */
+    codeLanguages: z.array(z.string().min(1)).default([]),
+    trajectory: z.union([z.strictObject({ dir: z.string().min(1) }), sinkSchema]).optional(),
+    onEvent: z.custom<RunEventHandler>((value) => typeof value === 'function').optional(),
+    /** Where sandboxes run: `worker` keeps spinning code off the host event loop. @default 'worker' */
+    isolation: z.enum(['worker', 'inline']).default('worker'),
+    /** Clock in epoch ms (tests inject one). @default Date.now */
+    now: z.custom<() => number>((value) => typeof value === 'function').optional(),
+    /** Root run id factory (children derive theirs). @default crypto.randomUUID */
+    generateId: z.custom<() => string>((value) => typeof value === 'function').optional(),
+  })
+  .superRefine((config, context) => {
+    // The dispatcher's verbs are added after the tools: a tool of the same name would be hidden.
+    if (!(config.dispatcher ?? config.promptMode === 'coordinator')) return;
+    for (const name of Object.keys(config.tools)) {
+      if (DISPATCHER_NAMES.includes(name)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['tools', name],
+          message: `'${name}' is a dispatcher function (the root has the dispatcher)`,
+        });
       }
-    })
-    .default({}),
-  budget: budgetConfigSchema.default({ maxConsecutiveErrors: DEFAULT_MAX_CONSECUTIVE_ERRORS }),
-  limits: limitsConfigSchema.default({
-    blockTimeoutMs: DEFAULT_BLOCK_TIMEOUT_MS,
-    maxBlocksPerIteration: DEFAULT_MAX_BLOCKS_PER_ITERATION,
-    maxOutputChars: 20_000,
-  }),
-  /** @default DEFAULT_MAX_CONCURRENCY */
-  maxConcurrency: positiveInt.default(DEFAULT_MAX_CONCURRENCY),
-  /**
-   * Give the root the background-task verbs (`delegate`, `stream_results`, `await_results`,
-   * `inspect`, `set_answer`) and document them in its prompt. @default promptMode === 'coordinator'
-   */
-  dispatcher: z.boolean().optional(),
-  dispatch: dispatchConfigSchema.default({
-    maxConcurrency: DEFAULT_DISPATCH_CONCURRENCY,
-    taskTimeoutMs: DEFAULT_TASK_TIMEOUT_MS,
-    summaryChars: DEFAULT_TASK_SUMMARY_CHARS,
-  }),
-  /** Where full task results go (`task:<id>`); a fresh in-memory store per run when absent. */
-  scratchpad: scratchpadSchema.optional(),
-  /** A `set_answer` whose confidence reaches this (0–1) ends the run; never, when absent. */
-  confidenceThreshold: z.number().min(0).max(1).optional(),
-  /**
-   * Compact the root conversation when it reaches `fraction` of the root model's context window
-   * (tokens from usage, estimated when absent); off when absent. Needs `model.contextWindow`.
-   */
-  compaction: z
-    .strictObject({
-      /** @default DEFAULT_COMPACTION_FRACTION */
-      fraction: z.number().gt(0).max(1).default(DEFAULT_COMPACTION_FRACTION),
-    })
-    .optional(),
-  /**
-   * Where the root checkpoints each completed turn (runs, status, checkpoints), so `resume(runId)`
-   * can continue it after a crash. Not for dispatcher runs (background tasks cannot be resumed).
-   */
-  runStore: z
-    .custom<RunStore>(
-      (value) =>
-        typeof value === 'object' &&
-        value !== null &&
-        typeof (value as RunStore).saveCheckpoint === 'function' &&
-        typeof (value as RunStore).latestCheckpoint === 'function',
-      { message: 'expected a RunStore from @rlm/memory (store.runs)' },
-    )
-    .optional(),
-  /** Refuse, once, a final answer given on turn 0 before any code ran. @default true */
-  firstTurnGuard: z.boolean().default(true),
-  /** Extra fence tags whose blocks run (e.g. `['js']`); `repl` always runs. */
-  codeLanguages: z.array(z.string().min(1)).default([]),
-  trajectory: z.union([z.strictObject({ dir: z.string().min(1) }), sinkSchema]).optional(),
-  onEvent: z.custom<RunEventHandler>((value) => typeof value === 'function').optional(),
-  /** Where sandboxes run: `worker` keeps spinning code off the host event loop. @default 'worker' */
-  isolation: z.enum(['worker', 'inline']).default('worker'),
-  /** Clock in epoch ms (tests inject one). @default Date.now */
-  now: z.custom<() => number>((value) => typeof value === 'function').optional(),
-  /** Root run id factory (children derive theirs). @default crypto.randomUUID */
-  generateId: z.custom<() => string>((value) => typeof value === 'function').optional(),
-});
+    }
+  });
 
 /** What `createRLM` accepts. */
 export type RLMConfig = z.input<typeof rlmConfigSchema>;

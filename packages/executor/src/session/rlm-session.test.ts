@@ -74,4 +74,26 @@ describe('rlm.session()', () => {
     expect(refused).toBeInstanceOf(RlmError);
     expect((refused as RlmError).code).toBe('executor.cancelled');
   });
+
+  it('gives every run of a dispatcher session working background tasks', async () => {
+    const model = scriptedModel((request) => {
+      if (!request.system?.includes('## Background tasks')) {
+        return repl(`FINAL(${JSON.stringify(`done ${runOf(request)}`)})`);
+      }
+      return turnOf(request) === 0
+        ? repl(
+            'const r = await await_results([delegate("sub-task", { context: "x".repeat(context.length + 10) })])\nconst out = r.results.map((x) => x.taskId + ":" + x.summary).join()',
+          )
+        : 'FINAL_VAR(out)';
+    });
+    const session = testRLM({ model, maxDepth: 2, dispatcher: true }).session();
+    try {
+      const first = await session.completion('a');
+      const second = await session.completion('bb');
+      // `context` stays the first payload; task ids keep counting across the session.
+      expect([first.answer, second.answer]).toEqual(['t1:done 11', 't2:done 11']);
+    } finally {
+      await session.close();
+    }
+  });
 });
