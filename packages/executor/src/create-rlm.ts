@@ -105,7 +105,8 @@ export async function runTree(
   const store = config.runStore;
   try {
     if (store !== undefined) {
-      if (resume === undefined) {
+      // A record made beforehand (a server queues runs under their id) is reused.
+      if ((await store.getRun(rootRunId)) === undefined) {
         await store.createRun({ id: rootRunId, config: trajectoryConfig(config) });
       } else {
         await store.updateRun(rootRunId, { status: 'running' });

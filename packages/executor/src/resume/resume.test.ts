@@ -54,6 +54,24 @@ describe('resume(runId)', () => {
     await store.close();
   });
 
+  it('reuses a run record made beforehand and stores its end status and usage', async () => {
+    const store = await createStore({ kind: 'memory' });
+    await store.runs.createRun({ id: 'queued-run', status: 'queued' });
+    const model = scriptedModel((request) =>
+      turnOf(request) === 0 ? repl('const x = 1') : 'FINAL(done)',
+    );
+    const result = await testRLM({
+      model,
+      runStore: store.runs,
+      generateId: () => 'queued-run',
+    }).completion('ctx');
+    expect(result.status).toBe('completed');
+    const record = await store.runs.getRun('queued-run');
+    expect(record).toMatchObject({ status: 'completed', usage: result.usage });
+    expect((await store.runs.latestCheckpoint('queued-run'))?.turn).toBe(0);
+    await store.close();
+  });
+
   it('refuses a run without a checkpoint, an RLM without a store, and another context', async () => {
     const store = await createStore({ kind: 'memory' });
     const model = scriptedModel((request) =>
