@@ -10,29 +10,25 @@ import { SpareWorkers } from './spare-worker.js';
 const run = promisify(execFile);
 
 describe('SpareWorkers', () => {
-  it('starts a spare only after the first hand-out and replaces it on every take', async () => {
+  it('hands out the warmed spare, keeps at most one, and starts fresh workers when none waits', async () => {
     const spares = new SpareWorkers();
     expect(spares.hasSpare).toBe(false);
-    const first = spares.take();
-    expect(spares.hasSpare).toBe(true);
-    const second = spares.take();
-    expect(spares.hasSpare).toBe(true);
-    expect(second.threadId).not.toBe(first.threadId);
-    await Promise.all([first.terminate(), second.terminate(), spares.close()]);
+    const fresh = spares.take();
     expect(spares.hasSpare).toBe(false);
-  });
-
-  it('forgets a spare that exits while idle and still hands out a working worker', async () => {
-    const spares = new SpareWorkers();
-    await spares.take().terminate();
+    spares.warm();
     expect(spares.hasSpare).toBe(true);
-    // close() terminates the idle spare the way a crash would end it.
+    const before = spares.take();
+    spares.warm();
+    spares.warm();
+    const spare = spares.take();
+    expect(spares.hasSpare).toBe(false);
+    const another = spares.take();
+    spares.warm();
     await spares.close();
     expect(spares.hasSpare).toBe(false);
-    const worker = spares.take();
-    const online = new Promise((resolve) => worker.once('online', resolve));
-    await expect(online).resolves.toBeUndefined();
-    await Promise.all([worker.terminate(), spares.close()]);
+    const ids = [fresh, before, spare, another].map((worker) => worker.threadId);
+    expect(new Set(ids).size).toBe(4);
+    await Promise.all([fresh, before, spare, another].map((worker) => worker.terminate()));
   });
 
   it('serves many worker sandboxes in a row, each with its own state', async () => {

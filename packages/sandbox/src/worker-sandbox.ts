@@ -62,6 +62,7 @@ export class WorkerSandbox implements Sandbox {
     const started = sandbox.#started();
     worker.postMessage(boot);
     await started;
+    spareWorkers.warm();
     sandbox.#unbind = bindToSignal(setup.signal, () => sandbox.dispose());
     return sandbox;
   }
