@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { RunStore } from '@rlm/memory';
 import {
   type JsonValue,
   queryMetadata,
@@ -59,6 +60,46 @@ export interface RunHooks {
   rootRunId?: string;
 }
 
+/**
+ * The tree's trajectory recorder, if it has one. A resumed run continues its JSONL file after the
+ * last checkpointed turn (no second header); anything else starts a new one.
+ */
+function openRecorder(
+  config: ResolvedRLMConfig,
+  {
+    rootRunId,
+    now,
+    resume,
+  }: { rootRunId: string; now: () => number; resume: CheckpointData | undefined },
+): TrajectoryRecorder | null {
+  const continueAt = resume?.trajectoryBytes ?? undefined;
+  const trajectory = config.trajectory;
+  if (trajectory === undefined) return null;
+  const sink =
+    'dir' in trajectory ? jsonlFileSink(trajectory.dir, rootRunId, { continueAt }) : trajectory;
+  const recorder = new TrajectoryRecorder(sink);
+  if (continueAt === undefined) {
+    recorder.header({
+      runId: rootRunId,
+      createdAt: new Date(now()).toISOString(),
+      config: trajectoryConfig(config),
+    });
+  }
+  return recorder;
+}
+
+/** Marks the root's run record as running; a record made beforehand (a queued server run) is reused. */
+async function openRunRecord(
+  store: RunStore,
+  { rootRunId, config }: { rootRunId: string; config: ResolvedRLMConfig },
+): Promise<void> {
+  if ((await store.getRun(rootRunId)) === undefined) {
+    await store.createRun({ id: rootRunId, config: trajectoryConfig(config) });
+  } else {
+    await store.updateRun(rootRunId, { status: 'running' });
+  }
+}
+
 /** Runs one tree: builds its shared state, runs the root, closes the trajectory. */
 export async function runTree(
   config: ResolvedRLMConfig,
@@ -81,18 +122,7 @@ export async function runTree(
   queryMetadata(context);
   const now = config.now ?? Date.now;
   const rootRunId = hooks.rootRunId ?? (config.generateId ?? randomUUID)();
-  const sink =
-    config.trajectory === undefined
-      ? undefined
-      : 'dir' in config.trajectory
-        ? jsonlFileSink(config.trajectory.dir, rootRunId)
-        : config.trajectory;
-  const recorder = sink === undefined ? null : new TrajectoryRecorder(sink);
-  recorder?.header({
-    runId: rootRunId,
-    createdAt: new Date(now()).toISOString(),
-    config: trajectoryConfig(config),
-  });
+  const recorder = openRecorder(config, { rootRunId, now, resume });
   const tree: RunTree = {
     config,
     rootRunId,
@@ -104,14 +134,7 @@ export async function runTree(
   const { maxTokens, maxCostUsd, maxSubcalls, maxWallTimeMs } = config.budget;
   const store = config.runStore;
   try {
-    if (store !== undefined) {
-      // A record made beforehand (a server queues runs under their id) is reused.
-      if ((await store.getRun(rootRunId)) === undefined) {
-        await store.createRun({ id: rootRunId, config: trajectoryConfig(config) });
-      } else {
-        await store.updateRun(rootRunId, { status: 'running' });
-      }
-    }
+    if (store !== undefined) await openRunRecord(store, { rootRunId, config });
     const result = await runInvocation(tree, {
       runId: rootRunId,
       parentRunId: null,

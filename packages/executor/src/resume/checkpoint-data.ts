@@ -27,6 +27,8 @@ export const checkpointDataSchema = z.object({
   guardUsed: z.boolean(),
   usage: usageSummarySchema,
   subcalls: z.number().int().nonnegative(),
+  /** Size of the run's JSONL trajectory file after this turn, when it has one. */
+  trajectoryBytes: z.number().int().nonnegative().nullable().optional(),
   counters: z.object({
     calls: z.number().int().nonnegative(),
     children: z.number().int().nonnegative(),

@@ -6,13 +6,22 @@ import { fileURLToPath } from 'node:url';
 import { createStore } from '@rlm/memory';
 import { scriptedModel } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
+import { readTrajectory } from '../index.js';
 import { testRLM } from '../testing/rlm-test-kit.js';
 
 const fixture = fileURLToPath(new URL('./__fixtures__/crashing-run.mjs', import.meta.url));
 
 /** Runs the fixture until it waits on its third model call, then SIGKILLs it. */
-async function runUntilKilled(path: string, runId: string): Promise<NodeJS.Signals | null> {
-  const child = spawn(process.execPath, [fixture, path, runId], {
+async function runUntilKilled({
+  path,
+  runId,
+  trajectoryDir,
+}: {
+  path: string;
+  runId: string;
+  trajectoryDir: string;
+}): Promise<NodeJS.Signals | null> {
+  const child = spawn(process.execPath, [fixture, path, runId, trajectoryDir], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -41,17 +50,20 @@ describe('kill and resume', () => {
     const dir = await mkdtemp(join(tmpdir(), 'rlm-resume-'));
     const path = join(dir, 'runs.db');
     try {
-      expect(await runUntilKilled(path, 'killed-run')).toBe('SIGKILL');
+      const trajectoryDir = join(dir, 'trajectories');
+      expect(await runUntilKilled({ path, runId: 'killed-run', trajectoryDir })).toBe('SIGKILL');
       const store = await createStore({ kind: 'sqlite', path });
       try {
         expect((await store.runs.getRun('killed-run'))?.status).toBe('running');
         expect((await store.runs.latestCheckpoint('killed-run'))?.turn).toBe(1);
         const model = scriptedModel(() => 'FINAL_VAR(b)');
         const subModel = scriptedModel(() => 'live', { id: 'scripted/sub' });
-        const result = await testRLM({ model, subModel, runStore: store.runs }).resume(
-          'killed-run',
-          { context: 'the context' },
-        );
+        const result = await testRLM({
+          model,
+          subModel,
+          runStore: store.runs,
+          trajectory: { dir: trajectoryDir },
+        }).resume('killed-run', { context: 'the context' });
         expect(result).toMatchObject({ status: 'completed', answer: 'FIRST+SECOND' });
         expect([model.calls, subModel.calls]).toEqual([1, 0]);
         // The resumed turn was sent the two earlier turns exactly once.
@@ -61,6 +73,19 @@ describe('kill and resume', () => {
           sent.filter((message) => message.content.includes('llm_query("first")')),
         ).toHaveLength(1);
         expect((await store.runs.getRun('killed-run'))?.status).toBe('completed');
+        // One trajectory file: each turn exactly once (what the killed turn wrote was cut off).
+        const records = await readTrajectory(join(trajectoryDir, 'killed-run.jsonl'));
+        expect(records.filter((record) => record.kind === 'header')).toHaveLength(1);
+        const turns = records.flatMap((record) =>
+          record.kind === 'event' && record.event.type === 'iteration-start'
+            ? [record.event.iteration]
+            : [],
+        );
+        expect(turns).toEqual([0, 1, 2]);
+        const ends = records.filter(
+          (record) => record.kind === 'event' && record.event.type === 'run-end',
+        );
+        expect(ends).toHaveLength(1);
       } finally {
         await store.close();
       }

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { RunStore } from '@rlm/memory';
 import type { ChatMessage, JsonValue, ReplEnvironment } from '@rlm/protocol';
 import type { ToolDefinition } from '../config/tool-definition.js';
@@ -6,6 +7,16 @@ import type { RunNode } from '../run/run-node.js';
 import { contextHash } from '../trajectory/context-fingerprint.js';
 import type { CheckpointData, RecordedTurn } from './checkpoint-data.js';
 import { HostCallLog } from './host-call-log.js';
+
+/** A trajectory file's size now (records are written synchronously, so this is exact). */
+function fileSize(path: string | undefined): number | null {
+  if (path === undefined) return null;
+  try {
+    return statSync(path).size;
+  } catch {
+    return null;
+  }
+}
 
 /** The loop state a checkpoint saves and a resume restores. */
 export interface ResumableState {
@@ -103,6 +114,7 @@ export class TurnCheckpointer {
       usage: this.#node.scope.usage,
       subcalls: this.#node.scope.subcalls,
       counters: this.#node.counters,
+      trajectoryBytes: fileSize(this.#node.tree.recorder?.path),
     };
     await this.#store
       .saveCheckpoint(this.#spec.runId, iteration, data as unknown as JsonValue)

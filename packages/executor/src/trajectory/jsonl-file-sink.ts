@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TrajectorySink } from './trajectory-sink.js';
 
@@ -7,10 +7,23 @@ import type { TrajectorySink } from './trajectory-sink.js';
  * synchronous `write` as it happens, so the file is always a complete prefix of the run, even if
  * the process dies mid-run.
  */
-export function jsonlFileSink(dir: string, runId: string): TrajectorySink {
+export function jsonlFileSink(
+  dir: string,
+  runId: string,
+  {
+    continueAt,
+  }: {
+    /**
+     * Continue an existing file (a resumed run): cut it to this many bytes — the end of the last
+     * checkpointed turn, dropping what an interrupted turn wrote — and append.
+     */
+    continueAt?: number | undefined;
+  } = {},
+): TrajectorySink {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${runId.replace(/[^\w.-]/g, '_')}.jsonl`);
-  let fd: number | undefined = openSync(path, 'w');
+  if (continueAt !== undefined && existsSync(path)) truncateSync(path, continueAt);
+  let fd: number | undefined = openSync(path, continueAt === undefined ? 'w' : 'a');
   return {
     path,
     write(record) {

@@ -1,10 +1,10 @@
 // A run that is SIGKILLed by its parent test: two turns complete (and are checkpointed to the
-// SQLite file given as argv[2]), then the third waits on the model until the process is killed.
+// SQLite file given as argv[2], the trajectory to the directory argv[4]), then the third waits on the model until the process is killed.
 import { createStore } from '@rlm/memory';
 import { scriptedModel } from '@rlm/testkit';
 import { createRLM } from '../../../dist/index.js';
 
-const [path, runId] = process.argv.slice(2);
+const [path, runId, trajectoryDir] = process.argv.slice(2);
 const store = await createStore({ kind: 'sqlite', path });
 const turnOf = (request) => request.messages.filter((message) => message.role === 'assistant').length;
 const model = scriptedModel(async (request) => {
@@ -27,5 +27,6 @@ const rlm = createRLM({
   runStore: store.runs,
   generateId: () => runId,
   isolation: 'inline',
+  trajectory: { dir: trajectoryDir },
 });
 await rlm.completion('the context', { query: 'join them' });
