@@ -58,10 +58,16 @@ export class WorkerSandbox implements Sandbox {
       abortFlag,
     };
     const worker = spareWorkers.take();
+    try {
+      worker.postMessage(boot);
+    } catch (error) {
+      // A boot that cannot be cloned: the taken worker is ref'd and would keep the process alive.
+      void worker.terminate();
+      throw error;
+    }
+    // The worker's answer and exit are events, delivered after this synchronous section.
     const sandbox = new WorkerSandbox(worker, setup, abortFlag);
-    const started = sandbox.#started();
-    worker.postMessage(boot);
-    await started;
+    await sandbox.#started();
     spareWorkers.warm();
     sandbox.#unbind = bindToSignal(setup.signal, () => sandbox.dispose());
     return sandbox;
