@@ -96,8 +96,10 @@ describe('coordinator dispatch', () => {
       .filter(isRoot)
       .map((request) => lastMessage(request).content);
     expect(rootPrompts[1]).toContain('still running: t1 "Hypothesis A", t2 "Hypothesis B", t3');
-    expect(rootPrompts[2]).toContain('finished since your last turn');
-    expect(rootPrompts[2]).toMatch(/t1 \(ok\)/);
+    expect(rootPrompts[2]).toContain('finished since your last turn: t1 (ok), t2 (ok), t3 (ok)');
+    expect(rootPrompts[2]).toContain(
+      'not read yet (`await stream_results()` returns them): t1, t2, t3',
+    );
     expect(rootPrompts[2]).not.toContain('still running');
     expect(rootPrompts[3]).not.toContain('Background tasks');
     const starts = events.filter((event) => event.type === 'task-start');

@@ -217,16 +217,19 @@ export class TaskDispatcher {
     if (timeoutMs !== undefined) {
       stops.push(new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))));
     }
+    let onAbort = (): void => undefined;
     stops.push(
-      new Promise((resolve) => {
-        if (signal.aborted) resolve(undefined);
-        else signal.addEventListener('abort', resolve, { once: true });
+      new Promise<void>((resolve) => {
+        onAbort = resolve;
+        if (signal.aborted) resolve();
+        else signal.addEventListener('abort', onAbort, { once: true });
       }),
     );
     try {
       await Promise.race(stops);
     } finally {
       clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
     }
     const results: TaskResult[] = [];
     const timedOut: string[] = [];
@@ -248,16 +251,26 @@ export class TaskDispatcher {
   /** What the turn prompt says about tasks: those running, and those finished since the last turn. */
   turnNote(): string | null {
     const running = [...this.#tasks.values()].filter((entry) => entry.result === null);
-    const finished = this.#sinceTurn;
+    // Listed in the order the tasks were delegated, whatever order they finished in.
+    const order = [...this.#tasks.keys()];
+    const byOrder = (a: TaskResult, b: TaskResult) =>
+      order.indexOf(a.taskId) - order.indexOf(b.taskId);
+    const finished = [...this.#sinceTurn].sort(byOrder);
     this.#sinceTurn = [];
-    if (running.length === 0 && finished.length === 0) return null;
+    if (running.length === 0 && finished.length === 0 && this.#unharvested.length === 0) {
+      return null;
+    }
     const lines = ['Background tasks:'];
     if (finished.length > 0) {
       lines.push(
-        `- finished since your last turn (read them with \`await stream_results()\`): ${finished
+        `- finished since your last turn: ${finished
           .map((result) => `${result.taskId} (${result.ok ? 'ok' : 'failed'})`)
           .join(', ')}`,
       );
+    }
+    const unread = [...this.#unharvested].sort(byOrder).map((result) => result.taskId);
+    if (unread.length > 0) {
+      lines.push(`- not read yet (\`await stream_results()\` returns them): ${unread.join(', ')}`);
     }
     if (running.length > 0) {
       lines.push(
