@@ -70,7 +70,13 @@ export function setUpInvocation(
   const meta: Record<string, JsonValue> = invocationMeta(node, spec, 0);
   const sandbox =
     spec.session === undefined
-      ? openSandbox(node, { spec, functions, dispatcher: state.dispatcher !== null, meta })
+      ? openSandbox(config, {
+          context: spec.context,
+          functions,
+          dispatcher: state.dispatcher !== null,
+          meta,
+          signal: node.scope.signal,
+        })
       : spec.session.open({ payload: spec.context, functions, meta });
   return { sandbox, checkpointer };
 }

@@ -1,5 +1,6 @@
 import { type JsonValue, type ReplEnvironment, RlmError } from '@rlm/protocol';
 import { createSandbox } from '@rlm/sandbox';
+import type { ResolvedRLMConfig } from '../config/rlm-config.js';
 import type { ToolDefinition } from '../config/tool-definition.js';
 import {
   DELEGATE_SETUP,
@@ -31,25 +32,29 @@ export function sandboxFunctions(
   return hostFunctions(node, runner, { toolNames: spec.toolNames, extra });
 }
 
-/** Opens an invocation's own sandbox (and sets up `delegate` in it when it has a dispatcher). */
+/**
+ * Opens a sandbox with the configured limits and isolation (and sets up `delegate` in it when
+ * it gets the dispatcher). Used by each invocation for its own sandbox and by sessions.
+ */
 export async function openSandbox(
-  node: RunNode,
+  config: ResolvedRLMConfig,
   {
-    spec,
+    context,
     functions,
     dispatcher,
     meta,
+    signal,
   }: {
-    spec: InvocationSpec;
+    context: JsonValue;
     functions: Record<string, ToolDefinition>;
     dispatcher: boolean;
     meta: Record<string, JsonValue>;
+    signal: AbortSignal;
   },
 ): Promise<ReplEnvironment> {
-  const { config } = node.tree;
   const { blockTimeoutMs, cpuSliceMs, memoryBytes, maxOutputChars } = config.limits;
   const sandbox = await createSandbox({
-    context: spec.context,
+    context,
     functions,
     meta,
     limits: {
@@ -58,11 +63,11 @@ export async function openSandbox(
       ...(cpuSliceMs === undefined ? {} : { cpuSliceMs }),
       ...(memoryBytes === undefined ? {} : { memoryBytes }),
     },
-    signal: node.scope.signal,
+    signal,
     isolation: config.isolation,
   });
   if (dispatcher) {
-    const setup = await sandbox.execute(DELEGATE_SETUP, { signal: node.scope.signal });
+    const setup = await sandbox.execute(DELEGATE_SETUP, { signal });
     if (setup.error !== null) {
       await sandbox.dispose().catch(() => undefined);
       throw new RlmError({

@@ -5,11 +5,11 @@ import {
   type RLMChatCompletion,
   RlmError,
 } from '@rlm/protocol';
-import { createSandbox } from '@rlm/sandbox';
 import type { ResolvedRLMConfig } from '../config/rlm-config.js';
 import type { ToolDefinition } from '../config/tool-definition.js';
 import type { CompletionOptions } from '../create-rlm.js';
-import { DELEGATE_SETUP } from '../dispatch/dispatcher-functions.js';
+import { DELEGATE_HOST_FUNCTION } from '../dispatch/dispatcher-functions.js';
+import { openSandbox } from '../loop/open-sandbox.js';
 import type { SessionBinding } from './session-binding.js';
 
 /** A conversation with one RLM that keeps its REPL between `completion()` calls. */
@@ -69,39 +69,6 @@ export function createSession(config: ResolvedRLMConfig, run: SessionRun): RLMSe
     );
   }
 
-  async function openSandbox(
-    payload: JsonValue,
-    functions: Record<string, ToolDefinition>,
-    meta: Record<string, JsonValue>,
-  ): Promise<ReplEnvironment> {
-    const { blockTimeoutMs, cpuSliceMs, memoryBytes, maxOutputChars } = config.limits;
-    const opened = await createSandbox({
-      context: payload,
-      functions: forwarders(Object.keys(functions)),
-      meta,
-      limits: {
-        blockTimeoutMs,
-        maxOutputChars,
-        ...(cpuSliceMs === undefined ? {} : { cpuSliceMs }),
-        ...(memoryBytes === undefined ? {} : { memoryBytes }),
-      },
-      signal: lifetime.signal,
-      isolation: config.isolation,
-    });
-    if (Object.hasOwn(functions, 'stream_results')) {
-      const setup = await opened.execute(DELEGATE_SETUP);
-      if (setup.error !== null) {
-        await opened.dispose().catch(() => undefined);
-        throw new RlmError({
-          code: 'sandbox.poisoned',
-          message: `The dispatcher could not be set up in the sandbox: ${setup.error.message}`,
-          details: { reason: setup.error.message },
-        });
-      }
-    }
-    return opened;
-  }
-
   function binding(): SessionBinding {
     const contextIndex = contexts;
     const historyCount = histories;
@@ -112,7 +79,13 @@ export function createSession(config: ResolvedRLMConfig, run: SessionRun): RLMSe
       async open({ payload, functions, meta }) {
         active = functions;
         if (sandbox === undefined) {
-          sandbox = openSandbox(payload, functions, meta);
+          sandbox = openSandbox(config, {
+            context: payload,
+            functions: forwarders(Object.keys(functions)),
+            dispatcher: Object.hasOwn(functions, DELEGATE_HOST_FUNCTION),
+            meta,
+            signal: lifetime.signal,
+          });
           return sandbox;
         }
         const ready = await sandbox;
