@@ -106,3 +106,48 @@ describe('replay', () => {
     expect(result).toMatchObject({ status: 'completed', answer: '3', runId: recorded.runId });
   });
 });
+
+describe('replay of coordination features', () => {
+  it('replays a run that compacted and one that ended on a confident set_answer', async () => {
+    const big = (turn: number) => repl(`print("${turn}".repeat(1500))`);
+    let turn = 0;
+    const compacting = scriptedModel(
+      (request) => {
+        if (lastMessage(request).content.startsWith('Your conversation is close to the size')) {
+          return 'SUMMARY';
+        }
+        turn += 1;
+        return turn <= 3 ? big(turn) : 'FINAL(done)';
+      },
+      { contextWindow: 1_000 },
+    );
+    const first = memoryTrajectorySink();
+    await testRLM({
+      model: compacting,
+      compaction: { fraction: 0.6 },
+      trajectory: first,
+    }).completion('ctx');
+    expect(first.records.some((r) => r.kind === 'event' && r.event.type === 'compaction-end')).toBe(
+      true,
+    );
+    await expect(
+      replay(first.records, { context: 'ctx', isolation: 'inline' }),
+    ).resolves.toMatchObject({ result: { status: 'completed', answer: 'done' } });
+
+    const proposing = scriptedModel((request) =>
+      request.messages.some((message) => message.role === 'assistant')
+        ? repl("set_answer('sure', { confidence: 0.9 })")
+        : repl("set_answer('maybe', { confidence: 0.2 })"),
+    );
+    const second = memoryTrajectorySink();
+    await testRLM({
+      model: proposing,
+      dispatcher: true,
+      confidenceThreshold: 0.8,
+      trajectory: second,
+    }).completion('ctx');
+    await expect(
+      replay(second.records, { context: 'ctx', isolation: 'inline' }),
+    ).resolves.toMatchObject({ result: { status: 'completed', answer: 'sure' } });
+  });
+});

@@ -52,9 +52,10 @@ function divergence(
 }
 
 /** A stand-in for a recorded model: replay answers its calls from the recording. */
-function recordedModel(id: string): LanguageModel {
+function recordedModel(id: string, contextWindow?: number): LanguageModel {
   return {
     id,
+    ...(contextWindow === undefined ? {} : { contextWindow }),
     complete: () => Promise.reject(new Error(`replay: model ${id} is served from the recording`)),
   };
 }
@@ -131,9 +132,11 @@ function recordedConfig(records: readonly TrajectoryRecord[], options: ReplayOpt
     config['subModel'],
     ...((config['models'] as string[] | undefined) ?? []),
   ];
-  const [model, subModel, ...models] = ids.map((id) => recordedModel(String(id)));
+  const [, subModel, ...models] = ids.map((id) => recordedModel(String(id)));
+  // Compaction depends on the root model's window, which the header keeps when it was on.
+  const model = recordedModel(String(ids[0] ?? 'unknown'), config['contextWindow']);
   return {
-    model: model ?? recordedModel('unknown'),
+    model,
     subModel,
     models,
     maxDepth: config['maxDepth'],
@@ -148,6 +151,10 @@ function recordedConfig(records: readonly TrajectoryRecord[], options: ReplayOpt
     firstTurnGuard: config['firstTurnGuard'],
     codeLanguages: config['codeLanguages'],
     isolation: options.isolation ?? config['isolation'],
+    dispatcher: config['dispatcher'],
+    ...(config['dispatch'] === undefined ? {} : { dispatch: config['dispatch'] }),
+    confidenceThreshold: config['confidenceThreshold'],
+    compaction: config['compaction'],
     ...(options.trajectory === undefined ? {} : { trajectory: options.trajectory }),
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
   };

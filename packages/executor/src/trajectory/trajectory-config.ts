@@ -1,5 +1,6 @@
 import type { JsonValue } from '@rlm/protocol';
 import type { ResolvedRLMConfig } from '../config/rlm-config.js';
+import { dispatcherEnabled } from '../loop/system-prompts.js';
 
 function compact(value: Record<string, unknown>): Record<string, JsonValue> {
   return JSON.parse(JSON.stringify(value)) as Record<string, JsonValue>;
@@ -31,5 +32,15 @@ export function trajectoryConfig(config: ResolvedRLMConfig): Record<string, Json
     firstTurnGuard: config.firstTurnGuard,
     codeLanguages: config.codeLanguages,
     isolation: config.isolation,
+    // Coordination options only when used, so other runs' headers stay as they were.
+    ...(dispatcherEnabled(config)
+      ? { dispatcher: true, dispatch: config.dispatch }
+      : config.dispatcher === false
+        ? { dispatcher: false }
+        : {}),
+    confidenceThreshold: config.confidenceThreshold,
+    ...(config.compaction === undefined
+      ? {}
+      : { compaction: config.compaction, contextWindow: config.model.contextWindow }),
   });
 }
