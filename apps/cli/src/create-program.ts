@@ -49,7 +49,7 @@ Examples:
   registerRunCommand(program, { io, engine, setExitCode });
   registerTraceCommand(program, { io, setExitCode });
   registerReplayCommand(program, { io, setExitCode });
-  registerResumeCommand(program);
+  registerResumeCommand(program, { io, engine, setExitCode });
   registerPromptsCommand(program, { io, setExitCode });
   registerEvalCommand(program, { io, setExitCode });
   registerConfigCommand(program, { io, setExitCode });

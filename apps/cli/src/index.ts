@@ -11,7 +11,7 @@ export { type RunCliOptions, runCli } from './run-cli.js';
 
 export { createExecutorEngine, type ExecutorEngineOptions } from './engine/executor-engine.js';
 export { resolveCliModel, TESTKIT_PREFIX } from './engine/resolve-cli-model.js';
-export type { RunEngine, RunRequest } from './engine/run-engine.js';
+export type { ResumeRequest, RunEngine, RunRequest } from './engine/run-engine.js';
 
 // ── Configuration ───────────────────────
 

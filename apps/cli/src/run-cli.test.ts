@@ -55,11 +55,9 @@ describe('rlm', () => {
     expect(result.stderr).toContain('Usage: rlm [options] [command]');
   });
 
-  it('says plainly that resume is not available yet, exit 1', async () => {
-    const result = await cli(['resume', 'abc']);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toBe(
-      'rlm: Cannot resume run abc: resuming is not available yet in this version of @rlm/executor; start the run again with rlm run.\n',
-    );
+  it('asks for the run id of rlm resume, exit 2', async () => {
+    const result = await cli(['resume']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("missing required argument 'run-id'");
   });
 });

@@ -1,17 +1,21 @@
-import { type RLMChatCompletion, RlmError } from '@rlm/protocol';
+import { RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { ensureTrajectoryDir } from '../config/ensure-trajectory-dir.js';
 import { readDrivers } from '../config/read-drivers.js';
-import { defaultTrajectoryDir, resolveConfig } from '../config/resolve-config.js';
+import {
+  defaultRunStorePath,
+  defaultTrajectoryDir,
+  resolveConfig,
+} from '../config/resolve-config.js';
 import { formatContextReport } from '../context/format-context-report.js';
 import { loadContexts } from '../context/load-contexts.js';
 import { modelEndpoint } from '../engine/model-endpoint.js';
 import type { RunEngine } from '../engine/run-engine.js';
-import { EXIT_CODES, type ExitCode } from '../exit-code.js';
-import { createProgressReporter, type ProgressMode } from '../render/progress-reporter.js';
+import type { ExitCode } from '../exit-code.js';
 import { addConfigOptions, type ConfigCommandOptions, readConfigFlags } from './config-options.js';
 import { reportCompletion } from './report-completion.js';
+import { runWithProgress } from './run-with-progress.js';
 
 interface RunOptions extends ConfigCommandOptions {
   context?: string[];
@@ -96,39 +100,19 @@ async function runAction(
   const trajectoryDir = config.trajectoryDir ?? defaultTrajectoryDir(io.paths);
   ensureTrajectoryDir(trajectoryDir);
 
-  const mode: ProgressMode = quiet ? 'quiet' : io.stderr.isTTY === true ? 'tty' : 'plain';
-  const progress = createProgressReporter({
-    stream: io.stderr,
-    mode,
-    now: () => io.now(),
-    color: mode === 'tty' && io.env['NO_COLOR'] === undefined,
-  });
-  const controller = new AbortController();
-  let interrupts = 0;
-  const stopListening = io.onInterrupt(() => {
-    interrupts += 1;
-    if (interrupts > 1) io.exitNow(EXIT_CODES.cancelled);
-    progress.note('Cancelling… (press Ctrl-C again to exit at once)');
-    controller.abort(
-      new RlmError({ code: 'executor.cancelled', message: 'Cancelled by Ctrl-C', details: {} }),
-    );
-  });
-  let completion: RLMChatCompletion;
-  try {
-    completion = await engine.run({
+  const completion = await runWithProgress(io, quiet, (signal, onEvent) =>
+    engine.run({
       query,
       contexts: contexts.map((context) => context.value),
       config,
       drivers,
       trajectoryDir,
+      runStorePath: config.runStore ?? defaultRunStorePath(io.paths),
       env: io.env,
-      signal: controller.signal,
-      onEvent: (event) => progress.onEvent(event),
-    });
-  } finally {
-    progress.stop();
-    stopListening();
-  }
+      signal,
+      onEvent,
+    }),
+  );
   return reportCompletion(completion, {
     io,
     json: options.json === true,

@@ -28,6 +28,7 @@ function stuckEngine(): RunEngine & { requests: RunRequest[] } {
       requests.push(request);
       return new Promise(() => {});
     },
+    resume: () => new Promise(() => {}),
   };
 }
 

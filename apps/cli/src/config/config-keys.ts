@@ -85,6 +85,12 @@ export const CONFIG_KEYS = {
     kind: 'string',
     description: 'directory for trajectory files',
   },
+  runStore: {
+    env: 'RLM_RUN_STORE',
+    flag: '--run-store',
+    kind: 'string',
+    description: 'SQLite file of runs and checkpoints, for rlm resume',
+  },
   maxContextBytes: {
     env: 'RLM_MAX_CONTEXT_BYTES',
     flag: '--max-context-bytes',

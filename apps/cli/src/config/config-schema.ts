@@ -26,6 +26,8 @@ export const cliConfigSchema = z.strictObject({
   drivers: z.array(z.string().min(1)),
   /** Where trajectories are written; `<data dir>/trajectories` when unset. */
   trajectoryDir: z.string().min(1).optional(),
+  /** The SQLite file where runs and their checkpoints are kept (for `rlm resume`); `<data dir>/runs.db` when unset. */
+  runStore: z.string().min(1).optional(),
   /** The largest context (all inputs together) `rlm run` loads, in bytes. */
   maxContextBytes: positiveInt,
   /** Globs a directory context keeps (all files when empty). */

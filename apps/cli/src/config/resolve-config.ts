@@ -35,7 +35,7 @@ export interface ResolveConfigOptions {
 }
 
 /** Keys whose values are paths: relative paths in a file are relative to that file. */
-const PATH_KEYS = new Set<ConfigKey>(['drivers', 'trajectoryDir']);
+const PATH_KEYS = new Set<ConfigKey>(['drivers', 'trajectoryDir', 'runStore']);
 
 /**
  * Merges the configuration layers, lowest to highest: defaults, the user config file, the project
@@ -87,6 +87,11 @@ export function resolveConfig({
 /** The default trajectory directory under the user's data dir. */
 export function defaultTrajectoryDir(paths: CliPaths): string {
   return join(paths.data, 'trajectories');
+}
+
+/** The default run store (runs and checkpoints, for `rlm resume`), next to the trajectories. */
+export function defaultRunStorePath(paths: CliPaths): string {
+  return join(paths.data, 'runs.db');
 }
 
 interface ConfigLayer {
@@ -155,6 +160,9 @@ function resolvePaths(values: PartialCliConfig, base: string): PartialCliConfig 
     }
     if (key === 'trajectoryDir' && out.trajectoryDir !== undefined) {
       out.trajectoryDir = resolve(base, out.trajectoryDir);
+    }
+    if (key === 'runStore' && out.runStore !== undefined) {
+      out.runStore = resolve(base, out.runStore);
     }
   }
   return out;

@@ -11,9 +11,16 @@ export interface RunRequest {
   /** Built-in driver names and drivers parsed from files. */
   drivers: DriverRef[];
   trajectoryDir: string;
+  /** The SQLite file the run is recorded in, with a checkpoint after each root turn. */
+  runStorePath: string;
   env: Readonly<Record<string, string | undefined>>;
   signal: AbortSignal;
   onEvent(event: RunEvent): void;
+}
+
+/** Everything `rlm resume` hands to the runtime: a run request with a run id instead of a query. */
+export interface ResumeRequest extends Omit<RunRequest, 'query'> {
+  runId: string;
 }
 
 /**
@@ -23,4 +30,10 @@ export interface RunRequest {
  */
 export interface RunEngine {
   run(request: RunRequest): Promise<RLMChatCompletion>;
+  /**
+   * Continues an interrupted run from its last checkpoint in `request.runStorePath`.
+   * @throws RlmError `cli.usage` for an unknown or finished run, a run with no completed turn
+   *   or contexts that are not the recorded ones
+   */
+  resume(request: ResumeRequest): Promise<RLMChatCompletion>;
 }
