@@ -33,8 +33,8 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.dispose());
 
-/** Starts `rlm run` and SIGKILLs it once the fake server has received `requests` model calls. */
-async function killedRun(requests: number): Promise<string> {
+/** Starts `rlm run` and sends `signal` once the fake server has received `requests` model calls. */
+async function killedRun(requests: number, signal: NodeJS.Signals = 'SIGKILL'): Promise<string> {
   const before = server.requests.length;
   const result = await spawnCli(
     ['run', 'What is the magic number?', '-c', 'notes.txt', '--model', model()],
@@ -45,14 +45,15 @@ async function killedRun(requests: number): Promise<string> {
         const timer = setInterval(() => {
           if (server.requests.length - before >= requests) {
             clearInterval(timer);
-            child.kill('SIGKILL');
+            child.kill(signal);
           }
         }, 20);
         child.on('close', () => clearInterval(timer));
       },
     },
   );
-  expect(result.signal).toBe('SIGKILL');
+  if (signal === 'SIGKILL') expect(result.signal).toBe('SIGKILL');
+  else expect(result.code).toBe(130);
   const dir = join(sandbox.dir, '.data', 'rlm', 'trajectories');
   const files = readdirSync(dir).filter((name) => name.endsWith('.jsonl'));
   expect(files).toHaveLength(1);
@@ -96,6 +97,15 @@ describe('rlm resume', () => {
     const again = await resume(runId, 'notes.txt');
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`Run ${runId} already finished (completed)`);
+  });
+
+  it('finishes a run cancelled with Ctrl-C', async () => {
+    hang = 'second-turn';
+    const runId = await killedRun(2, 'SIGINT');
+    hang = 'none';
+    const resumed = await resume(runId, 'notes.txt');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('1234\n');
   });
 
   it('says there is nothing to resume when the run died in its first turn', async () => {
