@@ -16,7 +16,7 @@ import { EventQueue } from './run/event-queue.js';
 import { liveResponder, type ModelResponder, type RunTree } from './run/run-tree.js';
 import { createSession, type RLMSession } from './session/rlm-session.js';
 import type { SessionBinding } from './session/session-binding.js';
-import { contextHash } from './trajectory/context-fingerprint.js';
+import { contextsHash } from './trajectory/context-fingerprint.js';
 import { jsonlFileSink } from './trajectory/jsonl-file-sink.js';
 import { trajectoryConfig } from './trajectory/trajectory-config.js';
 import { TrajectoryRecorder } from './trajectory/trajectory-recorder.js';
@@ -27,6 +27,11 @@ export interface CompletionOptions {
   query?: string | undefined;
   /** Cancels the whole run tree: in-flight model calls, children and running code. */
   signal?: AbortSignal | undefined;
+  /**
+   * Payloads after the first: the REPL then holds `context_0` (the first, also `context`),
+   * `context_1`, … in this order. Not supported by sessions (one payload per session run).
+   */
+  contexts?: readonly JsonValue[] | undefined;
 }
 
 /** A configured Recursive Language Model. */
@@ -49,7 +54,12 @@ export interface RLM {
    */
   resume(
     runId: string,
-    options: { context: JsonValue; signal?: AbortSignal | undefined },
+    options: {
+      context: JsonValue;
+      /** The run's payloads after the first, as given to `completion()`. */
+      contexts?: readonly JsonValue[] | undefined;
+      signal?: AbortSignal | undefined;
+    },
   ): Promise<RLMChatCompletion>;
 }
 
@@ -120,6 +130,15 @@ export async function runTree(
   options.signal?.throwIfAborted();
   // Bad input is the caller's error: reject before anything starts (nothing is written).
   queryMetadata(context);
+  const contexts = options.contexts ?? [];
+  for (const extra of contexts) queryMetadata(extra);
+  if (session !== undefined && contexts.length > 0) {
+    throw new RlmError({
+      code: 'config.invalid',
+      message: 'A session run takes one payload: `contexts` is not supported in sessions',
+      details: { source: 'options', issues: ['contexts: expected none in a session run'] },
+    });
+  }
   const now = config.now ?? Date.now;
   const rootRunId = hooks.rootRunId ?? (config.generateId ?? randomUUID)();
   const recorder = openRecorder(config, { rootRunId, now, resume });
@@ -140,6 +159,7 @@ export async function runTree(
       parentRunId: null,
       depth: 0,
       context,
+      ...(contexts.length === 0 ? {} : { contexts }),
       query: options.query,
       model: config.model,
       systemPrompt: rootSystemPrompt(config),
@@ -171,8 +191,14 @@ export async function resumeTree(
   {
     runId,
     context,
+    contexts,
     signal,
-  }: { runId: string; context: JsonValue; signal?: AbortSignal | undefined },
+  }: {
+    runId: string;
+    context: JsonValue;
+    contexts?: readonly JsonValue[] | undefined;
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<RLMChatCompletion> {
   const missing = (why: string) =>
     new RlmError({
@@ -185,7 +211,7 @@ export async function resumeTree(
   const checkpoint = await store.latestCheckpoint(runId);
   if (checkpoint === undefined) throw missing('it has no checkpoint (no turn completed)');
   const data = parseCheckpointData(runId, checkpoint.data);
-  const actual = contextHash(context);
+  const actual = contextsHash(context, contexts);
   if (actual !== data.contextHash) {
     throw new RlmError({
       code: 'executor.replay_divergence',
@@ -195,7 +221,7 @@ export async function resumeTree(
   }
   return runTree(config, {
     context,
-    options: { query: data.query ?? undefined, signal },
+    options: { query: data.query ?? undefined, contexts, signal },
     hooks: { rootRunId: runId },
     resume: data,
   });
@@ -270,7 +296,8 @@ export function createRLM(config: RLMConfig): RLM {
     config: resolved,
     completion: (context, options) => runTree(resolved, { context, options }),
     stream: (context, options) => streamTree(resolved, { context, options }),
-    resume: (runId, { context, signal }) => resumeTree(resolved, { runId, context, signal }),
+    resume: (runId, { context, contexts, signal }) =>
+      resumeTree(resolved, { runId, context, contexts, signal }),
     session: () =>
       createSession(resolved, ({ payload, options, binding }) =>
         runTree(resolved, { context: payload, options, session: binding }),

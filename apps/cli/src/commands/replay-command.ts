@@ -4,7 +4,7 @@ import type { CliIo } from '../cli-io.js';
 import { readDrivers } from '../config/read-drivers.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import { loadContexts } from '../context/load-contexts.js';
-import { toContextValue } from '../engine/to-context-value.js';
+import { toContextPayloads } from '../engine/to-context-payloads.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { readTrajectoryFile } from '../trajectory/read-trajectory-file.js';
 import { findTrajectory } from './find-trajectory.js';
@@ -76,7 +76,7 @@ async function replayAction(
   const { replay } = await import('@rlm/executor');
   try {
     const { result, events } = await replay(trajectory.records, {
-      context: toContextValue(contexts.map((context) => context.value)),
+      ...toContextPayloads(contexts.map((context) => context.value)),
       drivers,
     });
     io.stdout.write(
@@ -86,7 +86,8 @@ async function replayAction(
   } catch (error) {
     if (!RlmError.is(error, 'executor.replay_divergence')) throw error;
     const { step, expected, actual } = error.details;
-    if (step === 0 && expected.startsWith('context ')) {
+    // The executor names the payload that differs: `context …`, or `context_1 …` for a later one.
+    if (step === 0 && /^context(_\d+)? /.test(expected)) {
       throw new RlmError({
         code: 'cli.usage',
         message: `The context is not the one this run recorded (${expected} vs ${actual}); pass the same --context arguments as the original run.`,

@@ -68,10 +68,13 @@ describe('rlm run', () => {
     expect(result).toMatchObject({ code: 0, stdout: '42\n', stderr: '' });
   });
 
-  it('reads stdin for - and passes several contexts as an array', async () => {
+  it('reads stdin for - and passes several contexts as context_0 and context_1', async () => {
     writeFileSync(join(sandbox.dir, 'other.txt'), 'second');
-    const result = await run(['--context', '-', '--context', 'other.txt', '-q'], 'first');
+    const result = await run(['--context', '-', '--context', 'other.txt'], 'first');
+    // The policy joins context_0 and context_1 only when the second payload is its own variable.
     expect(result).toMatchObject({ code: 0, stdout: 'first|second\n' });
+    expect(result.stderr).toContain('context_0 ← standard input: 5 B\n');
+    expect(result.stderr).toContain('context_1 ← other.txt: 6 B\n');
   });
 
   it('loads a directory and reports its size on stderr', async () => {

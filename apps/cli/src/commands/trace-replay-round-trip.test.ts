@@ -46,7 +46,7 @@ describe('trace and replay of a recorded run', () => {
     expect(byPath.code).toBe(0);
     expect(byId.stdout).toBe(byPath.stdout);
     expect(byPath.stdout).toMatch(
-      /✓ block 1 {2}const text = Array\.isArray\(context\) \(\+5 lines\) {2}→ 3 chars out/,
+      /✓ block 1 {2}const text = Array\.isArray\(context\) \(\+6 lines\) {2}→ 3 chars out/,
     );
     expect(byPath.stdout).toContain('✓ answer (text) 42');
     const html = await spawnCli(['trace', runId, '--html', 'run.html'], { cwd: sandbox.dir, env });
@@ -76,5 +76,29 @@ describe('trace and replay of a recorded run', () => {
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('The context is not the one this run recorded');
+  });
+
+  it('replays a run over two contexts, and refuses a different second one', async () => {
+    writeFileSync(join(sandbox.dir, 'second.txt'), 'second');
+    const recorded = await spawnCli(
+      ['run', 'Join them', '-c', 'notes.txt', '-c', 'second.txt', '--json'],
+      { cwd: sandbox.dir, env },
+    );
+    expect(recorded.code).toBe(0);
+    const { trajectoryPath } = JSON.parse(recorded.stdout) as { trajectoryPath: string };
+    const offline = { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' };
+    const same = await spawnCli(['replay', trajectoryPath, '-c', 'notes.txt', '-c', 'second.txt'], {
+      cwd: sandbox.dir,
+      env: offline,
+    });
+    expect(same).toMatchObject({ code: 0, stderr: '' });
+    expect(same.stdout).toMatch(/^Reproduces: \d+ events, status completed, answer: 42\n$/);
+    writeFileSync(join(sandbox.dir, 'other.txt'), 'other');
+    const different = await spawnCli(
+      ['replay', trajectoryPath, '-c', 'notes.txt', '-c', 'other.txt'],
+      { cwd: sandbox.dir, env: offline },
+    );
+    expect(different.code).toBe(2);
+    expect(different.stderr).toContain('The context is not the one this run recorded (context_1');
   });
 });

@@ -4,8 +4,8 @@ import type { LoadedContext } from './load-contexts.js';
 /** One line per context for stderr: its variable name, source, file count, size and what was skipped. */
 export function formatContextReport(contexts: readonly LoadedContext[]): string[] {
   return contexts.map((context, index) => {
-    // Several contexts reach the model as one array, so name them as it will index them.
-    const name = contexts.length === 1 ? 'context' : `context[${index}]`;
+    // Several contexts reach the model as `context_0`, `context_1`, …: name them so.
+    const name = contexts.length === 1 ? 'context' : `context_${index}`;
     const source = context.label === '-' ? 'standard input' : context.label;
     const files = typeof context.value === 'string' ? '' : `${plural(context.files, 'file')}, `;
     const skipped =

@@ -90,8 +90,8 @@ describe('formatContextReport', () => {
     write('a.txt', 'aa');
     const contexts = await loadContexts(['a.txt', '-'], options);
     expect(formatContextReport(contexts)).toEqual([
-      'context[0] ← a.txt: 2 B',
-      'context[1] ← standard input: 10 B',
+      'context_0 ← a.txt: 2 B',
+      'context_1 ← standard input: 10 B',
     ]);
   });
 });

@@ -5,7 +5,7 @@ import type { Store } from '@rlm/memory';
 import { type LanguageModel, type RLMChatCompletion, RlmError } from '@rlm/protocol';
 import type { CliConfig } from '../config/config-schema.js';
 import type { ResumeRequest, RunEngine, RunRequest } from './run-engine.js';
-import { toContextValue } from './to-context-value.js';
+import { toContextPayloads } from './to-context-payloads.js';
 
 export interface ExecutorEngineOptions {
   /** Model ids to clients. @default resolveCliModel */
@@ -62,12 +62,10 @@ export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEn
 
   return {
     run: (request) =>
-      withRlm(request, (rlm) =>
-        rlm.completion(toContextValue(request.contexts), {
-          query: request.query,
-          signal: request.signal,
-        }),
-      ),
+      withRlm(request, (rlm) => {
+        const { context, contexts } = toContextPayloads(request.contexts);
+        return rlm.completion(context, { query: request.query, contexts, signal: request.signal });
+      }),
     resume: (request) => withRlm(request, (rlm, store) => resumeRun(rlm, store, request)),
   };
 }
@@ -94,7 +92,7 @@ async function resumeRun(
   }
   try {
     return await rlm.resume(runId, {
-      context: toContextValue(request.contexts),
+      ...toContextPayloads(request.contexts),
       signal: request.signal,
     });
   } catch (error) {

@@ -6,6 +6,7 @@ export const READ_CONTEXT_REPLY = [
   '```repl',
   'const text = Array.isArray(context)',
   '  ? context.join("|")',
+  '  : typeof context_1 !== "undefined" ? [context_0, context_1].join("|")',
   '  : typeof context === "string" ? context : JSON.stringify(context);',
   'const match = /magic number is (\\d+)/.exec(text);',
   'const found = match === null ? text.trim() : match[1];',

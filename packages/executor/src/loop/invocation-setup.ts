@@ -72,6 +72,7 @@ export function setUpInvocation(
     spec.session === undefined
       ? openSandbox(config, {
           context: spec.context,
+          contexts: spec.contexts,
           functions,
           dispatcher: state.dispatcher !== null,
           meta,

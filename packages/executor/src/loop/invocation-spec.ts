@@ -9,6 +9,8 @@ export interface InvocationSpec {
   parentRunId: string | null;
   depth: number;
   context: JsonValue;
+  /** Payloads after the first (root only): `context_1`, `context_2`, … in the REPL. */
+  contexts?: readonly JsonValue[] | undefined;
   /** The question; absent when the context is itself the prompt. */
   query: string | undefined;
   model: LanguageModel;

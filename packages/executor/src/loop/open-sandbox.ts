@@ -40,12 +40,15 @@ export async function openSandbox(
   config: ResolvedRLMConfig,
   {
     context,
+    contexts = [],
     functions,
     dispatcher,
     meta,
     signal,
   }: {
     context: JsonValue;
+    /** Payloads after the first; the sandbox then holds `context_0`, `context_1`, …. */
+    contexts?: readonly JsonValue[] | undefined;
     functions: Record<string, ToolDefinition>;
     dispatcher: boolean;
     meta: Record<string, JsonValue>;
@@ -53,8 +56,10 @@ export async function openSandbox(
   },
 ): Promise<ReplEnvironment> {
   const { blockTimeoutMs, cpuSliceMs, memoryBytes, maxOutputChars } = config.limits;
+  // One payload keeps the plain `context` option (unchanged); several become `context_0…`.
+  const payloads = contexts.length === 0 ? { context } : { contexts: [context, ...contexts] };
   const sandbox = await createSandbox({
-    context,
+    ...payloads,
     functions,
     meta,
     limits: {

@@ -31,6 +31,7 @@ import { invocationMeta, setUpInvocation } from './invocation-setup.js';
 import type { InvocationSpec } from './invocation-spec.js';
 import {
   DEFAULT_ANSWER_PROMPT,
+  extraContextsNote,
   FIRST_TURN_NUDGE,
   LAST_ITERATION_NOTE,
   sessionPayloadNote,
@@ -131,7 +132,7 @@ function turnPrompt({
     buildUserPrompt({
       rootPrompt: spec.query,
       iteration,
-      contextCount: (spec.session?.contextIndex ?? 0) + 1,
+      contextCount: (spec.session?.contextIndex ?? 0) + 1 + (spec.contexts?.length ?? 0),
       historyCount: spec.session?.historyCount ?? 0,
     }) +
     (taskNote === null ? '' : `\n\n${taskNote}`) +
@@ -338,18 +339,28 @@ export async function runInvocation(
   try {
     // Measuring a big array context walks every element: do it once for both uses.
     const metadata = queryMetadata(spec.context);
+    const extras = (spec.contexts ?? []).map((payload) => ({
+      payload,
+      metadata: queryMetadata(payload),
+    }));
     node.emit({
       type: 'run-start',
       query: spec.query ?? '',
       model: spec.model.id,
-      context: [contextInfo(spec.context, metadata)],
+      context: [
+        contextInfo(spec.context, metadata),
+        ...extras.map(({ payload, metadata }) => contextInfo(payload, metadata)),
+      ],
       maxIterations: spec.maxIterations,
       maxDepth: tree.config.maxDepth,
       promptVersion: version,
     });
     state.history.push({
       role: 'user',
-      content: buildMetadataMessage(metadata) + sessionPayloadNote(spec.session?.contextIndex ?? 0),
+      content:
+        buildMetadataMessage(metadata) +
+        sessionPayloadNote(spec.session?.contextIndex ?? 0) +
+        extraContextsNote(extras.map((extra) => extra.metadata)),
     });
     const invoke = (child: InvocationSpec) => runInvocation(tree, child);
     const setup = setUpInvocation(node, { spec, state, invoke });

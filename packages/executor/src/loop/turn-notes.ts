@@ -1,3 +1,5 @@
+import type { QueryMetadata } from '@rlm/protocol';
+
 /** What the loop tells the model besides the protocol's turn prompts (our wording). */
 
 /** Appended to the turn prompt of the last iteration. */
@@ -41,5 +43,24 @@ export function sessionPayloadNote(contextIndex: number): string {
   return (
     ` That describes this conversation's payload, which is \`context_${contextIndex}\`; ` +
     '`context` is still the first payload of the session.'
+  );
+}
+
+/**
+ * Appended to the metadata message when a run has several payloads: what `context_1`, … hold,
+ * described from each payload's own metadata (the message above describes `context_0`).
+ */
+export function extraContextsNote(extras: readonly QueryMetadata[]): string {
+  if (extras.length === 0) return '';
+  const lines = extras.map(({ contextType, contextLengths, contextTotalLength }, index) => {
+    const article = contextType === 'string' ? 'a' : 'an';
+    return (
+      `\`context_${index + 1}\` is ${article} ${contextType} of ${contextTotalLength} characters ` +
+      `(${contextLengths.length} chunks).`
+    );
+  });
+  return (
+    `\n\nThe REPL holds ${extras.length + 1} contexts: \`context_0\` is the one described above ` +
+    `(also \`context\`). ${lines.join(' ')}`
   );
 }

@@ -23,6 +23,8 @@ import { comparableEvents } from './replay-events.js';
 export interface ReplayOptions {
   /** The recorded run's context (trajectories never store it); checked against the recorded hash. */
   context: JsonValue;
+  /** The recorded run's payloads after the first, when it had several; each is checked too. */
+  contexts?: readonly JsonValue[] | undefined;
   /** The recorded run's tools, when it used any (their results are not recorded). */
   tools?: Record<string, ToolDefinition>;
   /** Drivers given as objects (the trajectory keeps only their names). */
@@ -160,12 +162,21 @@ function recordedConfig(records: readonly TrajectoryRecord[], options: ReplayOpt
   };
 }
 
-function checkContext(events: readonly RunEvent[], context: JsonValue): void {
+function checkContext(
+  events: readonly RunEvent[],
+  payloads: readonly [JsonValue, ...JsonValue[]],
+): void {
   const start = events.find((event) => event.type === 'run-start' && event.depth === 0);
-  const expected = start?.type === 'run-start' ? start.context[0]?.hash : undefined;
-  const actual = contextHash(context);
-  if (expected !== undefined && expected !== actual) {
-    throw divergence(0, { expected: `context ${expected}`, actual: `context ${actual}` });
+  if (start?.type !== 'run-start') return;
+  // Every payload must match, and their number too (a missing or extra payload diverges).
+  for (let index = 0; index < Math.max(start.context.length, payloads.length); index++) {
+    const expected = start.context[index]?.hash ?? 'none';
+    const payload = payloads[index];
+    const actual = payload === undefined ? 'none' : contextHash(payload);
+    if (expected !== actual) {
+      const name = index === 0 ? 'context' : `context_${index}`;
+      throw divergence(0, { expected: `${name} ${expected}`, actual: `${name} ${actual}` });
+    }
   }
 }
 
@@ -202,7 +213,8 @@ export async function replay(
   const recordedEvents = records.flatMap((record) =>
     record.kind === 'event' ? [record.event] : [],
   );
-  checkContext(recordedEvents, options.context);
+  const contexts = options.contexts ?? [];
+  checkContext(recordedEvents, [options.context, ...contexts]);
   const header = records.find((record) => record.kind === 'header');
   const root = recordedEvents.find((event) => event.type === 'run-start' && event.depth === 0);
   const query = root?.type === 'run-start' && root.query !== '' ? root.query : undefined;
@@ -215,7 +227,7 @@ export async function replay(
   const events: RunEvent[] = [];
   const result = await runTree(parseRLMConfig(recordedConfig(records, options)), {
     context: options.context,
-    options: { query, signal },
+    options: { query, signal, ...(contexts.length === 0 ? {} : { contexts }) },
     hooks: {
       rootRunId: header?.runId,
       listener: (event) => {

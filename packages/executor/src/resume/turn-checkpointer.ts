@@ -4,7 +4,7 @@ import type { ChatMessage, JsonValue, ReplEnvironment } from '@rlm/protocol';
 import type { ToolDefinition } from '../config/tool-definition.js';
 import type { InvocationSpec } from '../loop/invocation-spec.js';
 import type { RunNode } from '../run/run-node.js';
-import { contextHash } from '../trajectory/context-fingerprint.js';
+import { contextsHash } from '../trajectory/context-fingerprint.js';
 import type { CheckpointData, RecordedTurn } from './checkpoint-data.js';
 import { HostCallLog } from './host-call-log.js';
 
@@ -50,7 +50,7 @@ export class TurnCheckpointer {
     this.#spec = spec;
     this.#turns = [...(spec.resume?.turns ?? [])];
     this.#log = new HostCallLog(this.#turns.flatMap((turn) => turn.calls));
-    this.#contextHash = spec.resume?.contextHash ?? contextHash(spec.context);
+    this.#contextHash = spec.resume?.contextHash ?? contextsHash(spec.context, spec.contexts);
   }
 
   /** The sandbox's functions, recorded (and replayed while resuming). */

@@ -22,3 +22,12 @@ export function contextInfo(
     hash: contextHash(payload),
   };
 }
+
+/**
+ * The hash of a run's payloads: the first payload's own hash when it is the only one (so
+ * single-context checkpoints are unchanged), else every payload's hash joined with `+`, so a
+ * different extra payload (or a different number of them) gives a different hash.
+ */
+export function contextsHash(context: JsonValue, contexts: readonly JsonValue[] = []): string {
+  return [context, ...contexts].map(contextHash).join('+');
+}
