@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { CONFIG_KEY_NAMES, CONFIG_KEYS } from '../config/config-keys.js';
 import type { ConfigKey } from '../config/config-schema.js';
+import { collect } from './collect-option.js';
 
 const PLACEHOLDER = { string: '<value>', number: '<n>', list: '<value>' } as const;
 
@@ -50,8 +51,4 @@ function optionName(key: ConfigKey): string {
   return CONFIG_KEYS[key].flag
     .replace(/^--/, '')
     .replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
 }

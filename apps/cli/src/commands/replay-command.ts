@@ -7,6 +7,7 @@ import { loadContexts } from '../context/load-contexts.js';
 import { toContextPayloads } from '../engine/to-context-payloads.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { readTrajectoryFile } from '../trajectory/read-trajectory-file.js';
+import { collect } from './collect-option.js';
 import { findTrajectory } from './find-trajectory.js';
 
 interface ReplayCommandOptions {
@@ -99,8 +100,4 @@ async function replayAction(
     );
     return EXIT_CODES.failed;
   }
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
 }

@@ -1,25 +1,11 @@
 import { RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
-import { ensureTrajectoryDir } from '../config/ensure-trajectory-dir.js';
-import { readDrivers } from '../config/read-drivers.js';
-import {
-  defaultRunStorePath,
-  defaultTrajectoryDir,
-  resolveConfig,
-} from '../config/resolve-config.js';
-import { loadContexts } from '../context/load-contexts.js';
-import { modelEndpoint } from '../engine/model-endpoint.js';
 import type { ExitCode } from '../exit-code.js';
-import { addConfigOptions, type ConfigCommandOptions, readConfigFlags } from './config-options.js';
-import { reportCompletion } from './report-completion.js';
+import { collect } from './collect-option.js';
+import { addConfigOptions } from './config-options.js';
 import type { RunCommandDeps } from './run-command.js';
+import { prepareRunInputs, type RunInputOptions, reportRun } from './run-inputs.js';
 import { runWithProgress } from './run-with-progress.js';
-
-interface ResumeOptions extends ConfigCommandOptions {
-  context?: string[];
-  json?: boolean;
-  quiet?: boolean;
-}
 
 /**
  * `rlm resume RUN_ID --context …`: continues a run that was killed or cancelled, from the
@@ -47,23 +33,16 @@ Examples:
   $ rlm resume 4f1c2a9e-… --context notes.txt
   $ rlm resume 4f1c2a9e-… -c q1.md -c q2.md --model openai/gpt-5-mini`,
   );
-  command.action(async (runId: string, options: ResumeOptions & Record<string, unknown>) => {
+  command.action(async (runId: string, options: RunInputOptions & Record<string, unknown>) => {
     deps.setExitCode(await resumeAction(runId, options, deps));
   });
 }
 
 async function resumeAction(
   runId: string,
-  options: ResumeOptions & Record<string, unknown>,
+  options: RunInputOptions & Record<string, unknown>,
   { io, engine }: RunCommandDeps,
 ): Promise<ExitCode> {
-  const { config } = resolveConfig({
-    cwd: io.cwd,
-    env: io.env,
-    paths: io.paths,
-    flags: readConfigFlags(options),
-    ...(options.config === undefined ? {} : { configPath: options.config }),
-  });
   if (runId.trim() === '') {
     throw new RlmError({
       code: 'cli.usage',
@@ -72,38 +51,9 @@ async function resumeAction(
       details: { option: 'run-id' },
     });
   }
-  const quiet = options.quiet === true;
-  const contexts = await loadContexts(options.context ?? [], {
-    cwd: io.cwd,
-    readStdin: () => io.readStdin(),
-    include: config.include,
-    exclude: config.exclude,
-    maxBytes: config.maxContextBytes,
-  });
-  const drivers = await readDrivers(config.drivers);
-  const trajectoryDir = config.trajectoryDir ?? defaultTrajectoryDir(io.paths);
-  ensureTrajectoryDir(trajectoryDir);
-  const completion = await runWithProgress(io, quiet, (signal, onEvent) =>
-    engine.resume({
-      runId: runId.trim(),
-      contexts: contexts.map((context) => context.value),
-      config,
-      drivers,
-      trajectoryDir,
-      runStorePath: config.runStore ?? defaultRunStorePath(io.paths),
-      env: io.env,
-      signal,
-      onEvent,
-    }),
+  const inputs = await prepareRunInputs(options, io);
+  const completion = await runWithProgress(io, inputs.quiet, (signal, onEvent) =>
+    engine.resume({ ...inputs.request, runId: runId.trim(), signal, onEvent }),
   );
-  return reportCompletion(completion, {
-    io,
-    json: options.json === true,
-    quiet,
-    hints: { model: config.model, baseUrl: modelEndpoint(config.model, io.env) },
-  });
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
+  return reportRun(completion, { inputs, io });
 }

@@ -1,27 +1,13 @@
 import { RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
-import { ensureTrajectoryDir } from '../config/ensure-trajectory-dir.js';
-import { readDrivers } from '../config/read-drivers.js';
-import {
-  defaultRunStorePath,
-  defaultTrajectoryDir,
-  resolveConfig,
-} from '../config/resolve-config.js';
 import { formatContextReport } from '../context/format-context-report.js';
-import { loadContexts } from '../context/load-contexts.js';
-import { modelEndpoint } from '../engine/model-endpoint.js';
 import type { RunEngine } from '../engine/run-engine.js';
 import type { ExitCode } from '../exit-code.js';
-import { addConfigOptions, type ConfigCommandOptions, readConfigFlags } from './config-options.js';
-import { reportCompletion } from './report-completion.js';
+import { collect } from './collect-option.js';
+import { addConfigOptions } from './config-options.js';
+import { prepareRunInputs, type RunInputOptions, reportRun } from './run-inputs.js';
 import { runWithProgress } from './run-with-progress.js';
-
-interface RunOptions extends ConfigCommandOptions {
-  context?: string[];
-  json?: boolean;
-  quiet?: boolean;
-}
 
 export interface RunCommandDeps {
   io: CliIo;
@@ -61,24 +47,16 @@ Examples:
   $ rlm run "Find the magic number" -c notes.txt --model testkit:needle-finder   # offline demo
   $ rlm run "…" -c data.json --json | jq .usage`,
   );
-  command.action(async (query: string, options: RunOptions & Record<string, unknown>) => {
+  command.action(async (query: string, options: RunInputOptions & Record<string, unknown>) => {
     deps.setExitCode(await runAction(query, options, deps));
   });
 }
 
 async function runAction(
   query: string,
-  options: RunOptions & Record<string, unknown>,
-  deps: RunCommandDeps,
+  options: RunInputOptions & Record<string, unknown>,
+  { io, engine }: RunCommandDeps,
 ): Promise<ExitCode> {
-  const { io, engine } = deps;
-  const { config } = resolveConfig({
-    cwd: io.cwd,
-    env: io.env,
-    paths: io.paths,
-    flags: readConfigFlags(options),
-    ...(options.config === undefined ? {} : { configPath: options.config }),
-  });
   if (query.trim() === '') {
     throw new RlmError({
       code: 'cli.usage',
@@ -87,40 +65,12 @@ async function runAction(
       details: { option: 'query' },
     });
   }
-  const quiet = options.quiet === true;
-  const contexts = await loadContexts(options.context ?? [], {
-    cwd: io.cwd,
-    readStdin: () => io.readStdin(),
-    include: config.include,
-    exclude: config.exclude,
-    maxBytes: config.maxContextBytes,
-  });
-  if (!quiet) for (const line of formatContextReport(contexts)) io.stderr.write(`${line}\n`);
-  const drivers = await readDrivers(config.drivers);
-  const trajectoryDir = config.trajectoryDir ?? defaultTrajectoryDir(io.paths);
-  ensureTrajectoryDir(trajectoryDir);
-
-  const completion = await runWithProgress(io, quiet, (signal, onEvent) =>
-    engine.run({
-      query,
-      contexts: contexts.map((context) => context.value),
-      config,
-      drivers,
-      trajectoryDir,
-      runStorePath: config.runStore ?? defaultRunStorePath(io.paths),
-      env: io.env,
-      signal,
-      onEvent,
-    }),
+  const inputs = await prepareRunInputs(options, io);
+  if (!inputs.quiet) {
+    for (const line of formatContextReport(inputs.loaded)) io.stderr.write(`${line}\n`);
+  }
+  const completion = await runWithProgress(io, inputs.quiet, (signal, onEvent) =>
+    engine.run({ ...inputs.request, query, signal, onEvent }),
   );
-  return reportCompletion(completion, {
-    io,
-    json: options.json === true,
-    quiet,
-    hints: { model: config.model, baseUrl: modelEndpoint(config.model, io.env) },
-  });
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
+  return reportRun(completion, { inputs, io });
 }

@@ -1,0 +1,4 @@
+/** Commander's collector for a repeatable option (`-c a -c b` → `['a', 'b']`). */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
