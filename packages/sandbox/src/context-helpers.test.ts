@@ -100,6 +100,20 @@ describe.each(ISOLATIONS)('context helpers (%s)', (isolation) => {
     });
   });
 
+  it('defines no helper when contextHelpers is false, leaving the names free', async () => {
+    await withSandbox({ isolation, context: TEXT, contextHelpers: false }, async (sandbox) => {
+      const result = await sandbox.execute(
+        'const kinds = [typeof grep, typeof find_all, typeof count, typeof lines, typeof chunk];\nkinds',
+      );
+      expect(result.error).toBeNull();
+      expect(await sandbox.getVariable('kinds')).toEqual(Array(5).fill('undefined'));
+      const own = await sandbox.execute(
+        'function grep(text) { return text.length; }\ngrep(context)',
+      );
+      expect(own.error).toBeNull();
+    });
+  });
+
   it('runs the example the prompt documents', async () => {
     const example = /Example: `(.+)`$/.exec(CONTEXT_HELPERS_PROMPT)?.[1] ?? '';
     expect(example).not.toBe('');

@@ -35,7 +35,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     contexts,
     meta: parsed.meta ?? {},
     functionNames: Object.keys(functions),
-    helperNames: [...CONTEXT_HELPER_NAMES],
+    helperNames: parsed.contextHelpers === false ? [] : [...CONTEXT_HELPER_NAMES],
     limits: resolveLimits(parsed.limits, isolation),
   };
   const { signal } = parsed;

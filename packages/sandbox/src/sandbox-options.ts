@@ -109,6 +109,12 @@ export const sandboxOptionsSchema = z
      * @default 'worker'
      */
     isolation: z.enum(['worker', 'inline']).optional(),
+    /**
+     * Define the host-side context helpers (`grep`, `find_all`, `count`, `lines`, `chunk`). Off
+     * gives the bare REPL of the reference engine (ablations, or a prompt that documents no helpers).
+     * @default true
+     */
+    contextHelpers: z.boolean().optional(),
   })
   .strict()
   .refine((value) => value.context === undefined || value.contexts === undefined, {
