@@ -24,11 +24,11 @@ export { type ToolSpec, toolSpecSchema } from './system/tool-spec.js';
 // ── RLM prompt sections ─────────────────
 
 export { joinSections, type PromptSection, SECTION_SEPARATOR } from './prompt-section.js';
-export { COORDINATOR_WORKFLOW } from './system/coordinator-workflow.js';
+export { COORDINATOR_WORKFLOW, coordinatorWorkflow } from './system/coordinator-workflow.js';
 export { delegationCapability } from './system/delegation-capability.js';
-export { DELEGATION_TIPS } from './system/delegation-tips.js';
+export { DELEGATION_TIPS, delegationTips } from './system/delegation-tips.js';
 export { DISPATCHER } from './system/dispatcher-section.js';
-export { ENVIRONMENT } from './system/environment.js';
+export { ENVIRONMENT, environment } from './system/environment.js';
 export { identity } from './system/identity.js';
 export { modelsTable } from './system/models-table.js';
 export { SOLVER_WORKFLOW } from './system/solver-workflow.js';

@@ -100,6 +100,23 @@ describe('buildSystemPrompt', () => {
     );
   });
 
+  it('names no context helper when the sandbox has none, in every REPL prompt', () => {
+    const helper = /\b(grep|find_all|count|lines|chunk)\(/;
+    const variants = [
+      { depth: 0, maxDepth: 2 },
+      { depth: 0, maxDepth: 3, mode: 'coordinator' as const },
+      { depth: 1, maxDepth: 3 },
+      { depth: 1, maxDepth: 2, systemPrompt: 'You review contracts.' },
+    ];
+    for (const variant of variants) {
+      const bare = buildSystemPrompt({ ...variant, contextHelpers: false });
+      expect(bare, JSON.stringify(variant)).not.toMatch(helper);
+      expect(bare, JSON.stringify(variant)).not.toContain('`grep`');
+      expect(bare).toContain('### Scanning');
+      expect(buildSystemPrompt(variant), JSON.stringify(variant)).toMatch(helper);
+    }
+  });
+
   it('names each bad option field in the error', () => {
     expect(() => buildSystemPrompt({ depth: -1, maxDepth: 2 })).toThrow(
       expect.objectContaining({

@@ -13,10 +13,17 @@ function childIterations(childBudget: number | undefined): string {
  * when the RLM can delegate, that is when `depth < maxDepth - 1`.
  *
  * @param childBudget iterations each child gets, when known
+ * @param contextHelpers whether the example may use the host's `chunk` helper
  * @example
  * delegationCapability(8);
  */
-export function delegationCapability(childBudget?: number): string {
+export function delegationCapability(childBudget?: number, contextHelpers = true): string {
+  const parts = contextHelpers
+    ? ['const parts = await chunk(300_000);']
+    : [
+        'const parts = [];',
+        'for (let start = 0; start < context.length; start += 300_000) parts.push({ start, end: start + 300_000 });',
+      ];
   return [
     '## Delegating to child RLMs',
     '',
@@ -27,7 +34,7 @@ export function delegationCapability(childBudget?: number): string {
     '- Use a child when the sub-task needs its own exploration with code (a large slice, several steps). For a single read of a piece of text, `llm_query` is cheaper.',
     '',
     `${FENCE}repl`,
-    'const parts = await chunk(300_000);',
+    ...parts,
     'const findings = await Promise.all(',
     '  parts.map(({ start, end }, i) =>',
     '    rlm_query(',

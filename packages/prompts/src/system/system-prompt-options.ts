@@ -21,6 +21,12 @@ export const systemPromptOptionsSchema = z.object({
   models: z.array(modelSpecSchema).default([]),
   /** Built-in driver names or parsed drivers; applied at the root only. @default [] */
   drivers: z.array(z.union([z.string().min(1), driverSchema])).default([]),
+  /**
+   * Document the host context helpers (`grep`, `find_all`, `count`, `lines`, `chunk`); false for a
+   * sandbox created without them, so the prompt never names a function that does not exist.
+   * @default true
+   */
+  contextHelpers: z.boolean().default(true),
   /** Document the background-task verbs (coordinator dispatch). @default false */
   dispatcher: z.boolean().default(false),
   /** A caller's instructions for a child: the prompt becomes a specialist prompt. */

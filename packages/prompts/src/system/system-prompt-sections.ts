@@ -1,11 +1,11 @@
 import { RlmError } from '@rlm/protocol';
 import { resolveDrivers } from '../drivers/resolve-drivers.js';
 import type { PromptSection } from '../prompt-section.js';
-import { COORDINATOR_WORKFLOW } from './coordinator-workflow.js';
+import { coordinatorWorkflow } from './coordinator-workflow.js';
 import { delegationCapability } from './delegation-capability.js';
-import { DELEGATION_TIPS } from './delegation-tips.js';
+import { delegationTips } from './delegation-tips.js';
 import { DISPATCHER } from './dispatcher-section.js';
-import { ENVIRONMENT } from './environment.js';
+import { environment } from './environment.js';
 import { buildFlatPrompt } from './flat-prompt.js';
 import { identity } from './identity.js';
 import { modelsTable } from './models-table.js';
@@ -35,7 +35,7 @@ function capabilitySections(
   delegates: boolean,
 ): PromptSection[] {
   return [
-    { id: 'environment', title: 'Environment', text: ENVIRONMENT },
+    { id: 'environment', title: 'Environment', text: environment(options.contextHelpers) },
     ...section('tools', 'Tools', toolsSection(options.tools)),
     ...section('models', 'Models', modelsTable(options.models)),
     ...(delegates
@@ -43,7 +43,7 @@ function capabilitySections(
           {
             id: 'delegation',
             title: 'Delegation capability',
-            text: delegationCapability(options.childBudget),
+            text: delegationCapability(options.childBudget, options.contextHelpers),
           },
         ]
       : []),
@@ -81,7 +81,13 @@ function specialistSections(
       : []),
     ...capabilitySections(options, delegates),
     ...(delegates
-      ? [{ id: 'delegation-tips', title: 'Delegation tips', text: DELEGATION_TIPS }]
+      ? [
+          {
+            id: 'delegation-tips',
+            title: 'Delegation tips',
+            text: delegationTips(options.contextHelpers),
+          },
+        ]
       : []),
     ...driverSections(options),
   ];
@@ -122,10 +128,20 @@ export function systemPromptSections(input: SystemPromptOptions): PromptSection[
     { id: 'identity', title: 'Identity', text: identity(options.depth, options.mode) },
     ...capabilitySections(options, delegates),
     coordinator
-      ? { id: 'coordinator-workflow', title: 'Coordinator workflow', text: COORDINATOR_WORKFLOW }
+      ? {
+          id: 'coordinator-workflow',
+          title: 'Coordinator workflow',
+          text: coordinatorWorkflow(options.contextHelpers),
+        }
       : { id: 'solver-workflow', title: 'Solver workflow', text: SOLVER_WORKFLOW },
     ...(delegates
-      ? [{ id: 'delegation-tips', title: 'Delegation tips', text: DELEGATION_TIPS }]
+      ? [
+          {
+            id: 'delegation-tips',
+            title: 'Delegation tips',
+            text: delegationTips(options.contextHelpers),
+          },
+        ]
       : []),
     ...driverSections(options),
   ];
