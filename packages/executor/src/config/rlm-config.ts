@@ -170,6 +170,12 @@ export const rlmConfigSchema = z
         }
       })
       .default({}),
+    /**
+     * Give each sandbox the host context helpers (`grep`, `find_all`, `count`, `lines`, `chunk`)
+     * and document them in the prompts. Off gives the reference engine's bare REPL (ablations,
+     * the CLI's `--no-tools`). @default true
+     */
+    contextHelpers: z.boolean().default(true),
     budget: budgetConfigSchema.default({ maxConsecutiveErrors: DEFAULT_MAX_CONSECUTIVE_ERRORS }),
     limits: limitsConfigSchema.default({
       blockTimeoutMs: DEFAULT_BLOCK_TIMEOUT_MS,

@@ -70,6 +70,7 @@ export async function openSandbox(
     },
     signal,
     isolation: config.isolation,
+    contextHelpers: config.contextHelpers,
   });
   if (dispatcher) {
     const setup = await sandbox.execute(DELEGATE_SETUP, { signal });

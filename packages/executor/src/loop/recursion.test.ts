@@ -129,6 +129,33 @@ describe('host tools and model choice', () => {
     expect(model.requests[0]!.system).toContain('lookup(key, n) returns the n-th value');
   });
 
+  it('leaves the context helpers out of every sandbox and prompt when contextHelpers is false', async () => {
+    const probe = 'const kinds = [typeof grep, typeof chunk].join()\nprint(kinds)';
+    const model = scriptedModel((request) => {
+      if (request.messages.length > 2) return 'FINAL_VAR(kinds)';
+      const root = request.system.includes('rlm_query(');
+      return repl(root ? `${probe}\nprint(await rlm_query("look", { context: "x" }))` : probe);
+    });
+    const result = await testRLM({ model, maxDepth: 2, contextHelpers: false }).completion('ctx');
+    expect(result.answer).toBe('undefined,undefined');
+    const systems = model.requests.map((request) => request.system);
+    expect(new Set(systems).size).toBe(2);
+    for (const system of systems) expect(system).not.toMatch(/\b(grep|chunk)\(/);
+    const rootTurn2 = model.requests.find(
+      (request) => request.system.includes('rlm_query(') && request.messages.length > 2,
+    );
+    // The root printed its own probe, then the child's answer: both sandboxes lack the helpers.
+    expect(rootTurn2!.messages.at(-2)!.content).toContain(
+      'undefined,undefined\nundefined,undefined',
+    );
+
+    const withHelpers = scriptedModel([repl(probe), 'FINAL_VAR(kinds)']);
+    expect((await testRLM({ model: withHelpers }).completion('ctx')).answer).toBe(
+      'function,function',
+    );
+    expect(withHelpers.requests[0]!.system).toMatch(/\bgrep\(/);
+  });
+
   it('routes { model } to a configured model and reports an unknown one as an error string', async () => {
     const code = [
       'const a = await llm_query("q", { model: "scripted/big" })',

@@ -33,6 +33,7 @@ function sharedOptions(config: ResolvedRLMConfig, depth: number, toolNames?: rea
   return {
     depth,
     maxDepth: config.maxDepth,
+    contextHelpers: config.contextHelpers,
     childBudget: iterationsFor(config, depth + 1),
     tools: allowedTools(config, toolNames).map(([name, tool]) => ({
       name,
