@@ -62,6 +62,7 @@ export function parseAfterSeq(
 const listRunsSchema = z.object({
   status: z.union([storedRunStatusSchema, z.array(storedRunStatusSchema)]).optional(),
   parentId: z.string().nullable().optional(),
+  owner: z.string().min(1).optional(),
   createdAfter: z.number().optional(),
   createdBefore: z.number().optional(),
   limit: z.number().int().positive().max(MAX_RUN_PAGE_SIZE).default(DEFAULT_RUN_PAGE_SIZE),

@@ -17,6 +17,7 @@ describe.each(BACKENDS)('RunStore (%s)', (backend) => {
     expect(run).toEqual({
       id: 'r1',
       parentId: null,
+      owner: null,
       status: 'running',
       config: { model: 'fake/m', maxDepth: 1 },
       usage: { models: {} },
@@ -161,6 +162,32 @@ describe.each(BACKENDS)('RunStore (%s)', (backend) => {
     await expect(test.store.runs.listRuns({ cursor: 'garbage' })).rejects.toThrow(
       expect.objectContaining({ code: 'protocol.invalid_message' }),
     );
+  });
+
+  it("pages through one owner's runs in full pages when other owners' runs are interleaved", async () => {
+    for (let index = 0; index < 12; index++) {
+      const owner = index % 3 === 0 ? 'key_a' : 'key_b';
+      await test.store.runs.createRun({ id: `r${String(index).padStart(2, '0')}`, owner });
+      test.clock.advance(index % 4 === 0 ? 0 : 10);
+    }
+    await test.store.runs.createRun({ id: 'child', parentId: 'r00', owner: 'key_a' });
+    const seen: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await test.store.runs.listRuns({
+        owner: 'key_a',
+        parentId: null,
+        limit: 3,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      seen.push(page.runs.map((run) => run.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    expect(seen).toEqual([['r09', 'r06', 'r03'], ['r00']]);
+    const others = await test.store.runs.listRuns({ owner: 'key_b', limit: 8 });
+    expect(others.runs).toHaveLength(8);
+    expect(others.runs.every((run) => run.owner === 'key_b')).toBe(true);
+    await expect(test.store.runs.listRuns({ owner: '' })).rejects.toThrow(/owner/);
   });
 
   it('deletes finished runs older than the cutoff with their events and checkpoints', async () => {

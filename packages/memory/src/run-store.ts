@@ -21,6 +21,11 @@ export type StoredRunStatus = z.infer<typeof storedRunStatusSchema>;
 export const runRecordSchema = z.object({
   id: z.string(),
   parentId: z.string().nullable(),
+  /**
+   * Who the run belongs to (a server's API key id), for `listRuns({ owner })`; `null` when the
+   * creator named nobody.
+   */
+  owner: z.string().nullable(),
   status: storedRunStatusSchema,
   /** The run's configuration with secrets removed. */
   config: z.record(z.string(), jsonValueSchema),
@@ -36,6 +41,7 @@ export type RunRecord = z.infer<typeof runRecordSchema>;
 export const createRunInputSchema = z.object({
   id: z.string().min(1),
   parentId: z.string().min(1).nullable().default(null),
+  owner: z.string().min(1).nullable().default(null),
   status: storedRunStatusSchema.default('running'),
   config: z.record(z.string(), jsonValueSchema).default({}),
 });
@@ -53,6 +59,8 @@ export interface ListRunsOptions {
   status?: StoredRunStatus | readonly StoredRunStatus[];
   /** Only children of this run (`null`: only roots). */
   parentId?: string | null;
+  /** Only runs created with this `owner` (indexed, so every page is full when more runs match). */
+  owner?: string;
   /** Only runs created at or after this epoch ms. */
   createdAfter?: number;
   /** Only runs created before this epoch ms. */

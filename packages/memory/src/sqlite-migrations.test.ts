@@ -63,6 +63,16 @@ describe('SQLite schema versions', () => {
       5,
       null,
     );
+    db.prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+      'owned',
+      null,
+      'completed',
+      '{"owner":"key_a","query":"q"}',
+      '{"models":{}}',
+      6,
+      6,
+      6,
+    );
     db.prepare('INSERT INTO run_events VALUES (?, ?, ?)').run(
       'old',
       1,
@@ -118,6 +128,10 @@ describe('SQLite schema versions', () => {
       await store.runs.saveCheckpoint('old', 1, { ok: true });
       expect(await store.runs.latestCheckpoint('old')).toMatchObject({ turn: 1 });
       expect((await store.promptLayers.get(6)).content).toBe('seed six');
+      // Version 3 carries a run's config owner into the owner column.
+      const owned = await store.runs.listRuns({ owner: 'key_a' });
+      expect(owned.runs.map((run) => [run.id, run.owner])).toEqual([['owned', 'key_a']]);
+      expect(await store.runs.getRun('old')).toMatchObject({ owner: null });
     } finally {
       await store.close();
     }

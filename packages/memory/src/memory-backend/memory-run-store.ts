@@ -89,7 +89,7 @@ export class MemoryRunStore implements RunStore {
 
   async listRuns(options: ListRunsOptions = {}): Promise<RunPage> {
     this.#context.assertOpen('runs.listRuns');
-    const { statuses, parentId, createdAfter, createdBefore, limit, cursor } =
+    const { statuses, parentId, owner, createdAfter, createdBefore, limit, cursor } =
       parseListRuns(options);
     const after = cursor === undefined ? undefined : decodeRunCursor(cursor);
     const matching = [...this.#runs.values()]
@@ -98,6 +98,7 @@ export class MemoryRunStore implements RunStore {
         (run) =>
           (statuses === undefined || statuses.includes(run.status)) &&
           (parentId === undefined || run.parentId === parentId) &&
+          (owner === undefined || run.owner === owner) &&
           (createdAfter === undefined || run.createdAt >= createdAfter) &&
           (createdBefore === undefined || run.createdAt < createdBefore) &&
           (after === undefined || isAfterCursor(run, after)),

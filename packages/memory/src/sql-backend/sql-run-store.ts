@@ -40,6 +40,7 @@ import type { SqlDriver, SqlExecutor, SqlValue } from './sql-driver.js';
 interface RunRow {
   id: string;
   parent_id: string | null;
+  owner: string | null;
   status: string;
   config: string;
   usage: string;
@@ -48,7 +49,7 @@ interface RunRow {
   ended_at: number | null;
 }
 
-const RUN_COLUMNS = 'id, parent_id, status, config, usage, created_at, updated_at, ended_at';
+const RUN_COLUMNS = 'id, parent_id, owner, status, config, usage, created_at, updated_at, ended_at';
 const configSchema = runRecordSchema.shape.config;
 const statusSchema = runRecordSchema.shape.status;
 
@@ -67,10 +68,11 @@ export class SqlRunStore implements RunStore {
     const run = parseInput(createRunInputSchema, input, 'run');
     const now = this.#context.now();
     const row = await this.#driver.get<RunRow>(
-      `INSERT INTO runs (${RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${RUN_COLUMNS}`,
+      `INSERT INTO runs (${RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${RUN_COLUMNS}`,
       [
         run.id,
         run.parentId,
+        run.owner,
         run.status,
         JSON.stringify(run.config),
         JSON.stringify({ models: {} }),
@@ -114,7 +116,7 @@ export class SqlRunStore implements RunStore {
 
   async listRuns(options: ListRunsOptions = {}): Promise<RunPage> {
     this.#context.assertOpen('runs.listRuns');
-    const { statuses, parentId, createdAfter, createdBefore, limit, cursor } =
+    const { statuses, parentId, owner, createdAfter, createdBefore, limit, cursor } =
       parseListRuns(options);
     const where: string[] = [];
     const params: SqlValue[] = [];
@@ -126,6 +128,10 @@ export class SqlRunStore implements RunStore {
     else if (parentId !== undefined) {
       where.push('parent_id = ?');
       params.push(parentId);
+    }
+    if (owner !== undefined) {
+      where.push('owner = ?');
+      params.push(owner);
     }
     if (createdAfter !== undefined) {
       where.push('created_at >= ?');
@@ -272,6 +278,7 @@ function toRun(row: RunRow): RunRecord {
   return {
     id: row.id,
     parentId: row.parent_id,
+    owner: row.owner,
     status: readJsonColumn(statusSchema, JSON.stringify(row.status), 'runs.status'),
     config: readJsonColumn(configSchema, row.config, 'runs.config'),
     usage: readJsonColumn(usageSummarySchema, row.usage, 'runs.usage'),

@@ -98,6 +98,17 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX memory_items_by_agent ON memory_items (agent_id, id);
     `,
   },
+  {
+    // Runs get an owner for listRuns({ owner }). Runs written before it kept their owner, if at
+    // all, as a string \`owner\` in their config (the server's convention), so it is carried over.
+    version: 3,
+    sql: `
+      ALTER TABLE runs ADD COLUMN owner TEXT;
+      UPDATE runs SET owner = json_extract(config, '$.owner')
+        WHERE json_type(config, '$.owner') = 'text' AND json_extract(config, '$.owner') <> '';
+      CREATE INDEX runs_by_owner ON runs (owner, created_at, id);
+    `,
+  },
 ];
 
 /** The schema version this build writes; a file with a higher `user_version` is refused. */
