@@ -279,7 +279,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
           budget: input.budget,
           agentId: input.agentId ?? null,
         });
-        record = await store.createRun({ id: runId, status: 'queued', config: meta });
+        record = await store.createRun({ id: runId, status: 'queued', owner: keyId, config: meta });
       } catch (error) {
         unreserve(keyId);
         throw error;

@@ -187,6 +187,33 @@ describe('runs API', () => {
     expect((await server.request('/v1/runs?status=bogus')).status).toBe(400);
   });
 
+  it("gives a user full pages of their own runs when other keys' runs are interleaved", async () => {
+    const engine = scriptedEngine(() => scriptedModel(['FINAL(ok)']));
+    await using server = await startTestServer({ engine });
+    const mine: string[] = [];
+    for (let index = 0; index < 12; index++) {
+      const key = index % 3 === 0 ? server.userKey : server.otherKey;
+      const { run } = await createRun(server, { query: `q${index}` }, key);
+      await collect(server, run.id);
+      if (key === server.userKey) mine.push(run.id);
+    }
+    type Page = { data: { id: string }[]; nextCursor: string | null };
+    const pages: string[][] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor === null ? '' : `&cursor=${cursor}`;
+      const page = (await (await server.request(`/v1/runs?limit=3${query}`)).json()) as Page;
+      pages.push(page.data.map((run) => run.id));
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    expect(pages.map((page) => page.length)).toEqual([3, 1]);
+    expect(pages.flat().sort()).toEqual([...mine].sort());
+    const all = (await (
+      await server.request('/v1/runs?limit=200', { key: server.adminKey })
+    ).json()) as Page;
+    expect(all.data).toHaveLength(12);
+  });
+
   it('serves the trajectory as JSONL of valid records', async () => {
     const engine = scriptedEngine(() => scriptedModel(['FINAL(ok)']));
     await using server = await startTestServer({ engine });
