@@ -1,0 +1,329 @@
+import type { RunEvent, RunEventOf, RunStatus } from '@rlm/protocol';
+
+/** One executed (or running) code block of a turn. */
+export interface TraceBlock {
+  index: number;
+  code: string;
+  state: 'running' | 'ok' | 'error';
+  stdout: string;
+  stderr: string;
+  /** `Name: message` of the block's error, if it threw. */
+  error: string | undefined;
+  finalAnswer: string | null;
+  executionTime: number | undefined;
+}
+
+/** One `llm_query` / `rlm_query` call made from code; `childRunId` links an `rlm` child run. */
+export interface TraceSubcall {
+  callId: string;
+  kind: 'llm' | 'rlm';
+  model: string;
+  promptPreview: string;
+  responsePreview: string | undefined;
+  state: 'running' | 'ok' | 'error';
+  durationMs: number | undefined;
+  childRunId: string | undefined;
+}
+
+/** Tokens and cost of the model calls made during one turn (its own and its `llm_query` calls). */
+export interface TraceUsage {
+  modelCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+/** One turn of a run: the model's response, its blocks, the sub-calls they made and their usage. */
+export interface TraceTurn {
+  iteration: number;
+  startedAt: number;
+  response: string | undefined;
+  blocks: TraceBlock[];
+  subcalls: TraceSubcall[];
+  usage: TraceUsage;
+  durationMs: number | undefined;
+}
+
+/** One run of the tree (the root or an `rlm_query` child). */
+export interface TraceRun {
+  runId: string;
+  parentRunId: string | null;
+  depth: number;
+  query: string;
+  model: string;
+  maxIterations: number;
+  startedAt: number;
+  iterations: TraceTurn[];
+  notes: string[];
+  answer: { text: string; source: string } | undefined;
+  status: RunStatus | undefined;
+  durationMs: number | undefined;
+}
+
+/**
+ * The state of a run tree, rebuilt from its `RunEvent`s in order. It is a pure function of the
+ * events (no clock, no I/O), so the CLI's live view, `rlm trace` and the server's run page all
+ * show the same tree for the same events, whether the run is still going or long finished.
+ *
+ * @example
+ * const tree = new TraceTree();
+ * for (const event of events) tree.apply(event);
+ * const html = renderTraceHtml(tree, { title: `Run ${tree.rootRunId}` });
+ */
+export class TraceTree {
+  /** Every run seen, by id, in the order they started. */
+  readonly runs = new Map<string, TraceRun>();
+  rootRunId: string | undefined;
+  /** Epoch ms of the first and the latest event. */
+  startedAt: number | undefined;
+  lastAt: number | undefined;
+  /** Tree-wide totals: running sums while the run goes, the root's exact summary once it ended. */
+  inputTokens = 0;
+  outputTokens = 0;
+  costUsd = 0;
+  modelCalls = 0;
+  /** Model calls in flight (call id → run id), so a view can say which run waits for the model. */
+  readonly pendingCalls = new Map<string, string>();
+
+  /** Applies one event; events of unknown runs are kept by creating the run on the fly. */
+  apply(event: RunEvent): void {
+    this.startedAt ??= event.at;
+    this.lastAt = event.at;
+    this.rootRunId ??= event.rootRunId;
+    switch (event.type) {
+      case 'run-start':
+        this.runs.set(event.runId, {
+          ...emptyRun(event),
+          query: event.query,
+          model: event.model,
+          maxIterations: event.maxIterations,
+        });
+        return;
+      case 'iteration-start':
+        this.run(event).iterations.push(emptyTurn(event.iteration, event.at));
+        return;
+      case 'iteration-end': {
+        const turn = this.turn(event);
+        turn.response = event.response;
+        turn.durationMs = event.durationMs;
+        return;
+      }
+      case 'model-call-start':
+        this.pendingCalls.set(event.callId, event.runId);
+        return;
+      case 'model-call-end':
+        this.endModelCall(event);
+        return;
+      default:
+        this.applyDetail(event);
+    }
+  }
+
+  /** Whether `runId` is waiting for a model response right now. */
+  isWaiting(runId: string): boolean {
+    for (const waiting of this.pendingCalls.values()) if (waiting === runId) return true;
+    return false;
+  }
+
+  /** The root run, once it has started. */
+  get root(): TraceRun | undefined {
+    return this.rootRunId === undefined ? undefined : this.runs.get(this.rootRunId);
+  }
+
+  private applyDetail(event: RunEvent): void {
+    switch (event.type) {
+      case 'block-start':
+        this.turn(event).blocks.push({
+          index: event.index,
+          code: event.code,
+          state: 'running',
+          stdout: '',
+          stderr: '',
+          error: undefined,
+          finalAnswer: null,
+          executionTime: undefined,
+        });
+        return;
+      case 'block-end':
+        this.endBlock(event);
+        return;
+      case 'subcall-start':
+        this.turn(event).subcalls.push({
+          callId: event.callId,
+          kind: event.kind,
+          model: event.model,
+          promptPreview: event.promptPreview,
+          responsePreview: undefined,
+          state: 'running',
+          durationMs: undefined,
+          childRunId: event.childRunId,
+        });
+        return;
+      case 'subcall-end':
+        this.endSubcall(event);
+        return;
+      case 'final-answer':
+        this.run(event).answer = { text: event.answer, source: event.source };
+        return;
+      case 'run-end':
+        this.endRun(event);
+        return;
+      default: {
+        const note = noteOf(event);
+        if (note !== undefined) this.run(event).notes.push(note);
+      }
+    }
+  }
+
+  private endModelCall(event: RunEventOf<'model-call-end'>): void {
+    this.pendingCalls.delete(event.callId);
+    const input = inputTokensOf(event.usage);
+    const output = event.usage?.outputTokens ?? 0;
+    const cost = event.costUsd ?? 0;
+    this.modelCalls += 1;
+    this.inputTokens += input;
+    this.outputTokens += output;
+    this.costUsd += cost;
+    const run = this.run(event);
+    // Model calls carry no turn number; they belong to the turn the run is in (the last one).
+    const usage = run.iterations.at(-1)?.usage;
+    if (usage !== undefined) {
+      usage.modelCalls += 1;
+      usage.inputTokens += input;
+      usage.outputTokens += output;
+      usage.costUsd += cost;
+    }
+    if (event.error !== undefined) run.notes.push(`model error: ${event.error.message}`);
+  }
+
+  private endBlock(event: RunEventOf<'block-end'>): void {
+    const block = this.turn(event).blocks.find((candidate) => candidate.index === event.index);
+    if (block === undefined) return;
+    block.state = event.error === null ? 'ok' : 'error';
+    block.stdout = event.stdout;
+    block.stderr = event.stderr;
+    block.error = event.error === null ? undefined : `${event.error.name}: ${event.error.message}`;
+    block.finalAnswer = event.finalAnswer;
+    block.executionTime = event.executionTime;
+  }
+
+  private endSubcall(event: RunEventOf<'subcall-end'>): void {
+    const call = this.findSubcall(event.runId, event.callId);
+    if (call === undefined) return;
+    call.state = event.ok ? 'ok' : 'error';
+    call.responsePreview = event.error?.message ?? event.responsePreview;
+    call.durationMs = event.durationMs;
+    call.childRunId ??= event.childRunId;
+  }
+
+  private endRun(event: RunEventOf<'run-end'>): void {
+    const run = this.run(event);
+    run.status = event.status;
+    run.durationMs = event.durationMs;
+    if (run.answer === undefined && event.answer !== null) {
+      run.answer = { text: event.answer, source: 'run-end' };
+    }
+    if (event.runId !== this.rootRunId) return;
+    // The root's summary is tree-wide and exact; prefer it to the running sums.
+    let input = 0;
+    let output = 0;
+    let cost = 0;
+    for (const usage of Object.values(event.usage.models)) {
+      input += inputTokensOf(usage);
+      output += usage.outputTokens;
+      cost += usage.costUsd;
+    }
+    if (input + output > 0) {
+      this.inputTokens = input;
+      this.outputTokens = output;
+      this.costUsd = cost;
+    }
+  }
+
+  private run(event: RunEvent): TraceRun {
+    let run = this.runs.get(event.runId);
+    if (run === undefined) {
+      run = emptyRun(event);
+      this.runs.set(event.runId, run);
+    }
+    return run;
+  }
+
+  private turn(event: RunEvent & { iteration?: number }): TraceTurn {
+    const run = this.run(event);
+    const wanted = event.iteration;
+    const found =
+      wanted === undefined
+        ? run.iterations.at(-1)
+        : run.iterations.find((candidate) => candidate.iteration === wanted);
+    if (found !== undefined) return found;
+    const created = emptyTurn(wanted ?? run.iterations.length, event.at);
+    run.iterations.push(created);
+    return created;
+  }
+
+  private findSubcall(runId: string, callId: string): TraceSubcall | undefined {
+    const run = this.runs.get(runId);
+    for (const turn of [...(run?.iterations ?? [])].reverse()) {
+      const call = turn.subcalls.find((candidate) => candidate.callId === callId);
+      if (call !== undefined) return call;
+    }
+    return undefined;
+  }
+}
+
+/** The one-line note an event leaves on its run, for events that are not part of a turn. */
+function noteOf(event: RunEvent): string | undefined {
+  switch (event.type) {
+    case 'limit-hit':
+      return `limit hit: ${event.limit} ${event.used}/${event.max}`;
+    case 'task-start':
+      return `task ${event.taskId} started: ${event.task}`;
+    case 'task-end':
+      return `task ${event.taskId} ${event.ok ? 'done' : 'failed'}: ${event.summary}`;
+    case 'compaction-end':
+      return `history compacted (${event.messagesBefore} messages)`;
+    case 'error':
+      return `error ${event.error.code}: ${event.error.message}`;
+    default:
+      return undefined;
+  }
+}
+
+function emptyRun(event: RunEvent): TraceRun {
+  return {
+    runId: event.runId,
+    parentRunId: event.parentRunId,
+    depth: event.depth,
+    query: '',
+    model: '',
+    maxIterations: 0,
+    startedAt: event.at,
+    iterations: [],
+    notes: [],
+    answer: undefined,
+    status: undefined,
+    durationMs: undefined,
+  };
+}
+
+function emptyTurn(iteration: number, at: number): TraceTurn {
+  return {
+    iteration,
+    startedAt: at,
+    response: undefined,
+    blocks: [],
+    subcalls: [],
+    usage: { modelCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    durationMs: undefined,
+  };
+}
+
+/** Input tokens including cached ones: what the model actually read. */
+function inputTokensOf(
+  usage: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number } | undefined,
+): number {
+  return usage === undefined
+    ? 0
+    : usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+}
