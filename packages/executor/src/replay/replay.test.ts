@@ -51,6 +51,16 @@ describe('replay', () => {
     expect(events.map((event) => event.type).sort()).toEqual(recordedTypes.sort());
   });
 
+  it('replays a run recorded without the context helpers in a sandbox without them', async () => {
+    const model = scriptedModel([repl('const kind = typeof grep\nprint(kind)'), 'FINAL_VAR(kind)']);
+    const sink = memoryTrajectorySink();
+    await testRLM({ model, contextHelpers: false, trajectory: sink }).completion('text');
+    const header = sink.records.find((record) => record.kind === 'header');
+    expect(header?.kind === 'header' && header.config['contextHelpers']).toBe(false);
+    const { result } = await replay(sink.records, { context: 'text', isolation: 'inline' });
+    expect(result.answer).toBe('undefined');
+  });
+
   it('names the first differing step when the code no longer does the same thing', async () => {
     const { records } = await record();
     const index = records.findIndex((r) => r.kind === 'event' && r.event.type === 'block-end');

@@ -153,6 +153,7 @@ function recordedConfig(records: readonly TrajectoryRecord[], options: ReplayOpt
     firstTurnGuard: config['firstTurnGuard'],
     codeLanguages: config['codeLanguages'],
     isolation: options.isolation ?? config['isolation'],
+    ...(config['contextHelpers'] === false ? { contextHelpers: false } : {}),
     dispatcher: config['dispatcher'],
     ...(config['dispatch'] === undefined ? {} : { dispatch: config['dispatch'] }),
     confidenceThreshold: config['confidenceThreshold'],

@@ -32,6 +32,8 @@ export function trajectoryConfig(config: ResolvedRLMConfig): Record<string, Json
     firstTurnGuard: config.firstTurnGuard,
     codeLanguages: config.codeLanguages,
     isolation: config.isolation,
+    // Only when off, so the headers of runs with the helpers stay as they were.
+    ...(config.contextHelpers ? {} : { contextHelpers: false }),
     // Coordination options only when used, so other runs' headers stay as they were.
     ...(dispatcherEnabled(config)
       ? { dispatcher: true, dispatch: config.dispatch }
