@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { renderRunHtml, TraceTree } from '@rlm/executor';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { readTrajectoryFile } from '../trajectory/read-trajectory-file.js';
 
 const NESTED = fileURLToPath(new URL('../__fixtures__/nested-run.jsonl', import.meta.url));
 
@@ -50,6 +52,14 @@ describe('rlm trace', () => {
     expect(html).toContain('ReferenceError: undefinedFn is not defined');
     expect(html).toContain('<h2>Run run-child');
     expect(html).toContain('The needle is on line 42 &lt;b&gt;');
+  });
+
+  it('writes the shared trace view, byte for byte what the server serves for the same events', async () => {
+    await spawnCli(['trace', NESTED, '--html', 'run.html'], { cwd: sandbox.dir, env: sandbox.env });
+    const tree = new TraceTree();
+    for (const event of (await readTrajectoryFile(NESTED)).events) tree.apply(event);
+    const html = readFileSync(join(sandbox.dir, 'run.html'), 'utf8');
+    expect(html).toContain(`<body>\n<h1>rlm trace run-root</h1>\n${renderRunHtml(tree)}</body>`);
   });
 
   it('explains a file that is not a trajectory, naming the line', async () => {

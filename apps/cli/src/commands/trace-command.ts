@@ -1,11 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { renderTraceHtml, TraceTree } from '@rlm/executor';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { renderRunTree } from '../render/render-run-tree.js';
-import { renderTraceHtml } from '../render/render-trace-html.js';
-import { RunTree } from '../render/run-tree.js';
 import { readTrajectoryFile } from '../trajectory/read-trajectory-file.js';
 import { findTrajectory } from './find-trajectory.js';
 
@@ -30,11 +29,12 @@ Examples:
     )
     .action(async (reference: string, options: { html?: string }) => {
       const trajectory = await readTrajectoryFile(findTrajectory(reference, io));
-      const tree = new RunTree();
+      const tree = new TraceTree();
       for (const event of trajectory.events) tree.apply(event);
       if (options.html !== undefined) {
         const out = resolve(io.cwd, options.html);
-        await writeFile(out, renderTraceHtml(trajectory, tree));
+        const runId = tree.rootRunId ?? trajectory.header?.runId ?? '';
+        await writeFile(out, renderTraceHtml(tree, { title: `rlm trace ${runId}`.trim() }));
         io.stderr.write(`wrote ${out}\n`);
       } else {
         const lines = renderRunTree(tree, {

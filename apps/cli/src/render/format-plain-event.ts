@@ -1,12 +1,12 @@
+import { formatCost, formatCount, formatDuration, type TraceTree } from '@rlm/executor';
 import type { RunEvent } from '@rlm/protocol';
-import { formatCost, formatCount, formatDuration, oneLine } from './format-units.js';
-import type { RunTree } from './run-tree.js';
+import { oneLine } from './one-line.js';
 
 /**
  * One progress line for a non-terminal stderr (CI logs, pipes), or `undefined` for events that
  * add nothing a reader of a log needs. Lines start with the depth so nested runs stay readable.
  */
-export function formatPlainEvent(event: RunEvent, tree: RunTree): string | undefined {
+export function formatPlainEvent(event: RunEvent, tree: TraceTree): string | undefined {
   const at = `[depth ${event.depth}]`;
   switch (event.type) {
     case 'run-start':

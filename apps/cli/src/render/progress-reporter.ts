@@ -1,9 +1,9 @@
+import { TraceTree } from '@rlm/executor';
 import type { RunEvent } from '@rlm/protocol';
 import { createLogUpdate } from 'log-update';
 import type { OutputStream } from '../cli-io.js';
 import { formatPlainEvent } from './format-plain-event.js';
 import { renderRunTree } from './render-run-tree.js';
-import { RunTree } from './run-tree.js';
 
 /** How progress is shown: a redrawn tree, one line per event, or nothing. */
 export type ProgressMode = 'tty' | 'plain' | 'quiet';
@@ -18,7 +18,7 @@ export interface ProgressReporterOptions {
 
 /** Receives a run's events and shows them; `stop` draws the last frame and releases the terminal. */
 export interface ProgressReporter {
-  readonly tree: RunTree;
+  readonly tree: TraceTree;
   onEvent(event: RunEvent): void;
   /** Prints a line above the live view (or as a plain line). */
   note(text: string): void;
@@ -37,7 +37,7 @@ export function createProgressReporter({
   now,
   color = mode === 'tty',
 }: ProgressReporterOptions): ProgressReporter {
-  const tree = new RunTree();
+  const tree = new TraceTree();
   if (mode === 'quiet') {
     return { tree, onEvent: (event) => tree.apply(event), note() {}, stop() {} };
   }
@@ -57,7 +57,7 @@ export function createProgressReporter({
 }
 
 function createLiveReporter(
-  tree: RunTree,
+  tree: TraceTree,
   { stream, now, color }: { stream: OutputStream; now(): number; color: boolean },
 ): ProgressReporter {
   const log = createLogUpdate(stream as NodeJS.WriteStream);

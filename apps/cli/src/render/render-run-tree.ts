@@ -1,6 +1,15 @@
+import {
+  formatCost,
+  formatCount,
+  formatDuration,
+  type TraceBlock,
+  type TraceRun,
+  type TraceSubcall,
+  type TraceTree,
+  type TraceTurn,
+} from '@rlm/executor';
 import pc from 'picocolors';
-import { formatCost, formatCount, formatDuration, oneLine } from './format-units.js';
-import type { BlockNode, IterationNode, RunNode, RunTree, SubcallNode } from './run-tree.js';
+import { oneLine } from './one-line.js';
 
 export interface RenderRunTreeOptions {
   /** Epoch ms for elapsed times of unfinished runs. */
@@ -19,7 +28,7 @@ export interface RenderRunTreeOptions {
 type Colors = ReturnType<typeof pc.createColors>;
 
 interface Context {
-  tree: RunTree;
+  tree: TraceTree;
   now: number;
   width: number;
   c: Colors;
@@ -29,7 +38,7 @@ interface Context {
 
 /** Renders a run tree as indented text lines: a status header, then turns, blocks and sub-calls. */
 export function renderRunTree(
-  tree: RunTree,
+  tree: TraceTree,
   { now, width = 100, color = false, detail = 'full' }: RenderRunTreeOptions,
 ): string[] {
   const c = pc.createColors(color);
@@ -43,7 +52,7 @@ export function renderRunTree(
   return context.lines;
 }
 
-function header({ tree, now, c }: Context, root: RunNode): string {
+function header({ tree, now, c }: Context, root: TraceRun): string {
   const turn = root.iterations.at(-1)?.iteration;
   const elapsed = root.durationMs ?? now - root.startedAt;
   const parts = [
@@ -62,7 +71,7 @@ function header({ tree, now, c }: Context, root: RunNode): string {
   return parts.join(c.dim(' · '));
 }
 
-function renderRun(context: Context, run: RunNode, indent: number): void {
+function renderRun(context: Context, run: TraceRun, indent: number): void {
   const { c, detail, lines } = context;
   const pad = '  '.repeat(indent);
   const last = run.iterations.length - 1;
@@ -100,7 +109,7 @@ function renderRun(context: Context, run: RunNode, indent: number): void {
   }
 }
 
-function renderTurn(context: Context, turn: IterationNode, indent: number): void {
+function renderTurn(context: Context, turn: TraceTurn, indent: number): void {
   const pad = '  '.repeat(indent);
   for (const block of turn.blocks)
     context.lines.push(`${pad}${blockLine(context, block, pad.length)}`);
@@ -112,7 +121,7 @@ function renderTurn(context: Context, turn: IterationNode, indent: number): void
   }
 }
 
-function blockLine({ c, width }: Context, block: BlockNode, indent: number): string {
+function blockLine({ c, width }: Context, block: TraceBlock, indent: number): string {
   const preview = oneLine(block.code, Math.min(60, width - indent - 30));
   const outcome =
     block.state === 'running'
@@ -123,7 +132,7 @@ function blockLine({ c, width }: Context, block: BlockNode, indent: number): str
   return `${stateMark(c, block.state)} block ${block.index + 1}  ${preview}  ${outcome}`;
 }
 
-function subcallLine(c: Colors, call: SubcallNode, childDepth: number | undefined): string {
+function subcallLine(c: Colors, call: TraceSubcall, childDepth: number | undefined): string {
   const name = call.kind === 'rlm' ? 'rlm_query' : 'llm_query';
   const fn = childDepth === undefined ? name : `${name} depth ${childDepth}`;
   const took = call.durationMs === undefined ? '' : c.dim(` ${formatDuration(call.durationMs)}`);
@@ -136,7 +145,7 @@ function stateMark(c: Colors, state: 'running' | 'ok' | 'error'): string {
   return state === 'running' ? c.cyan('…') : state === 'ok' ? c.green('✓') : c.red('✗');
 }
 
-function turnSummary(c: Colors, turn: IterationNode): string {
+function turnSummary(c: Colors, turn: TraceTurn): string {
   const failed = turn.blocks.filter((block) => block.state === 'error').length;
   const parts = [`${turn.blocks.length} block${turn.blocks.length === 1 ? '' : 's'}`];
   if (failed > 0) parts.push(c.red(`${failed} failed`));
