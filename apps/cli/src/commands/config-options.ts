@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CONFIG_KEY_NAMES, CONFIG_KEYS } from '../config/config-keys.js';
+import { CONFIG_KEY_NAMES, CONFIG_KEYS, type ConfigKeyInfo } from '../config/config-keys.js';
 import type { ConfigKey } from '../config/config-schema.js';
 import { collect } from './collect-option.js';
 
@@ -20,9 +20,16 @@ export function addConfigOptions(
   keys: readonly ConfigKey[] = CONFIG_KEY_NAMES,
 ): Command {
   for (const key of keys) {
-    const info = CONFIG_KEYS[key];
-    const flags = `${info.flag} ${PLACEHOLDER[info.kind]}`;
+    const info: ConfigKeyInfo = CONFIG_KEYS[key];
     const description = `${info.description} (env ${info.env})`;
+    if (info.kind === 'boolean') {
+      // `--tools` then `--no-tools`: commander leaves the value undefined when neither is given,
+      // so lower layers (file, env) still count.
+      const name = info.flag.replace(/^--/, '');
+      command.option(`--${name}`, description).option(`--no-${name}`, `turn ${name} off`);
+      continue;
+    }
+    const flags = `${info.flag} ${PLACEHOLDER[info.kind]}`;
     if (info.kind === 'list') {
       command.option(flags, `${description}; repeatable`, collect);
     } else {

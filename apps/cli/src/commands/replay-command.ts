@@ -1,6 +1,8 @@
+import { resolve } from 'node:path';
 import { RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
+import { loadToolModules } from '../config/load-tool-modules.js';
 import { readDrivers } from '../config/read-drivers.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import { loadContexts } from '../context/load-contexts.js';
@@ -13,6 +15,7 @@ import { findTrajectory } from './find-trajectory.js';
 interface ReplayCommandOptions {
   context?: string[];
   driver?: string[];
+  tool?: string[];
   include?: string[];
   exclude?: string[];
 }
@@ -30,6 +33,7 @@ export function registerReplayCommand(
     .argument('<trajectory>', 'a .jsonl trajectory file, or a run id in the trajectory directory')
     .option('-c, --context <path>', 'the same --context arguments as the recorded run', collect)
     .option('--driver <name-or-file>', 'the same --driver arguments as the recorded run', collect)
+    .option('--tool <module>', 'the same --tool modules as the recorded run', collect)
     .option('--include <glob>', 'as in the recorded run', collect)
     .option('--exclude <glob>', 'as in the recorded run', collect)
     .option('--debug', 'show stack traces on errors')
@@ -37,7 +41,8 @@ export function registerReplayCommand(
       'after',
       `
 Trajectories keep the context's size and hash, not the context: pass the same --context
-arguments as the original run. Exit codes: 0 reproduces, 1 diverges (the first differing step
+arguments as the original run (and the same --tool modules: tool results are not recorded;
+a run made with --no-tools replays without the helpers by itself). Exit codes: 0 reproduces, 1 diverges (the first differing step
 is printed), 2 the trajectory or context is not the recorded one.
 
 Examples:
@@ -73,12 +78,15 @@ async function replayAction(
     maxBytes: config.maxContextBytes,
   });
   const drivers = await readDrivers(options.driver ?? []);
+  // Tool results are not recorded: the code calls the same modules again.
+  const tools = await loadToolModules((options.tool ?? []).map((path) => resolve(io.cwd, path)));
   // Loaded here, not at start-up: see createExecutorEngine.
   const { replay } = await import('@rlm/executor');
   try {
     const { result, events } = await replay(trajectory.records, {
       ...toContextPayloads(contexts.map((context) => context.value)),
       drivers,
+      tools,
     });
     io.stdout.write(
       `Reproduces: ${events.length} events, status ${result.status}, answer: ${result.answer ?? '(none)'}\n`,

@@ -45,6 +45,8 @@ Examples:
   $ rlm run "Compare the two reports" -c q1.md -c q2.md --max-cost 0.50
   $ rlm run "Where is the needle?" -c haystack.txt --model openai-compatible/llama3@http://127.0.0.1:11434/v1
   $ rlm run "Find the magic number" -c notes.txt --model testkit:needle-finder   # offline demo
+  $ rlm run "Which orders failed checksum?" -c orders.json --tool ./checksum-tools.mjs
+  $ rlm run "…" -c big.log --no-tools   # bare REPL: no grep/find_all/… helpers, no tool modules
   $ rlm run "…" -c data.json --json | jq .usage`,
   );
   command.action(async (query: string, options: RunInputOptions & Record<string, unknown>) => {

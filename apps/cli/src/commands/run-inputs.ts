@@ -1,6 +1,7 @@
 import type { RLMChatCompletion } from '@rlm/protocol';
 import type { CliIo } from '../cli-io.js';
 import { ensureTrajectoryDir } from '../config/ensure-trajectory-dir.js';
+import { loadToolModules } from '../config/load-tool-modules.js';
 import { readDrivers } from '../config/read-drivers.js';
 import {
   defaultRunStorePath,
@@ -31,7 +32,7 @@ export interface RunInputs {
 }
 
 /**
- * Resolves configuration, reads every `--context` and driver file, and checks the trajectory
+ * Resolves configuration, reads every `--context` and driver file, imports the tool modules, and checks the trajectory
  * directory before anything runs, so a bad input fails before a model is called.
  */
 export async function prepareRunInputs(
@@ -53,6 +54,8 @@ export async function prepareRunInputs(
     maxBytes: config.maxContextBytes,
   });
   const drivers = await readDrivers(config.drivers);
+  // Off means the bare REPL: the modules are not even imported.
+  const tools = config.tools ? await loadToolModules(config.toolModules) : {};
   const trajectoryDir = config.trajectoryDir ?? defaultTrajectoryDir(io.paths);
   ensureTrajectoryDir(trajectoryDir);
   return {
@@ -63,6 +66,7 @@ export async function prepareRunInputs(
       contexts: loaded.map((context) => context.value),
       config,
       drivers,
+      tools,
       trajectoryDir,
       runStorePath: config.runStore ?? defaultRunStorePath(io.paths),
       env: io.env,

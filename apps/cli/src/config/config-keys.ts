@@ -6,7 +6,7 @@ export interface ConfigKeyInfo {
   env: string;
   /** Long flag, e.g. `--max-depth`. */
   flag: string;
-  kind: 'string' | 'number' | 'list';
+  kind: 'string' | 'number' | 'list' | 'boolean';
   description: string;
 }
 
@@ -79,6 +79,19 @@ export const CONFIG_KEYS = {
     kind: 'list',
     description: 'a driver for the root prompt: a built-in name or a markdown file',
   },
+  tools: {
+    env: 'RLM_TOOLS',
+    flag: '--tools',
+    kind: 'boolean',
+    description:
+      'host tools on (default) or off: --no-tools removes the context helpers and tool modules',
+  },
+  toolModules: {
+    env: 'RLM_TOOL_MODULES',
+    flag: '--tool',
+    kind: 'list',
+    description: 'an ES module of host tools ({ name: { description, call } }) the model can call',
+  },
   trajectoryDir: {
     env: 'RLM_TRAJECTORY_DIR',
     flag: '--trajectory-dir',
@@ -114,15 +127,25 @@ export const CONFIG_KEYS = {
 /** Every key, in display order. */
 export const CONFIG_KEY_NAMES = Object.keys(CONFIG_KEYS) as ConfigKey[];
 
+const TRUE_WORDS = new Set(['1', 'true', 'on', 'yes']);
+const FALSE_WORDS = new Set(['0', 'false', 'off', 'no']);
+
 /**
- * Turns the text of an env variable or flag into the value the schema checks. Numbers that
- * do not parse are passed on as text, so the schema reports them with the key's name.
+ * Turns the text of an env variable or flag into the value the schema checks. Numbers and
+ * booleans (`1/0`, `true/false`, `on/off`, `yes/no`) that do not parse are passed on as text, so
+ * the schema reports them with the key's name.
  */
 export function parseConfigText(key: ConfigKey, text: string): unknown {
   const { kind } = CONFIG_KEYS[key];
   if (kind === 'number') {
     const value = Number(text.trim());
     return text.trim() === '' || Number.isNaN(value) ? text : value;
+  }
+  if (kind === 'boolean') {
+    const word = text.trim().toLowerCase();
+    if (TRUE_WORDS.has(word)) return true;
+    if (FALSE_WORDS.has(word)) return false;
+    return text;
   }
   if (kind === 'list') {
     return text

@@ -24,6 +24,13 @@ export const cliConfigSchema = z.strictObject({
   mode: z.enum(['solver', 'coordinator']),
   /** Paths of driver markdown files appended to the root system prompt. */
   drivers: z.array(z.string().min(1)),
+  /**
+   * Host tools on or off: off leaves out the sandbox's context helpers (`grep`, `find_all`, …)
+   * and every tool module, giving the model the bare REPL.
+   */
+  tools: z.boolean(),
+  /** ES modules whose exports are host tools (`{ name: { description, call } }`), callable from code. */
+  toolModules: z.array(z.string().min(1)),
   /** Where trajectories are written; `<data dir>/trajectories` when unset. */
   trajectoryDir: z.string().min(1).optional(),
   /** The SQLite file where runs and their checkpoints are kept (for `rlm resume`); `<data dir>/runs.db` when unset. */
@@ -66,6 +73,8 @@ export const DEFAULT_CONFIG: CliConfig = {
   maxIterations: 30,
   mode: 'solver',
   drivers: [],
+  tools: true,
+  toolModules: [],
   maxContextBytes: DEFAULT_MAX_CONTEXT_BYTES,
   include: [],
   exclude: [...DEFAULT_EXCLUDE],

@@ -35,7 +35,7 @@ export interface ResolveConfigOptions {
 }
 
 /** Keys whose values are paths: relative paths in a file are relative to that file. */
-const PATH_KEYS = new Set<ConfigKey>(['drivers', 'trajectoryDir', 'runStore']);
+const PATH_KEYS = new Set<ConfigKey>(['drivers', 'toolModules', 'trajectoryDir', 'runStore']);
 
 /**
  * Merges the configuration layers, lowest to highest: defaults, the user config file, the project
@@ -124,7 +124,11 @@ function flagLayer(flags: Partial<Record<ConfigKey, unknown>>, cwd: string): Con
   const nameOf = (key: string) => CONFIG_KEYS[key as ConfigKey]?.flag ?? key;
   return {
     values: resolvePaths(validateLayer(raw, 'the command line', nameOf), cwd),
-    sourceOf: (key) => `flag ${CONFIG_KEYS[key].flag}`,
+    // A boolean turned off was written as `--no-<name>`; say so.
+    sourceOf: (key) =>
+      raw[key] === false
+        ? `flag ${CONFIG_KEYS[key].flag.replace(/^--/, '--no-')}`
+        : `flag ${CONFIG_KEYS[key].flag}`,
   };
 }
 
@@ -157,6 +161,9 @@ function resolvePaths(values: PartialCliConfig, base: string): PartialCliConfig 
       out.drivers = out.drivers.map((driver) =>
         isBuiltinDriverName(driver) ? driver : resolve(base, driver),
       );
+    }
+    if (key === 'toolModules' && out.toolModules !== undefined) {
+      out.toolModules = out.toolModules.map((module) => resolve(base, module));
     }
     if (key === 'trajectoryDir' && out.trajectoryDir !== undefined) {
       out.trajectoryDir = resolve(base, out.trajectoryDir);

@@ -46,6 +46,8 @@ export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEn
         maxIterations: config.maxIterations,
         promptMode: config.mode,
         drivers: request.drivers,
+        tools: request.tools,
+        contextHelpers: config.tools,
         budget: budgetOf(config),
         ...(config.blockTimeoutMs === undefined
           ? {}

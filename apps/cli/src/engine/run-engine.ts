@@ -1,3 +1,4 @@
+import type { ToolDefinition } from '@rlm/executor';
 import type { DriverRef } from '@rlm/prompts';
 import type { JsonValue, RLMChatCompletion, RunEvent } from '@rlm/protocol';
 import type { CliConfig } from '../config/config-schema.js';
@@ -10,6 +11,8 @@ export interface RunRequest {
   config: CliConfig;
   /** Built-in driver names and drivers parsed from files. */
   drivers: DriverRef[];
+  /** Host tools from the `--tool` modules (none when `config.tools` is off). */
+  tools: Record<string, ToolDefinition>;
   trajectoryDir: string;
   /** The SQLite file the run is recorded in, with a checkpoint after each root turn. */
   runStorePath: string;
