@@ -1,7 +1,7 @@
 import { createRLM, type TrajectorySink } from '@rlm/executor';
-import type { LanguageModel, TrajectoryRecord } from '@rlm/protocol';
+import { type LanguageModel, RlmError, type TrajectoryRecord } from '@rlm/protocol';
 import { replayingModel, responseReplay } from './response-replay.js';
-import type { RunEngine } from './run-engine.js';
+import type { RunEngine, RunEngineInput } from './run-engine.js';
 
 /** Turns a profile's model id into a client (production: `@rlm/executor`'s `resolveModel`). */
 export type ModelResolver = (modelId: string) => LanguageModel;
@@ -14,9 +14,12 @@ export interface ExecutorEngineOptions {
 
 /**
  * The production `RunEngine`: one `createRLM` per run over `@rlm/executor`, with the server's run
- * id as the root run id, events and trajectory records handed to the server as they happen, and
- * the run's capped budget. An agent turn's layered system prompt is put in front of the RLM's own
- * REPL instructions on root-model calls only (sub-calls keep their plain prompts).
+ * id as the root run id, events and trajectory records handed to the server as they happen, the
+ * run's capped budget, and the server's run store for a checkpoint after every root turn. A
+ * restarted run continues with `rlm.resume` from its latest checkpoint; one killed before its first
+ * checkpoint starts over, its recorded model responses answering the same requests again. An agent
+ * turn's layered system prompt is put in front of the RLM's own REPL instructions on root-model
+ * calls only (sub-calls keep their plain prompts).
  */
 export function createExecutorEngine({
   resolveModel,
@@ -24,15 +27,7 @@ export function createExecutorEngine({
 }: ExecutorEngineOptions): RunEngine {
   return {
     async run(input) {
-      const replay = input.recorded === undefined ? undefined : responseReplay(input.recorded);
-      const live = (id: string) => {
-        const client = resolveModel(id);
-        return replay === undefined ? client : replayingModel(client, replay);
-      };
-      const model = live(input.profile.model);
-      const subModel = input.profile.subModel === undefined ? model : live(input.profile.subModel);
-      const root =
-        input.systemPrompt === undefined ? model : withSystemPrefix(model, input.systemPrompt);
+      const { root, subModel } = runModels(input, resolveModel);
       const { budget } = input;
       const rlm = createRLM({
         model: root,
@@ -46,18 +41,63 @@ export function createExecutorEngine({
           maxSubcalls: budget.maxSubcalls,
         },
         tools: { ...(input.tools ?? {}) },
-        trajectory: callbackSink(input.onTrajectory),
+        // A restarted run continues the trajectory stored under its id: it has a header already.
+        trajectory: callbackSink(input.onTrajectory, { header: !restarted(input) }),
         onEvent: input.onEvent,
+        runStore: input.runStore,
         generateId: () => input.runId,
         isolation,
       });
-      return rlm.completion(input.context, { query: input.query, signal: input.signal });
+      const { context, query, signal } = input;
+      if (input.resume === true) {
+        try {
+          return await rlm.resume(input.runId, { context, signal });
+        } catch (error) {
+          // A checkpoint this version cannot read (or none): start over with the replay. It fails
+          // before the run starts, so nothing was emitted twice.
+          if (!RlmError.is(error, 'executor.no_checkpoint')) throw error;
+        }
+      }
+      return rlm.completion(context, { query, signal });
     },
   };
 }
 
-function callbackSink(write: (record: TrajectoryRecord) => void): TrajectorySink {
-  return { write, async close() {} };
+/**
+ * The run's root and sub-model clients. On a restart, responses recorded before it answer the
+ * same requests again (turns run again after a missing checkpoint, or the interrupted turn's call
+ * when it had been answered), so those calls are not paid twice.
+ */
+function runModels(
+  input: RunEngineInput,
+  resolveModel: ModelResolver,
+): { root: LanguageModel; subModel: LanguageModel } {
+  const replay = input.recorded === undefined ? undefined : responseReplay(input.recorded);
+  const live = (id: string) => {
+    const client = resolveModel(id);
+    return replay === undefined ? client : replayingModel(client, replay);
+  };
+  const model = live(input.profile.model);
+  const subModel = input.profile.subModel === undefined ? model : live(input.profile.subModel);
+  const root =
+    input.systemPrompt === undefined ? model : withSystemPrefix(model, input.systemPrompt);
+  return { root, subModel };
+}
+
+function restarted(input: RunEngineInput): boolean {
+  return input.resume === true || input.recorded !== undefined;
+}
+
+function callbackSink(
+  write: (record: TrajectoryRecord) => void,
+  { header }: { header: boolean },
+): TrajectorySink {
+  return {
+    write(record) {
+      if (header || record.kind !== 'header') write(record);
+    },
+    async close() {},
+  };
 }
 
 /** A model whose requests carry `prefix` before the system prompt the executor built. */

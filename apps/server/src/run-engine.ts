@@ -1,3 +1,4 @@
+import type { RunStore } from '@rlm/memory';
 import type { JsonValue, RLMChatCompletion, RunEvent, TrajectoryRecord } from '@rlm/protocol';
 import type { ModelProfile } from './server-config.js';
 
@@ -34,8 +35,18 @@ export interface RunEngineInput {
   /** Replaces the RLM system prompt (agents pass their layered prompt). */
   systemPrompt?: string;
   /**
+   * Where the engine checkpoints the root after each completed turn, under `runId` (a view of the
+   * server's store: checkpoints are saved and reported, run status stays the server's to write).
+   */
+  runStore: RunStore;
+  /**
+   * A restart: continue from the latest checkpoint in `runStore` (earlier turns are not run
+   * again). Without a usable checkpoint the engine starts over, with `recorded` as the replay.
+   */
+  resume?: boolean;
+  /**
    * The trajectory of an earlier attempt of this run (a restart): its recorded model responses
-   * answer identical requests again instead of the live model.
+   * answer identical requests again instead of the live model when the run starts over.
    */
   recorded?: readonly TrajectoryRecord[];
   /** REPL functions by name. */

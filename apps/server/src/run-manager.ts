@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Principal } from './api-key-store.js';
 import type { ContextStore } from './context-store.js';
 import type { EventHub } from './event-hub.js';
+import { executorRunStore } from './executor-run-store.js';
 import type { EffectiveBudget, EngineTool, RunEngine, RunEngineInput } from './run-engine.js';
 import { type RunMeta, runMetaSchema } from './run-meta.js';
 import type { RunMetrics } from './run-metrics.js';
@@ -15,7 +16,8 @@ import {
   serverEndEvents,
 } from './run-outcome.js';
 import type { ServerConfig } from './server-config.js';
-import { restartNotice, unfinishedRuns } from './unfinished-runs.js';
+import { type StoppableRun, stopForShutdown } from './stop-for-shutdown.js';
+import { restartMessage, restartPlan, serverNotice, unfinishedRuns } from './unfinished-runs.js';
 
 /** What starts a run: the caller, the query, a stored context and the run's settings. */
 export interface SubmitRunInput {
@@ -28,6 +30,8 @@ export interface SubmitRunInput {
   agentId?: string;
   /** A restarted run: the trajectory of its earlier attempt (see `RunEngineInput.recorded`). */
   recorded?: readonly TrajectoryRecord[];
+  /** A restarted run with a checkpoint: continue from it (see `RunEngineInput.resume`). */
+  resume?: boolean;
   /** Agent turns: the layered system prompt and the REPL tools of this turn. */
   systemPrompt?: string;
   tools?: Readonly<Record<string, EngineTool>>;
@@ -51,9 +55,16 @@ export interface RunManager {
   stats(): { queued: number; running: number };
   /** Whether the run is queued or running in this process (cheap: no store read). */
   isActive(runId: string): boolean;
-  /** Start-up: re-queues runs found `queued`/`running`, or marks them `interrupted`. */
+  /**
+   * Start-up: re-queues runs found `queued`/`running` (to resume from their latest checkpoint, or
+   * to start over when they have none), or marks them `interrupted`.
+   */
   recover(): Promise<{ requeued: string[]; interrupted: string[] }>;
-  /** Stops accepting runs, waits up to `graceMs` for running ones, then interrupts the rest. */
+  /**
+   * Stops accepting runs. Resumable runs are stopped at the end of their current turn (once its
+   * checkpoint is saved) or when `graceMs` is over, and left `queued` for the next start; other
+   * runs get `graceMs` to finish and are interrupted after it.
+   */
   shutdown(graceMs: number): Promise<void>;
 }
 
@@ -68,16 +79,12 @@ export interface RunManagerOptions {
   now?: () => number;
 }
 
-interface ActiveRun {
+interface ActiveRun extends StoppableRun {
   input: SubmitRunInput;
-  controller: AbortController;
-  /** Set when the run stopped because the server is shutting down. */
-  interruptedBy?: string;
   resolve: (outcome: RunOutcome) => void;
   started: boolean;
   /** Set once a queued run is being cancelled, so a second cancel does nothing. */
   cancelled: boolean;
-  finished: Promise<void>;
 }
 
 /** Creates the run manager: global concurrency with a FIFO queue, per-key limits, persistence. */
@@ -132,9 +139,15 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         (error: unknown) => logger.error({ runId, err: error }, `${what} not persisted`),
       );
     };
-    const onEvent = (event: RunEvent) => write('event', () => persist(runId, [event]));
-    const onTrajectory = (record: TrajectoryRecord) =>
+    // Once a shutdown suspends the run, what the engine reports while winding down (its
+    // cancellation) is not recorded: the run is not over, it continues at the next start.
+    const onEvent = (event: RunEvent) => {
+      if (run.suspendedBy === undefined) write('event', () => persist(runId, [event]));
+    };
+    const onTrajectory = (record: TrajectoryRecord) => {
+      if (run.suspendedBy !== undefined) return;
       write('trajectory record', () => store.appendTrajectory(runId, record));
+    };
     let outcome: RunOutcome;
     try {
       await store.updateRun(runId, { status: 'running' });
@@ -152,6 +165,10 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       }
     }
     await chain;
+    if (run.suspendedBy !== undefined) {
+      await suspend(runId, run, run.suspendedBy);
+      return;
+    }
     if (run.interruptedBy !== undefined) {
       const error = { code: 'server.unavailable', message: run.interruptedBy };
       await persist(runId, serverEndEvents(runId, { status: 'interrupted', at: now(), error }));
@@ -160,12 +177,25 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     await finish(runId, run, outcome);
   }
 
+  /** A run a shutdown stopped: left `queued` with a notice, to be resumed at the next start. */
+  async function suspend(runId: string, run: ActiveRun, reason: string): Promise<void> {
+    await persist(runId, [serverNotice(runId, { at: now(), message: reason })]);
+    await store.updateRun(runId, { status: 'queued' });
+    release(run, runId);
+    hub.notify(runId);
+    run.resolve({
+      ...emptyOutcome('interrupted'),
+      error: { code: 'server.unavailable', message: reason },
+    });
+  }
+
   async function engineInput(
     runId: string,
-    { input, controller }: ActiveRun,
+    run: ActiveRun,
     hooks: Pick<RunEngineInput, 'onEvent' | 'onTrajectory'>,
   ): Promise<RunEngineInput> {
-    const { systemPrompt, tools, recorded } = input;
+    const { input, controller } = run;
+    const { systemPrompt, tools, recorded, resume } = input;
     return {
       runId,
       query: input.query,
@@ -174,10 +204,12 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       profile: profileNamed(input.profileName),
       budget: input.budget,
       signal: controller.signal,
+      runStore: executorRunStore(store, { onCheckpoint: () => run.checkpointed?.() }),
       ...hooks,
       ...(systemPrompt === undefined ? {} : { systemPrompt }),
       ...(tools === undefined ? {} : { tools }),
       ...(recorded === undefined ? {} : { recorded }),
+      ...(resume === true ? { resume } : {}),
     };
   }
 
@@ -207,25 +239,6 @@ export function createRunManager(options: RunManagerOptions): RunManager {
           pump();
         });
     }
-  }
-
-  /** Whether a run found unfinished at start-up can run again, or why it cannot. */
-  async function restartPlan(record: RunRecord): Promise<{ rerun: RunMeta } | { reason: string }> {
-    const meta = runMetaSchema.safeParse(record.config);
-    if (!meta.success) return { reason: 'the run has no server metadata' };
-    if (meta.data.kind !== 'run') {
-      return {
-        reason: `${meta.data.kind} runs belong to an HTTP request that ended with the process`,
-      };
-    }
-    if (config.onRestart !== 'resume') return { reason: 'onRestart is "interrupt"' };
-    if (config.profiles[meta.data.profile] === undefined) {
-      return { reason: `profile "${meta.data.profile}" is no longer configured` };
-    }
-    if ((await contexts.meta(meta.data.contextId)) === undefined) {
-      return { reason: 'the run context is no longer stored' };
-    }
-    return { rerun: meta.data };
   }
 
   function enqueue(runId: string, input: SubmitRunInput): Promise<RunOutcome> {
@@ -320,11 +333,13 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       const requeued: string[] = [];
       const interrupted: string[] = [];
       for (const record of await unfinishedRuns(store)) {
-        const plan = await restartPlan(record);
+        const plan = await restartPlan(record, { config, contexts });
         if ('rerun' in plan) {
           const { owner, query, contextId, profile, budget } = plan.rerun;
+          const checkpoint = await store.latestCheckpoint(record.id);
           const recorded = await store.trajectory(record.id);
-          await persist(record.id, [restartNotice(record.id, now(), record.status)]);
+          const message = restartMessage(record.status, checkpoint?.turn);
+          await persist(record.id, [serverNotice(record.id, { at: now(), message })]);
           const principal = { keyId: owner, name: owner, role: 'user' as const };
           reserve(owner);
           void enqueue(record.id, {
@@ -335,6 +350,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
             profileName: profile,
             budget,
             recorded,
+            ...(checkpoint === undefined ? {} : { resume: true }),
           });
           requeued.push(record.id);
           continue;
@@ -360,27 +376,22 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         const run = active.get(runId);
         if (run !== undefined) release(run, runId);
       }
-      const inFlight = [...active.values()].filter((run) => run.started);
-      const all = Promise.all(inFlight.map((run) => run.finished));
       let timer: NodeJS.Timeout | undefined;
-      const graceOver = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), graceMs);
+      const graceOver = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
       });
-      const first = await Promise.race([all.then(() => 'done' as const), graceOver]);
+      const inFlight = [...active.values()].filter((run) => run.started);
+      const resumable = config.onRestart === 'resume';
+      await Promise.all(
+        inFlight.map((run) =>
+          stopForShutdown(run, {
+            graceOver,
+            graceMs,
+            resumable: resumable && run.input.kind === 'run',
+          }),
+        ),
+      );
       clearTimeout(timer);
-      if (first === 'timeout') {
-        for (const run of inFlight) {
-          run.interruptedBy = `the server shut down; the run did not finish within the ${graceMs} ms grace period`;
-          run.controller.abort(
-            new RlmError({
-              code: 'server.unavailable',
-              message: run.interruptedBy,
-              details: { reason: 'shutdown' },
-            }),
-          );
-        }
-        await all;
-      }
     },
   };
 }

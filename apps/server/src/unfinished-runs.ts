@@ -1,8 +1,17 @@
 import type { RunRecord, RunStore } from '@rlm/memory';
 import type { RunEvent } from '@rlm/protocol';
+import type { ContextStore } from './context-store.js';
+import { type RunMeta, runMetaSchema } from './run-meta.js';
+import type { ServerConfig } from './server-config.js';
 
-/** The `error` event a run gets when a restarted server runs it again from its first turn. */
-export function restartNotice(runId: string, at: number, previous: string): RunEvent {
+/**
+ * An `error` event (code `server.unavailable`) the server writes into a run's log when the process
+ * stops or starts under it; the run goes on afterwards, so it is a notice, not the run's end.
+ */
+export function serverNotice(
+  runId: string,
+  { at, message }: { at: number; message: string },
+): RunEvent {
   return {
     v: 1,
     runId,
@@ -11,11 +20,42 @@ export function restartNotice(runId: string, at: number, previous: string): RunE
     depth: 0,
     at,
     type: 'error',
-    error: {
-      code: 'server.unavailable',
-      message: `The server restarted while the run was ${previous}; it runs again from its first turn, reusing the model responses recorded so far`,
-    },
+    error: { code: 'server.unavailable', message },
   };
+}
+
+/** What a restarted server tells a run's log it does with the run. */
+export function restartMessage(previous: string, checkpointTurn: number | undefined): string {
+  const restarted = `The server restarted while the run was ${previous}`;
+  return checkpointTurn === undefined
+    ? `${restarted}; it has no checkpoint yet, so it runs again from its first turn, reusing the model responses recorded so far`
+    : `${restarted}; it resumes from its checkpoint after turn ${checkpointTurn + 1} (earlier turns are not run again)`;
+}
+
+/**
+ * Whether a run found unfinished at start-up can continue, or why it cannot: only plain runs (a
+ * chat or agent run belonged to an HTTP request that died with the process), when `onRestart` is
+ * `resume` and its profile and stored context still exist.
+ */
+export async function restartPlan(
+  record: RunRecord,
+  { config, contexts }: { config: ServerConfig; contexts: ContextStore },
+): Promise<{ rerun: RunMeta } | { reason: string }> {
+  const meta = runMetaSchema.safeParse(record.config);
+  if (!meta.success) return { reason: 'the run has no server metadata' };
+  if (meta.data.kind !== 'run') {
+    return {
+      reason: `${meta.data.kind} runs belong to an HTTP request that ended with the process`,
+    };
+  }
+  if (config.onRestart !== 'resume') return { reason: 'onRestart is "interrupt"' };
+  if (config.profiles[meta.data.profile] === undefined) {
+    return { reason: `profile "${meta.data.profile}" is no longer configured` };
+  }
+  if ((await contexts.meta(meta.data.contextId)) === undefined) {
+    return { reason: 'the run context is no longer stored' };
+  }
+  return { rerun: meta.data };
 }
 
 /** Root runs stored as `queued` or `running`, oldest first (so the queue keeps its order). */

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
+import type { Store } from '@rlm/memory';
 import { pino } from 'pino';
 import { type ApiKeyStore, generateApiKey } from '../api-key-store.js';
 import { createServer } from '../create-server.js';
@@ -32,14 +33,20 @@ export interface TestServer extends AsyncDisposable {
 export interface StartTestServerOptions {
   engine: RunEngine;
   config?: Partial<ServerConfigInput>;
+  /**
+   * A store (and data directory) that outlive the server, so a second server can start over what
+   * the first left behind (a restart). Both are the caller's to remove.
+   */
+  persistent?: { store: Store; dataDir: string };
 }
 
 /** Starts a real HTTP server on an ephemeral port over an in-memory store. */
 export async function startTestServer({
   engine,
   config = {},
+  persistent,
 }: StartTestServerOptions): Promise<TestServer> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'rlm-server-test-'));
+  const dataDir = persistent?.dataDir ?? (await mkdtemp(join(tmpdir(), 'rlm-server-test-')));
   const parsed = parseServerConfig({
     store: { kind: 'memory' },
     dataDir,
@@ -47,7 +54,7 @@ export async function startTestServer({
     logLevel: 'info',
     ...config,
   });
-  const store = await openServerStore({ kind: 'memory' });
+  const store = persistent?.store ?? (await openServerStore({ kind: 'memory' }));
   const admin = generateApiKey({ name: 'admin', role: 'admin' });
   const user = generateApiKey({ name: 'user', role: 'user' });
   const other = generateApiKey({ name: 'other', role: 'user' });
@@ -75,6 +82,7 @@ export async function startTestServer({
     await services.shutdown(0);
     (server as Server).closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (persistent !== undefined) return;
     await store.close();
     await rm(dataDir, { recursive: true, force: true });
   };
