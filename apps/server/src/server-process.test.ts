@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type FakeOpenAIServer, type FakeReplyValue, startFakeOpenAI } from '@rlm/testkit';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readSse } from './test-support/read-sse.js';
 
 // These tests run the compiled binary as an operator would. It is compiled into its own
 // directory (not dist/), so a concurrent `build` task never races with the test.
@@ -47,10 +48,13 @@ let dataDir: string;
 let fake: FakeOpenAIServer;
 let phase: 'hang' | 'answer' = 'hang';
 
+function sawOutput(messages: readonly { content: string }[]): boolean {
+  return messages.some((message) => message.content.includes('REPL output'));
+}
+
 /** Turn 1 writes code; turn 2 hangs before the restart and answers after it. */
 function reply(messages: readonly { content: string }[]): FakeReplyValue {
-  const sawOutput = messages.some((message) => message.content.includes('REPL output'));
-  if (!sawOutput) return '```repl\nprint(context.length)\n```';
+  if (!sawOutput(messages)) return '```repl\nprint(context.length)\n```';
   return phase === 'hang' ? { text: 'FINAL(too late)', delayMs: 60_000 } : 'FINAL(recovered)';
 }
 
@@ -90,6 +94,21 @@ async function api(server: Spawned & { key: string }, path: string, init: Reques
   >;
 }
 
+/** The run's events over SSE from the start, as `[id, type, root iteration]`. */
+async function eventLog(server: Spawned & { key: string }, runId: unknown) {
+  const response = await fetch(`${server.url}/v1/runs/${runId}/events`, {
+    headers: { authorization: `Bearer ${server.key}` },
+  });
+  const log: { id: number; type: string; iteration: number | null }[] = [];
+  for await (const message of readSse(response)) {
+    if (message.event === 'end') break;
+    const event = JSON.parse(message.data) as { type: string; depth: number; iteration?: number };
+    const iteration = event.depth === 0 ? (event.iteration ?? null) : null;
+    log.push({ id: Number(message.id), type: event.type, iteration });
+  }
+  return log;
+}
+
 async function waitFor(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (!(await check())) {
@@ -127,7 +146,7 @@ async function createKey(): Promise<string> {
 }
 
 describe('rlm-server process', () => {
-  it('runs again a run that was running when the process was killed, without repeating answered calls', {
+  it('resumes a run killed with the process from its last checkpoint, without redoing earlier turns', {
     timeout: 60_000,
   }, async () => {
     const key = await createKey();
@@ -152,34 +171,58 @@ describe('rlm-server process', () => {
         status: 'completed',
         answer: 'recovered',
       });
-      // Turn 1's answer came from the stored trajectory: only turn 2 reached the model again.
-      expect(fake.requests.length - callsBeforeRestart).toBe(1);
+      // Turn 1 was not redone: the only request after the restart is turn 2's, which carries
+      // turn 1's REPL output.
+      const afterRestart = fake.requests.slice(callsBeforeRestart);
+      expect(afterRestart).toHaveLength(1);
+      expect(afterRestart.every((request) => request.rawBody.includes('REPL output'))).toBe(true);
+      // The event log continues: ids without gaps or repeats, turn 1 once, the interrupted
+      // turn 2 where it was cut off and again after the restart, one run end.
+      const log = await eventLog({ ...second, key }, created['id']);
+      expect(log.map((entry) => entry.id)).toEqual(log.map((_, index) => index + 1));
+      const iterations = log.filter((entry) => entry.type === 'iteration-start');
+      expect(iterations.map((entry) => entry.iteration)).toEqual([0, 1, 1]);
+      expect(log.filter((entry) => entry.type === 'run-end')).toHaveLength(1);
     } finally {
       second.child.kill('SIGTERM');
       expect(await second.exit).toBe(0);
     }
   });
 
-  it('stops on SIGTERM with exit code 0 and marks an unfinished run interrupted', {
+  it('stops on SIGTERM with exit code 0, leaving a run to resume from its checkpoint at the next start', {
     timeout: 60_000,
   }, async () => {
     const key = await createKey();
     const first = await startServer();
     const created = await api({ ...first, key }, '/v1/runs', {
       method: 'POST',
-      body: JSON.stringify({ query: 'q' }),
+      body: JSON.stringify({ query: 'q', context: 'abc' }),
     });
-    await waitFor(() => fake.requests.length > 0, 'the first model call');
+    await waitFor(() => fake.requests.length >= 2, 'the second model call');
     first.child.kill('SIGTERM');
+    // The second turn hangs past the 300 ms grace period: the run stops there, unfinished.
     expect(await first.exit).toBe(0);
+    phase = 'answer';
+    const callsBeforeRestart = fake.requests.length;
     const second = await startServer();
     try {
-      const view = await api({ ...second, key }, `/v1/runs/${created['id']}`);
-      expect(view).toMatchObject({ status: 'interrupted', error: { code: 'server.unavailable' } });
-      expect(String((view['error'] as { message: string }).message)).toContain('grace period');
+      await waitFor(
+        async () =>
+          (await api({ ...second, key }, `/v1/runs/${created['id']}`))['status'] === 'completed',
+        'the run to complete',
+      );
+      expect(await api({ ...second, key }, `/v1/runs/${created['id']}`)).toMatchObject({
+        answer: 'recovered',
+      });
+      expect(fake.requests.slice(callsBeforeRestart)).toHaveLength(1);
+      // No end was recorded at the shutdown; turn 1 ran once, the cut-off turn 2 again.
+      const log = await eventLog({ ...second, key }, created['id']);
+      expect(log.filter((entry) => entry.type === 'run-end')).toHaveLength(1);
+      const iterations = log.filter((entry) => entry.type === 'iteration-start');
+      expect(iterations.map((entry) => entry.iteration)).toEqual([0, 1, 1]);
     } finally {
       second.child.kill('SIGTERM');
-      await second.exit;
+      expect(await second.exit).toBe(0);
     }
   });
 
