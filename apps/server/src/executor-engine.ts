@@ -44,7 +44,7 @@ export function createExecutorEngine({
         // A restarted run continues the trajectory stored under its id: it has a header already.
         trajectory: callbackSink(input.onTrajectory, { header: !restarted(input) }),
         onEvent: input.onEvent,
-        runStore: input.runStore,
+        ...(input.runStore === undefined ? {} : { runStore: input.runStore }),
         generateId: () => input.runId,
         isolation,
       });

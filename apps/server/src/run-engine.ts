@@ -37,8 +37,9 @@ export interface RunEngineInput {
   /**
    * Where the engine checkpoints the root after each completed turn, under `runId` (a view of the
    * server's store: checkpoints are saved and reported, run status stays the server's to write).
+   * Given only for runs a restart can resume.
    */
-  runStore: RunStore;
+  runStore?: RunStore;
   /**
    * A restart: continue from the latest checkpoint in `runStore` (earlier turns are not run
    * again). Without a usable checkpoint the engine starts over, with `recorded` as the replay.

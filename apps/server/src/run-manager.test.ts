@@ -128,6 +128,25 @@ describe('run manager across a restart', () => {
     expect(events.map((stored) => stored.seq)).toEqual(events.map((_, index) => index + 1));
   });
 
+  it('runs a run stopped before its first checkpoint again from its first turn', async () => {
+    const first = scriptedModel([() => new Promise<string>(() => undefined)]);
+    const runId = await (async () => {
+      await using server = await serverWith(first);
+      const id = await startRun(server);
+      await waitFor(() => first.requests.length === 1, 'the first turn');
+      await server.services.shutdown(50);
+      return id;
+    })();
+    expect(await persistent.store.runs.latestCheckpoint(runId)).toBeUndefined();
+    const second = scriptedModel(['```repl\nprint(context.length)\n```', 'FINAL(6)']);
+    expect(await restartAndFinish(second, runId)).toMatchObject({
+      status: 'completed',
+      answer: '6',
+    });
+    expect(second.requests).toHaveLength(2);
+    expect(rootIterations(await storedEvents(runId))).toEqual([0, 0, 1]);
+  });
+
   it('interrupts a run on shutdown when restarts do not resume runs', async () => {
     const model = scriptedModel([() => new Promise<string>(() => undefined)]);
     await using server = await serverWith(model, { onRestart: 'interrupt' });

@@ -204,7 +204,10 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       profile: profileNamed(input.profileName),
       budget: input.budget,
       signal: controller.signal,
-      runStore: executorRunStore(store, { onCheckpoint: () => run.checkpointed?.() }),
+      // Checkpoints cost a write per turn: only runs a restart can resume get them.
+      ...(resumable(input)
+        ? { runStore: executorRunStore(store, { onCheckpoint: () => run.checkpointed?.() }) }
+        : {}),
       ...hooks,
       ...(systemPrompt === undefined ? {} : { systemPrompt }),
       ...(tools === undefined ? {} : { tools }),
@@ -239,6 +242,11 @@ export function createRunManager(options: RunManagerOptions): RunManager {
           pump();
         });
     }
+  }
+
+  /** Whether the next start would resume the run (chat and agent runs end with their request). */
+  function resumable(input: SubmitRunInput): boolean {
+    return input.kind === 'run' && config.onRestart === 'resume';
   }
 
   function enqueue(runId: string, input: SubmitRunInput): Promise<RunOutcome> {
@@ -338,7 +346,10 @@ export function createRunManager(options: RunManagerOptions): RunManager {
           const { owner, query, contextId, profile, budget } = plan.rerun;
           const checkpoint = await store.latestCheckpoint(record.id);
           const recorded = await store.trajectory(record.id);
-          const message = restartMessage(record.status, checkpoint?.turn);
+          const message = restartMessage(record.status, {
+            checkpointTurn: checkpoint?.turn,
+            recordedCalls: recorded.filter((item) => item.kind === 'model-exchange').length,
+          });
           await persist(record.id, [serverNotice(record.id, { at: now(), message })]);
           const principal = { keyId: owner, name: owner, role: 'user' as const };
           reserve(owner);
@@ -381,14 +392,9 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         timer = setTimeout(resolve, graceMs);
       });
       const inFlight = [...active.values()].filter((run) => run.started);
-      const resumable = config.onRestart === 'resume';
       await Promise.all(
         inFlight.map((run) =>
-          stopForShutdown(run, {
-            graceOver,
-            graceMs,
-            resumable: resumable && run.input.kind === 'run',
-          }),
+          stopForShutdown(run, { graceOver, graceMs, resumable: resumable(run.input) }),
         ),
       );
       clearTimeout(timer);

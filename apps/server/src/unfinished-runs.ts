@@ -25,11 +25,16 @@ export function serverNotice(
 }
 
 /** What a restarted server tells a run's log it does with the run. */
-export function restartMessage(previous: string, checkpointTurn: number | undefined): string {
+export function restartMessage(
+  previous: string,
+  { checkpointTurn, recordedCalls }: { checkpointTurn: number | undefined; recordedCalls: number },
+): string {
   const restarted = `The server restarted while the run was ${previous}`;
-  return checkpointTurn === undefined
-    ? `${restarted}; it has no checkpoint yet, so it runs again from its first turn, reusing the model responses recorded so far`
-    : `${restarted}; it resumes from its checkpoint after turn ${checkpointTurn + 1} (earlier turns are not run again)`;
+  if (checkpointTurn !== undefined) {
+    return `${restarted}; it resumes from its checkpoint after turn ${checkpointTurn + 1} (earlier turns are not run again)`;
+  }
+  if (recordedCalls === 0) return `${restarted}; it starts from its first turn`;
+  return `${restarted}; it has no checkpoint yet, so it runs again from its first turn, reusing the ${recordedCalls} model responses recorded so far`;
 }
 
 /**
