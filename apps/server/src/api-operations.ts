@@ -98,6 +98,15 @@ export const OPERATIONS: readonly Operation[] = [
     response: { status: 200, schema: 'TrajectoryRecord', contentType: 'application/x-ndjson' },
   },
   {
+    method: 'get',
+    path: '/v1/runs/{id}/view',
+    summary:
+      'The run as the trace view of `rlm trace --html` (an HTML fragment; x-last-event-id names its last event)',
+    tag: 'runs',
+    auth: 'key',
+    response: { status: 200, contentType: 'text/html' },
+  },
+  {
     method: 'post',
     path: '/v1/contexts',
     summary: 'Upload a context (text/plain or application/json), streamed to disk',

@@ -16,6 +16,7 @@ import { chatCompletionsRoutes } from './routes/chat-completions-routes.js';
 import { contextsRoutes } from './routes/contexts-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { modelsRoutes } from './routes/models-routes.js';
+import { runViewRoutes } from './routes/run-view-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import type { ServerServices } from './server-services.js';
 import { uiRoutes } from './ui/ui-routes.js';
@@ -77,6 +78,7 @@ export function createServer(services: ServerServices): Hono<AppEnv> {
     }),
   );
   app.route('/v1/runs', runsRoutes(services));
+  app.route('/v1/runs', runViewRoutes(services));
   app.route('/v1/contexts', contextsRoutes(services));
   app.route('/v1/chat/completions', chatCompletionsRoutes(services));
   app.route('/v1/models', modelsRoutes(services));

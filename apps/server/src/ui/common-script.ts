@@ -46,9 +46,4 @@ function el(tag, attributes, children) {
   for (const child of children || []) if (child) node.append(child);
   return node;
 }
-function formatUsage(usage) {
-  if (!usage || !usage.models) return '';
-  return Object.entries(usage.models).map(([model, u]) =>
-    model + ': ' + u.calls + ' calls, ' + u.inputTokens + ' in / ' + u.outputTokens + ' out tokens, $' + u.costUsd.toFixed(4)).join('; ');
-}
 `;

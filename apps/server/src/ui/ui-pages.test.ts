@@ -47,7 +47,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(!hasChromium)('UI pages in headless Chromium', () => {
-  it('shows a run live: the invocation tree with code, output and the final status', {
+  it('shows a run live in the shared trace view: turns, code, output, sub-calls, final status', {
     timeout: 60_000,
   }, async () => {
     const gate = deferred<string>();
@@ -70,21 +70,42 @@ describe.skipIf(!hasChromium)('UI pages in headless Chromium', () => {
     const { id } = (await created.json()) as { id: string };
     const page = await browser.newPage();
     await page.goto(`${server.url}/ui/runs/${id}#key=${server.userKey}`);
-    await page
-      .locator('.invocation[data-depth="0"] .block pre.stdout')
+    const root = page.locator('.rlm-trace section.run[data-depth="0"]');
+    await root
+      .locator('details.turn[data-turn="0"] .block pre.stdout')
       .filter({ hasText: 'words: 5 a short greeting' })
       .waitFor();
+    // the second turn waits for the gated model: the run is live, and turn 1 is folded by the reader
+    await root.locator('details.turn[data-turn="1"]').waitFor();
     expect(await page.getByTestId('run-status').textContent()).toBe('running');
     expect(page.url()).not.toContain(server.userKey);
+    await root.locator('details.turn[data-turn="0"] > summary').click();
     gate.resolve('FINAL_VAR(words)');
-    await page.getByTestId('run-status').filter({ hasText: 'completed' }).waitFor();
-    expect(await page.locator('.invocation pre.code').first().textContent()).toContain(
-      'context.split',
+    await page.getByTestId('connection').filter({ hasText: 'finished' }).waitFor();
+    expect(await page.getByTestId('run-status').textContent()).toBe('completed');
+    expect(await root.locator(':scope > .answer pre').textContent()).toContain('five');
+    const turns = root.locator(':scope > details.turn');
+    expect(await turns.count()).toBe(2);
+    // refreshed several times since, yet the turn the reader closed is still closed
+    expect(await turns.nth(0).getAttribute('open')).toBeNull();
+    expect(await turns.nth(1).getAttribute('open')).toBe('');
+    expect(await root.locator('pre.code').first().textContent()).toContain('context.split');
+    const subcall = root.locator('.subcall[data-kind="llm"]');
+    expect(await subcall.locator('pre.prompt').textContent()).toContain('Classify: one two three');
+    expect(await subcall.locator('pre.reply').textContent()).toBe('a short greeting');
+    // the page shows exactly the fragment of /v1/runs/:id/view (the view rlm trace --html writes)
+    const fragment = await (await server.request(`/v1/runs/${id}/view`)).text();
+    const probe = await browser.newPage();
+    await probe.setContent(fragment);
+    // Both sides serialised by the browser, without the open state the reader controls.
+    const markup = (html: string) => html.replace(/ open=""/g, '');
+    expect(markup(await page.getByTestId('run-tree').innerHTML())).toBe(
+      markup(await probe.locator('body').innerHTML()),
     );
-    expect(await page.locator('.invocation .iteration').count()).toBe(2);
-    expect(await page.locator('.subcall').first().textContent()).toContain(
-      'Classify: one two three',
-    );
+    await probe.close();
+    await page
+      .getByTestId('run-tree')
+      .evaluate((node) => node.querySelector('details.turn')?.setAttribute('open', ''));
     await page.screenshot({ path: join(ARTIFACTS, 'ui-run-page.png'), fullPage: true });
     await page.close();
   });
@@ -103,7 +124,7 @@ describe.skipIf(!hasChromium)('UI pages in headless Chromium', () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}/ui/runs/${id}#key=${server.otherKey}`);
     await page.getByTestId('connection').filter({ hasText: 'not found' }).waitFor();
-    expect(await page.locator('.invocation').count()).toBe(0);
+    expect(await page.locator('.rlm-trace').count()).toBe(0);
     await page.close();
   });
 

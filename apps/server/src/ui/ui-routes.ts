@@ -1,3 +1,4 @@
+import { TRACE_CSS } from '@rlm/executor';
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env.js';
 import { AGENT_PAGE_JS } from './agent-page-script.js';
@@ -15,12 +16,15 @@ const ASSETS: Record<string, { body: string; type: string }> = {
   'run-page.js': { body: RUN_PAGE_JS, type: 'text/javascript; charset=utf-8' },
   'agent-page.js': { body: AGENT_PAGE_JS, type: 'text/javascript; charset=utf-8' },
   'ui.css': { body: UI_CSS, type: 'text/css; charset=utf-8' },
+  // The trace view's own style sheet, the one `rlm trace --html` inlines.
+  'trace.css': { body: TRACE_CSS, type: 'text/css; charset=utf-8' },
 };
 
 /**
  * `/ui/runs/:id` and `/ui/agents/:id`: read-only pages. The HTML holds no data; the page asks for
  * the API key (or takes it from `#key=`) and reads everything through the authenticated API,
- * so the pages have exactly the API's access rules.
+ * so the pages have exactly the API's access rules. The run page shows the trace view of
+ * `GET /v1/runs/:id/view`, the same HTML `rlm trace --html` writes, refreshed while the run goes.
  */
 export function uiRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -39,6 +43,8 @@ export function uiRoutes(): Hono<AppEnv> {
       uiShell({
         title: `Run ${c.req.param('id')}`,
         script: 'run-page.js',
+        styles: ['ui.css', 'trace.css'],
+        main: '<div id="run-status-line"></div>\n<div id="trace" data-testid="run-tree"></div>',
         dataset: { 'run-id': c.req.param('id') },
       }),
     ),

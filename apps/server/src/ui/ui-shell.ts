@@ -1,44 +1,52 @@
-/** The HTML of a UI page: no data inline (it is fetched with the user's key), one script, one style sheet. */
+import { escapeHtml } from '@rlm/executor';
+
+/** What a UI page is made of; its data is fetched with the user's key, never put in the HTML. */
+export interface UiShellOptions {
+  title: string;
+  /** The page's script under `/ui/assets/`, loaded after `common.js`. */
+  script: string;
+  /** `data-*` attributes of `<body>` that tell the script what to load. */
+  dataset: Record<string, string>;
+  /** Style sheets under `/ui/assets/`. @default ['ui.css'] */
+  styles?: readonly string[];
+  /** Static markup inside `<main>` for the script to fill. @default '' */
+  main?: string;
+}
+
+/** The HTML of a UI page: no data inline (it is fetched with the user's key), one script, its style sheets. */
 export function uiShell({
   title,
   script,
   dataset,
-}: {
-  title: string;
-  script: string;
-  dataset: Record<string, string>;
-}): string {
+  styles = ['ui.css'],
+  main = '',
+}: UiShellOptions): string {
   const attributes = Object.entries(dataset)
-    .map(([name, value]) => ` data-${name}="${escapeAttribute(value)}"`)
+    .map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`)
     .join('');
+  const links = styles
+    .map((name) => `<link rel="stylesheet" href="/ui/assets/${escapeHtml(name)}">`)
+    .join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${escapeAttribute(title)}</title>
-<link rel="stylesheet" href="/ui/assets/ui.css">
+<title>${escapeHtml(title)}</title>
+${links}
 </head>
 <body${attributes}>
-<header><h1>${escapeAttribute(title)}</h1><span id="connection" data-testid="connection"></span></header>
+<header><h1>${escapeHtml(title)}</h1><span id="connection" data-testid="connection"></span></header>
 <form id="key-form" hidden>
   <label>API key <input id="key-input" type="password" autocomplete="off" required></label>
   <button type="submit">Open</button>
   <p class="hint">The key stays in this tab (sessionStorage) and is sent only as a Bearer header. You can also open this page as <code>…#key=&lt;your key&gt;</code>.</p>
 </form>
-<main id="app"></main>
+<main id="app">${main}</main>
 <script src="/ui/assets/common.js"></script>
-<script src="/ui/assets/${script}"></script>
+<script src="/ui/assets/${escapeHtml(script)}"></script>
 </body>
 </html>
 `;
-}
-
-function escapeAttribute(value: string): string {
-  return value
-    .replaceAll('&', '&amp;')
-    .replaceAll('"', '&quot;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;');
 }
