@@ -1,8 +1,13 @@
 /**
- * Entry point of a worker-isolated sandbox: owns one QuickJsEngine, answers requests from the
- * host, and proxies the guest's host calls back to it by message passing. The boot data comes as
- * the first message rather than `workerData`, so the worker can be started (and its modules
- * imported) before anyone asks for a sandbox (see spare-worker.ts).
+ * Entry point of a worker-isolated sandbox: serves one sandbox at a time. Each sandbox's session
+ * starts with a boot message (rather than `workerData`, so the worker can be started, and its
+ * modules imported, before anyone asks for a sandbox) and builds a fresh QuickJsEngine; a
+ * `dispose` request frees the engine and leaves the worker waiting for its next boot, so the host
+ * can reuse it (see worker-pool.ts). Nothing of a session outlives it: its engine, pending calls
+ * and block controllers all belong to the session.
+ *
+ * Everything imported here must stay free of zod (see `@rlm/protocol/core`): a fresh worker pays
+ * for every module it loads.
  */
 import { type MessagePort, parentPort } from 'node:worker_threads';
 import type { JsonValue } from '@rlm/protocol';
@@ -15,108 +20,134 @@ if (parentPort === null) throw new Error('sandbox-worker must run in a worker_th
 const port: MessagePort = parentPort;
 
 const send = (message: FromWorker): void => port.postMessage(message);
-const pendingCalls = new Map<
-  number,
-  { resolve: (value: JsonValue | undefined) => void; reject: (error: Error) => void }
->();
-const blockControllers = new Map<number, AbortController>();
-let nextCallId = 1;
 
-const caller: HostCaller = (name, args, signal) =>
-  new Promise((resolve, reject) => {
-    const callId = nextCallId++;
-    const onAbort = (): void => {
-      pendingCalls.delete(callId);
-      send({ type: 'hostCancel', callId });
-      reject(signal.reason);
-    };
-    pendingCalls.set(callId, {
-      resolve: (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      reject: (error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    });
-    signal.addEventListener('abort', onAbort, { once: true });
-    send({ type: 'hostCall', callId, name, args });
-  });
-
-/** The worker's engine and the flag the host sets to abort a running block. */
-interface Booted {
-  engine: QuickJsEngine;
-  abortFlag: Int32Array;
+interface PendingCall {
+  resolve: (value: JsonValue | undefined) => void;
+  reject: (error: Error) => void;
 }
 
-async function handle(
-  { engine, abortFlag }: Booted,
-  id: number,
-  request: Request,
-): Promise<unknown> {
-  switch (request.type) {
-    case 'execute': {
-      const controller = new AbortController();
-      blockControllers.set(id, controller);
-      try {
-        return await engine.execute(request.code, {
-          signal: controller.signal,
-          interrupted: () => Atomics.load(abortFlag, 0) === id,
-        });
-      } finally {
-        blockControllers.delete(id);
-      }
-    }
-    case 'getVariable':
-      return engine.getVariable(request.name);
-    case 'setVariable':
-      engine.setVariable(request.name, request.value);
-      return null;
-    case 'listVariables':
-      return engine.listVariables();
-    case 'dispose':
-      engine.dispose();
-      return null;
-  }
-}
+/** One sandbox's life on this worker: its engine and its in-flight work. */
+class Session {
+  readonly #engine: QuickJsEngine;
+  readonly #abortFlag: Int32Array;
+  readonly #pendingCalls: Map<number, PendingCall>;
+  readonly #blockControllers = new Map<number, AbortController>();
+  /** Requests run one at a time (the host serialises them too). */
+  #tail: Promise<unknown> = Promise.resolve();
 
-async function main(boot: WorkerBoot): Promise<void> {
-  const abortFlag = new Int32Array(boot.abortFlag);
-  let engine: QuickJsEngine;
-  try {
-    engine = await QuickJsEngine.create(boot.init, caller);
-  } catch (error) {
-    send({ type: 'initFailed', error: toWireError(error) });
-    return;
+  constructor(
+    engine: QuickJsEngine,
+    abortFlag: Int32Array,
+    pendingCalls: Map<number, PendingCall>,
+  ) {
+    this.#engine = engine;
+    this.#abortFlag = abortFlag;
+    this.#pendingCalls = pendingCalls;
   }
-  // Requests run one at a time (the host serialises them too); aborts and host results
-  // arrive while a block awaits, so they are handled immediately.
-  let tail: Promise<unknown> = Promise.resolve();
-  port.on('message', (message: ToWorker) => {
+
+  /** Handles one message; aborts and host results are handled at once, while a block awaits. */
+  receive(message: ToWorker, end: () => void): void {
     if (message.type === 'abort') {
-      blockControllers.get(message.id)?.abort();
+      this.#blockControllers.get(message.id)?.abort();
       return;
     }
     if (message.type === 'hostResult') {
-      const pending = pendingCalls.get(message.callId);
-      pendingCalls.delete(message.callId);
+      const pending = this.#pendingCalls.get(message.callId);
+      this.#pendingCalls.delete(message.callId);
       if (message.ok) pending?.resolve(message.value);
       else pending?.reject(fromWireError(message.error));
       return;
     }
     const { id, request } = message;
-    tail = tail.then(async () => {
+    this.#tail = this.#tail.then(async () => {
       try {
-        const value = await handle({ engine, abortFlag }, id, request);
+        const value = await this.#handle(id, request);
         send({ type: 'reply', id, ok: true, value });
       } catch (error) {
         send({ type: 'reply', id, ok: false, error: toWireError(error) });
       }
-      if (request.type === 'dispose') port.close();
+      // In the same turn as the reply: the host may post the next boot as soon as it sees it.
+      if (request.type === 'dispose') end();
     });
-  });
+  }
+
+  async #handle(id: number, request: Request): Promise<unknown> {
+    const engine = this.#engine;
+    switch (request.type) {
+      case 'execute': {
+        const controller = new AbortController();
+        this.#blockControllers.set(id, controller);
+        try {
+          return await engine.execute(request.code, {
+            signal: controller.signal,
+            interrupted: () => Atomics.load(this.#abortFlag, 0) === id,
+          });
+        } finally {
+          this.#blockControllers.delete(id);
+        }
+      }
+      case 'getVariable':
+        return engine.getVariable(request.name);
+      case 'setVariable':
+        engine.setVariable(request.name, request.value);
+        return null;
+      case 'listVariables':
+        return engine.listVariables();
+      case 'dispose':
+        this.#engine.dispose();
+        return null;
+    }
+  }
+}
+
+/** Call ids stay unique across this worker's sessions, so no result can reach the wrong one. */
+let nextCallId = 1;
+
+function hostCaller(pendingCalls: Map<number, PendingCall>): HostCaller {
+  return (name, args, signal) =>
+    new Promise((resolve, reject) => {
+      const callId = nextCallId++;
+      const onAbort = (): void => {
+        pendingCalls.delete(callId);
+        send({ type: 'hostCancel', callId });
+        reject(signal.reason);
+      };
+      pendingCalls.set(callId, {
+        resolve: (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        reject: (error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      });
+      signal.addEventListener('abort', onAbort, { once: true });
+      send({ type: 'hostCall', callId, name, args });
+    });
+}
+
+async function serve(boot: WorkerBoot): Promise<void> {
+  const pendingCalls = new Map<number, PendingCall>();
+  let engine: QuickJsEngine;
+  try {
+    engine = await QuickJsEngine.create(boot.init, hostCaller(pendingCalls));
+  } catch (error) {
+    send({ type: 'initFailed', error: toWireError(error) });
+    return;
+  }
+  const session = new Session(engine, new Int32Array(boot.abortFlag), pendingCalls);
+  const onMessage = (message: ToWorker): void => session.receive(message, end);
+  const end = (): void => {
+    port.off('message', onMessage);
+    awaitBoot();
+  };
+  port.on('message', onMessage);
   send({ type: 'ready' });
 }
 
-port.once('message', (boot: WorkerBoot) => void main(boot));
+function awaitBoot(): void {
+  port.once('message', (boot: WorkerBoot) => void serve(boot));
+}
+
+awaitBoot();

@@ -1,4 +1,4 @@
-import { type ErrorCode, type ErrorDetails, RlmError } from '@rlm/protocol';
+import { type ErrorCode, type ErrorDetails, RlmError } from '@rlm/protocol/core';
 import type { WireError } from './worker-messages.js';
 
 /** Flattens an error for postMessage (no stack, no cause: nothing of the host leaks). */

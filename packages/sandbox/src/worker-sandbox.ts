@@ -7,11 +7,11 @@ import { assertSettable, disposedError } from './sandbox-guards.js';
 import type { HostFunction } from './sandbox-options.js';
 import { bindToSignal, type SandboxSetup } from './sandbox-setup.js';
 import { SerialQueue } from './serial-queue.js';
-import { spareWorkers } from './spare-worker.js';
 import { fromWireError, toWireError } from './wire-error.js';
 import type { FromWorker, Request, ToWorker, WorkerBoot } from './worker-messages.js';
+import { workerPool } from './worker-pool.js';
 
-/** How long `dispose()` waits for an aborted block before terminating the worker. */
+/** How long `dispose()` waits for an aborted block, then for the reset, before terminating the worker. */
 const DISPOSE_GRACE_MS = 1_000;
 /** Extra time past a block's own limits before the host gives up on an unresponsive worker. */
 const WATCHDOG_GRACE_MS = 10_000;
@@ -41,6 +41,8 @@ export class WorkerSandbox implements Sandbox {
   #poisonReason: string | undefined;
   #disposed = false;
   #unbind: () => void = () => {};
+  /** Removes this sandbox's listeners from the worker (before it goes back to the pool). */
+  #detach: () => void = () => {};
 
   private constructor(worker: Worker, setup: SandboxSetup, abortFlag: SharedArrayBuffer) {
     this.#worker = worker;
@@ -57,7 +59,7 @@ export class WorkerSandbox implements Sandbox {
       init: { ...setup.init, compiled: await compiledEngine() },
       abortFlag,
     };
-    const worker = spareWorkers.take();
+    const worker = workerPool.take();
     try {
       worker.postMessage(boot);
     } catch (error) {
@@ -68,7 +70,7 @@ export class WorkerSandbox implements Sandbox {
     // The worker's answer and exit are events, delivered after this synchronous section.
     const sandbox = new WorkerSandbox(worker, setup, abortFlag);
     await sandbox.#started();
-    spareWorkers.warm();
+    workerPool.warm();
     sandbox.#unbind = bindToSignal(setup.signal, () => sandbox.dispose());
     return sandbox;
   }
@@ -108,11 +110,16 @@ export class WorkerSandbox implements Sandbox {
   }
 
   #listen(): void {
-    this.#worker.on('message', (message: FromWorker) => this.#onMessage(message));
-    this.#worker.on('error', (error) => this.#poison(`the worker failed: ${error.message}`));
-    this.#worker.on('exit', (code) => {
-      if (!this.#disposed) this.#poison(`the worker exited (code ${code})`);
-    });
+    const onMessage = (message: FromWorker): void => this.#onMessage(message);
+    const onError = (error: Error): void => this.#poison(`the worker failed: ${error.message}`);
+    const onExit = (code: number): void => {
+      if (this.#disposed) this.#rejectAll(disposedError());
+      else this.#poison(`the worker exited (code ${code})`);
+    };
+    this.#worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    this.#detach = () => {
+      this.#worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+    };
   }
 
   #onMessage(message: FromWorker): void {
@@ -155,13 +162,21 @@ export class WorkerSandbox implements Sandbox {
     this.#poisonReason = reason;
     for (const controller of this.#hostCalls.values()) controller.abort();
     this.#hostCalls.clear();
-    const error = poisonedError(reason);
+    this.#rejectAll(poisonedError(reason));
+  }
+
+  #rejectAll(error: Error): void {
     for (const pending of this.#replies.values()) pending.reject(error);
     this.#replies.clear();
   }
 
   get poisoned(): boolean {
     return this.#poisonReason !== undefined;
+  }
+
+  /** The worker thread serving this sandbox (after `dispose()` it may serve the next one). */
+  get threadId(): number {
+    return this.#worker.threadId;
   }
 
   get disposed(): boolean {
@@ -247,19 +262,39 @@ export class WorkerSandbox implements Sandbox {
     this.#disposed = true;
     for (const controller of this.#hostCalls.values()) controller.abort();
     this.#hostCalls.clear();
-    // Give the aborted block a moment to report back, then terminate the worker whatever it is
-    // doing: that frees the engine and its WASM memory. Anything still waiting is rejected.
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.#queue.run(async () => undefined).catch(() => undefined),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, DISPOSE_GRACE_MS);
-      }),
-    ]);
+    // Give the aborted block a moment to report back, then have the worker free its engine and
+    // WASM instance and go back to the pool. A worker that cannot do that in time (still busy,
+    // failed, poisoned) is terminated whatever it is doing. Anything still waiting is rejected.
+    const idle = await withinGrace(this.#queue.run(async () => undefined).then(() => true));
+    if (idle && this.#poisonReason === undefined && (await withinGrace(this.#reset()))) {
+      this.#detach();
+      workerPool.give(this.#worker);
+    } else {
+      await this.#worker.terminate();
+    }
+    this.#rejectAll(disposedError());
+  }
+
+  /** Asks the worker to free this sandbox's engine; true once it has and waits for a new boot. */
+  async #reset(): Promise<boolean> {
+    try {
+      await this.#request({ type: 'dispose' });
+      return this.#poisonReason === undefined;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** `work`'s result if it settles within `DISPOSE_GRACE_MS`, else (or if it fails) false. */
+async function withinGrace(work: Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), DISPOSE_GRACE_MS);
+  });
+  try {
+    return await Promise.race([work.catch(() => false), expired]);
+  } finally {
     clearTimeout(timer);
-    await this.#worker.terminate();
-    const error = disposedError();
-    for (const pending of this.#replies.values()) pending.reject(error);
-    this.#replies.clear();
   }
 }

@@ -1,9 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { type JsonValue, RlmError } from '@rlm/protocol';
+import type { JsonValue } from '@rlm/protocol';
+import { RlmError } from '@rlm/protocol/core';
 import { scriptUrl } from '../script-url.js';
 import { SerialQueue } from '../serial-queue.js';
-import { parseHelperCall } from './helper-arguments.js';
 import type { FromScanWorker, ScanOperation, ToScanWorker } from './scan-messages.js';
 
 /** The context helpers, in the order the prompt documents them. */
@@ -16,6 +16,13 @@ export const CONTEXT_HELPER_NAMES: readonly string[] = [
 ];
 
 const CONTEXT_NAME = /^context(_\d+)?$/;
+
+/**
+ * The argument checker, loaded on the first helper call: its zod schemas would otherwise load zod
+ * into every sandbox worker at start-up (100–300 ms of a fresh worker's start on a loaded machine),
+ * though most sandboxes never call a helper. `import()` caches the module, so later calls are cheap.
+ */
+const helperArguments = () => import('./helper-arguments.js');
 
 export interface ContextScannerOptions {
   /** How long one scan may run before its worker is terminated. */
@@ -60,7 +67,8 @@ export class ContextScanner {
    *
    * @throws RlmError `sandbox.invalid_value`, `sandbox.invalid_pattern`, `sandbox.pattern_timeout`
    */
-  run(helper: string, args: JsonValue[], signal: AbortSignal): Promise<JsonValue> {
+  async run(helper: string, args: JsonValue[], signal: AbortSignal): Promise<JsonValue> {
+    const { parseHelperCall } = await helperArguments();
     const request = parseHelperCall(helper, args, { maxChars: this.#options.maxChars });
     if (!this.#payloads.has(request.payload)) {
       throw new RlmError({

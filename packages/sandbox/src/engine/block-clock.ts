@@ -1,4 +1,4 @@
-import type { RlmError } from '@rlm/protocol';
+import type { RlmError } from '@rlm/protocol/core';
 import type { ResolvedLimits } from '../sandbox-options.js';
 import { limitErrors } from './block-outcome.js';
 import type { Interrupts } from './interrupts.js';

@@ -1,4 +1,5 @@
-import { type BlockError, type ErrorCode, RlmError } from '@rlm/protocol';
+import type { BlockError } from '@rlm/protocol';
+import { type ErrorCode, RlmError } from '@rlm/protocol/core';
 
 /** A guest error as the prelude's `describeError` reports it. */
 export interface GuestErrorInfo {

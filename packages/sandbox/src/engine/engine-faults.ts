@@ -1,4 +1,5 @@
-import { type BlockError, RlmError } from '@rlm/protocol';
+import type { BlockError } from '@rlm/protocol';
+import { RlmError } from '@rlm/protocol/core';
 
 /** A failure outside QuickJS's own exceptions (host stack overflow, WASM abort): the engine is unusable. */
 export class EngineFault extends Error {}

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
-import { type ErrorCode, type JsonValue, RlmError } from '@rlm/protocol';
+import type { JsonValue } from '@rlm/protocol';
+import { type ErrorCode, RlmError } from '@rlm/protocol/core';
 import type {
   QuickJSContext,
   QuickJSDeferredPromise,

@@ -1,11 +1,5 @@
-import {
-  type BlockError,
-  type JsonValue,
-  type REPLResult,
-  RESERVED_NAMES,
-  RlmError,
-  type VariableInfo,
-} from '@rlm/protocol';
+import type { BlockError, JsonValue, REPLResult, VariableInfo } from '@rlm/protocol';
+import { RESERVED_NAMES, RlmError } from '@rlm/protocol/core';
 import type {
   QuickJSContext,
   QuickJSHandle,

@@ -1,4 +1,5 @@
-import { type JsonValue, truncationMarker } from '@rlm/protocol';
+import type { JsonValue } from '@rlm/protocol';
+import { truncationMarker } from '@rlm/protocol/core';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 import type { GuestErrorInfo } from './block-outcome.js';
 import { EngineFault, outOfMemory, ScaffoldTimeout } from './engine-faults.js';

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import * as core from './core.js';
+import * as api from './index.js';
+
+describe('the core entry (@rlm/protocol/core)', () => {
+  it('exports the very same values as the main entry, so RlmError checks agree across entries', () => {
+    const main = new Map<string, unknown>(Object.entries(api));
+    expect(Object.keys(core).sort()).toEqual([
+      'DEFAULT_MAX_OUTPUT_CHARS',
+      'RESERVED_NAMES',
+      'RlmError',
+      'isReservedName',
+      'truncateOutput',
+      'truncationMarker',
+    ]);
+    for (const [name, value] of Object.entries(core)) expect(main.get(name), name).toBe(value);
+  });
+});

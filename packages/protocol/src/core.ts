@@ -1,0 +1,18 @@
+/**
+ * @packageDocumentation The zod-free core of the protocol: `RlmError` and its code registry, the
+ * reserved scaffold names and output truncation. The main entry re-exports the same modules, so
+ * values (the `RlmError` class above all) are identical through either path.
+ *
+ * It exists for threads that must start fast: importing the main entry loads zod, which costs a
+ * fresh worker_thread 100–300 ms on a loaded machine. A sandbox worker imports only this entry.
+ * Nothing reachable from here may import zod (@rlm/sandbox's `sandbox-worker.test.ts` checks it).
+ */
+
+// ── Errors ──────────────────────────────
+
+export { type ErrorCode, type ErrorDetails, RlmError, type RlmErrorOptions } from './rlm-error.js';
+
+// ── REPL ────────────────────────────────
+
+export { isReservedName, RESERVED_NAMES } from './reserved-names.js';
+export { DEFAULT_MAX_OUTPUT_CHARS, truncateOutput, truncationMarker } from './truncate-output.js';

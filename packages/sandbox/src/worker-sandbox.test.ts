@@ -1,0 +1,134 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { createSandbox } from './create-sandbox.js';
+import type { Sandbox } from './sandbox.js';
+import { delayedFunction, TEST_MEMORY_BYTES } from './sandbox-cases.test-helpers.js';
+import { WorkerSandbox } from './worker-sandbox.js';
+
+const run = promisify(execFile);
+
+async function workerSandbox(
+  options: Parameters<typeof createSandbox>[0] = {},
+): Promise<WorkerSandbox> {
+  const sandbox = await createSandbox({
+    ...options,
+    isolation: 'worker',
+    limits: { memoryBytes: TEST_MEMORY_BYTES },
+  });
+  expect(sandbox).toBeInstanceOf(WorkerSandbox);
+  return sandbox as WorkerSandbox;
+}
+
+async function evaluate(sandbox: Sandbox, expression: string): Promise<unknown> {
+  const result = await sandbox.execute(`var __probe = ${expression}`);
+  expect(result.error).toBeNull();
+  return sandbox.getVariable('__probe');
+}
+
+/** Tampers with everything a guest can reach: globals, prototypes, built-ins. */
+const TAMPER = `
+var mark = 'from A';
+globalThis.leaked = 'from A';
+Object.prototype.polluted = 'from A';
+Array.prototype.push = function () { return 'hijacked' };
+JSON.stringify = function () { return 'hijacked' };
+Math.random = function () { return 42 };
+function helper() { return 'from A' }
+`;
+
+describe('worker reuse', () => {
+  it('hands a disposed sandbox worker to the next sandbox with none of its state', async () => {
+    const secret = delayedFunction(0, () => 'secret');
+    const first = await workerSandbox({ context: 'context of A', functions: { secret } });
+    expect((await first.execute(TAMPER)).error).toBeNull();
+    expect(await evaluate(first, '[].push(1)')).toBe('hijacked');
+    const thread = first.threadId;
+    await first.dispose();
+
+    const second = await workerSandbox({ context: 'context of B' });
+    try {
+      // The same thread serves it: reuse happened, so the checks below are about reuse.
+      expect(second.threadId).toBe(thread);
+      expect(await evaluate(second, 'typeof mark')).toBe('undefined');
+      expect(await evaluate(second, 'typeof leaked')).toBe('undefined');
+      expect(await evaluate(second, 'typeof helper')).toBe('undefined');
+      expect(await evaluate(second, 'typeof secret')).toBe('undefined');
+      expect(await evaluate(second, '({}).polluted === undefined')).toBe(true);
+      expect(await evaluate(second, '[].push(1)')).toBe(1);
+      expect(await evaluate(second, 'JSON.stringify({ a: 1 })')).toBe('{"a":1}');
+      expect(await evaluate(second, 'Math.random() !== 42')).toBe(true);
+      expect(await evaluate(second, 'context')).toBe('context of B');
+      expect((await second.listVariables()).map((variable) => variable.name)).toEqual(['__probe']);
+    } finally {
+      await second.dispose();
+    }
+  });
+
+  it('hands on a clean worker when disposed while a block spins or awaits a host call', async () => {
+    const stuck = delayedFunction(60_000);
+    const spinning = await workerSandbox();
+    const running = spinning.execute('var spun = 1; while (true) {}');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const spinThread = spinning.threadId;
+    await spinning.dispose();
+    await expect(running).resolves.toMatchObject({ error: { code: 'sandbox.aborted' } });
+
+    const waiting = await workerSandbox({ functions: { stuck } });
+    expect(waiting.threadId).toBe(spinThread);
+    expect(await evaluate(waiting, 'typeof spun')).toBe('undefined');
+    const awaiting = waiting.execute('var got = await stuck()');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waiting.dispose();
+    await awaiting.catch(() => undefined);
+    expect(stuck.aborted).toBe(1);
+
+    const next = await workerSandbox();
+    try {
+      expect(next.threadId).toBe(spinThread);
+      expect(await evaluate(next, 'typeof got')).toBe('undefined');
+      expect(await evaluate(next, '6 * 7')).toBe(42);
+    } finally {
+      await next.dispose();
+    }
+  });
+
+  it('gives each of several concurrent sandboxes its own worker', async () => {
+    const sandboxes = await Promise.all([0, 1, 2].map(() => workerSandbox()));
+    try {
+      expect(new Set(sandboxes.map((sandbox) => sandbox.threadId)).size).toBe(3);
+      await Promise.all(sandboxes.map((sandbox, index) => sandbox.execute(`var n = ${index}`)));
+      for (const [index, sandbox] of sandboxes.entries()) {
+        expect(await sandbox.getVariable('n')).toBe(index);
+      }
+    } finally {
+      await Promise.all(sandboxes.map((sandbox) => sandbox.dispose()));
+    }
+  });
+
+  it('never keeps the process alive: a program that used worker sandboxes exits by itself', async () => {
+    const entry = new URL('../dist/index.js', import.meta.url).href;
+    const program = `
+      const { createSandbox } = await import(${JSON.stringify(entry)});
+      const sandboxes = await Promise.all([1, 2, 3].map(() => createSandbox({ isolation: 'worker' })));
+      const results = await Promise.all(sandboxes.map((sandbox) => sandbox.execute('1 + 1')));
+      await Promise.all(sandboxes.map((sandbox) => sandbox.dispose()));
+      const again = await createSandbox({ isolation: 'worker' });
+      await again.dispose();
+      console.log(JSON.stringify(results.map((result) => result.error)));
+    `;
+    const dir = await mkdtemp(join(tmpdir(), 'rlm-pool-'));
+    try {
+      const file = join(dir, 'program.mjs');
+      await writeFile(file, program);
+      // An idle worker left ref'd would keep this child running until the generous timeout kills it.
+      const { stdout } = await run(process.execPath, [file], { timeout: 60_000 });
+      expect(stdout.trim()).toBe('[null,null,null]');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
