@@ -101,7 +101,7 @@ export const OPERATIONS: readonly Operation[] = [
     method: 'get',
     path: '/v1/runs/{id}/view',
     summary:
-      'The run as the trace view of `rlm trace --html` (an HTML fragment; x-last-event-id names its last event)',
+      'The run as the trace view of `rlm trace --html` (HTML fragment; headers x-last-event-id, x-run-status)',
     tag: 'runs',
     auth: 'key',
     response: { status: 200, contentType: 'text/html' },

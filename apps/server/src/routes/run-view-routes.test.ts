@@ -50,6 +50,7 @@ describe('GET /v1/runs/:id/view', () => {
     expect(view.status).toBe(200);
     expect(view.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(view.headers.get('x-last-event-id')).toBe(lastId);
+    expect(view.headers.get('x-run-status')).toBe('completed');
     const html = await view.text();
     const trajectory = await (await server.request(`/v1/runs/${id}/trajectory`)).text();
     expect(html).toBe(cliFragment(trajectory));

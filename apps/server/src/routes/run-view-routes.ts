@@ -11,7 +11,8 @@ const PAGE_SIZE = 1000;
  * `@rlm/executor`), an HTML fragment rebuilt from the stored events on every request, so it is
  * the view `rlm trace --html` writes for the same events. Same key and ownership rules as
  * `GET /v1/runs/:id`. `x-last-event-id` names the last event it includes, so a page can follow
- * `/events` from there and fetch the view again when more arrive.
+ * `/events` from there and fetch the view again when more arrive; `x-run-status` is the run's
+ * status (read before the events, so it never claims an end the view does not show yet).
  */
 export function runViewRoutes({ store, views }: ServerServices): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -24,6 +25,7 @@ export function runViewRoutes({ store, views }: ServerServices): Hono<AppEnv> {
       // A fragment, never a page: nothing in it may load or run if it is opened on its own.
       'content-security-policy': "default-src 'none'",
       'x-last-event-id': String(lastSeq),
+      'x-run-status': record.status,
     });
   });
   return app;

@@ -5,12 +5,16 @@
  * key travels in a header; EventSource cannot send one), resumes after a drop from the last event
  * id, and fetches the view again when events arrive: at most every REFRESH_MS, one request at a
  * time, and always once more after the last event. Turns the reader opened or closed stay so.
+ *
+ * Each refresh is one request (the view carries the run's status in a header) and REFRESH_MS is
+ * one second, because the page spends the key's rate limit (120 requests a minute by default):
+ * a busy run must not use it all. A 429 waits for its retry-after.
  */
 export const RUN_PAGE_JS = String.raw`
 'use strict';
 const runId = document.body.dataset.runId;
 const base = '/v1/runs/' + encodeURIComponent(runId);
-const REFRESH_MS = 500;
+const REFRESH_MS = 1000;
 const refresher = { wanted: false, pumping: null, lastAt: 0 };
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -18,9 +22,15 @@ function showRun(run) {
   const line = document.getElementById('run-status-line');
   line.replaceChildren(
     el('span', { text: 'Status ' }),
-    el('span', { class: 'run-status ' + run.status, 'data-testid': 'run-status', text: run.status }),
+    el('span', { id: 'run-status', 'data-testid': 'run-status' }),
     el('span', { class: 'hint', text: ' · profile ' + run.profile + ' · ' + run.model }),
   );
+  showStatus(run.status);
+}
+function showStatus(status) {
+  const badge = document.getElementById('run-status');
+  badge.className = 'run-status ' + status;
+  badge.textContent = status;
 }
 // Swaps in a newer view, keeping the open/closed state of every <details> the page already had.
 function showView(html) {
@@ -34,12 +44,20 @@ function showView(html) {
     if (open.has(node.dataset.key)) node.open = open.get(node.dataset.key);
   }
 }
+// Shows the newest view; returns the id of the last event it includes (0 if it could not).
 async function refresh() {
-  const [view, run] = await Promise.all([api(base + '/view'), api(base)]);
-  if (run.ok) showRun(await run.json());
+  const view = await api(base + '/view');
+  if (view.status === 429) {
+    const seconds = Number(view.headers.get('retry-after')) || 1;
+    refresher.lastAt = Date.now() + seconds * 1000 - REFRESH_MS;
+    refresher.wanted = true;
+    return 0;
+  }
   if (!view.ok) return 0;
+  const status = view.headers.get('x-run-status');
+  if (status) showStatus(status);
   showView(await view.text());
-  return Number(view.headers.get('x-last-event-id') || 0);
+  return Number(view.headers.get('x-last-event-id')) || 0;
 }
 // Asks for a refresh; resolves once the view reflects everything asked for so far.
 function scheduleRefresh() {
