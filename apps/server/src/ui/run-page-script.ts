@@ -46,6 +46,7 @@ function showView(html) {
 }
 // Shows the newest view; returns the id of the last event it includes (0 if it could not).
 async function refresh() {
+  refresher.lastAt = Date.now();
   const view = await api(base + '/view');
   if (view.status === 429) {
     const seconds = Number(view.headers.get('retry-after')) || 1;
@@ -68,7 +69,6 @@ function scheduleRefresh() {
         const wait = refresher.lastAt + REFRESH_MS - Date.now();
         if (wait > 0) await sleep(wait);
         refresher.wanted = false;
-        refresher.lastAt = Date.now();
         try { await refresh(); } catch (error) { if (String(error).includes('unauthorized')) return; }
       }
     })().finally(() => { refresher.pumping = null; });

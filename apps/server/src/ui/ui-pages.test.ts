@@ -69,6 +69,10 @@ describe.skipIf(!hasChromium)('UI pages in headless Chromium', () => {
     });
     const { id } = (await created.json()) as { id: string };
     const page = await browser.newPage();
+    const viewRequests: number[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/view')) viewRequests.push(Date.now());
+    });
     await page.goto(`${server.url}/ui/runs/${id}#key=${server.userKey}`);
     const root = page.locator('.rlm-trace section.run[data-depth="0"]');
     await root
@@ -103,6 +107,10 @@ describe.skipIf(!hasChromium)('UI pages in headless Chromium', () => {
       markup(await probe.locator('body').innerHTML()),
     );
     await probe.close();
+    // a burst of events is one refresh a second at most (a slow machine only spaces them more)
+    const gaps = viewRequests.slice(1).map((at, index) => at - (viewRequests[index] ?? 0));
+    expect(viewRequests.length).toBeGreaterThanOrEqual(2);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(900);
     await page
       .getByTestId('run-tree')
       .evaluate((node) => node.querySelector('details.turn')?.setAttribute('open', ''));
