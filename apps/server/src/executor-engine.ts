@@ -1,5 +1,5 @@
 import { createRLM, type TrajectorySink } from '@rlm/executor';
-import { type LanguageModel, RlmError, type TrajectoryRecord } from '@rlm/protocol';
+import { type LanguageModel, RlmError, type RunEvent, type TrajectoryRecord } from '@rlm/protocol';
 import { replayingModel, responseReplay } from './response-replay.js';
 import type { RunEngine, RunEngineInput } from './run-engine.js';
 
@@ -28,6 +28,7 @@ export function createExecutorEngine({
   return {
     async run(input) {
       const { root, subModel } = runModels(input, resolveModel);
+      const output = runOutput(input);
       const { budget } = input;
       const rlm = createRLM({
         model: root,
@@ -41,21 +42,22 @@ export function createExecutorEngine({
           maxSubcalls: budget.maxSubcalls,
         },
         tools: { ...(input.tools ?? {}) },
-        // A restarted run continues the trajectory stored under its id: it has a header already.
-        trajectory: callbackSink(input.onTrajectory, { header: !restarted(input) }),
-        onEvent: input.onEvent,
+        trajectory: output.sink,
+        onEvent: output.onEvent,
         ...(input.runStore === undefined ? {} : { runStore: input.runStore }),
         generateId: () => input.runId,
         isolation,
       });
       const { context, query, signal } = input;
       if (input.resume === true) {
+        output.resuming = true;
         try {
           return await rlm.resume(input.runId, { context, signal });
         } catch (error) {
           // A checkpoint this version cannot read (or none): start over with the replay. It fails
           // before the run starts, so nothing was emitted twice.
           if (!RlmError.is(error, 'executor.no_checkpoint')) throw error;
+          output.resuming = false;
         }
       }
       return rlm.completion(context, { query, signal });
@@ -84,20 +86,35 @@ function runModels(
   return { root, subModel };
 }
 
-function restarted(input: RunEngineInput): boolean {
-  return input.resume === true || input.recorded !== undefined;
-}
-
-function callbackSink(
-  write: (record: TrajectoryRecord) => void,
-  { header }: { header: boolean },
-): TrajectorySink {
-  return {
-    write(record) {
-      if (header || record.kind !== 'header') write(record);
+/**
+ * The events and trajectory records the engine hands to the server. A restarted run continues
+ * what is stored under its id: its trajectory has a header already, and a resumed run keeps the
+ * `run-start` it had (the executor emits a second one when it resumes; the server's restart notice
+ * marks the restart instead), so its log reads as one run whose turns go on where they stopped.
+ */
+function runOutput(input: RunEngineInput): {
+  resuming: boolean;
+  onEvent: (event: RunEvent) => void;
+  sink: TrajectorySink;
+} {
+  const restarted = input.resume === true || input.recorded !== undefined;
+  const output = {
+    resuming: false,
+    onEvent(event: RunEvent) {
+      if (!repeatsStart(event)) input.onEvent(event);
     },
-    async close() {},
+    sink: {
+      write(record: TrajectoryRecord) {
+        if (record.kind === 'header' && restarted) return;
+        if (record.kind === 'event' && repeatsStart(record.event)) return;
+        input.onTrajectory(record);
+      },
+      async close() {},
+    },
   };
+  const repeatsStart = (event: RunEvent) =>
+    output.resuming && event.type === 'run-start' && event.depth === 0;
+  return output;
 }
 
 /** A model whose requests carry `prefix` before the system prompt the executor built. */

@@ -98,8 +98,15 @@ describe('run manager across a restart', () => {
     const events = await storedEvents(runId);
     expect(events.map((stored) => stored.seq)).toEqual(events.map((_, index) => index + 1));
     expect(rootIterations(events)).toEqual([0, 1, 2]);
+    // One run: one start (the restart is marked by the server's notices), one end.
+    const starts = events.filter(({ event }) => event.type === 'run-start' && event.depth === 0);
+    expect(starts).toHaveLength(1);
     const ends = events.filter(({ event }) => event.type === 'run-end' && event.depth === 0);
     expect(ends).toHaveLength(1);
+    const trajectory = await persistent.store.runs.trajectory(runId);
+    expect(trajectory.filter((record) => record.kind === 'header')).toHaveLength(1);
+    const modelCalls = trajectory.filter((record) => record.kind === 'model-exchange');
+    expect(modelCalls).toHaveLength(3);
     expect(events.at(-1)?.event).toMatchObject({ type: 'run-end', status: 'completed' });
   });
 
