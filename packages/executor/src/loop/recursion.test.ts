@@ -133,7 +133,7 @@ describe('host tools and model choice', () => {
     const probe = 'const kinds = [typeof grep, typeof chunk].join()\nprint(kinds)';
     const model = scriptedModel((request) => {
       if (request.messages.length > 2) return 'FINAL_VAR(kinds)';
-      const root = request.system.includes('rlm_query(');
+      const root = request.system?.includes('rlm_query(') === true;
       return repl(root ? `${probe}\nprint(await rlm_query("look", { context: "x" }))` : probe);
     });
     const result = await testRLM({ model, maxDepth: 2, contextHelpers: false }).completion('ctx');
@@ -142,7 +142,7 @@ describe('host tools and model choice', () => {
     expect(new Set(systems).size).toBe(2);
     for (const system of systems) expect(system).not.toMatch(/\b(grep|chunk)\(/);
     const rootTurn2 = model.requests.find(
-      (request) => request.system.includes('rlm_query(') && request.messages.length > 2,
+      (request) => request.system?.includes('rlm_query(') === true && request.messages.length > 2,
     );
     // The root printed its own probe, then the child's answer: both sandboxes lack the helpers.
     expect(rootTurn2!.messages.at(-2)!.content).toContain(
