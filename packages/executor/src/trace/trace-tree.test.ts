@@ -43,6 +43,31 @@ describe('TraceTree', () => {
     expect(root?.answer).toEqual({ text: 'done', source: 'text' });
   });
 
+  it('reads a resumed run as one run: earlier turns kept, the cut-off turn followed by its rerun', async () => {
+    const { events, runId } = await recordNestedRun();
+    const isRoot = (event: RunEvent) => event.runId === runId;
+    const secondTurn = events.findIndex(
+      (event) => isRoot(event) && event.type === 'iteration-start' && event.iteration === 1,
+    );
+    const start = events.find((event) => isRoot(event) && event.type === 'run-start');
+    // The stream a stop and a resume produce: turn 2 starts, the process dies, the executor
+    // starts the run again under its id and runs turn 2 once more.
+    const resumed = [...events.slice(0, secondTurn + 1), start!, ...events.slice(secondTurn)];
+    const tree = new TraceTree();
+    for (const event of resumed) tree.apply(event);
+    const root = tree.root;
+    expect(root?.iterations.map((turn) => turn.iteration)).toEqual([0, 1, 1]);
+    expect(root?.iterations[0]?.subcalls).toHaveLength(2);
+    expect(root?.iterations[1]?.blocks).toEqual([]);
+    expect(root?.iterations[2]?.blocks[0]?.state).toBe('error');
+    expect(root?.iterations[2]?.response).toContain('FINAL(done)');
+    expect(root?.notes).toEqual([
+      'resumed from its last checkpoint',
+      'turn 2 was cut off by a stop and ran again',
+    ]);
+    expect(root).toMatchObject({ status: 'completed', answer: { text: 'done' } });
+  });
+
   it('charges each model call to the turn it happened in', async () => {
     const { events } = await recordNestedRun();
     const tree = new TraceTree();

@@ -73,6 +73,8 @@ export interface TraceRun {
 export class TraceTree {
   /** Every run seen, by id, in the order they started. */
   readonly runs = new Map<string, TraceRun>();
+  /** Runs whose `run-start` was seen; a second one is a resume, not a new run. */
+  readonly #started = new Set<string>();
   rootRunId: string | undefined;
   /** Epoch ms of the first and the latest event. */
   startedAt: number | undefined;
@@ -91,17 +93,31 @@ export class TraceTree {
     this.lastAt = event.at;
     this.rootRunId ??= event.rootRunId;
     switch (event.type) {
-      case 'run-start':
+      case 'run-start': {
+        const known = this.runs.get(event.runId);
+        if (known !== undefined && this.#started.has(event.runId)) {
+          // A resumed run starts again under its own id: keep the turns it had before the stop.
+          known.notes.push('resumed from its last checkpoint');
+          return;
+        }
+        this.#started.add(event.runId);
         this.runs.set(event.runId, {
           ...emptyRun(event),
+          ...(known === undefined ? {} : { iterations: known.iterations, notes: known.notes }),
           query: event.query,
           model: event.model,
           maxIterations: event.maxIterations,
         });
         return;
-      case 'iteration-start':
-        this.run(event).iterations.push(emptyTurn(event.iteration, event.at));
+      }
+      case 'iteration-start': {
+        const run = this.run(event);
+        if (run.iterations.some((turn) => turn.iteration === event.iteration)) {
+          run.notes.push(`turn ${event.iteration + 1} was cut off by a stop and ran again`);
+        }
+        run.iterations.push(emptyTurn(event.iteration, event.at));
         return;
+      }
       case 'iteration-end': {
         const turn = this.turn(event);
         turn.response = event.response;
@@ -252,10 +268,7 @@ export class TraceTree {
   private turn(event: RunEvent & { iteration?: number }): TraceTurn {
     const run = this.run(event);
     const wanted = event.iteration;
-    const found =
-      wanted === undefined
-        ? run.iterations.at(-1)
-        : run.iterations.find((candidate) => candidate.iteration === wanted);
+    const found = wanted === undefined ? run.iterations.at(-1) : lastTurn(run.iterations, wanted);
     if (found !== undefined) return found;
     const created = emptyTurn(wanted ?? run.iterations.length, event.at);
     run.iterations.push(created);
@@ -326,4 +339,12 @@ function inputTokensOf(
   return usage === undefined
     ? 0
     : usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+}
+
+/** The latest turn with this number: a resumed run repeats the turn a stop cut off. */
+function lastTurn(turns: readonly TraceTurn[], iteration: number): TraceTurn | undefined {
+  for (let index = turns.length - 1; index >= 0; index--) {
+    if (turns[index]?.iteration === iteration) return turns[index];
+  }
+  return undefined;
 }
