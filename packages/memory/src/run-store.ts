@@ -120,7 +120,8 @@ export interface RunStore {
     options?: { limit?: number },
   ): Promise<StoredRunEvent[]>;
   /**
-   * Saves the state after `turn`, replacing an earlier save of the same turn.
+   * Saves the state after `turn`, replacing an earlier save of the same turn and dropping the
+   * saves of earlier turns (a checkpoint holds the whole state, so only the latest is kept).
    * @throws RlmError `memory.not_found` for an unknown run
    */
   saveCheckpoint(runId: string, turn: number, data: JsonValue): Promise<Checkpoint>;

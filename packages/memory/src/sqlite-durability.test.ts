@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_POLICY } from './__fixtures__/open-test-store.js';
 import { iterationStart } from './__fixtures__/run-events.js';
@@ -29,6 +30,31 @@ describe('SQLite durability and concurrency', () => {
     path = join(directory, 'store.db');
   });
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('keeps one checkpoint row per run: a later turn supersedes the earlier ones', async () => {
+    const store = await open(path);
+    try {
+      await store.runs.createRun({ id: 'long' });
+      await store.runs.createRun({ id: 'other' });
+      await store.runs.saveCheckpoint('other', 1, { turn: 1 });
+      for (let turn = 0; turn < 20; turn++) {
+        await store.runs.saveCheckpoint('long', turn, { messages: Array(turn).fill('m') });
+      }
+      expect(await store.runs.latestCheckpoint('long')).toMatchObject({ turn: 19 });
+    } finally {
+      await store.close();
+    }
+    const db = new Database(path, { readonly: true });
+    const rows = db.prepare('SELECT run_id, turn FROM run_checkpoints ORDER BY run_id').all() as {
+      run_id: string;
+      turn: number;
+    }[];
+    db.close();
+    expect(rows).toEqual([
+      { run_id: 'long', turn: 19 },
+      { run_id: 'other', turn: 1 },
+    ]);
+  });
 
   it('loses no acknowledged write when the writer is killed with SIGKILL mid-stream', {
     timeout: 120_000,

@@ -143,6 +143,8 @@ export class MemoryRunStore implements RunStore {
       at: this.#context.now(),
     };
     run.checkpoints.set(parsed.turn, checkpoint);
+    // As in SQLite: earlier states are superseded, only the latest is resumed from.
+    for (const turn of run.checkpoints.keys()) if (turn < parsed.turn) run.checkpoints.delete(turn);
     return structuredClone(checkpoint);
   }
 

@@ -203,6 +203,12 @@ export class SqlRunStore implements RunStore {
          ON CONFLICT (run_id, turn) DO UPDATE SET data = excluded.data, at = excluded.at`,
         [runId, parsed.turn, JSON.stringify(parsed.data), at],
       );
+      // Only the latest state is ever resumed from; each one holds the whole run so far, so
+      // keeping every turn's would grow with the square of the turns.
+      await tx.run('DELETE FROM run_checkpoints WHERE run_id = ? AND turn < ?', [
+        runId,
+        parsed.turn,
+      ]);
     });
     return { runId, turn: parsed.turn, data: parsed.data, at };
   }
