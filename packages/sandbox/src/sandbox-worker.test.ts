@@ -1,5 +1,12 @@
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import type { Worker } from 'node:worker_threads';
+import type { REPLResult } from '@rlm/protocol';
 import { describe, expect, it } from 'vitest';
+import { compiledEngine } from './engine/load-quickjs.js';
+import { resolveLimits } from './sandbox-options.js';
+import type { FromWorker, ToWorker, WorkerBoot } from './worker-messages.js';
+import { WorkerPool } from './worker-pool.js';
 
 /** Specifiers a compiled module loads when it is imported (dynamic `import()` is not followed). */
 function staticImports(source: string): string[] {
@@ -45,5 +52,55 @@ describe('the sandbox worker entry', () => {
     const packages = packagesLoadedBy(dist('index.js'));
     expect(packages.has('zod')).toBe(true);
     expect(packages.has('@rlm/protocol')).toBe(true);
+  });
+});
+
+async function boot(): Promise<WorkerBoot> {
+  const limits = resolveLimits({ memoryBytes: 16 * 1024 * 1024 }, 'worker');
+  const init = { contexts: [], meta: {}, functionNames: [], helperNames: [], limits };
+  return {
+    type: 'boot',
+    init: { ...init, compiled: await compiledEngine() },
+    abortFlag: new SharedArrayBuffer(4),
+  };
+}
+
+/** The next message from the worker of the given type. */
+async function next(worker: Worker, type: FromWorker['type']): Promise<FromWorker> {
+  for (;;) {
+    const [message] = (await once(worker, 'message')) as [FromWorker];
+    if (message.type === type) return message;
+  }
+}
+
+describe('the sandbox worker protocol', () => {
+  it('serves one session per boot and ignores late messages between sessions', async () => {
+    const worker = new WorkerPool().take();
+    try {
+      // The second session must not see the first one's variable.
+      for (const code of ['var a = 1; a === 1', "typeof a === 'undefined'"]) {
+        // A stray message before the boot (news for an ended session) must not be taken for one.
+        worker.postMessage({ type: 'abort', id: 1 } satisfies ToWorker);
+        const ready = next(worker, 'ready');
+        worker.postMessage(await boot());
+        await ready;
+        const replied = next(worker, 'reply');
+        worker.postMessage({
+          type: 'request',
+          id: 1,
+          request: { type: 'execute', code },
+        } satisfies ToWorker);
+        const reply = await replied;
+        expect(reply).toMatchObject({ ok: true });
+        const result = (reply as { value: REPLResult }).value;
+        expect(result.error).toBeNull();
+        expect(result.stdout.trim()).toBe('true');
+        const reset = next(worker, 'reply');
+        worker.postMessage({ type: 'request', id: 2, request: { type: 'dispose' } });
+        expect(await reset).toMatchObject({ id: 2, ok: true });
+      }
+    } finally {
+      await worker.terminate();
+    }
   });
 });

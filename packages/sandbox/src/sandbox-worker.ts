@@ -147,7 +147,13 @@ async function serve(boot: WorkerBoot): Promise<void> {
 }
 
 function awaitBoot(): void {
-  port.once('message', (boot: WorkerBoot) => void serve(boot));
+  const onMessage = (message: WorkerBoot | ToWorker): void => {
+    // Anything else is late news for a session that has ended: nothing may act on it.
+    if (message.type !== 'boot') return;
+    port.off('message', onMessage);
+    void serve(message);
+  };
+  port.on('message', onMessage);
 }
 
 awaitBoot();

@@ -1,8 +1,9 @@
 import type { ErrorCode, JsonValue } from '@rlm/protocol';
 import type { EngineInit } from './engine/quickjs-engine.js';
 
-/** The first message to the worker: what its engine is built from. */
+/** The first message of each sandbox's session on a worker: what its engine is built from. */
 export interface WorkerBoot {
+  type: 'boot';
   init: EngineInit;
   /** Int32Array[0] holds the id of the request to abort: the interrupt handler reads it while guest code runs. */
   abortFlag: SharedArrayBuffer;

@@ -56,6 +56,7 @@ export class WorkerSandbox implements Sandbox {
     const abortFlag = new SharedArrayBuffer(4);
     // The main thread compiles the engine once; each worker gets the compiled module.
     const boot: WorkerBoot = {
+      type: 'boot',
       init: { ...setup.init, compiled: await compiledEngine() },
       abortFlag,
     };
