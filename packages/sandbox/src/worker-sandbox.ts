@@ -24,7 +24,9 @@ interface PendingReply {
 /**
  * A sandbox whose engine runs in a worker_thread: CPU-bound guest code never blocks the host's
  * event loop, host functions run here and are reached by message passing, and aborts reach
- * running guest code through a shared flag the engine's interrupt handler reads.
+ * running guest code through a shared flag the engine's interrupt handler reads. The worker comes
+ * from the process's pool and, when this sandbox is disposed cleanly, goes back to it after freeing
+ * this sandbox's engine (see worker-pool.ts); otherwise it is terminated.
  */
 export class WorkerSandbox implements Sandbox {
   readonly isolation = 'worker' as const;
