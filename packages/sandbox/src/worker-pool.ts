@@ -13,16 +13,12 @@ export const MAX_IDLE_WORKERS = 8;
 export const IDLE_WORKER_TTL_MS = 30_000;
 
 function spawnSandboxWorker(): Worker {
-  const worker = new Worker(scriptUrl('./sandbox-worker.js', import.meta.url), {
+  // The worker's stdout/stderr stay piped and unread: reading them would keep the process alive.
+  return new Worker(scriptUrl('./sandbox-worker.js', import.meta.url), {
     resourceLimits: { stackSizeMb: WORKER_STACK_MB },
     stdout: true,
     stderr: true,
   });
-  // Nothing the worker writes reaches the host's streams; draining them keeps a long-lived,
-  // reused worker from buffering whatever a library might write.
-  worker.stdout.resume();
-  worker.stderr.resume();
-  return worker;
 }
 
 /** What an idle worker holds while it waits: the listeners and timer that forget it. */
