@@ -3,7 +3,7 @@
 // module. Arguments and results cross the boundary as JSON.
 import { createHash } from 'node:crypto';
 
-export default {
+export const tools = {
   sha256: {
     description: 'await sha256(text) → the hex SHA-256 digest of a string (UTF-8).',
     async call([text]) {

@@ -130,7 +130,7 @@ describe('rlm run: bad tool modules', () => {
     const noExport = writeModule('empty.mjs', 'export const other = 1;\n');
     const noExportRun = await run(['--tool', noExport]);
     expect(noExportRun.code).toBe(2);
-    expect(noExportRun.stderr).toContain(`Tool module ${noExport}: expected \`export default`);
+    expect(noExportRun.stderr).toContain(`Tool module ${noExport}: expected \`export const tools`);
 
     const noCall = writeModule('no-call.mjs', "export default { lookup: { description: 'x' } };\n");
     const noCallRun = await run(['--tool', noCall]);

@@ -6,7 +6,7 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /**
  * Imports each `--tool` module and collects its host tools. A module exports its tools as
- * `export default { name: { description, call } }` or as `export const tools = { … }`; `call`
+ * `export const tools = { name: { description, call } }` or as its default export; `call`
  * receives the JSON arguments of the REPL call and `{ signal }`, and resolves to a JSON value.
  * Everything is checked here, so a bad module fails before a model is called, with its path in
  * the message.
@@ -52,7 +52,7 @@ function toolsExportOf(path: string, module: Record<string, unknown>): Record<st
   if (typeof exported !== 'object' || exported === null || Array.isArray(exported)) {
     throw invalid(
       path,
-      'expected `export default { name: { description, call } }` or `export const tools = { … }`',
+      'expected `export const tools = { name: { description, call } }` or a default export of that shape',
     );
   }
   return exported as Record<string, unknown>;
