@@ -1,7 +1,10 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+
+/** The unprivileged user of Debian-like systems. */
+const NOBODY = { uid: 65534, gid: 65534 };
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -30,13 +33,27 @@ describe('rlm run context errors', () => {
     );
   });
 
-  // root reads any file whatever its mode, so the permission check only means something for other users
-  it.skipIf(process.getuid?.() === 0)('explains an unreadable file (skipped as root)', async () => {
+  it('explains an unreadable file', async () => {
     writeFileSync(join(sandbox.dir, 'secret.txt'), 'x');
     chmodSync(join(sandbox.dir, 'secret.txt'), 0o000);
-    const result = await run(['--context', 'secret.txt']);
+    // Root reads any file whatever its mode, so as root the CLI runs as `nobody`, owning its
+    // sandbox but not the secret.
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) {
+      for (const entry of readdirSync(sandbox.dir)) {
+        if (entry !== 'secret.txt') chownSync(join(sandbox.dir, entry), NOBODY.uid, NOBODY.gid);
+      }
+      chownSync(sandbox.dir, NOBODY.uid, NOBODY.gid);
+    }
+    const result = await spawnCli(['run', 'What is in it?', '--context', 'secret.txt'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+      ...(asRoot ? { user: NOBODY } : {}),
+    });
     expectUsageError(result);
-    expect(result.stderr).toContain('permission denied');
+    expect(result.stderr).toBe(
+      'rlm: Cannot read context secret.txt: permission denied; check the file permissions.\n',
+    );
   });
 
   it('explains a binary file', async () => {

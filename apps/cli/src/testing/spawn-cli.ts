@@ -24,6 +24,8 @@ export interface SpawnCliOptions {
   onSpawn?(child: ChildProcess): void;
   /** Kills the child after this long; generous because the machine is shared. @default 60_000 */
   timeoutMs?: number;
+  /** Runs the child as this user and group (only root may ask). */
+  user?: { uid: number; gid: number };
 }
 
 /** A scratch home for one test: its own cwd, config dir and data dir, removed by `dispose`. */
@@ -49,12 +51,13 @@ export function createSandbox(): Sandbox {
 
 /** Runs `node dist/bin.js …args` and collects its output. */
 export function spawnCli(args: readonly string[], options: SpawnCliOptions): Promise<CliResult> {
-  const { cwd, env = {}, input, onSpawn, timeoutMs = 60_000 } = options;
+  const { cwd, env = {}, input, onSpawn, timeoutMs = 60_000, user } = options;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN_PATH, ...args], {
       cwd,
       env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
+      ...user,
     });
     let stdout = '';
     let stderr = '';
