@@ -3,10 +3,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from './create-sandbox.js';
 import type { Sandbox } from './sandbox.js';
 import { delayedFunction, TEST_MEMORY_BYTES } from './sandbox-cases.test-helpers.js';
+import { workerPool } from './worker-pool.js';
 import { WorkerSandbox } from './worker-sandbox.js';
 
 const run = promisify(execFile);
@@ -93,6 +95,23 @@ describe('worker reuse', () => {
       expect(await evaluate(next, '6 * 7')).toBe(42);
     } finally {
       await next.dispose();
+    }
+  });
+
+  it('boots on another worker when the pooled one dies before it is ready', async () => {
+    // Stands in for a pooled worker killed between two sandboxes: it exits on the boot message.
+    const doomed = new Worker(
+      "require('node:worker_threads').parentPort.once('message', () => process.exit(3));",
+      { eval: true },
+    );
+    const exited = new Promise<number>((resolve) => doomed.once('exit', resolve));
+    workerPool.give(doomed);
+    const sandbox = await workerSandbox({ context: 'still works' });
+    try {
+      expect(await exited).toBe(3);
+      expect(await evaluate(sandbox, 'context')).toBe('still works');
+    } finally {
+      await sandbox.dispose();
     }
   });
 

@@ -43,6 +43,8 @@ export class WorkerSandbox implements Sandbox {
   #poisonReason: string | undefined;
   #disposed = false;
   #unbind: () => void = () => {};
+  /** The worker failed or exited before it answered the boot (rather than refusing it). */
+  #lostBeforeReady = false;
   /** Removes this sandbox's listeners from the worker (before it goes back to the pool). */
   #detach: () => void = () => {};
 
@@ -62,7 +64,26 @@ export class WorkerSandbox implements Sandbox {
       init: { ...setup.init, compiled: await compiledEngine() },
       abortFlag,
     };
-    const worker = workerPool.take();
+    // A pooled worker can die (killed, out of memory) between its last sandbox and this boot; then
+    // the next one gets the boot. Each retry uses up a pooled worker, and a fresh worker that dies
+    // before it is ready is a real failure, so this ends.
+    for (;;) {
+      const pooled = workerPool.idleCount > 0;
+      const sandbox = WorkerSandbox.#boot(workerPool.take(), setup, boot);
+      try {
+        await sandbox.#started();
+      } catch (error) {
+        if (pooled && sandbox.#lostBeforeReady) continue;
+        throw error;
+      }
+      workerPool.warm();
+      sandbox.#unbind = bindToSignal(setup.signal, () => sandbox.dispose());
+      return sandbox;
+    }
+  }
+
+  /** Sends the boot message; the worker's answer and exit are events, delivered after this. */
+  static #boot(worker: Worker, setup: SandboxSetup, boot: WorkerBoot): WorkerSandbox {
     try {
       worker.postMessage(boot);
     } catch (error) {
@@ -70,12 +91,7 @@ export class WorkerSandbox implements Sandbox {
       void worker.terminate();
       throw error;
     }
-    // The worker's answer and exit are events, delivered after this synchronous section.
-    const sandbox = new WorkerSandbox(worker, setup, abortFlag);
-    await sandbox.#started();
-    workerPool.warm();
-    sandbox.#unbind = bindToSignal(setup.signal, () => sandbox.dispose());
-    return sandbox;
+    return new WorkerSandbox(worker, setup, boot.abortFlag);
   }
 
   #started(): Promise<void> {
@@ -93,12 +109,14 @@ export class WorkerSandbox implements Sandbox {
       };
       const onError = (error: Error): void => {
         cleanup();
+        this.#lostBeforeReady = true;
         reject(error);
       };
       // Without this a worker that dies before answering (it may have been started long before,
       // as a spare) would leave creation waiting forever.
       const onExit = (code: number): void => {
         cleanup();
+        this.#lostBeforeReady = true;
         reject(poisonedError(`the worker exited (code ${code}) before it was ready`));
       };
       const cleanup = (): void => {
