@@ -16,7 +16,7 @@ modes: [solver, coordinator]
 
 Before any FINAL or FINAL_VAR, run one block that checks the answer:
 - Print the candidate answer next to the evidence it rests on (quotes, line numbers, counts).
-- Re-check each factual claim against \`context\` with \`grep\`, \`count\` or \`lines\`, not from memory.
+- Re-check each factual claim against \`context\` in code (search for it, count it, read the lines around it), not from memory.
 - Confirm it answers the exact question, in the requested format.
 If the check fails or finds gaps, fix them in the next turn instead of answering.`,
 
@@ -57,7 +57,7 @@ modes: [solver, coordinator]
 ---
 ## Driver: await discipline
 
-- Put \`await\` in front of every host function (\`llm_query\`, \`rlm_query\`, \`grep\`, tools…); a forgotten \`await\` stores a Promise, not a result.
+- Put \`await\` in front of every host function (\`llm_query\`, \`rlm_query\` and every other function the host provides); a forgotten \`await\` stores a Promise, not a result.
 - Start parallel work with \`Promise.all\` and await it in the same block.
 - If you started background tasks, collect every result (or decide to drop it on purpose) before you answer.`,
 } as const;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { builtinDrivers } from '../drivers/builtin-drivers.js';
 import { BASELINE_SOLVER_PROMPT } from './baseline-solver-prompt.js';
 import { buildSpecialistPrompt, buildSystemPrompt } from './build-system-prompt.js';
 import { COORDINATOR_WORKFLOW } from './coordinator-workflow.js';
@@ -114,6 +115,12 @@ describe('buildSystemPrompt', () => {
       expect(bare, JSON.stringify(variant)).not.toContain('`grep`');
       expect(bare).toContain('### Scanning');
       expect(buildSystemPrompt(variant), JSON.stringify(variant)).toMatch(helper);
+    }
+    // Drivers are shared by both kinds of sandbox, so none may name a helper either.
+    for (const driver of builtinDrivers()) {
+      expect(driver.body, driver.name).not.toMatch(
+        /`(grep|find_all|count|lines|chunk)`|\b(grep|find_all|chunk)\(/,
+      );
     }
   });
 
