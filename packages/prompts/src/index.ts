@@ -63,6 +63,7 @@ export {
   LAYER_SEPARATOR,
   layerHeader,
   MAX_STATIC_PROMPT_CHARS,
+  measureStaticPrompt,
   safeAssemblePrompt,
 } from './layered/assemble-prompt.js';
 export {
@@ -71,6 +72,7 @@ export {
   DEFAULT_EXCHANGES_PER_SENDER,
   type DynamicContextOptions,
 } from './layered/build-dynamic-context.js';
+export { type LayerUpdateErrorCode, MAX_LAYER_CHARS } from './layered/check-layer-text.js';
 export { DEFAULT_LAYER_SEEDS } from './layered/default-layer-seeds.js';
 export {
   type BudgetStatus,
@@ -82,6 +84,11 @@ export {
   type PendingMessage,
 } from './layered/dynamic-context-input.js';
 export {
+  type IdentityTagErrorCode,
+  MAX_IDENTITY_TAG_CHARS,
+  validateIdentityTag,
+} from './layered/identity-tag.js';
+export {
   DEFAULT_IDENTITY_TAG,
   LAYER_0_INTERPRETATION,
   LAYER_1_CONSTITUTION,
@@ -89,7 +96,6 @@ export {
   LAYER_4_ETHICS,
   layer3Identity,
   layer5OperationalReality,
-  MAX_IDENTITY_TAG_CHARS,
   type SkillSpec,
   skillSpecSchema,
 } from './layered/immutable-layers.js';
@@ -108,13 +114,26 @@ export {
 } from './layered/layer-id.js';
 export type { LayeredPromptInput } from './layered/layered-prompt-input.js';
 export { type LayerInfo, listLayers } from './layered/list-layers.js';
-export { findOverridePhrase, OVERRIDE_PHRASES } from './layered/override-phrases.js';
+export { PROMPT_LAYER_POLICY } from './layered/prompt-layer-policy.js';
 export {
   assertLayerUpdate,
-  type LayerUpdateErrorCode,
-  MAX_LAYER_CHARS,
+  type LayerUpdateContext,
   validateLayerUpdate,
 } from './layered/validate-layer-update.js';
+
+// ── Governance of standing instructions ─
+
+export { type ForgedHeadingFinding, findForgedHeading } from './governance/find-forged-heading.js';
+export { findOverride, type OverrideFinding } from './governance/find-override.js';
+export {
+  findUnsafeCharacter,
+  type UnsafeCharacterFinding,
+} from './governance/find-unsafe-character.js';
+export { skeleton, visibleText } from './governance/fold-text.js';
+export {
+  type GovernanceFinding,
+  inspectGovernedText,
+} from './governance/inspect-governed-text.js';
 
 // ── Executor context sections ───────────
 

@@ -75,7 +75,31 @@ export function assemblePrompt(
   input: LayeredPromptInput = {},
   { compact = false }: AssemblePromptOptions = {},
 ): AssembledPrompt {
-  const texts = layerTexts(input, { compact });
+  const layers = assembleLayers(input, { compact, checked: true });
+  const staticChars = staticLength(layers);
+  if (staticChars > MAX_STATIC_PROMPT_CHARS) throw tooLong(staticChars);
+  const text = layers.map((layer) => layer.text).join(LAYER_SEPARATOR);
+  return { text, version: promptVersion(text), layers, staticChars };
+}
+
+/**
+ * The characters the full (not compact) layered prompt for `input` has without layer 10, even
+ * above `MAX_STATIC_PROMPT_CHARS`: what the limit is measured on.
+ *
+ * The texts are not checked (only measured), so this never throws for governed content.
+ */
+export function measureStaticPrompt(input: LayeredPromptInput = {}): number {
+  return staticLength(
+    assembleLayers({ ...input, dynamic: undefined }, { compact: false, checked: false }),
+  );
+}
+
+function assembleLayers(
+  input: LayeredPromptInput,
+  options: { compact: boolean; checked: boolean },
+): AssembledLayer[] {
+  const { compact } = options;
+  const texts = layerTexts(input, options);
   const ids = compact ? COMPACT_LAYER_IDS : LAYER_IDS;
   const layers: AssembledLayer[] = [];
   for (const id of ids) {
@@ -90,13 +114,14 @@ export function assemblePrompt(
       chars: block.length,
     });
   }
-  const staticText = layers
+  return layers;
+}
+
+function staticLength(layers: readonly AssembledLayer[]): number {
+  return layers
     .filter((layer) => layer.id !== DYNAMIC_LAYER_ID)
     .map((layer) => layer.text)
-    .join(LAYER_SEPARATOR);
-  if (staticText.length > MAX_STATIC_PROMPT_CHARS) throw tooLong(staticText.length);
-  const text = layers.map((layer) => layer.text).join(LAYER_SEPARATOR);
-  return { text, version: promptVersion(text), layers, staticChars: staticText.length };
+    .join(LAYER_SEPARATOR).length;
 }
 
 /**

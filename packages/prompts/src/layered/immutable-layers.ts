@@ -12,9 +12,6 @@ export type SkillSpec = z.infer<typeof skillSpecSchema>;
 /** The identity tag used when the caller gives none. @default 'an RLM agent' */
 export const DEFAULT_IDENTITY_TAG = 'an RLM agent';
 
-/** The longest identity tag accepted, in characters. */
-export const MAX_IDENTITY_TAG_CHARS = 80;
-
 /** Layer 0: how to read the layers and which wins. */
 export const LAYER_0_INTERPRETATION = [
   'This prompt is made of numbered layers; read them as one whole. When two layers disagree, the lower number wins.',

@@ -1,6 +1,8 @@
 import { RlmError } from '@rlm/protocol';
 import { buildDynamicContext } from './build-dynamic-context.js';
+import { checkLayerText } from './check-layer-text.js';
 import { DEFAULT_LAYER_SEEDS } from './default-layer-seeds.js';
+import { validateIdentityTag } from './identity-tag.js';
 import {
   DEFAULT_IDENTITY_TAG,
   LAYER_0_INTERPRETATION,
@@ -9,27 +11,15 @@ import {
   LAYER_4_ETHICS,
   layer3Identity,
   layer5OperationalReality,
-  MAX_IDENTITY_TAG_CHARS,
   skillSpecSchema,
 } from './immutable-layers.js';
 import { isMutableLayerId, type LayerId, MUTABLE_LAYER_IDS } from './layer-id.js';
 import type { LayeredPromptInput } from './layered-prompt-input.js';
-import { validateLayerUpdate } from './validate-layer-update.js';
 
 function checkIdentityTag(tag: string): string {
-  const trimmed = tag.trim();
-  let reason: string | undefined;
-  if (trimmed.length === 0) reason = 'expected a non-empty identity tag';
-  else if (/[\r\n]/.test(trimmed)) reason = 'expected the identity tag on one line';
-  else if (trimmed.length > MAX_IDENTITY_TAG_CHARS) {
-    reason = `expected an identity tag of at most ${MAX_IDENTITY_TAG_CHARS} characters, got ${trimmed.length}`;
-  }
-  if (reason === undefined) return trimmed;
-  throw new RlmError({
-    code: 'prompts.layer_invalid',
-    message: `Layer 3 identity tag is invalid: ${reason}`,
-    details: { layerId: 3, reason },
-  });
+  const result = validateIdentityTag(tag);
+  if (!result.ok) throw result.error;
+  return tag.trim();
 }
 
 function checkSkills(skills: LayeredPromptInput['skills']): void {
@@ -50,12 +40,15 @@ function checkSkills(skills: LayeredPromptInput['skills']): void {
  * Validates the supplied mutable texts (stored text is re-checked, so a tampered store cannot smuggle
  * an override in) and returns the text of every layer 6–9, falling back to the seeds.
  */
-function mutableTexts(mutable: LayeredPromptInput['mutable']): Record<6 | 7 | 8 | 9, string> {
+function mutableTexts(
+  mutable: LayeredPromptInput['mutable'],
+  { checked }: { checked: boolean },
+): Record<6 | 7 | 8 | 9, string> {
   const texts = { ...DEFAULT_LAYER_SEEDS };
   for (const [key, content] of Object.entries(mutable ?? {})) {
     if (content === undefined) continue;
     const layerId = Number(key);
-    const result = validateLayerUpdate(layerId, content);
+    const result = checked ? checkLayerText(layerId, content) : { ok: true as const };
     if (!result.ok) throw result.error;
     if (isMutableLayerId(layerId)) texts[layerId] = content.trim();
   }
@@ -64,18 +57,20 @@ function mutableTexts(mutable: LayeredPromptInput['mutable']): Record<6 | 7 | 8 
 
 /**
  * The text of every layer for `input`, keyed by id; layer 10 is `undefined` when no dynamic
- * context was given.
+ * context was given. `checked: false` skips the mutable layers' checks (for measuring sizes only).
  *
  * @throws RlmError `prompts.layer_immutable`, `prompts.layer_invalid`, `prompts.layer_too_long`,
  *   `prompts.layer_override_attempt`, `protocol.invalid_config`
  */
 export function layerTexts(
   input: LayeredPromptInput,
-  { compact = false }: { compact?: boolean | undefined } = {},
+  { compact = false, checked = true }: { compact?: boolean | undefined; checked?: boolean } = {},
 ): Record<LayerId, string | undefined> {
-  const tag = checkIdentityTag(input.identityTag ?? DEFAULT_IDENTITY_TAG);
+  const tag = checked
+    ? checkIdentityTag(input.identityTag ?? DEFAULT_IDENTITY_TAG)
+    : (input.identityTag ?? DEFAULT_IDENTITY_TAG).trim();
   checkSkills(input.skills);
-  const mutable = mutableTexts(input.mutable);
+  const mutable = mutableTexts(input.mutable, { checked });
   const dynamic =
     input.dynamic === undefined
       ? undefined
