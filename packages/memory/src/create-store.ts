@@ -1,12 +1,13 @@
 import { parseSchema, RlmError } from '@rlm/protocol';
 import { assembleStore } from './assemble-store.js';
 import type { BackendContext } from './backend-context.js';
-import { DEFAULT_PROMPT_LAYER_POLICY } from './default-prompt-layer-policy.js';
+import { governPromptLayers } from './govern-prompt-layers.js';
 import { createMemoryParts } from './memory-backend/create-memory-parts.js';
 import { createSqlParts } from './sql-backend/create-sqlite-parts.js';
 import { openSqliteDriver } from './sql-backend/open-sqlite-driver.js';
 import type { Store } from './store.js';
 import { type StoreOptions, storeOptionsSchema } from './store-options.js';
+import { UNCONFIGURED_LAYER_POLICY } from './unconfigured-layer-policy.js';
 
 /**
  * Opens a store: `{ kind: 'memory' }` keeps everything in this process; `{ kind: 'sqlite', path }`
@@ -30,7 +31,7 @@ export async function createStore(options: StoreOptions): Promise<Store> {
   const context: BackendContext = {
     limits: resolved.limits,
     now: resolved.now ?? Date.now,
-    policy: resolved.promptLayers ?? DEFAULT_PROMPT_LAYER_POLICY,
+    policy: resolved.promptLayers ?? UNCONFIGURED_LAYER_POLICY,
     assertOpen(operation) {
       if (!closed) return;
       throw new RlmError({
@@ -43,11 +44,15 @@ export async function createStore(options: StoreOptions): Promise<Store> {
   const markClosed = async (): Promise<void> => {
     closed = true;
   };
-  if (resolved.kind === 'memory') return assembleStore(createMemoryParts(context, markClosed));
+  if (resolved.kind === 'memory') {
+    return assembleStore(
+      governPromptLayers(createMemoryParts(context, markClosed), context.policy),
+    );
+  }
   const driver = await openSqliteDriver(resolved);
   const parts = createSqlParts(driver, context);
   return assembleStore({
-    ...parts,
+    ...governPromptLayers(parts, context.policy),
     close: async () => {
       closed = true;
       await parts.close();

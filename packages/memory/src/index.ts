@@ -42,8 +42,8 @@ export { truncateText } from './truncate-text.js';
 
 // ── Prompt layers ───────────────────────
 
-export { DEFAULT_PROMPT_LAYER_POLICY } from './default-prompt-layer-policy.js';
 export {
+  type LayerPolicyContext,
   type LayerValidationResult,
   type LayerWriteOptions,
   MUTABLE_LAYER_IDS,

@@ -1,5 +1,12 @@
+import { RlmError } from '@rlm/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BACKENDS, openTestStore, type TestStore } from './__fixtures__/open-test-store.js';
+import {
+  BACKENDS,
+  openTestStore,
+  TEST_POLICY,
+  type TestStore,
+} from './__fixtures__/open-test-store.js';
+import type { PromptLayerPolicy } from './prompt-layer-store.js';
 
 describe.each(BACKENDS)('PromptLayerStore (%s)', (backend) => {
   let test: TestStore;
@@ -97,6 +104,50 @@ describe.each(BACKENDS)('PromptLayerStore (%s)', (backend) => {
     await test.store.forAgent('a').promptLayers.update(6, 'only for a', { by: 'a' });
     expect((await test.store.forAgent('b').promptLayers.get(6)).content).toBe('seed six');
     expect((await test.store.forAgent('a').promptLayers.get(6)).content).toBe('only for a');
+  });
+});
+
+describe.each(BACKENDS)('PromptLayerStore whole-prompt checks (%s)', (backend) => {
+  it('shows the policy every other layer before an update or a rollback is stored', async () => {
+    const seen: unknown[] = [];
+    const policy: PromptLayerPolicy = {
+      seeds: TEST_POLICY.seeds,
+      validate(layerId, content, context) {
+        seen.push({ layerId, content, layers: context?.layers });
+        const total = Object.entries(context?.layers ?? {})
+          .filter(([id]) => Number(id) !== layerId)
+          .reduce((sum, [, text]) => sum + text.length, content.length);
+        if (context === undefined || total <= 40) return { ok: true };
+        return {
+          ok: false,
+          error: new RlmError({
+            code: 'prompts.prompt_too_long',
+            message: 'too long together',
+            details: { length: total, max: 40 },
+          }),
+        };
+      },
+    };
+    const test = await openTestStore(backend, {}, policy);
+    try {
+      await test.store.promptLayers.update(6, 'short', { by: 'a' });
+      expect(seen).toContainEqual({
+        layerId: 6,
+        content: 'short',
+        layers: { 6: 'seed six', 7: 'seed seven', 8: 'seed eight', 9: 'seed nine' },
+      });
+      await expect(test.store.promptLayers.update(7, 'x'.repeat(20), { by: 'a' })).rejects.toThrow(
+        expect.objectContaining({ code: 'prompts.prompt_too_long' }),
+      );
+      expect(await test.store.promptLayers.history(7)).toHaveLength(1);
+      await test.store.promptLayers.update(8, 'e', { by: 'a' });
+      await expect(test.store.promptLayers.rollback(8, 1, { by: 'a' })).resolves.toMatchObject({
+        version: 3,
+        content: 'seed eight',
+      });
+    } finally {
+      await test.cleanup();
+    }
   });
 });
 

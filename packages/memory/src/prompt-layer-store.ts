@@ -22,15 +22,26 @@ export type PromptLayerVersion = z.infer<typeof promptLayerVersionSchema>;
 /** The outcome of checking a proposed layer text; `error` says which rule it broke. */
 export type LayerValidationResult = { ok: true } | { ok: false; error: RlmError };
 
+/** What a policy sees besides the proposed text: the agent's other layers as they are now. */
+export interface LayerPolicyContext {
+  /** The current text of every mutable layer (the proposed layer's old text included). */
+  layers: Readonly<Record<MutableLayerId, string>>;
+}
+
 /**
  * Where seeds and rules for the mutable layers come from. `@rlm/prompts` provides the
- * production policy; it is injected so this package never hard-codes prompt text.
+ * production policy (`PROMPT_LAYER_POLICY`); it is passed in, so this package neither depends on
+ * `@rlm/prompts` nor hard-codes prompt text.
  */
 export interface PromptLayerPolicy {
   /** The text each mutable layer starts with, stored as version 1 on first use. */
   seeds: Readonly<Record<MutableLayerId, string>>;
-  /** Checks a proposed text for a layer (size caps, attempts to override layers 0–5…). */
-  validate(layerId: number, content: string): LayerValidationResult;
+  /**
+   * Checks a proposed text for a layer (size caps, attempts to override layers 0–5…). Before a
+   * write the store calls it with `context`, so rules about the whole prompt (its total size)
+   * are checked before anything is saved.
+   */
+  validate(layerId: number, content: string, context?: LayerPolicyContext): LayerValidationResult;
 }
 
 /** Who is making a change, recorded with the new version. */

@@ -40,7 +40,10 @@ const policySchema = z.custom<PromptLayerPolicy>(
 
 const common = {
   limits: limitsSchema,
-  /** Seeds and rules of the mutable prompt layers; defaults to the policy of `@rlm/prompts`. */
+  /**
+   * Seeds and rules of the mutable prompt layers (`PROMPT_LAYER_POLICY` from `@rlm/prompts`).
+   * Without one, layers read as empty and every write is refused with `protocol.invalid_config`.
+   */
   promptLayers: policySchema.optional(),
   /** Clock in epoch milliseconds, injectable for tests. @default Date.now */
   now: z

@@ -1,6 +1,15 @@
-import type { ContextItem } from '@rlm/prompts';
 import type { Exchange } from './conversation-store.js';
 import type { MemoryKind, RetrieveResult } from './working-memory.js';
+
+/**
+ * An item in the shape `buildExecutorSections` of `@rlm/prompts` takes (declared here: memory does
+ * not depend on prompts; a test checks the two agree).
+ */
+export interface ContextItem {
+  text: string;
+  source: string;
+  priority?: number;
+}
 
 /** Retrieved memories grouped the way `buildExecutorSections` takes them, most relevant first. */
 export interface MemorySections {

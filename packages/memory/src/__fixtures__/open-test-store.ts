@@ -61,14 +61,15 @@ export interface TestStore {
 export async function openTestStore(
   backend: Backend,
   limits: Partial<StoreLimits> = {},
+  policy: PromptLayerPolicy = TEST_POLICY,
 ): Promise<TestStore> {
   const clock = createTestClock();
   const directory = backend === 'sqlite' ? mkdtempSync(join(tmpdir(), 'rlm-memory-')) : undefined;
   const path = directory === undefined ? undefined : join(directory, 'store.db');
   const open = () =>
     path === undefined
-      ? createStore({ kind: 'memory', limits, promptLayers: TEST_POLICY, now: clock.now })
-      : createStore({ kind: 'sqlite', path, limits, promptLayers: TEST_POLICY, now: clock.now });
+      ? createStore({ kind: 'memory', limits, promptLayers: policy, now: clock.now })
+      : createStore({ kind: 'sqlite', path, limits, promptLayers: policy, now: clock.now });
   const opened: Store[] = [await open()];
   return {
     store: opened[0] as Store,
