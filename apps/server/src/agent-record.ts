@@ -1,3 +1,4 @@
+import { validateIdentityTag } from '@rlm/prompts';
 import { z } from 'zod';
 
 /** A long-lived agent: who owns it, its identity tag (layer 3) and the profile its turns use. */
@@ -10,11 +11,23 @@ export const agentRecordSchema = z.object({
 });
 export type AgentRecord = z.infer<typeof agentRecordSchema>;
 
+/**
+ * An identity tag as layer 3 accepts it (trimmed): one line, at most 64 characters, and nothing
+ * that voids or outranks layers 0–5, forges a heading or holds control characters.
+ */
+export const identityTagSchema = z
+  .string()
+  .trim()
+  .superRefine((tag, context) => {
+    const result = validateIdentityTag(tag);
+    if (!result.ok) context.addIssue({ code: 'custom', message: result.error.message });
+  });
+
 /** `POST /v1/agents`. */
 export const createAgentRequestSchema = z
   .object({
     /** A short name the agent goes by (layer 3 of its prompt). */
-    identityTag: z.string().min(1).max(80).optional(),
+    identityTag: identityTagSchema.optional(),
     /** A configured profile; the default profile when omitted. */
     profile: z.string().min(1).optional(),
   })
@@ -32,3 +45,25 @@ export type AgentMessageRequest = z.infer<typeof agentMessageRequestSchema>;
 
 /** `PUT /v1/agents/:id/prompt-layers/:layerId`. */
 export const layerUpdateRequestSchema = z.object({ content: z.string() }).strict();
+
+/** `PUT /v1/agents/:id/identity-tag` (admins): the new tag, or `null` for the default one. */
+export const identityTagUpdateRequestSchema = z
+  .object({ identityTag: identityTagSchema.nullable() })
+  .strict();
+
+/** `POST /v1/agents/:id/prompt-layers/:layerId/rollback` (admins): the version to restore. */
+export const layerRollbackRequestSchema = z
+  .object({ version: z.number().int().positive() })
+  .strict();
+
+/**
+ * Who wrote a layer version, as the store records it: an admin key, or the agent itself during
+ * the turn a sender's message started (`agent:<id> sender:<json>`), so a self-edit is traceable to
+ * the message that triggered it.
+ */
+export function layerAuthor(
+  writer: { admin: string } | { agentId: string; sender: string; runId: string },
+): string {
+  if ('admin' in writer) return `admin:${writer.admin}`;
+  return `agent:${writer.agentId} run:${writer.runId} sender:${JSON.stringify(writer.sender)}`;
+}

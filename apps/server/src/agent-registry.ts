@@ -16,6 +16,10 @@ export interface AgentRegistry {
   /** @throws RlmError `server.not_found` for a missing agent or one owned by another key */
   owned(principal: Principal, agentId: string): Promise<AgentRecord>;
   list(principal: Principal): Promise<AgentRecord[]>;
+  /** Replaces the identity tag (`null`: the default tag) and returns the updated record. */
+  setIdentityTag(agent: AgentRecord, identityTag: string | null): Promise<AgentRecord>;
+  /** Removes the agent's registration. */
+  remove(agent: AgentRecord): Promise<void>;
 }
 
 export function createAgentRegistry(scratchpad: Scratchpad): AgentRegistry {
@@ -50,6 +54,18 @@ export function createAgentRegistry(scratchpad: Scratchpad): AgentRegistry {
         });
       }
       return record.data;
+    },
+    async setIdentityTag(agent, identityTag) {
+      const record: AgentRecord = { ...agent, identityTag };
+      await scratchpad.set(`agent:${record.id}`, {
+        type: ENTRY_TYPE,
+        summary: `agent ${record.id} of ${record.owner}`,
+        raw: record,
+      });
+      return record;
+    },
+    async remove(agent) {
+      await scratchpad.delete(`agent:${agent.id}`);
     },
     async list(principal) {
       const entries = await scratchpad.list({ prefix: 'agent:', type: ENTRY_TYPE });

@@ -7,7 +7,7 @@ import {
 } from '@rlm/memory';
 import { assemblePrompt } from '@rlm/prompts';
 import { type JsonValue, RlmError, type UsageSummary } from '@rlm/protocol';
-import type { AgentMessageRequest, AgentRecord } from './agent-record.js';
+import { type AgentMessageRequest, type AgentRecord, layerAuthor } from './agent-record.js';
 import type { Principal } from './api-key-store.js';
 import type { ContextStore } from './context-store.js';
 import { effectiveBudget } from './effective-budget.js';
@@ -79,7 +79,8 @@ async function runTurn(
 ): Promise<AgentTurnResult> {
   const memory = store.forAgent(agent.id);
   const sender = normalizeSenderId(message.sender);
-  const layerTool = updatePromptLayerTool(memory, agent.id);
+  const turn: { runId?: string } = {};
+  const layerTool = updatePromptLayerTool(memory, { agentId: agent.id, sender, turn });
   const prompt = await layeredPrompt(memory, agent, { sender, body: message.body });
   const profile = config.profiles[agent.profile];
   if (profile === undefined) {
@@ -102,6 +103,7 @@ async function runTurn(
     systemPrompt: prompt.text,
     tools: { update_prompt_layer: layerTool.tool },
   });
+  turn.runId = record.id;
   const outcome = await done;
   const reply = outcome.answer ?? outcome.partialAnswer ?? '';
   if (reply !== '') {
@@ -176,8 +178,15 @@ async function layeredPrompt(
 const UPDATE_PROMPT_LAYER_DESCRIPTION =
   'update_prompt_layer(layerId, content): rewrite one of your mutable layers 6-9 (validated; at most once per turn). Resolves { ok, layerId, version } or { ok: false, error }.';
 
-/** The REPL function `update_prompt_layer`, limited to one attempt per turn. */
-function updatePromptLayerTool(memory: AgentMemory, agentId: string) {
+/**
+ * The REPL function `update_prompt_layer`, limited to one attempt per turn. It writes through the
+ * same store and policy as an admin's update (every check, the whole-prompt size included), and
+ * the version records the sender whose message started the turn.
+ */
+function updatePromptLayerTool(
+  memory: AgentMemory,
+  { agentId, sender, turn }: { agentId: string; sender: string; turn: { runId?: string } },
+) {
   let attempted = false;
   let applied: PromptLayerVersion | null = null;
   const tool: EngineTool = {
@@ -197,7 +206,8 @@ function updatePromptLayerTool(memory: AgentMemory, agentId: string) {
         );
       }
       try {
-        applied = await memory.promptLayers.update(layerId, content, { by: `agent:${agentId}` });
+        const by = layerAuthor({ agentId, sender, runId: turn.runId ?? 'unknown' });
+        applied = await memory.promptLayers.update(layerId, content, { by });
         return { ok: true, layerId, version: applied.version };
       } catch (error) {
         if (RlmError.is(error)) return refusal(error.code, error.message);

@@ -5,7 +5,7 @@
 
 /** One documented operation. `body`/`response` name schemas in `components.schemas`. */
 export interface Operation {
-  method: 'get' | 'post' | 'put';
+  method: 'get' | 'post' | 'put' | 'delete';
   path: string;
   summary: string;
   tag: string;
@@ -228,6 +228,33 @@ export const OPERATIONS: readonly Operation[] = [
     auth: 'admin',
     body: 'LayerUpdateRequest',
     response: { status: 200, schema: 'PromptLayerVersion' },
+  },
+  {
+    method: 'post',
+    path: '/v1/agents/{id}/prompt-layers/{layerId}/rollback',
+    summary: 'Restore an earlier version of a mutable layer as a new version (admin)',
+    tag: 'agents',
+    auth: 'admin',
+    body: 'LayerRollbackRequest',
+    response: { status: 200, schema: 'PromptLayerVersion' },
+  },
+  {
+    method: 'put',
+    path: '/v1/agents/{id}/identity-tag',
+    summary:
+      'Change the identity tag of layer 3 (admin; checked like a layer, one line, ≤ 64 chars)',
+    tag: 'agents',
+    auth: 'admin',
+    body: 'IdentityTagUpdateRequest',
+    response: { status: 200, schema: 'Agent' },
+  },
+  {
+    method: 'delete',
+    path: '/v1/agents/{id}',
+    summary: 'Delete an agent (owner or admin; 204)',
+    tag: 'agents',
+    auth: 'key',
+    response: { status: 204, description: 'no body' },
   },
   {
     method: 'get',

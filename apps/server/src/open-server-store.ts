@@ -1,5 +1,5 @@
 import { createStore, type Store } from '@rlm/memory';
-import { serverPromptLayerPolicy } from './prompt-layer-policy.js';
+import { PROMPT_LAYER_POLICY } from '@rlm/prompts';
 import type { ServerConfig } from './server-config.js';
 
 /**
@@ -12,7 +12,7 @@ export const MAX_AGENTS = 100_000;
 export function openServerStore(store: ServerConfig['store']): Promise<Store> {
   return createStore({
     ...store,
-    promptLayers: serverPromptLayerPolicy,
+    promptLayers: PROMPT_LAYER_POLICY,
     limits: { scratchpadEntries: MAX_AGENTS },
   });
 }

@@ -4,6 +4,8 @@ import {
   agentMessageRequestSchema,
   agentRecordSchema,
   createAgentRequestSchema,
+  identityTagUpdateRequestSchema,
+  layerRollbackRequestSchema,
   layerUpdateRequestSchema,
 } from './agent-record.js';
 import { OPERATIONS, type Operation } from './api-operations.js';
@@ -42,6 +44,8 @@ const SCHEMAS: Record<string, z.ZodType> = {
   PromptLayer: promptLayerViewSchema,
   PromptLayerVersion: promptLayerVersionViewSchema,
   LayerUpdateRequest: layerUpdateRequestSchema,
+  LayerRollbackRequest: layerRollbackRequestSchema,
+  IdentityTagUpdateRequest: identityTagUpdateRequestSchema,
 };
 
 /**

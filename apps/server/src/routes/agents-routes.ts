@@ -1,9 +1,17 @@
-import { listLayers, MUTABLE_LAYER_IDS } from '@rlm/prompts';
+import {
+  MAX_STATIC_PROMPT_CHARS,
+  measureStaticPrompt,
+  listLayers,
+  MUTABLE_LAYER_IDS,
+} from '@rlm/prompts';
 import { RlmError } from '@rlm/protocol';
 import { Hono } from 'hono';
 import {
   agentMessageRequestSchema,
   createAgentRequestSchema,
+  identityTagUpdateRequestSchema,
+  layerAuthor,
+  layerRollbackRequestSchema,
   layerUpdateRequestSchema,
 } from '../agent-record.js';
 import { requireAdmin } from '../api-key-auth.js';
@@ -103,8 +111,43 @@ export function agentsRoutes(services: ServerServices): Hono<AppEnv> {
     const { content } = await readJsonBody(c, layerUpdateRequestSchema, 'layer update');
     const version = await store
       .forAgent(agent.id)
-      .promptLayers.update(layerId, content, { by: `admin:${principal.keyId}` });
+      .promptLayers.update(layerId, content, { by: layerAuthor({ admin: principal.keyId }) });
     return c.json(version);
+  });
+
+  app.post('/:id/prompt-layers/:layerId/rollback', requireAdmin, async (c) => {
+    const principal = c.get('principal');
+    const agent = await agents.owned(principal, c.req.param('id'));
+    const layerId = parseLayerId(c.req.param('layerId'));
+    const { version } = await readJsonBody(c, layerRollbackRequestSchema, 'layer rollback');
+    const restored = await store
+      .forAgent(agent.id)
+      .promptLayers.rollback(layerId, version, { by: layerAuthor({ admin: principal.keyId }) });
+    return c.json(restored);
+  });
+
+  app.put('/:id/identity-tag', requireAdmin, async (c) => {
+    const agent = await agents.owned(c.get('principal'), c.req.param('id'));
+    const { identityTag } = await readJsonBody(c, identityTagUpdateRequestSchema, 'identity tag');
+    const current = await store.forAgent(agent.id).promptLayers.current();
+    const length = measureStaticPrompt({
+      mutable: Object.fromEntries(current.map((layer) => [layer.layerId, layer.content])),
+      identityTag: identityTag ?? undefined,
+    });
+    if (length > MAX_STATIC_PROMPT_CHARS) {
+      throw new RlmError({
+        code: 'prompts.prompt_too_long',
+        message: `identityTag: with this tag the layered prompt would have ${length} characters without layer 10; the maximum is ${MAX_STATIC_PROMPT_CHARS}`,
+        details: { length, max: MAX_STATIC_PROMPT_CHARS },
+      });
+    }
+    return c.json(await agents.setIdentityTag(agent, identityTag));
+  });
+
+  app.delete('/:id', async (c) => {
+    const agent = await agents.owned(c.get('principal'), c.req.param('id'));
+    await agents.remove(agent);
+    return c.body(null, 204);
   });
 
   return app;
