@@ -91,13 +91,12 @@ async function runTurn(
     });
   }
   const context: JsonValue = { sender, message: message.body };
-  const contextId = (await contexts.saveValue(context, { owner: principal.keyId })).id;
   const { record, done } = await runs.submit({
     principal,
     kind: 'agent',
     agentId: agent.id,
     query: `Reply to the pending message from ${sender} (layer 10 of your instructions; also in \`context\`). Finish with FINAL(<your reply>).`,
-    contextId,
+    inlineContext: context,
     profileName: agent.profile,
     budget: effectiveBudget(profile, undefined, config.maxima),
     systemPrompt: prompt.text,

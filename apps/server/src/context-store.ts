@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type JsonValue, jsonValueSchema, RlmError } from '@rlm/protocol';
 import { z } from 'zod';
@@ -26,10 +26,23 @@ export interface ContextStore {
    */
   save(
     body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-    options: { owner: string; format: 'text' | 'json'; limitBytes: number },
+    options: { owner: string; format: 'text' | 'json'; limitBytes: number; pending?: boolean },
   ): Promise<ContextMeta>;
-  /** Saves a context given inline in a request, so a restarted server can run it again. */
-  saveValue(value: JsonValue, options: { owner: string }): Promise<ContextMeta>;
+  /**
+   * Saves a context given inline in a request, so a restarted server can run it again. With
+   * `pending`, only the data is written: the context exists (for `meta` and `load`) once
+   * `commit` writes its metadata, and data without metadata is an orphan `sweep` removes.
+   */
+  saveValue(value: JsonValue, options: { owner: string; pending?: boolean }): Promise<ContextMeta>;
+  /** Makes a pending context real by writing its metadata. */
+  commit(meta: ContextMeta): Promise<void>;
+  /** Deletes a context (data and metadata); false when there was none. */
+  remove(id: string): Promise<boolean>;
+  /**
+   * Start-up: deletes what a crash left behind, data files without metadata (an upload or a run
+   * submission cut off before it was complete). Returns how many were removed.
+   */
+  sweep(): Promise<number>;
   meta(id: string): Promise<ContextMeta | undefined>;
   /** @throws RlmError `server.not_found` */
   load(id: string): Promise<JsonValue>;
@@ -52,7 +65,7 @@ export function createContextStore(directory: string): ContextStore {
   }
 
   const store: ContextStore = {
-    async save(body, { owner, format, limitBytes }) {
+    async save(body, { owner, format, limitBytes, pending = false }) {
       await mkdir(directory, { recursive: true });
       const id = `ctx_${randomBytes(12).toString('hex')}`;
       const hash = createHash('sha256');
@@ -83,12 +96,45 @@ export function createContextStore(directory: string): ContextStore {
         sha256: hash.digest('hex'),
         createdAt: new Date().toISOString(),
       };
-      await writeFile(metaPath(id), JSON.stringify(record), { mode: 0o600 });
+      if (!pending) await store.commit(record);
       return record;
     },
-    saveValue(value, { owner }) {
+    saveValue(value, { owner, pending = false }) {
       const bytes = Buffer.from(JSON.stringify(value), 'utf8');
-      return store.save([bytes], { owner, format: 'json', limitBytes: Number.POSITIVE_INFINITY });
+      return store.save([bytes], {
+        owner,
+        format: 'json',
+        limitBytes: Number.POSITIVE_INFINITY,
+        pending,
+      });
+    },
+    async commit(record) {
+      await writeFile(metaPath(record.id), JSON.stringify(record), { mode: 0o600 });
+    },
+    async remove(id) {
+      if (!idPattern.test(id)) return false;
+      const found = (await meta(id)) !== undefined;
+      // Metadata first: a context without metadata no longer exists, even if the data stays.
+      await rm(metaPath(id), { force: true });
+      await rm(dataPath(id), { force: true });
+      return found;
+    },
+    async sweep() {
+      let names: string[];
+      try {
+        names = await readdir(directory);
+      } catch {
+        return 0;
+      }
+      const present = new Set(names);
+      let removed = 0;
+      for (const name of names) {
+        const id = name.endsWith('.data') ? name.slice(0, -'.data'.length) : undefined;
+        if (id === undefined || present.has(`${id}.meta.json`)) continue;
+        await rm(join(directory, name), { force: true });
+        removed += 1;
+      }
+      return removed;
     },
     meta,
     async load(id) {

@@ -47,6 +47,9 @@ export async function main({
   ) as { version: string };
   const services = createServerServices({ config, store, keys, engine, logger, version });
   const app = createServer(services);
+  // Before recovery: data a crash left without metadata is no context of any run.
+  const swept = await services.contexts.sweep();
+  if (swept > 0) logger.info({ swept }, 'removed orphaned context files');
   const recovered = await services.runs.recover();
   logger.info(recovered, 'recovered unfinished runs');
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });

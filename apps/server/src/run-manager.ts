@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { RunRecord, RunStore } from '@rlm/memory';
-import { RlmError, type RunEvent, type TrajectoryRecord } from '@rlm/protocol';
+import { type JsonValue, RlmError, type RunEvent, type TrajectoryRecord } from '@rlm/protocol';
 import type { Logger } from 'pino';
 import type { Principal } from './api-key-store.js';
-import type { ContextStore } from './context-store.js';
+import type { ContextMeta, ContextStore } from './context-store.js';
 import type { EventHub } from './event-hub.js';
 import { executorRunStore } from './executor-run-store.js';
 import type { EffectiveBudget, EngineTool, RunEngine, RunEngineInput } from './run-engine.js';
@@ -24,7 +24,10 @@ export interface SubmitRunInput {
   principal: Principal;
   kind: RunMeta['kind'];
   query: string;
-  contextId: string;
+  /** A stored context; or give `inlineContext` and the manager stores it once the run is admitted. */
+  contextId?: string;
+  /** A context given in the request, stored only after every limit check has passed. */
+  inlineContext?: JsonValue;
   profileName: string;
   budget: EffectiveBudget;
   agentId?: string;
@@ -45,7 +48,9 @@ export interface SubmittedRun {
 
 export interface RunManager {
   /**
-   * Persists the run as `queued` and schedules it.
+   * Persists the run as `queued` and schedules it. Every limit is checked before anything is
+   * written: an `inlineContext` is stored only once the run is admitted, and a submission that
+   * fails leaves no context and no run behind.
    * @throws RlmError `server.rate_limited` (per-key concurrent runs, full queue),
    *   `server.unavailable` while shutting down
    */
@@ -199,7 +204,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     return {
       runId,
       query: input.query,
-      context: await contexts.load(input.contextId),
+      context: await contexts.load(input.contextId ?? ''),
       profileName: input.profileName,
       profile: profileNamed(input.profileName),
       budget: input.budget,
@@ -289,26 +294,36 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       storing += 1;
       const runId = `run_${randomBytes(10).toString('hex')}`;
       let record: RunRecord;
+      let stored: ContextMeta | undefined;
+      let admitted: SubmitRunInput;
       try {
+        if (input.inlineContext !== undefined) {
+          stored = await contexts.saveValue(input.inlineContext, { owner: keyId, pending: true });
+        }
+        const contextId = stored?.id ?? input.contextId;
+        if (contextId === undefined) throw new Error('submit: expected contextId or inlineContext');
+        admitted = { ...input, contextId, inlineContext: undefined };
         const meta: RunMeta = runMetaSchema.parse({
           kind: input.kind,
           owner: keyId,
           query: input.query,
-          contextId: input.contextId,
+          contextId,
           profile: input.profileName,
           model: profileNamed(input.profileName).model,
           budget: input.budget,
           agentId: input.agentId ?? null,
         });
         record = await store.createRun({ id: runId, status: 'queued', owner: keyId, config: meta });
+        if (stored !== undefined) await contexts.commit(stored);
       } catch (error) {
         unreserve(keyId);
+        if (stored !== undefined) await contexts.remove(stored.id);
         throw error;
       } finally {
         storing -= 1;
       }
       hub.notify(runId);
-      return { record, done: enqueue(runId, input) };
+      return { record, done: enqueue(runId, admitted) };
     },
     async cancel(runId) {
       const run = active.get(runId);

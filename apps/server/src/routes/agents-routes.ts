@@ -1,8 +1,8 @@
 import {
-  MAX_STATIC_PROMPT_CHARS,
-  measureStaticPrompt,
   listLayers,
+  MAX_STATIC_PROMPT_CHARS,
   MUTABLE_LAYER_IDS,
+  measureStaticPrompt,
 } from '@rlm/prompts';
 import { RlmError } from '@rlm/protocol';
 import { Hono } from 'hono';

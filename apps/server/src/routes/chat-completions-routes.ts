@@ -17,7 +17,7 @@ import type { ServerServices } from '../server-services.js';
  * usage chunk, `[DONE]`), with comment keep-alives while the RLM works.
  */
 export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
-  const { config, runs, contexts } = services;
+  const { config, runs } = services;
   const app = new Hono<AppEnv>();
 
   app.post(
@@ -38,12 +38,11 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
         });
       }
       const { query, context } = toRunInput(body);
-      const contextId = (await contexts.saveValue(context, { owner: principal.keyId })).id;
       const { record, done } = await runs.submit({
         principal,
         kind: 'chat',
         query,
-        contextId,
+        inlineContext: context,
         profileName: body.model,
         budget: effectiveBudget(profile, undefined, config.maxima),
       });

@@ -37,7 +37,7 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
       const principal = c.get('principal');
       const body = await readJsonBody(c, createRunRequestSchema, 'run request');
       const { name, profile } = resolveProfile(config, body.profile);
-      let contextId = body.contextId;
+      const contextId = body.contextId;
       if (contextId !== undefined) {
         const meta = await contexts.meta(contextId);
         if (meta === undefined || (principal.role !== 'admin' && meta.owner !== principal.keyId)) {
@@ -47,14 +47,12 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
             details: { resource: 'context', id: contextId },
           });
         }
-      } else {
-        contextId = (await contexts.saveValue(body.context ?? '', { owner: principal.keyId })).id;
       }
       const { record } = await runs.submit({
         principal,
         kind: 'run',
         query: body.query,
-        contextId,
+        ...(contextId === undefined ? { inlineContext: body.context ?? '' } : { contextId }),
         profileName: name,
         budget: effectiveBudget(profile, body.config, config.maxima),
       });
