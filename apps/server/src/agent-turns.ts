@@ -11,6 +11,7 @@ import { type AgentMessageRequest, type AgentRecord, layerAuthor } from './agent
 import type { Principal } from './api-key-store.js';
 import type { ContextStore } from './context-store.js';
 import { effectiveBudget } from './effective-budget.js';
+import { ownProfile } from './own-profile.js';
 import type { EngineTool } from './run-engine.js';
 import type { RunManager } from './run-manager.js';
 import type { RunOutcome } from './run-outcome.js';
@@ -82,7 +83,7 @@ async function runTurn(
   const turn: { runId?: string } = {};
   const layerTool = updatePromptLayerTool(memory, { agentId: agent.id, sender, turn });
   const prompt = await layeredPrompt(memory, agent, { sender, body: message.body });
-  const profile = config.profiles[agent.profile];
+  const profile = ownProfile(config, agent.profile);
   if (profile === undefined) {
     throw new RlmError({
       code: 'server.unavailable',

@@ -1,4 +1,5 @@
 import { RlmError } from '@rlm/protocol';
+import { ownProfile, profileNames } from './own-profile.js';
 import type { ModelProfile, ServerConfig } from './server-config.js';
 
 /**
@@ -11,9 +12,9 @@ export function resolveProfile(
   requested: string | undefined,
 ): { name: string; profile: ModelProfile } {
   const name = requested ?? config.defaultProfile;
-  const profile = config.profiles[name];
+  const profile = ownProfile(config, name);
   if (profile === undefined) {
-    const known = Object.keys(config.profiles).join(', ');
+    const known = profileNames(config);
     throw new RlmError({
       code: 'protocol.invalid_message',
       message: `Unknown profile "${name}"; configured profiles: ${known}`,

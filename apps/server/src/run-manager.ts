@@ -6,6 +6,7 @@ import type { Principal } from './api-key-store.js';
 import type { ContextMeta, ContextStore } from './context-store.js';
 import type { EventHub } from './event-hub.js';
 import { executorRunStore } from './executor-run-store.js';
+import { ownProfile } from './own-profile.js';
 import type { EffectiveBudget, EngineTool, RunEngine, RunEngineInput } from './run-engine.js';
 import { type RunMeta, runMetaSchema } from './run-meta.js';
 import type { RunMetrics } from './run-metrics.js';
@@ -222,7 +223,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
   }
 
   function profileNamed(name: string) {
-    const profile = config.profiles[name];
+    const profile = ownProfile(config, name);
     if (profile === undefined) {
       throw new RlmError({
         code: 'server.not_found',

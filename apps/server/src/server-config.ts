@@ -65,7 +65,15 @@ export const serverConfigSchema = z.object({
   /** Directory for uploaded contexts and the API key file. */
   dataDir: z.string().min(1).default('./rlm-data'),
   profiles: z
-    .record(z.string().regex(/^[A-Za-z0-9._:/-]+$/), modelProfileSchema)
+    .record(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9._:/-]+$/)
+        .refine((name) => !['__proto__', 'constructor', 'prototype'].includes(name), {
+          message: 'a profile may not be named __proto__, constructor or prototype',
+        }),
+      modelProfileSchema,
+    )
     .default({ default: modelProfileSchema.parse({ model: 'anthropic/claude-sonnet-4-5' }) }),
   defaultProfile: z.string().default('default'),
   limits: serverLimitsSchema.default(serverLimitsSchema.parse({})),
@@ -98,7 +106,7 @@ export function parseServerConfig(value: unknown, source = 'server config'): Ser
     });
   }
   const config = result.data;
-  if (config.profiles[config.defaultProfile] === undefined) {
+  if (!Object.hasOwn(config.profiles, config.defaultProfile)) {
     throw new RlmError({
       code: 'config.invalid',
       message: `Invalid ${source}: defaultProfile "${config.defaultProfile}" is not one of profiles (${Object.keys(config.profiles).join(', ')})`,

@@ -1,6 +1,7 @@
 import type { RunRecord, RunStore } from '@rlm/memory';
 import type { RunEvent } from '@rlm/protocol';
 import type { ContextStore } from './context-store.js';
+import { ownProfile } from './own-profile.js';
 import { type RunMeta, runMetaSchema } from './run-meta.js';
 import type { ServerConfig } from './server-config.js';
 
@@ -54,7 +55,7 @@ export async function restartPlan(
     };
   }
   if (config.onRestart !== 'resume') return { reason: 'onRestart is "interrupt"' };
-  if (config.profiles[meta.data.profile] === undefined) {
+  if (ownProfile(config, meta.data.profile) === undefined) {
     return { reason: `profile "${meta.data.profile}" is no longer configured` };
   }
   if ((await contexts.meta(meta.data.contextId)) === undefined) {

@@ -5,6 +5,7 @@ import type { AppEnv } from '../app-env.js';
 import { chatCompletionRequestSchema, toRunInput } from '../chat-completion-request.js';
 import { effectiveBudget } from '../effective-budget.js';
 import { guardedSse } from '../guarded-sse.js';
+import { ownProfile, profileNames } from '../own-profile.js';
 import { payloadTooLarge } from '../payload-too-large.js';
 import { readJsonBody } from '../read-json-body.js';
 import type { RunOutcome } from '../run-outcome.js';
@@ -29,11 +30,11 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
     async (c) => {
       const principal = c.get('principal');
       const body = await readJsonBody(c, chatCompletionRequestSchema, 'chat completion request');
-      const profile = config.profiles[body.model];
+      const profile = ownProfile(config, body.model);
       if (profile === undefined) {
         throw new RlmError({
           code: 'server.not_found',
-          message: `The model "${body.model}" does not exist; configured models: ${Object.keys(config.profiles).join(', ')}`,
+          message: `The model "${body.model}" does not exist; configured models: ${profileNames(config)}`,
           details: { resource: 'model', id: body.model },
         });
       }

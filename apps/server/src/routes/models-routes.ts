@@ -1,6 +1,7 @@
 import { RlmError } from '@rlm/protocol';
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env.js';
+import { ownProfile, profileNames } from '../own-profile.js';
 import type { ServerServices } from '../server-services.js';
 
 /**
@@ -14,10 +15,10 @@ export function modelsRoutes({ config }: ServerServices): Hono<AppEnv> {
   app.get('/', (c) => c.json({ object: 'list', data: Object.keys(config.profiles).map(model) }));
   app.get('/:id', (c) => {
     const id = c.req.param('id');
-    if (config.profiles[id] === undefined) {
+    if (ownProfile(config, id) === undefined) {
       throw new RlmError({
         code: 'server.not_found',
-        message: `The model "${id}" does not exist`,
+        message: `The model "${id}" does not exist; configured models: ${profileNames(config)}`,
         details: { resource: 'model', id },
       });
     }
