@@ -9,7 +9,5 @@ export interface AppEnv {
     principal: Principal;
     /** A child logger carrying the request id. */
     log: PinoLogger;
-    /** Why authentication failed, for the 401 body. */
-    authFailure: 'invalid' | 'revoked';
   };
 }

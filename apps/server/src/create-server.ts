@@ -56,7 +56,7 @@ export function createServer(services: ServerServices): Hono<AppEnv> {
     cors({
       origin: config.corsOrigins,
       allowHeaders: ['authorization', 'content-type', 'last-event-id'],
-      exposeHeaders: ['retry-after', 'x-request-id', 'location'],
+      exposeHeaders: ['retry-after', 'x-request-id', 'location', 'www-authenticate'],
     }),
   );
   app.use('*', async function limitBody(c, next) {
@@ -69,7 +69,14 @@ export function createServer(services: ServerServices): Hono<AppEnv> {
   app.get('/openapi.json', (c) => c.json(openApi));
   app.route('/ui', uiRoutes());
 
-  app.use('/v1/*', apiKeyAuth(services.keys));
+  app.use(
+    '/v1/*',
+    apiKeyAuth({
+      keys: services.keys,
+      failuresPerMinute: config.limits.authFailuresPerMinute,
+      ...(services.now ? { now: services.now } : {}),
+    }),
+  );
   app.use(
     '/v1/*',
     keyRateLimit({

@@ -42,6 +42,8 @@ export const serverLimitsSchema = z.object({
     .default(64 * 1024 * 1024),
   /** Requests per minute per API key (token bucket, bursts up to this many). */
   requestsPerMinute: z.number().int().positive().default(120),
+  /** Failed authentications per client address per minute before it gets 429 (token bucket). */
+  authFailuresPerMinute: z.number().int().positive().default(30),
   /** Runs a single key may have queued or running at once. */
   concurrentRunsPerKey: z.number().int().positive().default(8),
   /** Runs executing at once across the whole server. */

@@ -1,4 +1,5 @@
 import type { RunStore, StoredRunEvent } from '@rlm/memory';
+import { RlmError } from '@rlm/protocol';
 import type { Context } from 'hono';
 import type { SSEStreamingApi } from 'hono/streaming';
 import type { AppEnv } from '../app-env.js';
@@ -71,9 +72,23 @@ async function writeEvents(
   return seq;
 }
 
-/** The sequence number to resume after: `Last-Event-ID`, else `?after=`, else 0. */
+/**
+ * The sequence number to resume after: `Last-Event-ID`, else `?after=`, else 0.
+ *
+ * @throws RlmError `protocol.invalid_message` naming the header or parameter when it is not a
+ *   non-negative safe integer (written in decimal digits)
+ */
 export function resumePoint(c: Context): number {
-  const raw = c.req.header('last-event-id') ?? c.req.query('after') ?? '0';
-  const value = Number.parseInt(raw, 10);
-  return Number.isFinite(value) && value > 0 ? value : 0;
+  const header = c.req.header('last-event-id');
+  const query = c.req.query('after');
+  const [field, raw] =
+    header !== undefined ? ['Last-Event-ID', header] : query !== undefined ? ['after', query] : [];
+  if (field === undefined || raw === undefined) return 0;
+  const value = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (Number.isSafeInteger(value)) return value;
+  throw new RlmError({
+    code: 'protocol.invalid_message',
+    message: `${field}: expected a non-negative integer event id of at most ${Number.MAX_SAFE_INTEGER}, got "${raw.slice(0, 40)}"`,
+    details: { issues: [`${field}: expected a non-negative safe integer`] },
+  });
 }
