@@ -1,5 +1,6 @@
 import type { Logger as PinoLogger } from 'pino';
 import type { Principal } from './api-key-store.js';
+import type { RequestActivity } from './request-activity.js';
 
 /** The Hono environment: what middlewares put on the context for handlers. */
 export interface AppEnv {
@@ -9,5 +10,7 @@ export interface AppEnv {
     principal: Principal;
     /** A child logger carrying the request id. */
     log: PinoLogger;
+    /** Requests and streams in progress, for a shutdown that delivers them first. */
+    activity: RequestActivity;
   };
 }

@@ -10,6 +10,7 @@ import { handleError } from './handle-error.js';
 import { keyRateLimit } from './key-rate-limit.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 import { payloadTooLarge } from './payload-too-large.js';
+import { trackRequests } from './request-activity.js';
 import { requestLogger } from './request-logger.js';
 import { agentsRoutes } from './routes/agents-routes.js';
 import { chatCompletionsRoutes } from './routes/chat-completions-routes.js';
@@ -49,6 +50,7 @@ export function createServer(services: ServerServices): Hono<AppEnv> {
     });
   });
   app.use('*', requestId());
+  app.use('*', trackRequests(services.activity));
   app.use('*', requestLogger(logger));
   app.use('*', secureHeaders());
   app.use(

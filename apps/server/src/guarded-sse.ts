@@ -11,6 +11,8 @@ export function guardedSse(
   c: Context<AppEnv>,
   body: (stream: SSEStreamingApi) => Promise<void>,
 ): Response {
+  // Counted until the stream ends, so a shutdown waits for it (it ends streams it must end).
+  const end = c.get('activity')?.begin();
   return streamSSE(c, async (stream) => {
     try {
       await body(stream);
@@ -24,6 +26,8 @@ export function guardedSse(
           })
           .catch(() => undefined);
       }
+    } finally {
+      end?.();
     }
   });
 }

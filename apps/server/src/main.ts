@@ -1,4 +1,5 @@
 import { mkdir, readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { RlmError } from '@rlm/protocol';
@@ -74,8 +75,11 @@ export async function main({
     url,
     async stop() {
       logger.info({ graceMs: config.shutdownGraceMs }, 'shutting down');
-      server.close();
+      // No new connections; requests on open ones get 503 for new runs while running ones finish.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await services.shutdown(config.shutdownGraceMs);
+      (server as Server).closeAllConnections();
+      await closed;
       await store.close();
       logger.info('stopped');
     },

@@ -7,11 +7,15 @@ import type { ApiKeyStore } from './api-key-store.js';
 import { type ContextStore, createContextStore } from './context-store.js';
 import { createEventHub, type EventHub } from './event-hub.js';
 import { createMetricsRegistry, type MetricsRegistry } from './metrics-registry.js';
+import { createRequestActivity, type RequestActivity } from './request-activity.js';
 import type { RunEngine } from './run-engine.js';
 import { createRunManager, type RunManager } from './run-manager.js';
 import { createRunMetrics } from './run-metrics.js';
 import { createRunViews, type RunViews } from './run-views.js';
 import type { ServerConfig } from './server-config.js';
+
+/** How long a shutdown waits, after the runs have stopped, for their responses to be written. */
+const SHUTDOWN_DELIVERY_MS = 5_000;
 
 /** What the composition root supplies; tests pass the same with fakes where the network would be. */
 export interface ServerDeps {
@@ -36,9 +40,17 @@ export interface ServerServices extends ServerDeps {
   views: RunViews;
   agents: AgentRegistry;
   agentTurns: AgentTurns;
+  /** Requests and streams in progress. */
+  activity: RequestActivity;
+  /** Aborted when a shutdown starts: event streams end with `event: shutdown`. */
+  stopping: AbortSignal;
   /** Readiness checks for `/readyz`. */
   readiness(): Promise<Record<string, { ok: boolean; detail?: string }>>;
-  /** Stops accepting runs, lets running ones finish within `graceMs`, releases resources. */
+  /**
+   * Stops accepting runs, tells event-stream clients to reconnect elsewhere (`event: shutdown`),
+   * lets running ones finish within `graceMs`, waits for their responses (a chat completion that
+   * finished within the grace is delivered), then releases resources.
+   */
   shutdown(graceMs: number): Promise<void>;
 }
 
@@ -61,12 +73,16 @@ export function createServerServices(deps: ServerDeps): ServerServices {
   });
   const manager = runs;
   let stopping = false;
+  const stopSignal = new AbortController();
+  const activity = createRequestActivity();
   return {
     ...deps,
     runs: manager,
     hub,
     metrics,
     contexts,
+    activity,
+    stopping: stopSignal.signal,
     views: createRunViews(deps.store.runs),
     agents: createAgentRegistry(deps.store.scratchpad),
     agentTurns: createAgentTurns({
@@ -84,7 +100,10 @@ export function createServerServices(deps: ServerDeps): ServerServices {
     },
     async shutdown(graceMs) {
       stopping = true;
+      stopSignal.abort();
       await manager.shutdown(graceMs);
+      // Responses of runs that ended within the grace are still being written: deliver them.
+      await activity.idle(SHUTDOWN_DELIVERY_MS);
       metrics.close();
     },
   };

@@ -17,7 +17,13 @@ export interface RunEventStreamOptions {
   heartbeatMs: number;
   /** Whether the run has ended (all of its events are stored by then). */
   isFinished: () => Promise<boolean>;
+  /** Aborted when the server shuts down: the stream ends with `event: shutdown`. */
+  stopping?: AbortSignal;
 }
+
+/** What the last message of a stream cut by a shutdown says. */
+export const SHUTDOWN_NOTICE =
+  'The server is shutting down; reconnect and send Last-Event-ID to continue after the last event you received';
 
 /**
  * Streams a run's stored events as SSE: `id` is the per-run sequence number, `event` the event
@@ -31,6 +37,9 @@ export function streamRunEvents(c: Context<AppEnv>, options: RunEventStreamOptio
   return guardedSse(c, async (stream) => {
     const aborted = new AbortController();
     stream.onAbort(() => aborted.abort());
+    const stopping = options.stopping;
+    const onStop = () => aborted.abort();
+    stopping?.addEventListener('abort', onStop, { once: true });
     let seq = options.afterSeq;
     // Writes everything stored after `seq`; true when the run has ended and all of it was sent.
     const drain = async (): Promise<boolean> => {
@@ -46,6 +55,7 @@ export function streamRunEvents(c: Context<AppEnv>, options: RunEventStreamOptio
     while (!aborted.signal.aborted) {
       const version = hub.version(runId);
       if (await drain()) {
+        stopping?.removeEventListener('abort', onStop);
         await stream.writeSSE({ event: 'end', data: JSON.stringify({ lastEventId: seq }) });
         return;
       }
@@ -54,6 +64,13 @@ export function streamRunEvents(c: Context<AppEnv>, options: RunEventStreamOptio
         signal: aborted.signal,
       });
       if (!changed && !aborted.signal.aborted) await stream.write(': heartbeat\n\n');
+    }
+    stopping?.removeEventListener('abort', onStop);
+    if (stopping?.aborted === true && !stream.aborted && !stream.closed) {
+      await stream.writeSSE({
+        event: 'shutdown',
+        data: JSON.stringify({ message: SHUTDOWN_NOTICE, lastEventId: seq }),
+      });
     }
   });
 }

@@ -101,6 +101,7 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
       runId: record.id,
       afterSeq: resumePoint(c),
       heartbeatMs: config.heartbeatMs,
+      stopping: services.stopping,
       // A run active in this process is not finished; only then is the store asked.
       isFinished: async () =>
         !runs.isActive(record.id) &&
