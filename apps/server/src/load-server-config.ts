@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { RlmError } from '@rlm/protocol';
+import { defaultDataDir } from './default-data-dir.js';
 import { parseServerConfig, type ServerConfig } from './server-config.js';
 
 /** Environment variables the server reads (all optional). */
@@ -35,15 +37,13 @@ export async function loadServerConfig(
       });
     }
   }
-  const overrides = envOverrides(env, fromFile);
-  return parseServerConfig({ ...fromFile, ...overrides }, path ?? 'environment');
+  const overrides = envOverrides(env);
+  const merged = { dataDir: defaultDataDir(env), ...fromFile, ...overrides };
+  return parseServerConfig(merged, path ?? 'environment');
 }
 
-/** The config fields the environment sets; `RLM_SERVER_DATA_DIR` also moves the default database. */
-function envOverrides(
-  env: Readonly<Record<string, string | undefined>>,
-  fromFile: Record<string, unknown>,
-): Record<string, unknown> {
+/** The config fields the environment sets; the database follows the data directory unless set. */
+function envOverrides(env: Readonly<Record<string, string | undefined>>): Record<string, unknown> {
   const overrides: Record<string, unknown> = {};
   const set = (key: string, value: unknown) => {
     if (value !== undefined && value !== '') overrides[key] = value;
@@ -54,11 +54,9 @@ function envOverrides(
   set('logLevel', env[CONFIG_ENV.logLevel]);
   const database = env[CONFIG_ENV.database];
   const dataDir = env[CONFIG_ENV.dataDir];
-  set('dataDir', dataDir);
+  set('dataDir', dataDir === undefined || dataDir === '' ? undefined : resolve(dataDir));
   if (database) {
     set('store', database === ':memory:' ? { kind: 'memory' } : { kind: 'sqlite', path: database });
-  } else if (dataDir && fromFile['store'] === undefined) {
-    set('store', { kind: 'sqlite', path: `${dataDir}/rlm-server.db` });
   }
   return overrides;
 }

@@ -40,13 +40,20 @@ export async function main({
     await mkdir(join(config.store.path, '..'), { recursive: true });
   const store = await openServerStore(config.store);
   const keys = createFileApiKeyStore(join(config.dataDir, 'api-keys.json'));
-  const engine = createExecutorEngine({
-    resolveModel: resolveModel ?? createProductionModelResolver(env),
-  });
+  const resolver = resolveModel ?? createProductionModelResolver(env);
+  const engine = createExecutorEngine({ resolveModel: resolver });
   const { version } = JSON.parse(
     await readFile(new URL('../package.json', import.meta.url), 'utf8'),
   ) as { version: string };
-  const services = createServerServices({ config, store, keys, engine, logger, version });
+  const services = createServerServices({
+    config,
+    store,
+    keys,
+    engine,
+    logger,
+    version,
+    checkModel: (modelId) => void resolver(modelId),
+  });
   const app = createServer(services);
   // Before recovery: data a crash left without metadata is no context of any run.
   const swept = await services.contexts.sweep();

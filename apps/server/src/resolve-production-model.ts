@@ -1,10 +1,12 @@
 import { resolveModel } from '@rlm/executor';
 import type { LanguageModel } from '@rlm/protocol';
 import type { ModelResolver } from './executor-engine.js';
+import { isOfflineModelId, offlineModel } from './offline-model.js';
 
 /**
  * The production model resolver: `@rlm/executor`'s `resolveModel` with keys and base URLs from
- * the environment, one client per model id (so runs share its connection pool and limiter).
+ * the environment, one client per model id (so runs share its connection pool and limiter);
+ * `testkit:<policy>` ids are offline `@rlm/testkit` policies that need no key.
  */
 export function createProductionModelResolver(
   env: Readonly<Record<string, string | undefined>>,
@@ -13,7 +15,7 @@ export function createProductionModelResolver(
   return (modelId) => {
     let client = clients.get(modelId);
     if (client === undefined) {
-      client = resolveModel(modelId, { env });
+      client = isOfflineModelId(modelId) ? offlineModel(modelId) : resolveModel(modelId, { env });
       clients.set(modelId, client);
     }
     return client;

@@ -42,7 +42,7 @@ describe('profile and model look-ups', () => {
         defaultProfile: 'constructor',
       }),
     ).toThrow(expect.objectContaining({ code: 'config.invalid' }));
-    expect(() => parseServerConfig({ defaultProfile: 'toString' })).toThrow(
+    expect(() => parseServerConfig({ dataDir: '/tmp/x', defaultProfile: 'toString' })).toThrow(
       expect.objectContaining({ code: 'config.invalid' }),
     );
   });

@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { describeIssues, RlmError } from '@rlm/protocol';
 import { prettifyError, z } from 'zod';
+import { defaultDataDir } from './default-data-dir.js';
 
 /** One model profile: what `model` in a request (or `profile` in a run) selects. */
 export const modelProfileSchema = z.object({
@@ -57,15 +59,21 @@ export type ServerLimits = z.infer<typeof serverLimitsSchema>;
 export const serverConfigSchema = z.object({
   host: z.string().default('127.0.0.1'),
   port: z.number().int().min(0).max(65_535).default(8787),
-  /** Where runs, events, conversations and layers live. */
+  /** Where runs, events, conversations and layers live. @default `<dataDir>/rlm-server.db` */
   store: z
     .discriminatedUnion('kind', [
       z.object({ kind: z.literal('sqlite'), path: z.string().min(1) }),
       z.object({ kind: z.literal('memory') }),
     ])
-    .default({ kind: 'sqlite', path: './rlm-data/rlm-server.db' }),
-  /** Directory for uploaded contexts and the API key file. */
-  dataDir: z.string().min(1).default('./rlm-data'),
+    .optional(),
+  /**
+   * Directory for the SQLite file, uploaded contexts and the API key file. The default is the
+   * user's data directory (`defaultDataDir()`), never the working directory.
+   */
+  dataDir: z
+    .string()
+    .min(1)
+    .default(() => defaultDataDir()),
   profiles: z
     .record(
       z
@@ -89,7 +97,10 @@ export const serverConfigSchema = z.object({
   onRestart: z.enum(['resume', 'interrupt']).default('resume'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
-export type ServerConfig = z.infer<typeof serverConfigSchema>;
+/** The validated configuration, with the store resolved (`<dataDir>/rlm-server.db` by default). */
+export type ServerConfig = Omit<z.infer<typeof serverConfigSchema>, 'store'> & {
+  store: NonNullable<z.infer<typeof serverConfigSchema>['store']>;
+};
 export type ServerConfigInput = z.input<typeof serverConfigSchema>;
 
 /**
@@ -107,7 +118,13 @@ export function parseServerConfig(value: unknown, source = 'server config'): Ser
       cause: result.error,
     });
   }
-  const config = result.data;
+  const config: ServerConfig = {
+    ...result.data,
+    store: result.data.store ?? {
+      kind: 'sqlite',
+      path: join(result.data.dataDir, 'rlm-server.db'),
+    },
+  };
   if (!Object.hasOwn(config.profiles, config.defaultProfile)) {
     throw new RlmError({
       code: 'config.invalid',

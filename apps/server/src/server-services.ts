@@ -7,6 +7,7 @@ import type { ApiKeyStore } from './api-key-store.js';
 import { type ContextStore, createContextStore } from './context-store.js';
 import { createEventHub, type EventHub } from './event-hub.js';
 import { createMetricsRegistry, type MetricsRegistry } from './metrics-registry.js';
+import { ownProfile } from './own-profile.js';
 import { createRequestActivity, type RequestActivity } from './request-activity.js';
 import type { RunEngine } from './run-engine.js';
 import { createRunManager, type RunManager } from './run-manager.js';
@@ -29,6 +30,11 @@ export interface ServerDeps {
   now?: () => number;
   /** Reported in `/openapi.json`. @default '0.0.0' */
   version?: string;
+  /**
+   * Throws when a model id cannot be served (no key for its provider, an unknown offline
+   * policy): `/readyz` fails while the default profile's models cannot. @default accepts every id
+   */
+  checkModel?: (modelId: string) => void;
 }
 
 /** The long-lived parts of one server instance, shared by its routes. */
@@ -96,7 +102,11 @@ export function createServerServices(deps: ServerDeps): ServerServices {
         .listRuns({ limit: 1 })
         .then(() => ({ ok: true }))
         .catch((error: unknown) => ({ ok: false, detail: String(error) }));
-      return { store, accepting: stopping ? { ok: false, detail: 'shutting down' } : { ok: true } };
+      return {
+        store,
+        defaultProfile: defaultProfileCheck(deps),
+        accepting: stopping ? { ok: false, detail: 'shutting down' } : { ok: true },
+      };
     },
     async shutdown(graceMs) {
       stopping = true;
@@ -107,4 +117,17 @@ export function createServerServices(deps: ServerDeps): ServerServices {
       metrics.close();
     },
   };
+}
+
+/** Whether the default profile's models can be served now (a key is set, the policy exists). */
+function defaultProfileCheck({ config, checkModel }: ServerDeps): { ok: boolean; detail?: string } {
+  const profile = ownProfile(config, config.defaultProfile);
+  if (profile === undefined) return { ok: false, detail: 'no default profile' };
+  try {
+    checkModel?.(profile.model);
+    if (profile.subModel !== undefined) checkModel?.(profile.subModel);
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, detail: error instanceof Error ? error.message : String(error) };
+  }
 }

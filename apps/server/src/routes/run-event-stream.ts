@@ -19,6 +19,8 @@ export interface RunEventStreamOptions {
   isFinished: () => Promise<boolean>;
   /** Aborted when the server shuts down: the stream ends with `event: shutdown`. */
   stopping?: AbortSignal;
+  /** Applied to each event's JSON before it is sent (hides upstream URLs from user keys). */
+  redact?: (json: string) => string;
 }
 
 /** What the last message of a stream cut by a shutdown says. */
@@ -45,7 +47,7 @@ export function streamRunEvents(c: Context<AppEnv>, options: RunEventStreamOptio
     const drain = async (): Promise<boolean> => {
       for (;;) {
         const page = await store.eventsAfter(runId, seq, { limit: PAGE_SIZE });
-        seq = await writeEvents(stream, page, seq);
+        seq = await writeEvents(stream, page, { after: seq, redact: options.redact });
         if (page.length === PAGE_SIZE) continue;
         if (!(await isFinished())) return false;
         // The final status is written after the last event, so one more read closes the race.
@@ -79,11 +81,16 @@ export function streamRunEvents(c: Context<AppEnv>, options: RunEventStreamOptio
 async function writeEvents(
   stream: SSEStreamingApi,
   page: readonly StoredRunEvent[],
-  after: number,
+  { after, redact }: { after: number; redact: ((json: string) => string) | undefined },
 ): Promise<number> {
   let seq = after;
   for (const { seq: eventSeq, event } of page) {
-    await stream.writeSSE({ id: String(eventSeq), event: event.type, data: JSON.stringify(event) });
+    const data = JSON.stringify(event);
+    await stream.writeSSE({
+      id: String(eventSeq),
+      event: event.type,
+      data: redact === undefined ? data : redact(data),
+    });
     seq = eventSeq;
   }
   return seq;

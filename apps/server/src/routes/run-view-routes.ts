@@ -2,6 +2,7 @@ import { renderRunHtml, TraceTree } from '@rlm/executor';
 import type { RunStore } from '@rlm/memory';
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env.js';
+import { redactUpstream } from '../redact-upstream.js';
 import type { ServerServices } from '../server-services.js';
 
 const PAGE_SIZE = 1000;
@@ -19,7 +20,7 @@ export function runViewRoutes({ store, views }: ServerServices): Hono<AppEnv> {
   app.get('/:id/view', async (c) => {
     const { record } = await views.owned(c.get('principal'), c.req.param('id'));
     const { tree, lastSeq } = await traceOf(store.runs, record.id);
-    return c.body(renderRunHtml(tree), 200, {
+    return c.body(redactUpstream(c.get('principal'), renderRunHtml(tree)), 200, {
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
       // A fragment, never a page: nothing in it may load or run if it is opened on its own.

@@ -6,6 +6,7 @@ import type { AppEnv } from '../app-env.js';
 import { effectiveBudget } from '../effective-budget.js';
 import { payloadTooLarge } from '../payload-too-large.js';
 import { parseQuery, readJsonBody } from '../read-json-body.js';
+import { redactUpstream, redactUpstreamJson } from '../redact-upstream.js';
 import { resolveProfile } from '../resolve-profile.js';
 import { runMetaSchema } from '../run-meta.js';
 import { createRunRequestSchema, listRunsQuerySchema } from '../run-request.js';
@@ -57,7 +58,8 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
         budget: effectiveBudget(profile, body.config, config.maxima),
       });
       const meta = runMetaSchema.parse(record.config);
-      return c.json({ ...(await views.view(record, meta)), links: runLinks(record.id) }, 202, {
+      const view = redactUpstreamJson(principal, await views.view(record, meta));
+      return c.json({ ...view, links: runLinks(record.id) }, 202, {
         location: `/v1/runs/${record.id}`,
       });
     },
@@ -75,7 +77,8 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
       ...(query.status === undefined ? {} : { status: query.status as never }),
       ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
     });
-    return c.json({ data: await serverRunViews(page.runs), nextCursor: page.nextCursor });
+    const data = redactUpstreamJson(principal, await serverRunViews(page.runs));
+    return c.json({ data, nextCursor: page.nextCursor });
   });
 
   /** Views of the runs the server created (records written by others have no server metadata). */
@@ -89,13 +92,17 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
   }
 
   app.get('/:id', async (c) => {
-    const { record, meta } = await views.owned(c.get('principal'), c.req.param('id'));
-    return c.json({ ...(await views.view(record, meta)), links: runLinks(record.id) });
+    const principal = c.get('principal');
+    const { record, meta } = await views.owned(principal, c.req.param('id'));
+    const view = redactUpstreamJson(principal, await views.view(record, meta));
+    return c.json({ ...view, links: runLinks(record.id) });
   });
 
   app.get('/:id/events', async (c) => {
-    const { record } = await views.owned(c.get('principal'), c.req.param('id'));
+    const principal = c.get('principal');
+    const { record } = await views.owned(principal, c.req.param('id'));
     return streamRunEvents(c, {
+      redact: (json) => redactUpstream(principal, json),
       store: store.runs,
       hub,
       runId: record.id,
@@ -119,7 +126,8 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
       });
     }
     const current = (await store.runs.getRun(record.id)) ?? record;
-    return c.json({ ...(await views.view(current, meta)), links: runLinks(record.id) }, 202);
+    const view = redactUpstreamJson(c.get('principal'), await views.view(current, meta));
+    return c.json({ ...view, links: runLinks(record.id) }, 202);
   });
 
   app.get('/:id/trajectory', async (c) => {
@@ -140,7 +148,7 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
         lines.push(JSON.stringify({ kind: 'event', event }));
       body = `${lines.join('\n')}\n`;
     }
-    return c.body(body, 200, {
+    return c.body(redactUpstream(c.get('principal'), body), 200, {
       'content-type': 'application/x-ndjson; charset=utf-8',
       'content-disposition': `attachment; filename="${record.id}.jsonl"`,
     });
