@@ -80,7 +80,9 @@ describe('executor engine behind the server', () => {
     };
     expect(layers.data.find((layer) => layer.id === 8)).toMatchObject({
       version: 2,
-      updatedBy: `agent:${agent.body['id']}`,
+      updatedBy: expect.stringMatching(
+        new RegExp(`^agent:${agent.body['id']} run:run_[0-9a-f]+ sender:"dana"$`),
+      ),
     });
     expect(layers.data.find((layer) => layer.id === 9)?.version).toBe(1);
     expect(model.requests[0]?.system).toContain('Scribe');
