@@ -3,7 +3,8 @@ import { assembleStore } from './assemble-store.js';
 import type { BackendContext } from './backend-context.js';
 import { governPromptLayers } from './govern-prompt-layers.js';
 import { createMemoryParts } from './memory-backend/create-memory-parts.js';
-import { createSqlParts } from './sql-backend/create-sqlite-parts.js';
+import { openPostgresDriver } from './postgres-backend/open-postgres-driver.js';
+import { createSqlParts } from './sql-backend/create-sql-parts.js';
 import { openSqliteDriver } from './sql-backend/open-sqlite-driver.js';
 import type { Store } from './store.js';
 import { type StoreOptions, storeOptionsSchema } from './store-options.js';
@@ -11,10 +12,14 @@ import { UNCONFIGURED_LAYER_POLICY } from './unconfigured-layer-policy.js';
 
 /**
  * Opens a store: `{ kind: 'memory' }` keeps everything in this process; `{ kind: 'sqlite', path }`
- * opens (or creates) a SQLite file in WAL mode and migrates it to the current schema.
+ * opens (or creates) a SQLite file in WAL mode; `{ kind: 'postgres', url }` connects a pool to a
+ * Postgres database, which any number of processes can share. Both databases are migrated to
+ * the current schema on open. The drivers (`better-sqlite3`, `pg`) are optional peers, loaded
+ * only by the kind that needs them.
  *
- * @throws RlmError `protocol.invalid_config` for bad options, `memory.schema_too_new` for a file
- * written by a newer version, `memory.storage_failed` when the file cannot be opened
+ * @throws RlmError `protocol.invalid_config` for bad options or a driver that is not installed,
+ * `memory.schema_too_new` for a database written by a newer version, `memory.storage_failed`
+ * when the database cannot be opened or reached
  *
  * @example
  * const store = await createStore({ kind: 'sqlite', path: 'agent.db' });
@@ -49,8 +54,11 @@ export async function createStore(options: StoreOptions): Promise<Store> {
       governPromptLayers(createMemoryParts(context, markClosed), context.policy),
     );
   }
-  const driver = await openSqliteDriver(resolved);
-  const parts = createSqlParts(driver, context);
+  const driver =
+    resolved.kind === 'sqlite'
+      ? await openSqliteDriver(resolved)
+      : await openPostgresDriver(resolved);
+  const parts = createSqlParts(resolved.kind, driver, context);
   return assembleStore({
     ...governPromptLayers(parts, context.policy),
     close: async () => {

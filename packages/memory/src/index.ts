@@ -1,12 +1,18 @@
-/** @packageDocumentation Scratchpad, conversations, prompt layers, working memory and runs, in memory or SQLite. */
+/** @packageDocumentation Scratchpad, conversations, prompt layers, working memory and runs, in memory, SQLite or Postgres. */
 
 // ── Opening a store ─────────────────────
 
 export { createStore } from './create-store.js';
+export {
+  POSTGRES_SCHEMA_VERSION,
+  RUN_EVENTS_CHANNEL,
+} from './postgres-backend/postgres-migrations.js';
 export { SQLITE_SCHEMA_VERSION } from './sql-backend/sqlite-migrations.js';
 export { type AgentMemory, DEFAULT_AGENT_ID, type Store } from './store.js';
 export {
   DEFAULT_BUSY_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_POSTGRES_POOL_SIZE,
   type StoreLimits,
   type StoreOptions,
   storeOptionsSchema,

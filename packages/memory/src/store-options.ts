@@ -10,6 +10,10 @@ import { DEFAULT_WORKING_MEMORY_MAX_ITEMS } from './working-memory.js';
 
 /** How long a SQLite connection waits for another connection's write lock before failing. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+/** Connections a Postgres store keeps open at most. */
+export const DEFAULT_POSTGRES_POOL_SIZE = 10;
+/** How long opening a Postgres connection may take before the call fails. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 const limitsSchema = z
   .object({
@@ -53,7 +57,10 @@ const common = {
     .optional(),
 };
 
-/** Options of `createStore`: `{ kind: 'memory' }` or `{ kind: 'sqlite', path }`, plus shared limits. */
+/**
+ * Options of `createStore`: `{ kind: 'memory' }`, `{ kind: 'sqlite', path }` or
+ * `{ kind: 'postgres', url }`, plus shared limits.
+ */
 export const storeOptionsSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('memory'), ...common }).strict(),
   z
@@ -68,6 +75,21 @@ export const storeOptionsSchema = z.discriminatedUnion('kind', [
        * also survives power loss, at a cost in write throughput.
        */
       synchronous: z.enum(['normal', 'full']).default('normal'),
+      ...common,
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('postgres'),
+      /**
+       * `postgres://user:password@host:port/database`; libpq parameters such as `sslmode` or
+       * `options=-c search_path=…` (to keep the tables in their own schema) go in the query.
+       */
+      url: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL'),
+      /** @default DEFAULT_POSTGRES_POOL_SIZE */
+      poolSize: z.number().int().positive().default(DEFAULT_POSTGRES_POOL_SIZE),
+      /** @default DEFAULT_CONNECT_TIMEOUT_MS */
+      connectTimeoutMs: z.number().int().positive().default(DEFAULT_CONNECT_TIMEOUT_MS),
       ...common,
     })
     .strict(),

@@ -26,7 +26,7 @@ export interface AgentMemory {
  * contract.
  */
 export interface Store extends AgentMemory {
-  readonly kind: 'memory' | 'sqlite';
+  readonly kind: 'memory' | 'sqlite' | 'postgres';
   readonly runs: RunStore;
   /**
    * The stores of agent `agentId` (created empty on first use, prompt layers seeded).

@@ -2,13 +2,24 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RlmError } from '@rlm/protocol';
+import { inject } from 'vitest';
 import { createStore } from '../create-store.js';
 import type { PromptLayerPolicy } from '../prompt-layer-store.js';
 import type { Store } from '../store.js';
-import type { StoreLimits } from '../store-options.js';
+import type { StoreLimits, StoreOptions } from '../store-options.js';
+import { createTestDatabase } from './create-test-database.js';
 
-export const BACKENDS = ['memory', 'sqlite'] as const;
-export type Backend = (typeof BACKENDS)[number];
+export type Backend = 'memory' | 'sqlite' | 'postgres';
+
+/** The test Postgres server (started by `postgres-global-setup.ts`), or why there is none. */
+export const POSTGRES = inject('postgres');
+
+/**
+ * Every backend the store contract runs against. Postgres is left out only when its server could
+ * not start outside CI (`postgres-availability.test.ts` then reports that as a skipped test).
+ */
+export const BACKENDS: readonly Backend[] =
+  POSTGRES.url === null ? ['memory', 'sqlite'] : ['memory', 'sqlite', 'postgres'];
 
 /** A small stand-in for @rlm/prompts' rules: a size cap and one forbidden phrase. */
 export const TEST_POLICY: PromptLayerPolicy = {
@@ -51,38 +62,60 @@ export function createTestClock(start = 1_000_000) {
 
 export interface TestStore {
   store: Store;
+  /** The SQLite file, or the Postgres database's URL; `undefined` in memory. */
   path: string | undefined;
   clock: ReturnType<typeof createTestClock>;
   reopen(): Promise<Store>;
   cleanup(): Promise<void>;
 }
 
-/** Opens a store of `backend` (SQLite in a fresh temp directory) with the test policy and clock. */
+/**
+ * Opens a store of `backend` with the test policy and clock: SQLite in a fresh temp directory,
+ * Postgres in a fresh database of the test server (dropped by `cleanup`).
+ */
 export async function openTestStore(
   backend: Backend,
   limits: Partial<StoreLimits> = {},
   policy: PromptLayerPolicy = TEST_POLICY,
 ): Promise<TestStore> {
   const clock = createTestClock();
-  const directory = backend === 'sqlite' ? mkdtempSync(join(tmpdir(), 'rlm-memory-')) : undefined;
-  const path = directory === undefined ? undefined : join(directory, 'store.db');
-  const open = () =>
-    path === undefined
-      ? createStore({ kind: 'memory', limits, promptLayers: policy, now: clock.now })
-      : createStore({ kind: 'sqlite', path, limits, promptLayers: policy, now: clock.now });
-  const opened: Store[] = [await open()];
+  const common = { limits, promptLayers: policy, now: clock.now };
+  const place = await createPlace(backend);
+  const options: StoreOptions =
+    backend === 'memory'
+      ? { kind: 'memory', ...common }
+      : backend === 'sqlite'
+        ? { kind: 'sqlite', path: place.path as string, ...common }
+        : { kind: 'postgres', url: place.path as string, ...common };
+  const opened: Store[] = [await createStore(options)];
   return {
     store: opened[0] as Store,
-    path,
+    path: place.path,
     clock,
     async reopen() {
-      const store = await open();
+      const store = await createStore(options);
       opened.push(store);
       return store;
     },
     async cleanup() {
       for (const store of opened) await store.close();
-      if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+      await place.remove();
     },
   };
+}
+
+/** Where a backend's data lives for one test, and how to delete it. */
+async function createPlace(
+  backend: Backend,
+): Promise<{ path: string | undefined; remove(): Promise<void> }> {
+  if (backend === 'memory') return { path: undefined, remove: async () => undefined };
+  if (backend === 'sqlite') {
+    const directory = mkdtempSync(join(tmpdir(), 'rlm-memory-'));
+    return {
+      path: join(directory, 'store.db'),
+      remove: async () => rmSync(directory, { recursive: true, force: true }),
+    };
+  }
+  const database = await createTestDatabase();
+  return { path: database.url, remove: () => database.drop() };
 }

@@ -1,8 +1,9 @@
 import { RlmError } from '@rlm/protocol';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { loadOptionalPeer } from '../load-optional-peer.js';
 import { migrateSqlite, readVersion } from './migrate-sqlite.js';
 import { isBusyError, retryWhileBusy } from './retry-while-busy.js';
-import type { SqlDriver, SqlExecutor, SqlValue } from './sql-driver.js';
+import type { SqlDriver, SqlExecutor, SqlValue, TransactionOptions } from './sql-driver.js';
 
 /** How to open a SQLite file. */
 export interface SqliteDriverOptions {
@@ -28,7 +29,12 @@ export async function openSqliteDriver({
   busyTimeoutMs,
   synchronous,
 }: SqliteDriverOptions): Promise<SqlDriver> {
-  const db = openDatabase(path);
+  const { default: BetterSqlite3 } = await loadOptionalPeer({
+    packageName: 'better-sqlite3',
+    kind: 'sqlite',
+    load: () => import('better-sqlite3'),
+  });
+  const db = openDatabase(BetterSqlite3, path);
   try {
     // A newer file is refused before it is touched (even switching it to WAL would write to it).
     readVersion(db);
@@ -43,9 +49,9 @@ export async function openSqliteDriver({
   return new SqliteDriver(db, busyTimeoutMs);
 }
 
-function openDatabase(path: string): Database.Database {
+function openDatabase(BetterSqlite3: typeof Database, path: string): Database.Database {
   try {
-    return new Database(path, { timeout: 0 });
+    return new BetterSqlite3(path, { timeout: 0 });
   } catch (error) {
     throw storageFailed('open', error);
   }
@@ -130,7 +136,8 @@ class SqliteDriver implements SqlDriver {
     return this.#enqueue('statement', () => this.#executor.run(sql, params));
   }
 
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  /** The lock name is not needed: SQLite lets one write transaction run at a time. */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>, _options: TransactionOptions): Promise<T> {
     return this.#enqueue('transaction', async () => {
       // IMMEDIATE takes the write lock up front, so a transaction that reads then writes cannot
       // fail half-way with SQLITE_BUSY when another process writes in between.

@@ -40,41 +40,44 @@ export class SqlConversationStore implements ConversationStore {
     const { senderId: sender, exchange } = prepareExchange(this.#context, senderId, input);
     const agent = this.#agentId;
     const { exchangesPerSender, senders } = this.#context.limits;
-    await this.#driver.transaction(async (tx) => {
-      await tx.run(
-        `INSERT INTO conversation_senders (agent_id, sender_id, last_activity_at, activity_seq)
+    await this.#driver.transaction(
+      async (tx) => {
+        await tx.run(
+          `INSERT INTO conversation_senders (agent_id, sender_id, last_activity_at, activity_seq)
          VALUES (?, ?, ?,
            (SELECT COALESCE(MAX(activity_seq), 0) + 1 FROM conversation_senders WHERE agent_id = ?))
          ON CONFLICT (agent_id, sender_id) DO UPDATE SET
            last_activity_at = excluded.last_activity_at, activity_seq = excluded.activity_seq`,
-        [agent, sender, exchange.at, agent],
-      );
-      await tx.run(
-        `INSERT INTO conversation_exchanges (agent_id, sender_id, ${EXCHANGE_COLUMNS})
+          [agent, sender, exchange.at, agent],
+        );
+        await tx.run(
+          `INSERT INTO conversation_exchanges (agent_id, sender_id, ${EXCHANGE_COLUMNS})
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        [
-          agent,
-          sender,
-          exchange.messageId,
-          exchange.senderBody,
-          exchange.agentReply,
-          exchange.turnId,
-          exchange.at,
-        ],
-      );
-      await tx.run(
-        `DELETE FROM conversation_exchanges WHERE agent_id = ? AND sender_id = ? AND id <= (
+          [
+            agent,
+            sender,
+            exchange.messageId,
+            exchange.senderBody,
+            exchange.agentReply,
+            exchange.turnId,
+            exchange.at,
+          ],
+        );
+        await tx.run(
+          `DELETE FROM conversation_exchanges WHERE agent_id = ? AND sender_id = ? AND id <= (
            SELECT id FROM conversation_exchanges WHERE agent_id = ? AND sender_id = ?
            ORDER BY id DESC LIMIT 1 OFFSET ?)`,
-        [agent, sender, agent, sender, exchangesPerSender],
-      );
-      await tx.run(
-        `DELETE FROM conversation_senders WHERE agent_id = ? AND activity_seq <= (
+          [agent, sender, agent, sender, exchangesPerSender],
+        );
+        await tx.run(
+          `DELETE FROM conversation_senders WHERE agent_id = ? AND activity_seq <= (
            SELECT activity_seq FROM conversation_senders WHERE agent_id = ?
            ORDER BY activity_seq DESC LIMIT 1 OFFSET ?)`,
-        [agent, agent, senders],
-      );
-    });
+          [agent, agent, senders],
+        );
+      },
+      { lock: `conversations:${agent}` },
+    );
     return exchange;
   }
 
@@ -103,9 +106,9 @@ export class SqlConversationStore implements ConversationStore {
   async listSenders(): Promise<SenderSummary[]> {
     this.#context.assertOpen('conversations.listSenders');
     return this.#driver.all<SenderSummary>(
-      `SELECT s.sender_id AS senderId, s.last_activity_at AS lastActivityAt,
+      `SELECT s.sender_id AS "senderId", s.last_activity_at AS "lastActivityAt",
          (SELECT COUNT(*) FROM conversation_exchanges e
-          WHERE e.agent_id = s.agent_id AND e.sender_id = s.sender_id) AS count
+          WHERE e.agent_id = s.agent_id AND e.sender_id = s.sender_id) AS "count"
        FROM conversation_senders s WHERE s.agent_id = ? ORDER BY s.activity_seq DESC`,
       [this.#agentId],
     );

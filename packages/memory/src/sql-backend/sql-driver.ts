@@ -2,14 +2,26 @@
 export type SqlValue = string | number | bigint | null;
 
 /**
- * Runs statements with `?` placeholders. Store queries are written against this interface in
- * portable SQL (`ON CONFLICT`, `RETURNING`, no SQLite-only verbs) so a networked database
- * (Postgres, translating `?` to `$n`) can implement it; only migrations are dialect-specific.
+ * Runs statements with `?` placeholders. Store queries are written against this interface in SQL
+ * that SQLite and Postgres both accept (`ON CONFLICT`, `RETURNING`, `CAST(? AS TEXT)` where a
+ * parameter's type cannot be inferred, quoted camel-case aliases); only migrations are
+ * dialect-specific.
  */
 export interface SqlExecutor {
   all<TRow>(sql: string, params?: readonly SqlValue[]): Promise<TRow[]>;
   get<TRow>(sql: string, params?: readonly SqlValue[]): Promise<TRow | undefined>;
   run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }>;
+}
+
+/** What a write transaction serialises against. */
+export interface TransactionOptions {
+  /**
+   * Names the data the transaction reads and then writes (`run:<id>`, `scratchpad:<agent>`):
+   * transactions with the same lock never overlap, in this process or another. SQLite already
+   * serialises every write transaction; Postgres takes a transaction-scoped advisory lock, so
+   * numbering like `MAX(seq) + 1` never hands out one number twice.
+   */
+  lock: string;
 }
 
 /** A connection: statements, plus transactions that are serialised with every other call. */
@@ -18,7 +30,7 @@ export interface SqlDriver extends SqlExecutor {
    * Runs `work` in one write transaction: all its statements commit together or not at all.
    * Statements inside must use `tx`; calling the driver itself from `work` would wait forever.
    */
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions): Promise<T>;
   /** Closes the connection after pending calls; later calls reject with `memory.storage_failed`. */
   close(): Promise<void>;
 }

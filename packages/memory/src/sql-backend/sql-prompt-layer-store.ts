@@ -33,6 +33,10 @@ export class SqlPromptLayerStore implements PromptLayerStore {
   readonly #agentId: string;
   #seeded = false;
 
+  get #lock(): string {
+    return `prompt-layers:${this.#agentId}`;
+  }
+
   constructor(driver: SqlDriver, context: BackendContext, agentId: string) {
     this.#driver = driver;
     this.#context = context;
@@ -69,8 +73,9 @@ export class SqlPromptLayerStore implements PromptLayerStore {
     const id = checkLayerUpdate(this.#context.policy, layerId, content);
     const author = parseId(by, 'by');
     await this.#seed();
-    return this.#driver.transaction((tx) =>
-      this.#append(tx, id, { content, by: author, restoredFrom: null }),
+    return this.#driver.transaction(
+      (tx) => this.#append(tx, id, { content, by: author, restoredFrom: null }),
+      { lock: this.#lock },
     );
   }
 
@@ -94,30 +99,37 @@ export class SqlPromptLayerStore implements PromptLayerStore {
     const id = toMutableLayerId(layerId);
     const author = parseId(by, 'by');
     await this.#seed();
-    return this.#driver.transaction(async (tx) => {
-      const target = await tx.get<Row>(
-        `SELECT ${COLUMNS} FROM prompt_layers WHERE agent_id = ? AND layer_id = ? AND version = ?`,
-        [this.#agentId, id, version],
-      );
-      if (target === undefined) throw notFound('prompt-layer-version', `${id}@${String(version)}`);
-      checkLayerUpdate(this.#context.policy, id, target.content);
-      return this.#append(tx, id, { content: target.content, by: author, restoredFrom: version });
-    });
+    return this.#driver.transaction(
+      async (tx) => {
+        const target = await tx.get<Row>(
+          `SELECT ${COLUMNS} FROM prompt_layers WHERE agent_id = ? AND layer_id = ? AND version = ?`,
+          [this.#agentId, id, version],
+        );
+        if (target === undefined)
+          throw notFound('prompt-layer-version', `${id}@${String(version)}`);
+        checkLayerUpdate(this.#context.policy, id, target.content);
+        return this.#append(tx, id, { content: target.content, by: author, restoredFrom: version });
+      },
+      { lock: this.#lock },
+    );
   }
 
   async #seed(): Promise<void> {
     if (this.#seeded) return;
     const at = this.#context.now();
-    await this.#driver.transaction(async (tx) => {
-      for (const layerId of MUTABLE_LAYER_IDS) {
-        await tx.run(
-          `INSERT INTO prompt_layers (agent_id, layer_id, version, content, written_by, at, restored_from)
+    await this.#driver.transaction(
+      async (tx) => {
+        for (const layerId of MUTABLE_LAYER_IDS) {
+          await tx.run(
+            `INSERT INTO prompt_layers (agent_id, layer_id, version, content, written_by, at, restored_from)
            VALUES (?, ?, 1, ?, 'seed', ?, NULL)
            ON CONFLICT (agent_id, layer_id, version) DO NOTHING`,
-          [this.#agentId, layerId, this.#context.policy.seeds[layerId], at],
-        );
-      }
-    });
+            [this.#agentId, layerId, this.#context.policy.seeds[layerId], at],
+          );
+        }
+      },
+      { lock: this.#lock },
+    );
     this.#seeded = true;
   }
 

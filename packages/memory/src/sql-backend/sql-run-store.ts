@@ -96,22 +96,25 @@ export class SqlRunStore implements RunStore {
     this.#context.assertOpen('runs.updateRun');
     const parsed = parseRunPatch(patch);
     const now = this.#context.now();
-    return this.#driver.transaction(async (tx) => {
-      const current = await requireRun(tx, runId);
-      const status = parsed.status ?? current.status;
-      const row = await tx.get<RunRow>(
-        `UPDATE runs SET status = ?, usage = ?, updated_at = ?, ended_at = ? WHERE id = ?
+    return this.#driver.transaction(
+      async (tx) => {
+        const current = await requireRun(tx, runId);
+        const status = parsed.status ?? current.status;
+        const row = await tx.get<RunRow>(
+          `UPDATE runs SET status = ?, usage = ?, updated_at = ?, ended_at = ? WHERE id = ?
          RETURNING ${RUN_COLUMNS}`,
-        [
-          status,
-          JSON.stringify(parsed.usage ?? current.usage),
-          now,
-          isEndStatus(status) ? (current.endedAt ?? now) : null,
-          runId,
-        ],
-      );
-      return toRun(row as RunRow);
-    });
+          [
+            status,
+            JSON.stringify(parsed.usage ?? current.usage),
+            now,
+            isEndStatus(status) ? (current.endedAt ?? now) : null,
+            runId,
+          ],
+        );
+        return toRun(row as RunRow);
+      },
+      { lock: runLock(runId) },
+    );
   }
 
   async listRuns(options: ListRunsOptions = {}): Promise<RunPage> {
@@ -162,16 +165,19 @@ export class SqlRunStore implements RunStore {
   async appendEvent(runId: string, event: RunEvent): Promise<number> {
     this.#context.assertOpen('runs.appendEvent');
     const text = JSON.stringify(parseRunEvent(event));
-    return this.#driver.transaction(async (tx) => {
-      await requireRunExists(tx, runId);
-      const row = await tx.get<{ seq: number }>(
-        `INSERT INTO run_events (run_id, seq, event)
+    return this.#driver.transaction(
+      async (tx) => {
+        await requireRunExists(tx, runId);
+        const row = await tx.get<{ seq: number }>(
+          `INSERT INTO run_events (run_id, seq, event)
          VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM run_events WHERE run_id = ?), ?)
          RETURNING seq`,
-        [runId, runId, text],
-      );
-      return (row as { seq: number }).seq;
-    });
+          [runId, runId, text],
+        );
+        return (row as { seq: number }).seq;
+      },
+      { lock: runLock(runId) },
+    );
   }
 
   async eventsAfter(
@@ -196,20 +202,23 @@ export class SqlRunStore implements RunStore {
     this.#context.assertOpen('runs.saveCheckpoint');
     const parsed = parseCheckpointInput(turn, data);
     const at = this.#context.now();
-    await this.#driver.transaction(async (tx) => {
-      await requireRunExists(tx, runId);
-      await tx.run(
-        `INSERT INTO run_checkpoints (run_id, turn, data, at) VALUES (?, ?, ?, ?)
+    await this.#driver.transaction(
+      async (tx) => {
+        await requireRunExists(tx, runId);
+        await tx.run(
+          `INSERT INTO run_checkpoints (run_id, turn, data, at) VALUES (?, ?, ?, ?)
          ON CONFLICT (run_id, turn) DO UPDATE SET data = excluded.data, at = excluded.at`,
-        [runId, parsed.turn, JSON.stringify(parsed.data), at],
-      );
-      // Only the latest state is ever resumed from; each one holds the whole run so far, so
-      // keeping every turn's would grow with the square of the turns.
-      await tx.run('DELETE FROM run_checkpoints WHERE run_id = ? AND turn < ?', [
-        runId,
-        parsed.turn,
-      ]);
-    });
+          [runId, parsed.turn, JSON.stringify(parsed.data), at],
+        );
+        // Only the latest state is ever resumed from; each one holds the whole run so far, so
+        // keeping every turn's would grow with the square of the turns.
+        await tx.run('DELETE FROM run_checkpoints WHERE run_id = ? AND turn < ?', [
+          runId,
+          parsed.turn,
+        ]);
+      },
+      { lock: runLock(runId) },
+    );
     return { runId, turn: parsed.turn, data: parsed.data, at };
   }
 
@@ -227,14 +236,17 @@ export class SqlRunStore implements RunStore {
   async appendTrajectory(runId: string, record: TrajectoryRecord): Promise<void> {
     this.#context.assertOpen('runs.appendTrajectory');
     const text = JSON.stringify(parseTrajectoryRecord(record));
-    await this.#driver.transaction(async (tx) => {
-      await requireRunExists(tx, runId);
-      await tx.run(
-        `INSERT INTO run_trajectory (run_id, seq, record)
+    await this.#driver.transaction(
+      async (tx) => {
+        await requireRunExists(tx, runId);
+        await tx.run(
+          `INSERT INTO run_trajectory (run_id, seq, record)
          VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM run_trajectory WHERE run_id = ?), ?)`,
-        [runId, runId, text],
-      );
-    });
+          [runId, runId, text],
+        );
+      },
+      { lock: runLock(runId) },
+    );
   }
 
   async trajectory(runId: string): Promise<TrajectoryRecord[]> {
@@ -262,6 +274,11 @@ export class SqlRunStore implements RunStore {
     );
     return { deletedRuns: changes };
   }
+}
+
+/** One run's writes (status, events, checkpoints, trajectory) are serialised per run. */
+function runLock(runId: string): string {
+  return `run:${runId}`;
 }
 
 /** A cheaper existence check than `requireRun` for the hot append paths. */

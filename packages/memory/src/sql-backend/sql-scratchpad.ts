@@ -40,25 +40,37 @@ export class SqlScratchpad implements Scratchpad {
     const parsed = parseInput(scratchpadValueSchema, value, 'scratchpad value');
     const now = this.#context.now();
     const agent = this.#agentId;
-    return this.#driver.transaction(async (tx) => {
-      const row = await tx.get<Row>(
-        `INSERT INTO scratchpad (agent_id, key, type, summary, raw, created_at, updated_at, write_seq)
+    return this.#driver.transaction(
+      async (tx) => {
+        const row = await tx.get<Row>(
+          `INSERT INTO scratchpad (agent_id, key, type, summary, raw, created_at, updated_at, write_seq)
          VALUES (?, ?, ?, ?, ?, ?, ?,
            (SELECT COALESCE(MAX(write_seq), 0) + 1 FROM scratchpad WHERE agent_id = ?))
          ON CONFLICT (agent_id, key) DO UPDATE SET type = excluded.type,
            summary = excluded.summary, raw = excluded.raw, updated_at = excluded.updated_at,
            write_seq = excluded.write_seq
          RETURNING ${COLUMNS}`,
-        [agent, validKey, parsed.type, parsed.summary, JSON.stringify(parsed.raw), now, now, agent],
-      );
-      await tx.run(
-        `DELETE FROM scratchpad WHERE agent_id = ? AND write_seq <= (
+          [
+            agent,
+            validKey,
+            parsed.type,
+            parsed.summary,
+            JSON.stringify(parsed.raw),
+            now,
+            now,
+            agent,
+          ],
+        );
+        await tx.run(
+          `DELETE FROM scratchpad WHERE agent_id = ? AND write_seq <= (
            SELECT write_seq FROM scratchpad WHERE agent_id = ?
            ORDER BY write_seq DESC LIMIT 1 OFFSET ?)`,
-        [agent, agent, this.#context.limits.scratchpadEntries],
-      );
-      return toEntry(row as Row);
-    });
+          [agent, agent, this.#context.limits.scratchpadEntries],
+        );
+        return toEntry(row as Row);
+      },
+      { lock: `scratchpad:${agent}` },
+    );
   }
 
   async get(key: string): Promise<ScratchpadEntry | undefined> {
@@ -74,7 +86,8 @@ export class SqlScratchpad implements Scratchpad {
     this.#context.assertOpen('scratchpad.list');
     const rows = await this.#driver.all<Row>(
       `SELECT ${COLUMNS} FROM scratchpad WHERE agent_id = ?
-         AND (? IS NULL OR type = ?) AND (? IS NULL OR substr(key, 1, length(?)) = ?)`,
+         AND (CAST(? AS TEXT) IS NULL OR type = ?)
+         AND (CAST(? AS TEXT) IS NULL OR substr(key, 1, length(?)) = ?)`,
       [this.#agentId, type ?? null, type ?? null, prefix ?? null, prefix ?? null, prefix ?? null],
     );
     // Sorted here rather than by SQL: JavaScript's code-unit order is the contract both backends share.

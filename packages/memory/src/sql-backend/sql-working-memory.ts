@@ -47,26 +47,29 @@ export class SqlWorkingMemory implements WorkingMemory {
     this.#context.assertOpen('workingMemory.add');
     const parsed = parseInput(memoryItemInputSchema, input, 'memory item');
     const agent = this.#agentId;
-    const row = await this.#driver.transaction(async (tx) => {
-      const inserted = await tx.get<Row>(
-        `INSERT INTO memory_items (agent_id, kind, content, tags, source, at)
+    const row = await this.#driver.transaction(
+      async (tx) => {
+        const inserted = await tx.get<Row>(
+          `INSERT INTO memory_items (agent_id, kind, content, tags, source, at)
          VALUES (?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-        [
-          agent,
-          parsed.kind,
-          parsed.content,
-          JSON.stringify(parsed.tags),
-          parsed.source,
-          parsed.at ?? this.#context.now(),
-        ],
-      );
-      await tx.run(
-        `DELETE FROM memory_items WHERE agent_id = ? AND id <= (
+          [
+            agent,
+            parsed.kind,
+            parsed.content,
+            JSON.stringify(parsed.tags),
+            parsed.source,
+            parsed.at ?? this.#context.now(),
+          ],
+        );
+        await tx.run(
+          `DELETE FROM memory_items WHERE agent_id = ? AND id <= (
            SELECT id FROM memory_items WHERE agent_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
-        [agent, agent, this.#context.limits.workingMemoryItems],
-      );
-      return inserted as Row;
-    });
+          [agent, agent, this.#context.limits.workingMemoryItems],
+        );
+        return inserted as Row;
+      },
+      { lock: `working-memory:${agent}` },
+    );
     return toItem(row);
   }
 
@@ -78,6 +81,9 @@ export class SqlWorkingMemory implements WorkingMemory {
 
   async remove(id: string): Promise<boolean> {
     this.#context.assertOpen('workingMemory.remove');
+    // Ids are the row ids this store handed out; anything else names no item (and Postgres would
+    // reject it as a bigint parameter rather than match nothing).
+    if (!/^[1-9]\d{0,15}$/.test(id)) return false;
     const { changes } = await this.#driver.run(
       'DELETE FROM memory_items WHERE agent_id = ? AND id = ?',
       [this.#agentId, Number(id)],

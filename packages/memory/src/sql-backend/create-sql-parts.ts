@@ -7,10 +7,14 @@ import { SqlRunStore } from './sql-run-store.js';
 import { SqlScratchpad } from './sql-scratchpad.js';
 import { SqlWorkingMemory } from './sql-working-memory.js';
 
-/** The SQL backend's stores over one open driver. */
-export function createSqlParts(driver: SqlDriver, context: BackendContext): StoreParts {
+/** The SQL backend's stores over one open driver (SQLite or Postgres). */
+export function createSqlParts(
+  kind: 'sqlite' | 'postgres',
+  driver: SqlDriver,
+  context: BackendContext,
+): StoreParts {
   return {
-    kind: 'sqlite',
+    kind,
     runs: new SqlRunStore(driver, context),
     openAgent: (agentId) => ({
       agentId,
