@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { DEFAULT_LAYER_SEEDS, PROMPT_LAYER_POLICY } from '@rlm/prompts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -26,6 +27,36 @@ describe('createStore options', () => {
     await expect(createStore(options)).rejects.toThrow(
       expect.objectContaining({ details: { issues: [expect.stringMatching(/^path:/)] } }),
     );
+  });
+
+  it('requires a postgres:// URL for postgres, without echoing it', async () => {
+    const missing = { kind: 'postgres', promptLayers: TEST_POLICY } as never;
+    await expect(createStore(missing)).rejects.toThrow(
+      expect.objectContaining({ details: { issues: [expect.stringMatching(/^url:/)] } }),
+    );
+    const wrong = {
+      kind: 'postgres' as const,
+      url: 'mysql://user:hunter2@db/x',
+      promptLayers: TEST_POLICY,
+    };
+    const error = await createStore(wrong).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      code: 'protocol.invalid_config',
+      details: { issues: ['url: expected a postgres:// or postgresql:// URL'] },
+    });
+    expect(String((error as Error).message)).not.toContain('hunter2');
+  });
+
+  it('fails to open an unreachable Postgres with a retryable memory.storage_failed', async () => {
+    const closedPort = await findClosedPort();
+    const error = await createStore({
+      kind: 'postgres',
+      url: `postgres://rlm:hunter2@127.0.0.1:${closedPort}/rlm`,
+      connectTimeoutMs: 5_000,
+      promptLayers: TEST_POLICY,
+    }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'memory.storage_failed', retryable: true });
+    expect(String((error as Error).message)).not.toContain('hunter2');
   });
 
   it('rejects bad limits and unknown options by name', async () => {
@@ -149,3 +180,17 @@ describe.each(BACKENDS)('Store (%s)', (backend) => {
     await closing;
   });
 });
+
+/** A port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
+function findClosedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        resolve(typeof address === 'object' && address !== null ? address.port : 1),
+      );
+    });
+  });
+}
