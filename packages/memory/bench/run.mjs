@@ -1,19 +1,24 @@
 // Benchmarks for @rlm/memory (uses the built package: run `pnpm --filter @rlm/memory build` first).
-//   pnpm --filter @rlm/memory bench [-- --quick]
+//   pnpm --filter @rlm/memory bench [-- --quick] [-- --postgres=postgres://user@127.0.0.1:5432/postgres]
 // Prints a markdown table: throughput of conversation appends and RunStore event appends, and
-// recent() latency, for each backend, plus the SQLite/memory ratio (the number to compare across
-// machines; absolute numbers depend on the disk and on what else is running).
+// recent() latency, for each backend, plus the ratio to the in-process backend (the number to
+// compare across machines; absolute numbers depend on the disk and on what else is running).
+// With --postgres (a URL whose user may create databases) Postgres is measured too, in a fresh
+// database that is dropped afterwards.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createStore } from '@rlm/memory';
+import pg from 'pg';
 
 const quick = process.argv.includes('--quick');
 const APPENDS = quick ? 1_000 : 5_000;
 const EVENTS = quick ? 1_000 : 5_000;
 const RECENT_CALLS = quick ? 1_000 : 5_000;
 const SENDERS = 200;
+const postgresUrl = process.argv.find((arg) => arg.startsWith('--postgres='))?.slice(11);
+const postgresDatabase = `rlm_bench_${process.pid}`;
 
 const BACKENDS = [
   { name: 'memory', options: () => ({ kind: 'memory' }) },
@@ -25,7 +30,29 @@ const BACKENDS = [
     name: 'sqlite (synchronous=full)',
     options: (dir) => ({ kind: 'sqlite', path: join(dir, 'f.db'), synchronous: 'full' }),
   },
+  ...(postgresUrl === undefined
+    ? []
+    : [
+        {
+          name: 'postgres (127.0.0.1, default durability)',
+          options: () => {
+            const url = new URL(postgresUrl);
+            url.pathname = `/${postgresDatabase}`;
+            return { kind: 'postgres', url: url.toString() };
+          },
+        },
+      ]),
 ];
+
+async function adminQuery(sql) {
+  const client = new pg.Client({ connectionString: postgresUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
 
 function exchange(index) {
   return {
@@ -90,6 +117,7 @@ async function measure(backend, dir) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'rlm-memory-bench-'));
+if (postgresUrl !== undefined) await adminQuery(`CREATE DATABASE ${postgresDatabase}`);
 try {
   const results = [];
   for (const backend of BACKENDS)
@@ -108,4 +136,5 @@ try {
   process.stdout.write(`${lines.join('\n')}\n`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  if (postgresUrl !== undefined) await adminQuery(`DROP DATABASE IF EXISTS ${postgresDatabase}`);
 }
