@@ -25,18 +25,19 @@ const SUPERUSER = 'rlm';
  * Runs the server (`$2…`) under a shell that stops it (fast shutdown) and deletes its directory
  * (`$1`) once its standard input closes, which happens when `stop()` ends it or when the test
  * process dies in any way (killed, crashed, its output pipe closed): no server outlives its run.
- * The shell exits with the server's status, so a server that fails to start is seen at once.
+ * The shell exits with the server's status, so a server that fails to start is seen at once; its
+ * directory is then kept, for the next attempt on another port.
  */
 const GUARD_SCRIPT = `
 base=$1; shift
 exec 3<&0
 "$@" 3<&- &
 server=$!
-{ read -r _ <&3; kill -INT "$server" 2>/dev/null; } &
+{ read -r _ <&3; : > "$base/stop-requested"; kill -INT "$server" 2>/dev/null; } &
 wait "$server"
 status=$?
 kill "$!" 2>/dev/null
-rm -rf "$base"
+if [ -e "$base/stop-requested" ]; then rm -rf "$base"; fi
 exit "$status"
 `;
 const READY_TIMEOUT_MS = 60_000;
