@@ -6,7 +6,10 @@ export interface OptionalPeer<TModule> {
   packageName: string;
   /** The `createStore` kind that needs it. */
   kind: string;
-  /** `() => import('<package>')`, written out so bundlers and pack checks see the import. */
+  /**
+   * Imports the package, written out at the call site with the package name as a literal, so
+   * bundlers and the pack check see which package is imported.
+   */
   load: () => Promise<TModule>;
 }
 
