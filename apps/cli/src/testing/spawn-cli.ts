@@ -24,8 +24,12 @@ export interface SpawnCliOptions {
   onSpawn?(child: ChildProcess): void;
   /** Kills the child after this long; generous because the machine is shared. @default 60_000 */
   timeoutMs?: number;
-  /** Runs the child as this user and group (only root may ask). */
-  user?: { uid: number; gid: number };
+  /**
+   * Runs the child without the capabilities that let root read any file (through util-linux's
+   * `setpriv`), so a permission test means the same as root as for anyone else. Switching to
+   * another user instead would fail in a checkout under a directory only root may enter.
+   */
+  withoutFileOverride?: boolean;
 }
 
 /** A scratch home for one test: its own cwd, config dir and data dir, removed by `dispose`. */
@@ -49,15 +53,25 @@ export function createSandbox(): Sandbox {
   };
 }
 
+// Dropped from the bounding and inheritable sets, the two capabilities are gone after exec even
+// for root, who still enters its own directories through their owner permissions.
+const DROP_FILE_OVERRIDE = [
+  'setpriv',
+  '--bounding-set=-dac_override,-dac_read_search',
+  '--inh-caps=-all',
+  '--',
+];
+
 /** Runs `node dist/bin.js …args` and collects its output. */
 export function spawnCli(args: readonly string[], options: SpawnCliOptions): Promise<CliResult> {
-  const { cwd, env = {}, input, onSpawn, timeoutMs = 60_000, user } = options;
+  const { cwd, env = {}, input, onSpawn, timeoutMs = 60_000, withoutFileOverride } = options;
+  const command = [process.execPath, BIN_PATH, ...args];
+  const [file, ...argv] = withoutFileOverride ? [...DROP_FILE_OVERRIDE, ...command] : command;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN_PATH, ...args], {
+    const child = spawn(file as string, argv, {
       cwd,
       env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
-      ...user,
     });
     let stdout = '';
     let stderr = '';
