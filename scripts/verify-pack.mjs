@@ -20,6 +20,7 @@ import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const keep = process.argv.includes('--keep');
@@ -128,10 +129,6 @@ function filesUnder(dir, suffixes) {
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
-const STATIC_IMPORT = /^\s*(?:import|export)\b[^;]*?\bfrom\s*['"]([^'"]+)['"]/gm;
-const BARE_IMPORT = /^\s*import\s*['"]([^'"]+)['"]/gm;
-const DYNAMIC_IMPORT = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
-
 /**
  * Every package the built JavaScript and declarations import must be a declared dependency: in
  * the shared test project a missing one could be satisfied by another package's dependency and
@@ -158,12 +155,15 @@ function checkDeclaredImports(name, installedDir) {
   }
 }
 
-/** The package names (not relative paths, not `node:` modules) a module's text imports. */
+/**
+ * The package names (not relative paths, not `node:` modules) a module's text imports. TypeScript's
+ * own scanner reads the imports, so string data that merely looks like one (`'free from'` in a
+ * word list) is not mistaken for an import, as a regular expression over the text would be.
+ */
 function importedPackages(text) {
-  const specifiers = [STATIC_IMPORT, BARE_IMPORT, DYNAMIC_IMPORT].flatMap((pattern) =>
-    [...text.matchAll(pattern)].map((match) => match[1]),
-  );
-  return specifiers
+  const { importedFiles } = ts.preProcessFile(text, true, true);
+  return importedFiles
+    .map((file) => file.fileName)
     .filter((specifier) => !/^(\.|\/|node:)/.test(specifier))
     .map((specifier) => {
       const parts = specifier.split('/');
