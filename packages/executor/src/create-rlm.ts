@@ -20,6 +20,7 @@ import { contextsHash } from './trajectory/context-fingerprint.js';
 import { jsonlFileSink } from './trajectory/jsonl-file-sink.js';
 import { trajectoryConfig } from './trajectory/trajectory-config.js';
 import { TrajectoryRecorder } from './trajectory/trajectory-recorder.js';
+import type { TrajectorySink } from './trajectory/trajectory-sink.js';
 
 /** Options of one `completion()` or `stream()` call. */
 export interface CompletionOptions {
@@ -32,6 +33,13 @@ export interface CompletionOptions {
    * `context_1`, … in this order. Not supported by sessions (one payload per session run).
    */
   contexts?: readonly JsonValue[] | undefined;
+  /**
+   * This run id ran before and stopped before its first checkpoint (a server restart): run it
+   * again from its first turn as the same run. It begins with `run-resume` (`fromIteration: 0`)
+   * instead of a second `run-start`, and its trajectory goes on after the earlier attempt's (a
+   * `dir` file is appended to, no second header is written). Give the id with `generateId`.
+   */
+  rerun?: boolean | undefined;
 }
 
 /** A configured Recursive Language Model. */
@@ -71,8 +79,10 @@ export interface RunHooks {
 }
 
 /**
- * The tree's trajectory recorder, if it has one. A resumed run continues its JSONL file after the
- * last checkpointed turn (no second header); anything else starts a new one.
+ * The tree's trajectory recorder, if it has one. A run that goes on after a stop (resumed from a
+ * checkpoint, or run again from its first turn) continues its trajectory: a JSONL file is cut
+ * after the last checkpointed turn (or kept whole) and appended to, and no second header is
+ * written, to a file or to a sink given by the caller. Anything else starts a new one.
  */
 function openRecorder(
   config: ResolvedRLMConfig,
@@ -80,20 +90,26 @@ function openRecorder(
     rootRunId,
     now,
     resume,
-  }: { rootRunId: string; now: () => number; resume: CheckpointData | undefined },
+    rerun,
+  }: { rootRunId: string; now: () => number; resume: CheckpointData | undefined; rerun: boolean },
 ): TrajectoryRecorder | null {
-  const continueAt = resume?.trajectoryBytes ?? undefined;
   const trajectory = config.trajectory;
   if (trajectory === undefined) return null;
-  const sink =
-    'dir' in trajectory ? jsonlFileSink(trajectory.dir, rootRunId, { continueAt }) : trajectory;
+  const continuing = resume !== undefined || rerun;
+  let sink: TrajectorySink;
+  let fresh: boolean;
+  if ('dir' in trajectory) {
+    const continueAt = continuing ? (resume?.trajectoryBytes ?? 'end') : undefined;
+    const file = jsonlFileSink(trajectory.dir, rootRunId, { continueAt });
+    fresh = !file.continued;
+    sink = file;
+  } else {
+    fresh = !continuing;
+    sink = trajectory;
+  }
   const recorder = new TrajectoryRecorder(sink);
-  if (continueAt === undefined) {
-    recorder.header({
-      runId: rootRunId,
-      createdAt: new Date(now()).toISOString(),
-      config: trajectoryConfig(config),
-    });
+  if (fresh) {
+    recorder.header({ runId: rootRunId, createdAt: now(), config: trajectoryConfig(config) });
   }
   return recorder;
 }
@@ -141,7 +157,12 @@ export async function runTree(
   }
   const now = config.now ?? Date.now;
   const rootRunId = hooks.rootRunId ?? (config.generateId ?? randomUUID)();
-  const recorder = openRecorder(config, { rootRunId, now, resume });
+  const recorder = openRecorder(config, {
+    rootRunId,
+    now,
+    resume,
+    rerun: options.rerun === true,
+  });
   const tree: RunTree = {
     config,
     rootRunId,
@@ -169,6 +190,7 @@ export async function runTree(
       signal: options.signal,
       session,
       resume,
+      rerun: options.rerun === true,
     });
     await store
       ?.updateRun(rootRunId, { status: result.status, usage: result.usage })

@@ -77,28 +77,12 @@ export type { RLMSession } from './session/rlm-session.js';
 export { type TaskResult, taskKey, taskResultSchema } from './dispatch/task-result.js';
 
 // ── Trajectories ────────────────────────
+// Reading trajectories, their exchanges and the trace view are @rlm/trace's.
 
 export { exportRlmpaperLog } from './trajectory/export-rlmpaper-log.js';
 export { jsonlFileSink } from './trajectory/jsonl-file-sink.js';
-export { parseTrajectory, readTrajectory } from './trajectory/read-trajectory.js';
 export { DEFAULT_MAX_RECORDED_MESSAGE_CHARS } from './trajectory/trajectory-recorder.js';
 export { memoryTrajectorySink, type TrajectorySink } from './trajectory/trajectory-sink.js';
-
-// ── Trace view ──────────────────────────
-
-export { escapeHtml } from './trace/escape-html.js';
-export { formatCost, formatCount, formatDuration } from './trace/format-units.js';
-export { renderRunHtml } from './trace/render-run-html.js';
-export { type RenderTraceHtmlOptions, renderTraceHtml } from './trace/render-trace-html.js';
-export { TRACE_CSS } from './trace/trace-styles.js';
-export {
-  type TraceBlock,
-  type TraceRun,
-  type TraceSubcall,
-  TraceTree,
-  type TraceTurn,
-  type TraceUsage,
-} from './trace/trace-tree.js';
 
 // ── Replay ──────────────────────────────
 

@@ -52,6 +52,17 @@ export const runEventSchema = z.discriminatedUnion('type', [
     maxDepth: z.number().int().nonnegative(),
     promptVersion: z.string(),
   }),
+  /**
+   * A run that stopped (a crash, a shutdown, a restart) goes on under the same id. It replaces a
+   * second `run-start`, so every run has exactly one. `fromIteration` is the first turn run live
+   * again: the turn after the checkpoint, or 0 when the run starts over from its first turn.
+   */
+  z.object({
+    ...base,
+    type: z.literal('run-resume'),
+    fromIteration: z.number().int().nonnegative(),
+    model: z.string(),
+  }),
   z.object({ ...base, type: z.literal('iteration-start'), iteration: z.number().int() }),
   z.object({
     ...base,
@@ -166,6 +177,12 @@ export const runEventSchema = z.discriminatedUnion('type', [
     usage: usageSummarySchema,
     iterations: z.number().int().nonnegative(),
     durationMs: z.number().nonnegative(),
+    /**
+     * Why the run ended without completing (its own error, the budget it exceeded, the
+     * cancellation). Absent when it completed or ended with no error (e.g. `max_iterations`), so
+     * a reader never has to guess the end reason from earlier `error` events.
+     */
+    error: errorInfo.optional(),
   }),
 ]);
 export type RunEvent = z.infer<typeof runEventSchema>;

@@ -151,6 +151,12 @@ const runEvent = fc.oneof(
     maxDepth: fc.nat({ max: 5 }),
     promptVersion: id,
   }),
+  fc.record({
+    ...eventBase,
+    type: fc.constant('run-resume' as const),
+    fromIteration: fc.nat({ max: 50 }),
+    model: id,
+  }),
   fc.record(
     {
       ...eventBase,
@@ -211,16 +217,36 @@ const runEvent = fc.oneof(
     used: money,
     max: money,
   }),
-  fc.record({
-    ...eventBase,
-    type: fc.constant('run-end' as const),
-    status: runStatus,
-    answer: fc.option(text, { nil: null }),
-    partialAnswer: fc.option(text, { nil: null }),
-    usage: usageSummary,
-    iterations: count,
-    durationMs: duration,
-  }),
+  fc.record(
+    {
+      ...eventBase,
+      type: fc.constant('run-end' as const),
+      status: runStatus,
+      answer: fc.option(text, { nil: null }),
+      partialAnswer: fc.option(text, { nil: null }),
+      usage: usageSummary,
+      iterations: count,
+      durationMs: duration,
+      error: errorInfo,
+    },
+    {
+      requiredKeys: [
+        'v',
+        'runId',
+        'parentRunId',
+        'rootRunId',
+        'depth',
+        'at',
+        'type',
+        'status',
+        'answer',
+        'partialAnswer',
+        'usage',
+        'iterations',
+        'durationMs',
+      ],
+    },
+  ),
 );
 const chatMessage = fc.record({
   role: fc.constantFrom('user' as const, 'assistant' as const),

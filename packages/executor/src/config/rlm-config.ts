@@ -149,6 +149,12 @@ export const rlmConfigSchema = z
     promptMode: z.enum(['solver', 'coordinator']).default('solver'),
     /** Prompt drivers from @rlm/prompts, appended to the root prompt. */
     drivers: z.array(z.unknown()).default([]),
+    /**
+     * Instructions put before the root's system prompt, a blank line between (the server's agent
+     * turns put their layered prompt here). The root model receives the combined text, and the
+     * trajectory and `promptVersion` record it; children and `llm_query` keep their own prompts.
+     */
+    systemPromptPrefix: z.string().min(1).optional(),
     /** Host tools callable from code by name. */
     tools: z
       .record(z.string(), toolSchema)

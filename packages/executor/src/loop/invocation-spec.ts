@@ -30,6 +30,8 @@ export interface InvocationSpec {
   session?: SessionBinding | undefined;
   /** The checkpoint a resumed root continues from. */
   resume?: CheckpointData | undefined;
+  /** A root run again from its first turn after a stop without a checkpoint. */
+  rerun?: boolean | undefined;
 }
 
 /** Runs one invocation to its end; never rejects for model or code failures. */

@@ -126,6 +126,34 @@ describe('the RLM loop', () => {
     expect(result).toMatchObject({ status: 'error', answer: null, error: { code: 'model.auth' } });
   });
 
+  it('puts the end reason in run-end itself: the exceeded budget, the failure, none on success', async () => {
+    const endOf = async (model: ReturnType<typeof scriptedModel>, maxConsecutiveErrors = 3) => {
+      const { events, onEvent } = eventLog();
+      await testRLM({ model, onEvent, budget: { maxConsecutiveErrors } }).completion('ctx');
+      return events.find((event) => event.type === 'run-end');
+    };
+    const stopped = await endOf(
+      scriptedModel(() => repl('throw new Error("boom")')),
+      1,
+    );
+    expect(stopped).toMatchObject({
+      status: 'budget_exceeded',
+      error: { code: 'executor.budget_exceeded' },
+    });
+    const failure = new RlmError({
+      code: 'model.auth',
+      message: 'bad key',
+      details: { status: 401 },
+    });
+    expect(await endOf(scriptedModel([failure]))).toMatchObject({
+      status: 'error',
+      error: { code: 'model.auth', message: 'bad key' },
+    });
+    const completed = await endOf(scriptedModel([repl('print(1)'), 'FINAL(1)']));
+    expect(completed).toMatchObject({ status: 'completed' });
+    expect(completed).not.toHaveProperty('error');
+  });
+
   it('gives each depth its own iteration count from iterationsForDepth', async () => {
     const model = scriptedModel([repl('print(1)'), 'Out of turns: 1']);
     const result = await testRLM({ model, iterationsForDepth: [1] }).completion('ctx');

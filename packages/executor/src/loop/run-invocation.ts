@@ -343,18 +343,24 @@ export async function runInvocation(
       payload,
       metadata: queryMetadata(payload),
     }));
-    node.emit({
-      type: 'run-start',
-      query: spec.query ?? '',
-      model: spec.model.id,
-      context: [
-        contextInfo(spec.context, metadata),
-        ...extras.map(({ payload, metadata }) => contextInfo(payload, metadata)),
-      ],
-      maxIterations: spec.maxIterations,
-      maxDepth: tree.config.maxDepth,
-      promptVersion: version,
-    });
+    const resumedFrom = resumePoint(spec);
+    if (resumedFrom === undefined) {
+      node.emit({
+        type: 'run-start',
+        query: spec.query ?? '',
+        model: spec.model.id,
+        context: [
+          contextInfo(spec.context, metadata),
+          ...extras.map(({ payload, metadata }) => contextInfo(payload, metadata)),
+        ],
+        maxIterations: spec.maxIterations,
+        maxDepth: tree.config.maxDepth,
+        promptVersion: version,
+      });
+    } else {
+      // The run started before the stop: it has its `run-start` already, so it says it goes on.
+      node.emit({ type: 'run-resume', fromIteration: resumedFrom, model: spec.model.id });
+    }
     state.history.push({
       role: 'user',
       content:
@@ -407,6 +413,13 @@ export async function runInvocation(
     usage: result.usage,
     iterations: result.iterations,
     durationMs: result.executionTime,
+    ...(result.error === null ? {} : { error: result.error }),
   });
   return result;
+}
+
+/** The first turn a root going on after a stop runs live; undefined for a run that starts now. */
+function resumePoint(spec: InvocationSpec): number | undefined {
+  if (spec.resume !== undefined) return spec.resume.iteration + 1;
+  return spec.rerun === true ? 0 : undefined;
 }

@@ -49,15 +49,16 @@ function sharedOptions(config: ResolvedRLMConfig, depth: number, toolNames?: rea
   };
 }
 
-/** The root's system prompt: the configured mode, with drivers. */
+/** The root's system prompt: the configured mode, with drivers, after the caller's prefix. */
 export function rootSystemPrompt(config: ResolvedRLMConfig): string {
-  return buildSystemPrompt({
+  const own = buildSystemPrompt({
     ...sharedOptions(config, 0),
     mode: config.promptMode,
     dispatcher: dispatcherEnabled(config),
     drivers: config.drivers as SystemPromptOptions['drivers'],
     model: config.model.id,
   });
+  return config.systemPromptPrefix === undefined ? own : `${config.systemPromptPrefix}\n\n${own}`;
 }
 
 /** A child's system prompt: always a solver; a specialist when the caller passed `systemPrompt`. */

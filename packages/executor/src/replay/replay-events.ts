@@ -39,12 +39,14 @@ function comparableText(event: RunEvent): string {
 
 /**
  * Puts a run tree's events in an order that does not depend on timing: grouped by run (in the
- * order runs started), and inside each code block, sub-call events sorted by call id — concurrent
+ * order runs started), without `run-resume` markers, and inside each code block, sub-call events sorted by call id — concurrent
  * sub-calls finish in whatever order the network decides, which replay cannot and need not repeat.
  */
 export function comparableEvents(events: readonly RunEvent[]): ComparableEvent[] {
   const byRun = new Map<string, { event: RunEvent; position: number }[]>();
-  for (const [position, event] of events.entries()) {
+  // A resume marks where a stopped run went on; a replay runs straight through.
+  const straight = [...events.entries()].filter(([, event]) => event.type !== 'run-resume');
+  for (const [position, event] of straight) {
     const list = byRun.get(event.runId) ?? [];
     list.push({ event, position });
     byRun.set(event.runId, list);

@@ -7,14 +7,19 @@ import {
   type RunEvent,
   type TrajectoryRecord,
 } from '@rlm/protocol';
+import {
+  findTrajectoryHeader,
+  type RecordedExchange,
+  readTrajectory,
+  recordedExchanges,
+  trajectoryEvents,
+} from '@rlm/trace';
 import { parseRLMConfig, type RLMConfig } from '../config/rlm-config.js';
 import type { ToolDefinition } from '../config/tool-definition.js';
 import { runTree } from '../create-rlm.js';
 import type { RunEventHandler } from '../run/event-bus.js';
 import type { ModelCall, ModelResponder } from '../run/run-tree.js';
 import { contextHash } from '../trajectory/context-fingerprint.js';
-import { readTrajectory } from '../trajectory/read-trajectory.js';
-import { type RecordedExchange, recordedExchanges } from '../trajectory/recorded-exchanges.js';
 import { recordedText } from '../trajectory/trajectory-recorder.js';
 import type { TrajectorySink } from '../trajectory/trajectory-sink.js';
 import { comparableEvents } from './replay-events.js';
@@ -91,6 +96,11 @@ function requestMismatch(
   return null;
 }
 
+/** The recorded exchanges by call id (a resumed run's calls keep their ids across the resume). */
+function exchangesByCall(records: readonly TrajectoryRecord[]): Map<string, RecordedExchange> {
+  return new Map(recordedExchanges(records).map((exchange) => [exchange.callId, exchange]));
+}
+
 function responder(
   exchanges: Map<string, RecordedExchange>,
   onDivergence: (error: RlmError) => void,
@@ -124,7 +134,7 @@ function responder(
 }
 
 function recordedConfig(records: readonly TrajectoryRecord[], options: ReplayOptions): RLMConfig {
-  const header = records.find((record) => record.kind === 'header');
+  const header = findTrajectoryHeader(records);
   if (header === undefined) {
     throw divergence(0, { expected: 'a trajectory header', actual: 'none' });
   }
@@ -145,6 +155,7 @@ function recordedConfig(records: readonly TrajectoryRecord[], options: ReplayOpt
     maxIterations: config['maxIterations'],
     iterationsForDepth: config['iterationsForDepth'],
     promptMode: config['promptMode'],
+    systemPromptPrefix: config['systemPromptPrefix'],
     drivers: options.drivers ?? config['drivers'],
     tools: options.tools ?? {},
     budget: config['budget'],
@@ -211,12 +222,10 @@ export async function replay(
   options: ReplayOptions,
 ): Promise<ReplayResult> {
   const records = typeof trajectory === 'string' ? await readTrajectory(trajectory) : trajectory;
-  const recordedEvents = records.flatMap((record) =>
-    record.kind === 'event' ? [record.event] : [],
-  );
+  const recordedEvents = trajectoryEvents(records);
   const contexts = options.contexts ?? [];
   checkContext(recordedEvents, [options.context, ...contexts]);
-  const header = records.find((record) => record.kind === 'header');
+  const header = findTrajectoryHeader(records);
   const root = recordedEvents.find((event) => event.type === 'run-start' && event.depth === 0);
   const query = root?.type === 'run-start' && root.query !== '' ? root.query : undefined;
   let diverged: RlmError | undefined;
@@ -234,7 +243,7 @@ export async function replay(
       listener: (event) => {
         events.push(event);
       },
-      respond: responder(recordedExchanges(records), (error) => {
+      respond: responder(exchangesByCall(records), (error) => {
         diverged ??= error;
         controller.abort(error);
       }),

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createStore } from '@rlm/memory';
 import { scriptedModel } from '@rlm/testkit';
+import { readTrajectory, trajectoryEvents } from '@rlm/trace';
 import { describe, expect, it } from 'vitest';
-import { readTrajectory } from '../index.js';
+import { replay } from '../index.js';
 import { testRLM } from '../testing/rlm-test-kit.js';
 
 const fixture = fileURLToPath(new URL('./__fixtures__/crashing-run.mjs', import.meta.url));
@@ -82,10 +83,19 @@ describe('kill and resume', () => {
             : [],
         );
         expect(turns).toEqual([0, 1, 2]);
-        const ends = records.filter(
-          (record) => record.kind === 'event' && record.event.type === 'run-end',
+        // One run: one start, the resume marked as such (never a second run-start), one end.
+        const lifecycle = trajectoryEvents(records).flatMap((event) =>
+          ['run-start', 'run-resume', 'run-end'].includes(event.type) ? [event] : [],
         );
-        expect(ends).toHaveLength(1);
+        expect(lifecycle.map((event) => event.type)).toEqual([
+          'run-start',
+          'run-resume',
+          'run-end',
+        ]);
+        expect(lifecycle[1]).toMatchObject({ fromIteration: 2, model: 'scripted/model' });
+        // The resumed file replays as one run, straight through.
+        const replayed = await replay(records, { context: 'the context', isolation: 'inline' });
+        expect(replayed.result).toMatchObject({ status: 'completed', answer: 'FIRST+SECOND' });
       } finally {
         await store.close();
       }

@@ -1,8 +1,13 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createStore } from '@rlm/memory';
 import { type ModelRequest, RlmError } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
+import { readTrajectory, trajectoryEvents } from '@rlm/trace';
 import { describe, expect, it } from 'vitest';
-import { lastMessage, repl, testRLM } from '../testing/rlm-test-kit.js';
+import { memoryTrajectorySink } from '../index.js';
+import { eventLog, lastMessage, repl, testRLM } from '../testing/rlm-test-kit.js';
 
 function turnOf(request: ModelRequest): number {
   return request.messages.filter((message) => message.role === 'assistant').length;
@@ -39,10 +44,20 @@ describe('resume(runId)', () => {
 
     const model = scriptedModel(() => 'FINAL_VAR(b)');
     const subModel = scriptedModel(() => 'live', { id: 'scripted/sub' });
-    const result = await testRLM({ model, subModel, runStore: store.runs }).resume('run-1', {
-      context: 'the context',
-    });
+    const { events, onEvent } = eventLog();
+    const sink = memoryTrajectorySink();
+    const result = await testRLM({
+      model,
+      subModel,
+      runStore: store.runs,
+      onEvent,
+      trajectory: sink,
+    }).resume('run-1', { context: 'the context' });
     expect(result).toMatchObject({ runId: 'run-1', status: 'completed', answer: 'FIRST+SECOND' });
+    // The run goes on: it says so, with no second run-start and no second trajectory header.
+    expect(events[0]).toMatchObject({ type: 'run-resume', runId: 'run-1', fromIteration: 2 });
+    expect(events.filter((event) => event.type === 'run-start')).toEqual([]);
+    expect(sink.records.filter((record) => record.kind === 'header')).toEqual([]);
     expect(subModel.calls).toBe(0);
     expect(model.calls).toBe(1);
     // The resumed turn sees exactly the conversation the interrupted one was sent.
@@ -52,6 +67,38 @@ describe('resume(runId)', () => {
     expect(result.usage.models['scripted/sub']?.calls).toBe(2);
     expect((await store.runs.getRun('run-1'))?.status).toBe('completed');
     await store.close();
+  });
+
+  it('runs a run stopped before its first checkpoint again as the same run (rerun)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rlm-rerun-'));
+    const stop = new AbortController();
+    const stalled = scriptedModel(async () => {
+      stop.abort();
+      return new Promise<string>(() => undefined);
+    });
+    const options = { trajectory: { dir }, generateId: () => 'run-3' };
+    const first = await testRLM({ model: stalled, ...options }).completion('ctx', {
+      signal: stop.signal,
+    });
+    expect(first.status).toBe('cancelled');
+    const { events, onEvent } = eventLog();
+    const model = scriptedModel([repl('const x = 1'), 'FINAL_VAR(x)']);
+    const again = await testRLM({ model, onEvent, ...options }).completion('ctx', { rerun: true });
+    expect(again).toMatchObject({ runId: 'run-3', status: 'completed', answer: '1' });
+    expect(events[0]).toMatchObject({ type: 'run-resume', fromIteration: 0 });
+    // One file: the stopped attempt, then the rerun after it; one header, one run-start.
+    const records = await readTrajectory(join(dir, 'run-3.jsonl'));
+    expect(records.filter((record) => record.kind === 'header')).toHaveLength(1);
+    const lifecycle = trajectoryEvents(records)
+      .filter((event) => ['run-start', 'run-resume', 'run-end'].includes(event.type))
+      .map((event) => (event.type === 'run-end' ? `${event.type}:${event.status}` : event.type));
+    expect(lifecycle).toEqual([
+      'run-start',
+      'run-end:cancelled',
+      'run-resume',
+      'run-end:completed',
+    ]);
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('reuses a run record made beforehand and stores its end status and usage', async () => {

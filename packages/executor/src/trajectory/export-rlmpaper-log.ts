@@ -1,5 +1,5 @@
 import type { JsonValue, RunEvent, RunEventOf, TrajectoryRecord } from '@rlm/protocol';
-import { type RecordedExchange, recordedExchanges } from './recorded-exchanges.js';
+import { type RecordedExchange, recordedExchanges, trajectoryEvents } from '@rlm/trace';
 
 type Json = Record<string, JsonValue>;
 
@@ -107,14 +107,15 @@ function iterations(index: Index, runId: string): Json[] {
  */
 export function exportRlmpaperLog(records: readonly TrajectoryRecord[]): string {
   const header = records.find((record) => record.kind === 'header');
-  const events = records.flatMap((record) => (record.kind === 'event' ? [record.event] : []));
+  const events = trajectoryEvents(records);
   const eventsByRun = new Map<string, RunEvent[]>();
   for (const event of events) {
     const list = eventsByRun.get(event.runId) ?? [];
     list.push(event);
     eventsByRun.set(event.runId, list);
   }
-  const index: Index = { eventsByRun, exchanges: recordedExchanges(records) };
+  const exchanges = new Map(recordedExchanges(records).map((item) => [item.callId, item]));
+  const index: Index = { eventsByRun, exchanges };
   const rootStart = events.find((event) => event.type === 'run-start' && event.depth === 0);
   const rootRunId = rootStart?.runId ?? header?.runId ?? '';
   const config = header?.config ?? {};

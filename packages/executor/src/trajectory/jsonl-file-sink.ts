@@ -15,17 +15,23 @@ export function jsonlFileSink(
   }: {
     /**
      * Continue an existing file (a resumed run): cut it to this many bytes — the end of the last
-     * checkpointed turn, dropping what an interrupted turn wrote — and append.
+     * checkpointed turn, dropping what an interrupted turn wrote — and append; `end` appends to
+     * all of it (a run started over after a stop keeps its earlier attempt).
      */
-    continueAt?: number | undefined;
+    continueAt?: number | 'end' | undefined;
   } = {},
-): TrajectorySink {
+): TrajectorySink & {
+  /** Whether the file had records before this sink (then it needs no header). */
+  readonly continued: boolean;
+} {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${runId.replace(/[^\w.-]/g, '_')}.jsonl`);
-  if (continueAt !== undefined && existsSync(path)) truncateSync(path, continueAt);
-  let fd: number | undefined = openSync(path, continueAt === undefined ? 'w' : 'a');
+  const continued = continueAt !== undefined && existsSync(path);
+  if (continued && continueAt !== 'end') truncateSync(path, continueAt);
+  let fd: number | undefined = openSync(path, continued ? 'a' : 'w');
   return {
     path,
+    continued,
     write(record) {
       if (fd === undefined) return;
       writeSync(fd, `${JSON.stringify(record)}\n`);

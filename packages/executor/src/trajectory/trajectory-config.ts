@@ -19,6 +19,10 @@ export function trajectoryConfig(config: ResolvedRLMConfig): Record<string, Json
     maxIterations: config.maxIterations,
     iterationsForDepth: config.iterationsForDepth,
     promptMode: config.promptMode,
+    // Only when given, so other runs' headers stay as they were; replay needs it to send the same prompt.
+    ...(config.systemPromptPrefix === undefined
+      ? {}
+      : { systemPromptPrefix: config.systemPromptPrefix }),
     drivers: config.drivers.map((driver) =>
       typeof driver === 'string' ? driver : ((driver as { name?: string }).name ?? 'custom'),
     ),

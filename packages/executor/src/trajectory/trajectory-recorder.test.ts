@@ -3,13 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RlmError } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
+import { parseTrajectory, readTrajectory, recordedExchanges } from '@rlm/trace';
 import { describe, expect, it } from 'vitest';
-import {
-  exportRlmpaperLog,
-  memoryTrajectorySink,
-  parseTrajectory,
-  readTrajectory,
-} from '../index.js';
+import { exportRlmpaperLog, memoryTrajectorySink } from '../index.js';
 import { repl, testRLM } from '../testing/rlm-test-kit.js';
 
 async function tempDir(): Promise<string> {
@@ -56,6 +52,28 @@ describe('trajectories', () => {
     );
     expect(exchanges.map((exchange) => exchange.request.messagesFrom)).toEqual([0, 2, 5]);
     expect(exchanges[2]!.request.messages).toHaveLength(3);
+  });
+
+  it('records the exact system prompt the root model received, a systemPromptPrefix included', async () => {
+    const sink = memoryTrajectorySink();
+    const prefix = `# Layer 0\nYou are Scribe.\n${'More instructions. '.repeat(600)}`;
+    const model = scriptedModel([repl('const n = await llm_query("sub")'), 'FINAL_VAR(n)']);
+    const subModel = scriptedModel(['sub answer'], { id: 'scripted/sub' });
+    await testRLM({ model, subModel, trajectory: sink, systemPromptPrefix: prefix }).completion(
+      'ctx',
+    );
+    const sent = model.requests.map((request) => request.system);
+    expect(sent[0]?.startsWith(`${prefix}\n\n`)).toBe(true);
+    // Root turn 1, its llm_query (which keeps its own plain prompt), root turn 2.
+    const [first, sub, second] = recordedExchanges(sink.records);
+    expect([first?.system, second?.system]).toEqual(sent);
+    expect([subModel.requests[0]?.system, sub?.system]).toEqual([undefined, undefined]);
+    // The header keeps the prefix, so a replay sends the same prompt.
+
+    expect(sink.records[0]).toMatchObject({
+      kind: 'header',
+      config: { systemPromptPrefix: prefix },
+    });
   });
 
   it('redacts API keys that reach prompts or responses', async () => {

@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  type ChatMessage,
-  type JsonValue,
-  type ModelResponse,
-  type RunEvent,
-  TRAJECTORY_VERSION,
-  type TrajectoryRecord,
-} from '@rlm/protocol';
+import type { JsonValue, RunEvent, TrajectoryRecord } from '@rlm/protocol';
+import { ExchangeEncoder, type ExchangeInput, trajectoryHeader } from '@rlm/trace';
 import { redactSecrets, redactText } from './redact-secrets.js';
 import type { TrajectorySink } from './trajectory-sink.js';
 
@@ -25,38 +19,13 @@ export function recordedText(text: string, maxChars = DEFAULT_MAX_RECORDED_MESSA
   return `${redactText(text.slice(0, maxChars))}… + [${text.length - maxChars} chars... sha256:${hash}]`;
 }
 
-/** One model call and its outcome, as the recorder receives it. */
-export interface ExchangeInput {
-  runId: string;
-  callId: string;
-  system: string | undefined;
-  messages: readonly ChatMessage[];
-  response: ModelResponse | null;
-  error?: { code: string; message: string } | undefined;
-}
-
-function samePrefixLength(previous: readonly ChatMessage[], next: readonly ChatMessage[]): number {
-  const limit = Math.min(previous.length, next.length);
-  let index = 0;
-  while (
-    index < limit &&
-    previous[index]?.role === next[index]?.role &&
-    previous[index]?.content === next[index]?.content
-  ) {
-    index++;
-  }
-  return index;
-}
-
 /**
- * Turns a run tree's events and model exchanges into trajectory records: secrets redacted,
- * long messages shortened, and each exchange storing only the messages that differ from the
- * previous exchange of the same run (`messagesFrom`), so a long conversation is not re-copied
- * every turn.
+ * Turns a run tree's events and model exchanges into trajectory records: secrets redacted and
+ * long messages shortened here, the format (header, exchange deltas) from `@rlm/trace`.
  */
 export class TrajectoryRecorder {
   readonly #sink: TrajectorySink;
-  readonly #lastMessages = new Map<string, ChatMessage[]>();
+  readonly #exchanges = new ExchangeEncoder();
 
   constructor(sink: TrajectorySink) {
     this.#sink = sink;
@@ -66,35 +35,30 @@ export class TrajectoryRecorder {
     return this.#sink.path;
   }
 
-  header(input: { runId: string; createdAt: string; config: Record<string, JsonValue> }): void {
+  header(input: { runId: string; createdAt: number; config: Record<string, JsonValue> }): void {
     const config = redactSecrets(input.config) as Record<string, JsonValue>;
-    this.#write({ kind: 'header', version: TRAJECTORY_VERSION, ...input, config });
+    this.#write(trajectoryHeader({ ...input, config }));
   }
 
   event(event: RunEvent): void {
     this.#write({ kind: 'event', event: redactSecrets(event as JsonValue) as RunEvent });
   }
 
+  /** One model call and its outcome; the system prompt is kept whole (it is what was sent). */
   exchange({ runId, callId, system, messages, response, error }: ExchangeInput): void {
-    const recorded = messages.map((message) => ({
-      role: message.role,
-      content: recordedText(message.content),
-    }));
-    const previous = this.#lastMessages.get(runId) ?? [];
-    const messagesFrom = samePrefixLength(previous, recorded);
-    this.#lastMessages.set(runId, recorded);
-    this.#write({
-      kind: 'model-exchange',
-      runId,
-      callId,
-      request: {
-        ...(system === undefined ? {} : { system: redactText(system) }),
-        messages: recorded.slice(messagesFrom),
-        messagesFrom,
-      },
-      response: response === null ? null : { ...response, text: redactText(response.text) },
-      ...(error === undefined ? {} : { error: { ...error, message: redactText(error.message) } }),
-    });
+    this.#write(
+      this.#exchanges.encode({
+        runId,
+        callId,
+        system: system === undefined ? undefined : redactText(system),
+        messages: messages.map((message) => ({
+          role: message.role,
+          content: recordedText(message.content),
+        })),
+        response: response === null ? null : { ...response, text: redactText(response.text) },
+        error: error === undefined ? undefined : { ...error, message: redactText(error.message) },
+      }),
+    );
   }
 
   close(): Promise<void> {

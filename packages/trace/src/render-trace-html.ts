@@ -1,5 +1,5 @@
-import { escapeHtml } from './escape-html.js';
-import { renderRunHtml } from './render-run-html.js';
+import { html, trustedHtml } from './html.js';
+import { renderRunFragment } from './render-run-html.js';
 import { TRACE_CSS } from './trace-styles.js';
 import type { TraceTree } from './trace-tree.js';
 
@@ -25,17 +25,18 @@ h1{font-size:1.3rem}
  */
 export function renderTraceHtml(tree: TraceTree, { title }: RenderTraceHtmlOptions = {}): string {
   const heading = title ?? `rlm trace ${tree.rootRunId ?? ''}`.trim();
-  return `<!doctype html>
+  // The style sheets are constants of this package: the only markup that passes unescaped.
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(heading)}</title>
-<style>${PAGE_CSS}${TRACE_CSS}</style>
+<title>${heading}</title>
+<style>${trustedHtml(PAGE_CSS + TRACE_CSS)}</style>
 </head>
 <body>
-<h1>${escapeHtml(heading)}</h1>
-${renderRunHtml(tree)}</body>
+<h1>${heading}</h1>
+${renderRunFragment(tree)}</body>
 </html>
-`;
+`.toString();
 }

@@ -6,6 +6,7 @@ import type {
   ModelResponse,
   TrajectoryRecord,
 } from '@rlm/protocol';
+import { recordedExchanges } from './recorded-exchanges.js';
 
 /** Model responses recorded in a trajectory, served again for identical requests. */
 export interface ResponseReplay {
@@ -16,26 +17,18 @@ export interface ResponseReplay {
 }
 
 /**
- * Indexes the model exchanges of a stored trajectory by request (system prompt + full message
- * list, rebuilt from the recorder's `messagesFrom` deltas). A restarted run asks its first turns'
- * questions again; those answers come from here instead of a paid model call. A request that
- * differs in any way (a truncated or redacted recording, changed code output) is not found and
- * goes to the live model, so replay can only save calls, never change an answer.
+ * Indexes the model exchanges of a trajectory by request (system prompt + full message list, as
+ * `recordedExchanges` rebuilds them). A restarted run asks its first turns' questions again;
+ * those answers come from here instead of a paid model call. A request that differs in any way
+ * (a truncated or redacted recording, changed code output) is not found and goes to the live
+ * model, so replay can only save calls, never change an answer.
  */
 export function responseReplay(records: readonly TrajectoryRecord[]): ResponseReplay {
-  const lastMessages = new Map<string, ChatMessage[]>();
   const byRequest = new Map<string, ModelResponse[]>();
-  for (const record of records) {
-    if (record.kind !== 'model-exchange') continue;
-    const previous = lastMessages.get(record.runId) ?? [];
-    const messages = [
-      ...previous.slice(0, record.request.messagesFrom),
-      ...record.request.messages,
-    ];
-    lastMessages.set(record.runId, messages);
-    if (record.response === null) continue;
-    const key = requestKey(record.request.system, messages);
-    byRequest.set(key, [...(byRequest.get(key) ?? []), record.response]);
+  for (const { system, messages, response } of recordedExchanges(records)) {
+    if (response === null) continue;
+    const key = requestKey(system, messages);
+    byRequest.set(key, [...(byRequest.get(key) ?? []), response]);
   }
   let served = 0;
   return {

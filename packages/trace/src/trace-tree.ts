@@ -73,8 +73,6 @@ export interface TraceRun {
 export class TraceTree {
   /** Every run seen, by id, in the order they started. */
   readonly runs = new Map<string, TraceRun>();
-  /** Runs whose `run-start` was seen; a second one is a resume, not a new run. */
-  readonly #started = new Set<string>();
   rootRunId: string | undefined;
   /** Epoch ms of the first and the latest event. */
   startedAt: number | undefined;
@@ -94,13 +92,8 @@ export class TraceTree {
     this.rootRunId ??= event.rootRunId;
     switch (event.type) {
       case 'run-start': {
+        // Events of the run seen before its start (a view fed mid-stream) are kept.
         const known = this.runs.get(event.runId);
-        if (known !== undefined && this.#started.has(event.runId)) {
-          // A resumed run starts again under its own id: keep the turns it had before the stop.
-          known.notes.push('resumed from its last checkpoint');
-          return;
-        }
-        this.#started.add(event.runId);
         this.runs.set(event.runId, {
           ...emptyRun(event),
           ...(known === undefined ? {} : { iterations: known.iterations, notes: known.notes }),
@@ -110,6 +103,9 @@ export class TraceTree {
         });
         return;
       }
+      case 'run-resume':
+        this.resumeRun(event);
+        return;
       case 'iteration-start': {
         const run = this.run(event);
         if (run.iterations.some((turn) => turn.iteration === event.iteration)) {
@@ -189,6 +185,22 @@ export class TraceTree {
         if (note !== undefined) this.run(event).notes.push(note);
       }
     }
+  }
+
+  /** A run going on after a stop keeps its turns; a turn the stop cut off shows twice. */
+  private resumeRun(event: RunEventOf<'run-resume'>): void {
+    const run = this.run(event);
+    run.notes.push(
+      event.fromIteration === 0
+        ? 'stopped before its first checkpoint; started again from turn 1'
+        : `resumed from its checkpoint after turn ${event.fromIteration}`,
+    );
+    if (run.model !== '' && run.model !== event.model) {
+      run.notes.push(`model after the resume: ${event.model}`);
+    }
+    run.model = event.model;
+    // The whole tree stopped: calls in flight then never end, they were lost with it.
+    this.pendingCalls.clear();
   }
 
   private endModelCall(event: RunEventOf<'model-call-end'>): void {

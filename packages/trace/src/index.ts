@@ -1,0 +1,57 @@
+/** @packageDocumentation The trajectory format's one owner: reading JSONL, headers, recorded exchanges, the run tree and its HTML view. */
+
+// ── JSONL ───────────────────────────────
+
+export {
+  type JsonLineError,
+  type JsonLinesResult,
+  type ParseJsonLinesOptions,
+  parseJsonLines,
+  safeParseJsonLines,
+} from './parse-json-lines.js';
+
+// ── Trajectories ────────────────────────
+
+export {
+  parseTrajectory,
+  readTrajectory,
+  safeParseTrajectory,
+  trajectoryEvents,
+} from './read-trajectory.js';
+export {
+  ExchangeEncoder,
+  type ExchangeInput,
+  type ModelExchangeRecord,
+  type RecordedExchange,
+  recordedExchanges,
+} from './recorded-exchanges.js';
+export { type ResponseReplay, replayingModel, responseReplay } from './response-replay.js';
+export {
+  findTrajectoryHeader,
+  type TrajectoryHeader,
+  type TrajectoryHeaderInput,
+  trajectoryHeader,
+} from './trajectory-header.js';
+
+// ── Trace view ──────────────────────────
+
+export { formatCost, formatCount, formatDuration } from './format-units.js';
+export {
+  escapeHtml,
+  type HtmlFragment,
+  type HtmlValue,
+  html,
+  joinHtml,
+  trustedHtml,
+} from './html.js';
+export { renderRunHtml } from './render-run-html.js';
+export { type RenderTraceHtmlOptions, renderTraceHtml } from './render-trace-html.js';
+export { TRACE_CSS } from './trace-styles.js';
+export {
+  type TraceBlock,
+  type TraceRun,
+  type TraceSubcall,
+  TraceTree,
+  type TraceTurn,
+  type TraceUsage,
+} from './trace-tree.js';

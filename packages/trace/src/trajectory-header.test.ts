@@ -1,0 +1,26 @@
+import { TRAJECTORY_VERSION, trajectoryRecordSchema } from '@rlm/protocol';
+import { describe, expect, it } from 'vitest';
+import { recording } from './testing/recorded-runs.js';
+import { findTrajectoryHeader, trajectoryHeader } from './trajectory-header.js';
+
+describe('trajectoryHeader', () => {
+  it('stamps the format version and a valid ISO date on a schema-valid header', () => {
+    const header = trajectoryHeader({ runId: 'r1', createdAt: 0, config: { model: 'm' } });
+    expect(header).toEqual({
+      kind: 'header',
+      version: TRAJECTORY_VERSION,
+      runId: 'r1',
+      createdAt: '1970-01-01T00:00:00.000Z',
+      config: { model: 'm' },
+    });
+    expect(trajectoryRecordSchema.parse(header)).toEqual(header);
+  });
+
+  it('is found first in a recorded trajectory', () => {
+    expect(findTrajectoryHeader(recording('simple-run'))).toMatchObject({
+      runId: 'simple-run-root',
+      version: TRAJECTORY_VERSION,
+    });
+    expect(findTrajectoryHeader([])).toBeUndefined();
+  });
+});

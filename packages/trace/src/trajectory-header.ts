@@ -1,0 +1,43 @@
+import { type JsonValue, TRAJECTORY_VERSION, type TrajectoryRecord } from '@rlm/protocol';
+
+/** The first line of a trajectory. */
+export type TrajectoryHeader = Extract<TrajectoryRecord, { kind: 'header' }>;
+
+/** What a trajectory header says about its run. */
+export interface TrajectoryHeaderInput {
+  /** The root run's id. */
+  runId: string;
+  /** When the run was created, in epoch milliseconds. */
+  createdAt: number;
+  /** The run's configuration, with secrets already removed. */
+  config: Record<string, JsonValue>;
+}
+
+/**
+ * The header record of a trajectory, stamped with the format's `TRAJECTORY_VERSION`: the only
+ * place a header is made, so every writer (the executor's recorder, the server's event-log
+ * fallback) writes the same version.
+ *
+ * @example
+ * sink.write(trajectoryHeader({ runId, createdAt: Date.now(), config: { model: 'anthropic/…' } }));
+ */
+export function trajectoryHeader({
+  runId,
+  createdAt,
+  config,
+}: TrajectoryHeaderInput): TrajectoryHeader {
+  return {
+    kind: 'header',
+    version: TRAJECTORY_VERSION,
+    runId,
+    createdAt: new Date(createdAt).toISOString(),
+    config,
+  };
+}
+
+/** The header of a trajectory, if it has one. */
+export function findTrajectoryHeader(
+  records: readonly TrajectoryRecord[],
+): TrajectoryHeader | undefined {
+  return records.find((record): record is TrajectoryHeader => record.kind === 'header');
+}
