@@ -39,10 +39,15 @@ describe('safeParseJsonLines', () => {
 
   it('skips blank lines and reads lines ending in \\r\\n', () => {
     const text = '\n{"id":1,"text":"a"}\r\n\n  \n{"id":2,"text":"b"}\n';
-    expect(parseJsonLines(text, rowSchema)).toEqual([
-      { id: 1, text: 'a' },
-      { id: 2, text: 'b' },
-    ]);
+    expect(safeParseJsonLines(text, rowSchema)).toEqual({
+      ok: true,
+      value: [
+        { id: 1, text: 'a' },
+        { id: 2, text: 'b' },
+      ],
+      lines: [2, 5],
+      truncated: false,
+    });
   });
 
   it('reports a bad line that is not the tail, with its number', () => {

@@ -29,6 +29,8 @@ export type JsonLinesResult<T> =
   | {
       ok: true;
       value: T[];
+      /** The 1-based line of each value, for checks across lines (such as unique ids). */
+      lines: number[];
       /** Whether a truncated tail was dropped. */
       truncated: boolean;
     }
@@ -53,14 +55,16 @@ export function safeParseJsonLines<TSchema extends z.ZodType>(
   // Only the text after the last newline can be a line whose writing was cut short.
   const tail = text.endsWith('\n') ? -1 : lines.length - 1;
   const values: z.output<TSchema>[] = [];
+  const numbers: number[] = [];
   for (const [index, line] of lines.entries()) {
     if (line.trim() === '') continue;
     let json: unknown;
     try {
       json = JSON.parse(line);
     } catch (cause) {
-      if (index === tail && truncatedTail === 'drop')
-        return { ok: true, value: values, truncated: true };
+      if (index === tail && truncatedTail === 'drop') {
+        return { ok: true, value: values, lines: numbers, truncated: true };
+      }
       const reason = cause instanceof Error ? cause.message : String(cause);
       return { ok: false, error: { line: index + 1, issues: [`not JSON (${reason})`], cause } };
     }
@@ -72,8 +76,9 @@ export function safeParseJsonLines<TSchema extends z.ZodType>(
       };
     }
     values.push(parsed.data);
+    numbers.push(index + 1);
   }
-  return { ok: true, value: values, truncated: false };
+  return { ok: true, value: values, lines: numbers, truncated: false };
 }
 
 /**

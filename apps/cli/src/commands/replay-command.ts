@@ -8,9 +8,9 @@ import { resolveConfig } from '../config/resolve-config.js';
 import { loadContexts } from '../context/load-contexts.js';
 import { toContextPayloads } from '../engine/to-context-payloads.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
-import { readTrajectoryFile } from '../trajectory/read-trajectory-file.js';
 import { collect } from './collect-option.js';
 import { findTrajectory } from './find-trajectory.js';
+import { loadTrajectory } from './load-trajectory.js';
 
 interface ReplayCommandOptions {
   context?: string[];
@@ -59,7 +59,7 @@ async function replayAction(
   options: ReplayCommandOptions,
   io: CliIo,
 ): Promise<ExitCode> {
-  const trajectory = await readTrajectoryFile(findTrajectory(reference, io));
+  const records = await loadTrajectory(findTrajectory(reference, io));
   const { config } = resolveConfig({
     cwd: io.cwd,
     env: io.env,
@@ -83,7 +83,7 @@ async function replayAction(
   // Loaded here, not at start-up: see createExecutorEngine.
   const { replay } = await import('@rlm/executor');
   try {
-    const { result, events } = await replay(trajectory.records, {
+    const { result, events } = await replay(records, {
       ...toContextPayloads(contexts.map((context) => context.value)),
       drivers,
       tools,

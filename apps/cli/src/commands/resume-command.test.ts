@@ -92,7 +92,9 @@ describe('rlm resume', () => {
       join(sandbox.dir, '.data', 'rlm', 'trajectories', `${runId}.jsonl`),
       'utf8',
     );
-    expect(trajectory.match(/"run-start"/g)).toHaveLength(2);
+    // One run: it started once and says where it went on, never a second run-start.
+    expect(trajectory.match(/"run-start"/g)).toHaveLength(1);
+    expect(trajectory.match(/"type":"run-resume","fromIteration":1,/g)).toHaveLength(1);
 
     const again = await resume(runId, 'notes.txt');
     expect(again.code).toBe(2);

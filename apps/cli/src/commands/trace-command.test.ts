@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderRunHtml, TraceTree } from '@rlm/executor';
+import { readTrajectory, renderRunHtml, TraceTree, trajectoryEvents } from '@rlm/trace';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
-import { readTrajectoryFile } from '../trajectory/read-trajectory-file.js';
 
 const NESTED = fileURLToPath(new URL('../__fixtures__/nested-run.jsonl', import.meta.url));
 
@@ -57,9 +56,32 @@ describe('rlm trace', () => {
   it('writes the shared trace view, byte for byte what the server serves for the same events', async () => {
     await spawnCli(['trace', NESTED, '--html', 'run.html'], { cwd: sandbox.dir, env: sandbox.env });
     const tree = new TraceTree();
-    for (const event of (await readTrajectoryFile(NESTED)).events) tree.apply(event);
+    for (const event of trajectoryEvents(await readTrajectory(NESTED))) tree.apply(event);
     const html = readFileSync(join(sandbox.dir, 'run.html'), 'utf8');
     expect(html).toContain(`<body>\n<h1>rlm trace run-root</h1>\n${renderRunHtml(tree)}</body>`);
+  });
+
+  it('reads a trajectory whose last line a crash cut short as the executor does: up to the cut', async () => {
+    const text = readFileSync(NESTED, 'utf8');
+    const lastLine = text.trimEnd().lastIndexOf('\n') + 1;
+    const cut = join(sandbox.dir, 'cut.jsonl');
+    writeFileSync(cut, text.slice(0, lastLine + 40));
+    const printed = await spawnCli(['trace', 'cut.jsonl'], { cwd: sandbox.dir, env: sandbox.env });
+    expect(printed.code).toBe(0);
+    const written = await spawnCli(['trace', 'cut.jsonl', '--html', 'cut.html'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+    });
+    expect(written.code).toBe(0);
+    // What the executor's reader (replay, export) gets from the same file: every line but the cut one.
+    const records = await readTrajectory(cut);
+    expect(records).toHaveLength(text.trim().split('\n').length - 1);
+    const tree = new TraceTree();
+    for (const event of trajectoryEvents(records)) tree.apply(event);
+    const html = readFileSync(join(sandbox.dir, 'cut.html'), 'utf8');
+    expect(html).toContain(`\n${renderRunHtml(tree)}</body>`);
+    // The cut line was the run's end: the view says the run did not finish.
+    expect(html).toContain('<dt>Status</dt><dd>not finished</dd>');
   });
 
   it('explains a file that is not a trajectory, naming the line', async () => {

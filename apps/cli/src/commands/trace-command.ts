@@ -1,12 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { renderTraceHtml, TraceTree } from '@rlm/executor';
+import { findTrajectoryHeader, renderTraceHtml, TraceTree, trajectoryEvents } from '@rlm/trace';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { renderRunTree } from '../render/render-run-tree.js';
-import { readTrajectoryFile } from '../trajectory/read-trajectory-file.js';
 import { findTrajectory } from './find-trajectory.js';
+import { loadTrajectory } from './load-trajectory.js';
 
 /** `rlm trace PATH [--html OUT]`: a recorded run as a terminal tree or one HTML file. */
 export function registerTraceCommand(
@@ -28,12 +28,12 @@ Examples:
   $ rlm trace run.jsonl --html run.html && open run.html`,
     )
     .action(async (reference: string, options: { html?: string }) => {
-      const trajectory = await readTrajectoryFile(findTrajectory(reference, io));
+      const records = await loadTrajectory(findTrajectory(reference, io));
       const tree = new TraceTree();
-      for (const event of trajectory.events) tree.apply(event);
+      for (const event of trajectoryEvents(records)) tree.apply(event);
       if (options.html !== undefined) {
         const out = resolve(io.cwd, options.html);
-        const runId = tree.rootRunId ?? trajectory.header?.runId ?? '';
+        const runId = tree.rootRunId ?? findTrajectoryHeader(records)?.runId ?? '';
         await writeFile(out, renderTraceHtml(tree, { title: `rlm trace ${runId}`.trim() }));
         io.stderr.write(`wrote ${out}\n`);
       } else {

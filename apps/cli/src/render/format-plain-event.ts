@@ -1,5 +1,5 @@
-import { formatCost, formatCount, formatDuration, type TraceTree } from '@rlm/executor';
 import type { RunEvent } from '@rlm/protocol';
+import { formatCost, formatCount, formatDuration, type TraceTree } from '@rlm/trace';
 import { oneLine } from './one-line.js';
 
 /**
@@ -11,6 +11,8 @@ export function formatPlainEvent(event: RunEvent, tree: TraceTree): string | und
   switch (event.type) {
     case 'run-start':
       return `${at} run ${event.runId} started: model ${event.model}, up to ${event.maxIterations} turns`;
+    case 'run-resume':
+      return `${at} run ${event.runId} resumed at turn ${event.fromIteration + 1}: model ${event.model}`;
     case 'iteration-start':
       return `${at} turn ${event.iteration + 1}`;
     case 'block-start':

@@ -1,5 +1,5 @@
-import { TraceTree } from '@rlm/executor';
 import type { RunEvent } from '@rlm/protocol';
+import { TraceTree } from '@rlm/trace';
 import { createLogUpdate } from 'log-update';
 import type { OutputStream } from '../cli-io.js';
 import { formatPlainEvent } from './format-plain-event.js';

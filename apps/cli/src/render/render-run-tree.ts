@@ -7,7 +7,7 @@ import {
   type TraceSubcall,
   type TraceTree,
   type TraceTurn,
-} from '@rlm/executor';
+} from '@rlm/trace';
 import pc from 'picocolors';
 import { oneLine } from './one-line.js';
 

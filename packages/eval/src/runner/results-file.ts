@@ -1,14 +1,16 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { RlmError } from '@rlm/protocol';
+import { type JsonLineError, safeParseJsonLines } from '@rlm/trace';
 import { type ResultRow, resultRowSchema } from './result-row.js';
 
 /** The file name of the rows inside an eval's output directory. */
 export const RESULTS_FILE = 'results.jsonl';
 
 /**
- * Reads result rows. A last line cut short by a crash is ignored (its attempt simply runs again
- * on resume); any other bad line is an error naming it. A missing file has no rows.
+ * Reads result rows with `@rlm/trace`'s JSONL reader: a last line cut short by a crash is ignored
+ * (its attempt simply runs again on resume); any other bad line is an error naming it. A missing
+ * file has no rows.
  *
  * @throws RlmError `eval.invalid_results` naming the line of a corrupt row
  */
@@ -20,27 +22,9 @@ export async function readResultRows(path: string): Promise<ResultRow[]> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  const lines = text.split('\n');
-  const rows: ResultRow[] = [];
-  for (const [index, line] of lines.entries()) {
-    if (line.trim() === '') continue;
-    const isLast = lines.slice(index + 1).every((rest) => rest.trim() === '');
-    let parsed: ReturnType<typeof resultRowSchema.safeParse>;
-    try {
-      parsed = resultRowSchema.safeParse(JSON.parse(line));
-    } catch {
-      if (isLast && !text.endsWith('\n')) continue;
-      throw corruptRow(path, { line: index + 1, issues: ['not valid JSON'] });
-    }
-    if (!parsed.success) {
-      throw corruptRow(path, {
-        line: index + 1,
-        issues: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
-      });
-    }
-    rows.push(parsed.data);
-  }
-  return rows;
+  const parsed = safeParseJsonLines(text, resultRowSchema);
+  if (parsed.ok) return parsed.value;
+  throw corruptRow(path, parsed.error);
 }
 
 /** Appends rows one line each, in one write so a row is never interleaved with another. */
@@ -65,11 +49,12 @@ export async function resetResultsFile(path: string): Promise<void> {
 
 function corruptRow(
   path: string,
-  { line, issues }: { line: number; issues: string[] },
+  { line, issues, cause }: JsonLineError,
 ): RlmError<'eval.invalid_results'> {
   return new RlmError({
     code: 'eval.invalid_results',
     message: `Corrupt result row in ${path} at line ${line}: ${issues.join('; ')}`,
     details: { path, line, issues },
+    cause,
   });
 }

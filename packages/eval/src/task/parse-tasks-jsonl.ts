@@ -1,4 +1,5 @@
 import { RlmError } from '@rlm/protocol';
+import { safeParseJsonLines } from '@rlm/trace';
 import { type EvalTask, evalTaskSchema } from './eval-task.js';
 
 export interface ParseTasksOptions {
@@ -7,8 +8,9 @@ export interface ParseTasksOptions {
 }
 
 /**
- * Parses JSONL text into tasks: one JSON object per line, blank lines skipped. Task ids must be
- * unique because result rows (and resume) are keyed by them.
+ * Parses JSONL text into tasks with `@rlm/trace`'s JSONL reader: one JSON object per line, blank
+ * lines skipped, a broken last line an error like any other (the file is written by hand, not
+ * cut by a crash). Task ids must be unique because result rows (and resume) are keyed by them.
  *
  * @throws RlmError `eval.invalid_task` with the 1-based line number and every issue
  * @example
@@ -18,51 +20,39 @@ export function parseTasksJsonl(
   text: string,
   { source = 'tasks' }: ParseTasksOptions = {},
 ): EvalTask[] {
-  const tasks: EvalTask[] = [];
+  const parsed = safeParseJsonLines(text, evalTaskSchema, { truncatedTail: 'error' });
+  if (!parsed.ok) throw invalidTask({ source, ...parsed.error });
   const seen = new Map<string, number>();
-  const lines = text.split('\n');
-  for (const [index, raw] of lines.entries()) {
-    const line = index + 1;
-    if (raw.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (error) {
-      throw invalidTask({ source, line, issues: [`not valid JSON (${(error as Error).message})`] });
-    }
-    const result = evalTaskSchema.safeParse(value);
-    if (!result.success) {
-      const issues = result.error.issues.map(
-        (issue) => `${issue.path.length === 0 ? '(root)' : issue.path.join('.')}: ${issue.message}`,
-      );
-      throw invalidTask({ source, line, issues });
-    }
-    const previous = seen.get(result.data.id);
+  for (const [index, task] of parsed.value.entries()) {
+    const line = parsed.lines[index] ?? index + 1;
+    const previous = seen.get(task.id);
     if (previous !== undefined) {
       throw invalidTask({
         source,
         line,
-        issues: [`id: "${result.data.id}" already used on line ${previous}`],
+        issues: [`id: "${task.id}" already used on line ${previous}`],
       });
     }
-    seen.set(result.data.id, line);
-    tasks.push(result.data);
+    seen.set(task.id, line);
   }
-  return tasks;
+  return parsed.value;
 }
 
 function invalidTask({
   source,
   line,
   issues,
+  cause,
 }: {
   source: string;
   line: number;
   issues: string[];
+  cause?: unknown;
 }): RlmError<'eval.invalid_task'> {
   return new RlmError({
     code: 'eval.invalid_task',
     message: `Invalid task in ${source} at line ${line}: ${issues.join('; ')}`,
     details: { line, issues },
+    cause,
   });
 }

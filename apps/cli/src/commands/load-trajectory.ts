@@ -1,0 +1,50 @@
+import { readFile } from 'node:fs/promises';
+import { RlmError, type TrajectoryRecord } from '@rlm/protocol';
+import { safeParseTrajectory } from '@rlm/trace';
+
+/**
+ * Reads the trajectory `trace` and `replay` were pointed at, through `@rlm/trace` (so a last
+ * line cut by a crash is read the way the executor reads it), and says what to do when it is
+ * missing, unreadable, empty or not a trajectory.
+ *
+ * @throws RlmError `cli.trajectory_invalid` naming the file and, for a bad line, its number
+ */
+export async function loadTrajectory(path: string): Promise<TrajectoryRecord[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new RlmError({
+      code: 'cli.trajectory_invalid',
+      message:
+        code === 'ENOENT'
+          ? `No trajectory at ${path}; pass the .jsonl path printed by rlm run (or a run id).`
+          : `Cannot read trajectory ${path} (${code ?? 'read error'}); check its permissions.`,
+      details: { path, line: undefined },
+      cause: error,
+    });
+  }
+  const parsed = safeParseTrajectory(text);
+  if (!parsed.ok) {
+    const { line, issues, cause } = parsed.error;
+    const reason =
+      cause instanceof SyntaxError
+        ? 'is not JSON'
+        : `is not a trajectory record (${issues.join('; ')})`;
+    throw new RlmError({
+      code: 'cli.trajectory_invalid',
+      message: `Trajectory ${path} line ${line} ${reason}; is this an rlm trajectory file?`,
+      details: { path, line },
+      cause,
+    });
+  }
+  if (parsed.value.length === 0) {
+    throw new RlmError({
+      code: 'cli.trajectory_invalid',
+      message: `Trajectory ${path} is empty; the run may have failed before it started.`,
+      details: { path, line: undefined },
+    });
+  }
+  return parsed.value;
+}
