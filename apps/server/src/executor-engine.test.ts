@@ -1,5 +1,6 @@
 import type { LanguageModel } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
+import { parseTrajectory, recordedExchanges } from '@rlm/trace';
 import { describe, expect, it } from 'vitest';
 import { createExecutorEngine } from './executor-engine.js';
 import { readSse } from './test-support/read-sse.js';
@@ -39,10 +40,7 @@ describe('executor engine behind the server', () => {
     const trajectory = await (
       await server.request(`/v1/runs/${created.body['id']}/trajectory`)
     ).text();
-    const kinds = trajectory
-      .trim()
-      .split('\n')
-      .map((line) => (JSON.parse(line) as { kind: string }).kind);
+    const kinds = parseTrajectory(trajectory).map((record) => record.kind);
     expect(kinds[0]).toBe('header');
     expect(kinds).toContain('model-exchange');
     expect(trajectory).not.toContain('[1,2,3,4]');
@@ -86,5 +84,30 @@ describe('executor engine behind the server', () => {
     });
     expect(layers.data.find((layer) => layer.id === 9)?.version).toBe(1);
     expect(model.requests[0]?.system).toContain('Scribe');
+  });
+
+  it("records in an agent turn's trajectory the exact system prompt the model received", async () => {
+    const model = scriptedModel([
+      '```repl\nconst n = await llm_query("sub")\n```',
+      'FINAL(done)',
+      'sub',
+    ]);
+    await using server = await startTestServer({ engine: engineWith(model) });
+    const agent = await post(server, '/v1/agents', { identityTag: 'Scribe' });
+    const turn = await post(server, `/v1/agents/${agent.body['id']}/messages`, {
+      sender: 'dana',
+      body: 'Hello there.',
+    });
+    const trajectory = await (
+      await server.request(`/v1/runs/${turn.body['runId']}/trajectory`)
+    ).text();
+    const recorded = recordedExchanges(parseTrajectory(trajectory));
+    // Root turns carry the layered prompt before the REPL instructions; llm_query has none.
+    const sent = model.requests.map((request) => request.system);
+    expect(recorded.map((exchange) => exchange.system)).toEqual(sent);
+    const rootPrompt = sent[0] ?? '';
+    expect(rootPrompt).toContain('Scribe');
+    expect(rootPrompt).toContain('```repl');
+    expect(sent.filter((system) => system === undefined)).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
-import { createRLM, type TrajectorySink } from '@rlm/executor';
-import { type LanguageModel, RlmError, type RunEvent, type TrajectoryRecord } from '@rlm/protocol';
-import { replayingModel, responseReplay } from './response-replay.js';
+import { createRLM } from '@rlm/executor';
+import { type LanguageModel, RlmError } from '@rlm/protocol';
+import { findTrajectoryHeader, replayingModel, responseReplay } from '@rlm/trace';
 import type { RunEngine, RunEngineInput } from './run-engine.js';
 
 /** Turns a profile's model id into a client (production: `@rlm/executor`'s `resolveModel`). */
@@ -17,9 +17,11 @@ export interface ExecutorEngineOptions {
  * id as the root run id, events and trajectory records handed to the server as they happen, the
  * run's capped budget, and the server's run store for a checkpoint after every root turn. A
  * restarted run continues with `rlm.resume` from its latest checkpoint; one killed before its first
- * checkpoint starts over, its recorded model responses answering the same requests again. An agent
- * turn's layered system prompt is put in front of the RLM's own REPL instructions on root-model
- * calls only (sub-calls keep their plain prompts).
+ * checkpoint runs again from its first turn (`rerun`), its recorded model responses answering the
+ * same requests again. Either way the executor marks the restart itself (`run-resume`, no second
+ * header), so what it emits is stored as it is. An agent turn's layered system prompt is the
+ * RLM's `systemPromptPrefix`: root-model calls get it before the REPL instructions (sub-calls keep
+ * their plain prompts), and the trajectory records the prompt as sent.
  */
 export function createExecutorEngine({
   resolveModel,
@@ -27,11 +29,10 @@ export function createExecutorEngine({
 }: ExecutorEngineOptions): RunEngine {
   return {
     async run(input) {
-      const { root, subModel } = runModels(input, resolveModel);
-      const output = runOutput(input);
+      const { model, subModel } = runModels(input, resolveModel);
       const { budget } = input;
       const rlm = createRLM({
-        model: root,
+        model,
         subModel,
         maxDepth: budget.maxDepth,
         maxIterations: budget.maxIterations,
@@ -42,25 +43,29 @@ export function createExecutorEngine({
           maxSubcalls: budget.maxSubcalls,
         },
         tools: { ...(input.tools ?? {}) },
-        trajectory: output.sink,
-        onEvent: output.onEvent,
+        trajectory: {
+          write: input.onTrajectory,
+          async close() {},
+        },
+        onEvent: input.onEvent,
         ...(input.runStore === undefined ? {} : { runStore: input.runStore }),
+        ...(input.systemPrompt === undefined ? {} : { systemPromptPrefix: input.systemPrompt }),
         generateId: () => input.runId,
         isolation,
       });
       const { context, query, signal } = input;
       if (input.resume === true) {
-        output.resuming = true;
         try {
           return await rlm.resume(input.runId, { context, signal });
         } catch (error) {
           // A checkpoint this version cannot read (or none): start over with the replay. It fails
-          // before the run starts, so nothing was emitted twice.
+          // before the run goes on, so nothing was emitted twice.
           if (!RlmError.is(error, 'executor.no_checkpoint')) throw error;
-          output.resuming = false;
         }
       }
-      return rlm.completion(context, { query, signal });
+      // The earlier attempt started the run (its header and run-start are stored): go on with it.
+      const rerun = findTrajectoryHeader(input.recorded ?? []) !== undefined;
+      return rlm.completion(context, { query, signal, rerun });
     },
   };
 }
@@ -73,7 +78,7 @@ export function createExecutorEngine({
 function runModels(
   input: RunEngineInput,
   resolveModel: ModelResolver,
-): { root: LanguageModel; subModel: LanguageModel } {
+): { model: LanguageModel; subModel: LanguageModel } {
   const replay = input.recorded === undefined ? undefined : responseReplay(input.recorded);
   const live = (id: string) => {
     const client = resolveModel(id);
@@ -81,50 +86,5 @@ function runModels(
   };
   const model = live(input.profile.model);
   const subModel = input.profile.subModel === undefined ? model : live(input.profile.subModel);
-  const root =
-    input.systemPrompt === undefined ? model : withSystemPrefix(model, input.systemPrompt);
-  return { root, subModel };
-}
-
-/**
- * The events and trajectory records the engine hands to the server. A restarted run continues
- * what is stored under its id: its trajectory has a header already, and a resumed run keeps the
- * `run-start` it had (the executor emits a second one when it resumes; the server's restart notice
- * marks the restart instead), so its log reads as one run whose turns go on where they stopped.
- */
-function runOutput(input: RunEngineInput): {
-  resuming: boolean;
-  onEvent: (event: RunEvent) => void;
-  sink: TrajectorySink;
-} {
-  const restarted = input.resume === true || input.recorded !== undefined;
-  const output = {
-    resuming: false,
-    onEvent(event: RunEvent) {
-      if (!repeatsStart(event)) input.onEvent(event);
-    },
-    sink: {
-      write(record: TrajectoryRecord) {
-        if (record.kind === 'header' && restarted) return;
-        if (record.kind === 'event' && repeatsStart(record.event)) return;
-        input.onTrajectory(record);
-      },
-      async close() {},
-    },
-  };
-  const repeatsStart = (event: RunEvent) =>
-    output.resuming && event.type === 'run-start' && event.depth === 0;
-  return output;
-}
-
-/** A model whose requests carry `prefix` before the system prompt the executor built. */
-function withSystemPrefix(model: LanguageModel, prefix: string): LanguageModel {
-  return {
-    id: model.id,
-    ...(model.contextWindow === undefined ? {} : { contextWindow: model.contextWindow }),
-    complete(request) {
-      const system = request.system === undefined ? prefix : `${prefix}\n\n${request.system}`;
-      return model.complete({ ...request, system });
-    },
-  };
+  return { model, subModel };
 }

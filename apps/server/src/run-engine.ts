@@ -32,7 +32,10 @@ export interface RunEngineInput {
   onEvent: (event: RunEvent) => void;
   /** Called for every trajectory record (model exchanges included). */
   onTrajectory: (record: TrajectoryRecord) => void;
-  /** Replaces the RLM system prompt (agents pass their layered prompt). */
+  /**
+   * Put before the RLM's own system prompt on root-model calls (agents pass their layered
+   * prompt); the trajectory records the combined prompt, as sent.
+   */
   systemPrompt?: string;
   /**
    * Where the engine checkpoints the root after each completed turn, under `runId` (a view of the
@@ -43,11 +46,14 @@ export interface RunEngineInput {
   /**
    * A restart: continue from the latest checkpoint in `runStore` (earlier turns are not run
    * again). Without a usable checkpoint the engine starts over, with `recorded` as the replay.
+   * Either way the run goes on under its id: it emits `run-resume`, no second `run-start`, and no
+   * second trajectory header.
    */
   resume?: boolean;
   /**
    * The trajectory of an earlier attempt of this run (a restart): its recorded model responses
-   * answer identical requests again instead of the live model when the run starts over.
+   * answer identical requests again instead of the live model when the run starts over. Given
+   * for every restart, so it also marks one.
    */
   recorded?: readonly TrajectoryRecord[];
   /** REPL functions by name. */

@@ -32,11 +32,11 @@ function serverWith(model: LanguageModel, config: Partial<ServerConfigInput> = {
   return startTestServer({ engine, config, persistent });
 }
 
-async function startRun(server: TestServer): Promise<string> {
+async function startRun(server: TestServer, config?: Record<string, number>): Promise<string> {
   const response = await server.request('/v1/runs', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: 'How long is it?', context: 'abcdef' }),
+    body: JSON.stringify({ query: 'How long is it?', context: 'abcdef', config }),
   });
   return ((await response.json()) as { id: string }).id;
 }
@@ -59,6 +59,15 @@ async function restartAndFinish(model: LanguageModel, runId: string) {
 
 async function storedEvents(runId: string): Promise<{ seq: number; event: RunEvent }[]> {
   return persistent.store.runs.eventsAfter(runId, 0);
+}
+
+/** The root's start, resume, notice and end events, in order (`run-resume:<fromIteration>`). */
+function rootLifecycle(events: readonly { event: RunEvent }[]): string[] {
+  return events.flatMap(({ event }) => {
+    if (event.depth !== 0) return [];
+    if (event.type === 'run-resume') return [`run-resume:${event.fromIteration}`];
+    return ['run-start', 'error', 'run-end'].includes(event.type) ? [event.type] : [];
+  });
 }
 
 function rootIterations(events: readonly { event: RunEvent }[]): number[] {
@@ -98,11 +107,15 @@ describe('run manager across a restart', () => {
     const events = await storedEvents(runId);
     expect(events.map((stored) => stored.seq)).toEqual(events.map((_, index) => index + 1));
     expect(rootIterations(events)).toEqual([0, 1, 2]);
-    // One run: one start (the restart is marked by the server's notices), one end.
-    const starts = events.filter(({ event }) => event.type === 'run-start' && event.depth === 0);
-    expect(starts).toHaveLength(1);
-    const ends = events.filter(({ event }) => event.type === 'run-end' && event.depth === 0);
-    expect(ends).toHaveLength(1);
+    // One run: one start, the server's notices (shutdown, restart), the executor's own resume
+    // marker, one end.
+    expect(rootLifecycle(events)).toEqual([
+      'run-start',
+      'error',
+      'error',
+      'run-resume:2',
+      'run-end',
+    ]);
     const trajectory = await persistent.store.runs.trajectory(runId);
     expect(trajectory.filter((record) => record.kind === 'header')).toHaveLength(1);
     const modelCalls = trajectory.filter((record) => record.kind === 'model-exchange');
@@ -151,7 +164,54 @@ describe('run manager across a restart', () => {
       answer: '6',
     });
     expect(second.requests).toHaveLength(2);
-    expect(rootIterations(await storedEvents(runId))).toEqual([0, 0, 1]);
+    const events = await storedEvents(runId);
+    expect(rootIterations(events)).toEqual([0, 0, 1]);
+    // Run again from its first turn, still as one run: no second start, no second header.
+    expect(rootLifecycle(events)).toEqual([
+      'run-start',
+      'error',
+      'error',
+      'run-resume:0',
+      'run-end',
+    ]);
+    const trajectory = await persistent.store.runs.trajectory(runId);
+    expect(trajectory.filter((record) => record.kind === 'header')).toHaveLength(1);
+  });
+
+  it('keeps the real end reason of a run that went over its budget after a restart', async () => {
+    const first = scriptedModel([
+      '```repl\nconst size = context.length;\nprint(size)\n```',
+      () => new Promise<string>(() => undefined),
+    ]);
+    const runId = await (async () => {
+      await using server = await serverWith(first);
+      const id = await startRun(server, { maxSubcalls: 1 });
+      await waitFor(() => first.requests.length === 2, 'the second turn');
+      await server.services.shutdown(50);
+      return id;
+    })();
+    // After the restart the turn asks two sub-calls of a budget of one.
+    const second = scriptedModel([
+      '```repl\nconst a = await llm_query("one")\nconst b = await llm_query("two")\n```',
+      'sub answer',
+    ]);
+    const view = await restartAndFinish(second, runId);
+    expect(view).toMatchObject({
+      status: 'budget_exceeded',
+      error: { code: 'executor.budget_exceeded' },
+    });
+    // The restart notice is in the log, but it is not why the run ended.
+    const events = await storedEvents(runId);
+    expect(
+      events.some(
+        ({ event }) => event.type === 'error' && event.error.code === 'server.unavailable',
+      ),
+    ).toBe(true);
+    expect(events.at(-1)?.event).toMatchObject({
+      type: 'run-end',
+      status: 'budget_exceeded',
+      error: { code: 'executor.budget_exceeded' },
+    });
   });
 
   it('interrupts a run on shutdown when restarts do not resume runs', async () => {

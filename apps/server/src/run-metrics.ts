@@ -38,7 +38,8 @@ export function createRunMetrics(
   );
   return {
     observeEvent(event) {
-      if (event.type === 'run-start') sandboxes += 1;
+      // A run that goes on after a restart opens a sandbox again.
+      if (event.type === 'run-start' || event.type === 'run-resume') sandboxes += 1;
       if (event.type === 'run-end') sandboxes = Math.max(0, sandboxes - 1);
       if (event.type !== 'model-call-end') return;
       modelCalls.inc({ model: event.model, ok: String(event.ok) });

@@ -2,6 +2,7 @@ import {
   emptyUsage,
   type RLMChatCompletion,
   type RunEvent,
+  type RunEventOf,
   type RunStatus,
   type UsageSummary,
 } from '@rlm/protocol';
@@ -31,16 +32,15 @@ export function outcomeFromCompletion(result: RLMChatCompletion): RunOutcome {
 }
 
 /**
- * Rebuilds the outcome from a run's stored events: the root's `run-end` (depth 0) and the last
- * root `error`. Returns undefined while the run has not ended.
+ * Rebuilds the outcome from a run's stored events: the root's `run-end` (depth 0), which carries
+ * its own end reason. Earlier `error` events are not read: a restart notice (`server.unavailable`)
+ * in the log of a run that went on and ended otherwise is not why it ended. Returns undefined
+ * while the run has not ended.
  */
 export function outcomeFromEvents(events: readonly RunEvent[]): RunOutcome | undefined {
-  let end: Extract<RunEvent, { type: 'run-end' }> | undefined;
-  let error: { code: string; message: string } | null = null;
+  let end: RunEventOf<'run-end'> | undefined;
   for (const event of events) {
-    if (event.depth !== 0) continue;
-    if (event.type === 'run-end') end = event;
-    if (event.type === 'error') error = event.error;
+    if (event.depth === 0 && event.type === 'run-end') end = event;
   }
   if (end === undefined) return undefined;
   return {
@@ -50,7 +50,7 @@ export function outcomeFromEvents(events: readonly RunEvent[]): RunOutcome | und
     usage: end.usage,
     iterations: end.iterations,
     durationMs: end.durationMs,
-    error: end.status === 'completed' ? null : error,
+    error: end.error ?? null,
   };
 }
 
@@ -78,6 +78,7 @@ export function serverEndEvents(
     usage: emptyUsage(),
     iterations: 0,
     durationMs: 0,
+    ...(options.error === undefined ? {} : { error: options.error }),
   });
   return events;
 }

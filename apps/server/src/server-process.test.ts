@@ -183,6 +183,7 @@ describe('rlm-server process', () => {
       const iterations = log.filter((entry) => entry.type === 'iteration-start');
       expect(iterations.map((entry) => entry.iteration)).toEqual([0, 1, 1]);
       expect(log.filter((entry) => entry.type === 'run-start')).toHaveLength(1);
+      expect(log.filter((entry) => entry.type === 'run-resume')).toHaveLength(1);
       expect(log.filter((entry) => entry.type === 'run-end')).toHaveLength(1);
     } finally {
       second.child.kill('SIGTERM');

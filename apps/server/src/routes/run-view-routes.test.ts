@@ -1,6 +1,5 @@
-import { renderRunHtml, TraceTree } from '@rlm/executor';
-import { trajectoryRecordSchema } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
+import { parseTrajectory, renderRunHtml, TraceTree, trajectoryEvents } from '@rlm/trace';
 import { describe, expect, it } from 'vitest';
 import { createExecutorEngine } from '../executor-engine.js';
 import { readSse } from '../test-support/read-sse.js';
@@ -25,11 +24,7 @@ async function runToEnd(server: TestServer, body: object): Promise<{ id: string;
 /** What `rlm trace --html` renders for a trajectory: its event records through the shared view. */
 function cliFragment(jsonl: string): string {
   const tree = new TraceTree();
-  for (const line of jsonl.split('\n')) {
-    if (line.trim() === '') continue;
-    const record = trajectoryRecordSchema.parse(JSON.parse(line));
-    if (record.kind === 'event') tree.apply(record.event);
-  }
+  for (const event of trajectoryEvents(parseTrajectory(jsonl))) tree.apply(event);
   return renderRunHtml(tree);
 }
 

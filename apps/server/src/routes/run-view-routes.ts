@@ -1,5 +1,5 @@
-import { renderRunHtml, TraceTree } from '@rlm/executor';
 import type { RunStore } from '@rlm/memory';
+import { renderRunHtml, TraceTree } from '@rlm/trace';
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env.js';
 import { redactUpstream } from '../redact-upstream.js';
@@ -9,7 +9,7 @@ const PAGE_SIZE = 1000;
 
 /**
  * `GET /v1/runs/:id/view`: the run as the shared trace view (`renderRunHtml` from
- * `@rlm/executor`), an HTML fragment rebuilt from the stored events on every request, so it is
+ * `@rlm/trace`), an HTML fragment rebuilt from the stored events on every request, so it is
  * the view `rlm trace --html` writes for the same events. Same key and ownership rules as
  * `GET /v1/runs/:id`. `x-last-event-id` names the last event it includes, so a page can follow
  * `/events` from there and fetch the view again when more arrive; `x-run-status` is the run's

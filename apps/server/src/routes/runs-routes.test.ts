@@ -1,5 +1,6 @@
-import { type RunEvent, runEventSchema, trajectoryRecordSchema } from '@rlm/protocol';
+import { type RunEvent, runEventSchema, TRAJECTORY_VERSION } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
+import { parseTrajectory } from '@rlm/trace';
 import { describe, expect, it } from 'vitest';
 import { deferred, readSse, type SseMessage } from '../test-support/read-sse.js';
 import { scriptedEngine } from '../test-support/scripted-engine.js';
@@ -221,9 +222,12 @@ describe('runs API', () => {
     await collect(server, run.id);
     const response = await server.request(`/v1/runs/${run.id}/trajectory`);
     expect(response.headers.get('content-type')).toContain('application/x-ndjson');
-    const lines = (await response.text()).trim().split('\n');
-    const records = lines.map((line) => trajectoryRecordSchema.parse(JSON.parse(line)));
-    expect(records[0]?.kind).toBe('header');
+    const records = parseTrajectory(await response.text());
+    expect(records[0]).toMatchObject({
+      kind: 'header',
+      version: TRAJECTORY_VERSION,
+      runId: run.id,
+    });
     expect(records.filter((record) => record.kind === 'event').length).toBeGreaterThan(3);
   });
 

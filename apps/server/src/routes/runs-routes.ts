@@ -1,5 +1,6 @@
 import type { RunRecord } from '@rlm/memory';
 import { RlmError } from '@rlm/protocol';
+import { trajectoryHeader } from '@rlm/trace';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../app-env.js';
@@ -136,13 +137,8 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
     let body = stored;
     if (stored.length === 0) {
       // Engines without a trajectory sink still leave the event log: serve it in trajectory form.
-      const header = {
-        kind: 'header',
-        version: 1,
-        runId: record.id,
-        createdAt: new Date(record.createdAt).toISOString(),
-        config: { ...meta, query: undefined },
-      };
+      const { query: _query, ...config } = meta;
+      const header = trajectoryHeader({ runId: record.id, createdAt: record.createdAt, config });
       const lines = [JSON.stringify(header)];
       for (const { event } of await store.runs.eventsAfter(record.id, 0))
         lines.push(JSON.stringify({ kind: 'event', event }));

@@ -50,7 +50,17 @@ export function scriptedEngine(modelFor: (input: RunEngineInput) => LanguageMode
       });
       const durationMs = Date.now() - started;
       const partialAnswer = status === 'completed' ? null : partial;
-      emit({ type: 'run-end', status, answer, partialAnswer, usage, iterations, durationMs });
+      emit({
+        type: 'run-end',
+        status,
+        answer,
+        partialAnswer,
+        usage,
+        iterations,
+        durationMs,
+        // Like the executor: the end reason is the run-end's own.
+        ...(error === null ? {} : { error }),
+      });
       return {
         runId: input.runId,
         rootRunId: input.runId,

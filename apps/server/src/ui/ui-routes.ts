@@ -1,4 +1,4 @@
-import { TRACE_CSS } from '@rlm/executor';
+import { TRACE_CSS } from '@rlm/trace';
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env.js';
 import { AGENT_PAGE_JS } from './agent-page-script.js';

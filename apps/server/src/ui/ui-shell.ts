@@ -1,4 +1,4 @@
-import { escapeHtml } from '@rlm/executor';
+import { html, joinHtml, trustedHtml } from '@rlm/trace';
 
 /** What a UI page is made of; its data is fetched with the user's key, never put in the HTML. */
 export interface UiShellOptions {
@@ -9,7 +9,7 @@ export interface UiShellOptions {
   dataset: Record<string, string>;
   /** Style sheets under `/ui/assets/`. @default ['ui.css'] */
   styles?: readonly string[];
-  /** Static markup inside `<main>` for the script to fill. @default '' */
+  /** Static markup inside `<main>` for the script to fill (this server's constant, not escaped). @default '' */
   main?: string;
 }
 
@@ -21,32 +21,34 @@ export function uiShell({
   styles = ['ui.css'],
   main = '',
 }: UiShellOptions): string {
-  const attributes = Object.entries(dataset)
-    .map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`)
-    .join('');
-  const links = styles
-    .map((name) => `<link rel="stylesheet" href="/ui/assets/${escapeHtml(name)}">`)
-    .join('\n');
-  return `<!doctype html>
+  // Attribute names and `main` are this server's own constants; every value goes through `html`.
+  const attributes = Object.entries(dataset).map(
+    ([name, value]) => html`${trustedHtml(` data-${name}`)}="${value}"`,
+  );
+  const links = joinHtml(
+    styles.map((name) => html`<link rel="stylesheet" href="/ui/assets/${name}">`),
+    '\n',
+  );
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
+<title>${title}</title>
 ${links}
 </head>
 <body${attributes}>
-<header><h1>${escapeHtml(title)}</h1><span id="connection" data-testid="connection"></span></header>
+<header><h1>${title}</h1><span id="connection" data-testid="connection"></span></header>
 <form id="key-form" hidden>
   <label>API key <input id="key-input" type="password" autocomplete="off" required></label>
   <button type="submit">Open</button>
   <p class="hint">The key stays in this tab (sessionStorage) and is sent only as a Bearer header. You can also open this page as <code>…#key=&lt;your key&gt;</code>.</p>
 </form>
-<main id="app">${main}</main>
+<main id="app">${trustedHtml(main)}</main>
 <script src="/ui/assets/common.js"></script>
-<script src="/ui/assets/${escapeHtml(script)}"></script>
+<script src="/ui/assets/${script}"></script>
 </body>
 </html>
-`;
+`.toString();
 }
