@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { readResultRows } from '../runner/results-file.js';
 import { EVAL_EXIT, type EvalCommandIo, runEvalCommand } from './run-eval-command.js';
 
 /** A fresh temporary directory, removed when the test ends. */
@@ -93,10 +94,7 @@ describe('runEvalCommand', () => {
         run.io,
       ),
     ).toBe(EVAL_EXIT.ok);
-    const rows = (await readFile(join(cwd, 'out', 'results.jsonl'), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const rows = await readResultRows(join(cwd, 'out', 'results.jsonl'));
     expect(rows.map((row) => [row.taskId, row.answer, row.passed, row.benchmark])).toEqual([
       ['mine', '5550123', true, 'sniah'],
       ['unknown', 'UNKNOWN', false, 'custom'],
@@ -118,10 +116,7 @@ describe('runEvalCommand', () => {
       'out',
     ];
     expect(await runEvalCommand(args, io(cwd).io)).toBe(EVAL_EXIT.ok);
-    const rows = (await readFile(join(cwd, 'out', 'results.jsonl'), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const rows = await readResultRows(join(cwd, 'out', 'results.jsonl'));
     expect(rows.map((row) => [row.system, row.passed, row.model])).toEqual([
       ['rlm-solver', true, 'anthropic/claude-sonnet-5-5'],
       ['base', true, 'anthropic/claude-sonnet-5-5'],

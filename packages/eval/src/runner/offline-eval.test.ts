@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { generateBenchmark } from '../generators/generate-benchmark.js';
 import { createModelResolver } from './model-resolver.js';
-import { type ResultRow, resultRowSchema } from './result-row.js';
+import type { ResultRow } from './result-row.js';
+import { readResultRows } from './results-file.js';
 import { runEval } from './run-eval.js';
 
 /** A fresh temporary directory, removed when the test ends. */
@@ -39,10 +40,7 @@ describe('an offline eval of two systems', () => {
     });
     expect(run.stoppedBy).toBeNull();
 
-    const rows: ResultRow[] = (await readFile(join(outDir, 'results.jsonl'), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => resultRowSchema.parse(JSON.parse(line)));
+    const rows: ResultRow[] = await readResultRows(join(outDir, 'results.jsonl'));
     expect(rows).toHaveLength(12);
     const rlm = rows.filter((row) => row.system === 'rlm');
     const baseRows = rows.filter((row) => row.system === 'base');
