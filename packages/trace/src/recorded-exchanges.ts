@@ -58,7 +58,7 @@ export class ExchangeEncoder {
       callId,
       request: {
         ...(system === undefined ? {} : { system }),
-        messages: messages.slice(messagesFrom).map((message) => ({ ...message })),
+        messages: messages.slice(messagesFrom),
         messagesFrom,
       },
       response,
