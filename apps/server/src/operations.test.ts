@@ -59,10 +59,11 @@ describe('operations', () => {
     });
     const decoder = new TextDecoder();
     let text = '';
-    // Comments carry no event, so the raw stream is read here.
+    // Comments carry no event, so the raw stream is read here. On a busy machine heartbeats can
+    // come before the run's first event is stored: read until both are there.
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
       text += decoder.decode(chunk, { stream: true });
-      if (text.split(': heartbeat\n\n').length > 2) break;
+      if (text.includes('event: run-start') && text.split(': heartbeat\n\n').length > 2) break;
     }
     controller.abort();
     expect(text).toContain('event: run-start');
