@@ -155,6 +155,13 @@ export async function runTree(
       details: { source: 'options', issues: ['contexts: expected none in a session run'] },
     });
   }
+  if (session !== undefined && options.rerun === true) {
+    throw new RlmError({
+      code: 'config.invalid',
+      message: 'A session run cannot be a rerun: each session run is a new run',
+      details: { source: 'options', issues: ['rerun: expected none in a session run'] },
+    });
+  }
   const now = config.now ?? Date.now;
   const rootRunId = hooks.rootRunId ?? (config.generateId ?? randomUUID)();
   const recorder = openRecorder(config, {

@@ -86,6 +86,7 @@ describe('rlm resume', () => {
     expect(resumed.stderr).not.toContain('Error');
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toBe('1234\n');
+    expect(resumed.stderr).toContain(`run ${runId} resumed at turn 2`);
     // only the interrupted turn is asked again; the first turn came from the checkpoint
     expect(server.requests.length - before).toBe(1);
     const trajectory = readFileSync(

@@ -101,6 +101,14 @@ describe('resume(runId)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it('refuses rerun in a session, whose runs are always new', async () => {
+    const session = testRLM({ model: scriptedModel(['FINAL(1)']) }).session();
+    await expect(session.completion('ctx', { rerun: true })).rejects.toMatchObject({
+      code: 'config.invalid',
+    });
+    await session.close();
+  });
+
   it('reuses a run record made beforehand and stores its end status and usage', async () => {
     const store = await createStore({ kind: 'memory' });
     await store.runs.createRun({ id: 'queued-run', status: 'queued' });
