@@ -109,6 +109,24 @@ async function eventLog(server: Spawned & { key: string }, runId: unknown) {
   return log;
 }
 
+/** Reads the run's events over SSE until one of `type` at the root's `iteration` is stored. */
+async function untilStored(
+  server: Spawned & { key: string },
+  runId: unknown,
+  { type, iteration }: { type: string; iteration: number },
+): Promise<void> {
+  const controller = new AbortController();
+  const response = await fetch(`${server.url}/v1/runs/${runId}/events`, {
+    headers: { authorization: `Bearer ${server.key}` },
+    signal: controller.signal,
+  });
+  for await (const message of readSse(response)) {
+    const event = JSON.parse(message.data) as { type: string; depth: number; iteration?: number };
+    if (event.type === type && event.depth === 0 && event.iteration === iteration) break;
+  }
+  controller.abort();
+}
+
 async function waitFor(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (!(await check())) {
@@ -156,6 +174,8 @@ describe('rlm-server process', () => {
       body: JSON.stringify({ query: 'length?', context: 'abcdef' }),
     });
     await waitFor(() => fake.requests.length >= 2, 'the second model call');
+    // Events are stored after they happen: kill only once turn 2's start is in the log.
+    await untilStored({ ...first, key }, created['id'], { type: 'iteration-start', iteration: 1 });
     first.child.kill('SIGKILL');
     await first.exit;
     phase = 'answer';
