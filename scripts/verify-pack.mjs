@@ -48,13 +48,13 @@ const smokeChecks = {
     ].join('\n'),
   },
   '@rlm/trace': {
-    js: "m.html`<b>${'<i>'}</b>`.toString() === '<b>&lt;i&gt;</b>' && m.parseTrajectory('{\"kind\":\"ev').length === 0",
+    js: "m.joinHtml(['<i>', 1], ' ').toString() === '&lt;i&gt; 1' && m.parseTrajectory('{\"kind\":\"ev').length === 0",
     ts: [
-      "import { html, parseTrajectory, type TraceRun } from '@rlm/trace';",
+      "import { joinHtml, parseTrajectory, type TraceRun } from '@rlm/trace';",
       "const records = parseTrajectory('');",
       '// @ts-expect-error parseTrajectory returns TrajectoryRecord[]; fails if the types were `any`.',
       'const wrong: string = records;',
-      "export const markup: string = html`<b>${'x'}</b>`.toString();",
+      "export const markup: string = joinHtml(['<i>'], ', ').toString();",
       "export const fields: Array<keyof TraceRun> = ['runId'];",
       'export { wrong };',
     ].join('\n'),
