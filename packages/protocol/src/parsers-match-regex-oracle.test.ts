@@ -1,0 +1,83 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  regexDedentBlock,
+  regexFindCodeBlocks,
+  regexParseFinalMarker,
+} from './__fixtures__/regex-parsers.js';
+import { riskyLanguages, riskyText } from './__fixtures__/risky-text.js';
+import { dedentBlock, findCodeBlocks, parseFinalMarker } from './index.js';
+
+// The parsers were rewritten from backtracking regexes into linear scans; every answer must stay
+// the same. The oracle is the regex version, so generated inputs stay small.
+const RUNS = { numRuns: 3000 };
+
+/** Text that often holds whole fences: prose, openings, bodies and closings, each a little off. */
+const fencedText = fc
+  .array(
+    fc.tuple(
+      riskyText,
+      fc.constantFrom('```repl', '```js', '```', '```repl  ', '```javascript', '````repl'),
+      fc.constantFrom('\n', '\r\n', ' \n', '\t\r\n', '', 'x\n'),
+      riskyText,
+      fc.constantFrom('\n```', '\r\n```', '\n ```', '```', '\n``', ''),
+    ),
+    { maxLength: 4 },
+  )
+  .map((fences) => fences.map((parts) => parts.join('')).join(''));
+
+/** Lines that often hold markers, each a little off: indent, marker, content, close, line break. */
+const markerText = fc
+  .array(
+    fc.tuple(
+      fc.constantFrom('', ' ', '\t', ' \t ', 'x ', '\u00a0'),
+      fc.constantFrom('FINAL(', 'FINAL_VAR(', 'FINAL (', 'final(', '```repl\n', '```\n', ''),
+      riskyText,
+      fc.constantFrom(')', ') ', ')\t', ') x', '', '))', ')\r', '"', "')"),
+      fc.constantFrom('\n', '\r\n', '\r', '\u2028', '\u2029', '\n```', ''),
+    ),
+    { maxLength: 5 },
+  )
+  .map((lines) => lines.map((parts) => parts.join('')).join(''));
+
+const anyText = fc.oneof(riskyText, fencedText, markerText);
+
+describe('the linear parsers agree with the regex parsers they replaced', () => {
+  it('findCodeBlocks finds the same blocks, whatever the tags', () => {
+    fc.assert(
+      fc.property(anyText, riskyLanguages, (text, languages) => {
+        const options = languages === undefined ? {} : { languages };
+        expect(findCodeBlocks(text, options)).toEqual(regexFindCodeBlocks(text, options));
+      }),
+      RUNS,
+    );
+  });
+
+  it('dedentBlock gives the same code', () => {
+    fc.assert(
+      fc.property(anyText, (body) => {
+        expect(dedentBlock(body)).toBe(regexDedentBlock(body));
+      }),
+      RUNS,
+    );
+  });
+
+  it('parseFinalMarker finds the same marker', () => {
+    fc.assert(
+      fc.property(anyText, (text) => {
+        expect(parseFinalMarker(text)).toEqual(regexParseFinalMarker(text));
+      }),
+      RUNS,
+    );
+  });
+
+  it('the generators reach the interesting cases', () => {
+    // Guards the properties above against generators that drift into trivial inputs.
+    const sample = fc.sample(anyText, { numRuns: 2000, seed: 1 });
+    const withBlocks = sample.filter((text) => regexFindCodeBlocks(text).length > 0);
+    const markers = sample.map((text) => regexParseFinalMarker(text));
+    expect(withBlocks.length).toBeGreaterThan(200);
+    expect(markers.filter((marker) => marker?.kind === 'final').length).toBeGreaterThan(60);
+    expect(markers.filter((marker) => marker?.kind === 'final_var').length).toBeGreaterThan(30);
+  });
+});
