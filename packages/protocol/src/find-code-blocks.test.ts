@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { codeFencePattern, dedentBlock, findCodeBlocks } from './find-code-blocks.js';
+import { regexFindCodeBlocks } from './__fixtures__/regex-parsers.js';
+import { dedentBlock } from './dedent-block.js';
+import { findCodeBlocks } from './find-code-blocks.js';
 
 /** Text built from the characters that make fence parsing hard, including newlines and backticks. */
 const riskyText = fc
@@ -124,25 +126,67 @@ describe('findCodeBlocks', () => {
       }),
     );
   });
-});
 
-describe('dedentBlock', () => {
-  it('is idempotent', () => {
-    fc.assert(
-      fc.property(riskyText, (text) => {
-        const once = dedentBlock(text);
-        expect(dedentBlock(once)).toBe(once);
-      }),
-    );
+  it('tries the next tag when the block of an earlier one never closes', () => {
+    // A tag ending in a line break takes the blank line into its header, leaving no closing fence.
+    const text = '```x\n\n```';
+    expect(findCodeBlocks(text, { languages: ['x\n', 'x'] })).toEqual(['']);
+    expect(findCodeBlocks(text, { languages: ['x\n'] })).toEqual([]);
+    expect(regexFindCodeBlocks(text, { languages: ['x\n', 'x'] })).toEqual(['']);
   });
 });
 
-describe('codeFencePattern', () => {
-  it('escapes tags so they match literally', () => {
-    const pattern = codeFencePattern(['c++']);
-    expect([...'```c++\nint x;\n```'.matchAll(pattern)].map((match) => match[1])).toEqual([
-      'int x;',
-    ]);
-    expect([...'```cc\nx\n```'.matchAll(codeFencePattern(['c+']))]).toEqual([]);
+const MEGABYTE = 2 ** 20;
+
+describe('findCodeBlocks on adversarial output', () => {
+  it('finds nothing in 40,000 unclosed openings', () => {
+    expect(findCodeBlocks('```repl\na'.repeat(40_000))).toEqual([]);
+  });
+
+  it('reads 40,000 openings closed once at the end as one block', () => {
+    const body = Array.from({ length: 40_000 }, () => 'a```repl').join('\n');
+    expect(findCodeBlocks(`\`\`\`repl\n${body}\n\`\`\``)).toEqual([body]);
+  });
+
+  it('keeps the blocks before an unclosed fence', () => {
+    const text = `\`\`\`repl\nx\n\`\`\`\n${'```repl\na'.repeat(20_000)}`;
+    expect(findCodeBlocks(text)).toEqual(['x']);
+  });
+
+  it('finds nothing in a megabyte of backticks', () => {
+    expect(findCodeBlocks('`'.repeat(MEGABYTE), { languages: ['js'] })).toEqual([]);
+  });
+
+  it('finds nothing after an opening followed by a megabyte of spaces', () => {
+    expect(findCodeBlocks(`\`\`\`repl${' '.repeat(MEGABYTE)}`)).toEqual([]);
+  });
+
+  it('returns a block of 300,000 lines, dedented', () => {
+    const lines = Array.from({ length: 300_000 }, (_, index) => (index % 2 ? '    b' : '  a'));
+    const block = lines.map((line) => line.slice(2)).join('\n');
+    expect(findCodeBlocks(`\`\`\`repl\n${lines.join('\n')}\n\`\`\``)).toEqual([block]);
+  });
+
+  it('returns a megabyte of parentheses as one block', () => {
+    const code = `${'('.repeat(MEGABYTE / 2)}${')'.repeat(MEGABYTE / 2)}`;
+    expect(findCodeBlocks(`\`\`\`repl\n${code}\n\`\`\``)).toEqual([code]);
+  });
+
+  it('reads 50,000 small blocks in order', () => {
+    const text = Array.from({ length: 50_000 }, (_, index) => `\`\`\`repl\n${index}\n\`\`\``);
+    const blocks = findCodeBlocks(text.join('\r\n'));
+    expect(blocks).toHaveLength(50_000);
+    expect(blocks.at(-1)).toBe('49999');
+  });
+
+  it('agrees with the regex parser on the same shapes at a size it can handle', () => {
+    const shapes = [
+      '```repl\na'.repeat(200),
+      `\`\`\`repl\n${'a```repl\n'.repeat(200)}\`\`\``,
+      `\`\`\`repl\nx\n\`\`\`\n${'```repl\na'.repeat(200)}`,
+      '`'.repeat(2000),
+      `\`\`\`repl\n${'  a\n    b\n'.repeat(200)}\`\`\``,
+    ];
+    for (const text of shapes) expect(findCodeBlocks(text)).toEqual(regexFindCodeBlocks(text));
   });
 });

@@ -1,3 +1,5 @@
+import { dedentBlock } from './dedent-block.js';
+
 /** The fence tag the protocol runs by default. */
 export const DEFAULT_CODE_LANGUAGES: readonly string[] = ['repl'];
 
@@ -6,29 +8,16 @@ export interface FindCodeBlocksOptions {
   languages?: readonly string[];
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
+const BACKTICK = '`';
+const FENCE = '```';
+/** What closes a block: a line starting with three backticks (a CR before it leaves the body). */
+const CLOSING_FENCE = '\n```';
 
-/** Builds the fence pattern: the tag, optional spaces, a newline, a lazy body, a newline and ```. */
-export function codeFencePattern(languages: readonly string[] = DEFAULT_CODE_LANGUAGES): RegExp {
-  const tags = [...new Set(['repl', ...languages])].map(escapeRegExp).join('|');
-  return new RegExp(`\`\`\`(?:${tags})[^\\S\\n]*\\r?\\n([\\s\\S]*?)\\r?\\n\`\`\``, 'g');
-}
-
-/**
- * Removes leading and trailing blank lines and the indentation every non-blank line shares,
- * so an indented block keeps its relative structure.
- */
-export function dedentBlock(body: string): string {
-  const lines = body.replace(/\r\n?/g, '\n').split('\n');
-  while (lines.length > 0 && (lines[0] ?? '').trim() === '') lines.shift();
-  while (lines.length > 0 && (lines[lines.length - 1] ?? '').trim() === '') lines.pop();
-  const indents = lines
-    .filter((line) => line.trim() !== '')
-    .map((line) => /^[ \t]*/.exec(line)?.[0].length ?? 0);
-  const common = indents.length > 0 ? Math.min(...indents) : 0;
-  return lines.map((line) => line.slice(common).trimEnd()).join('\n');
+/** Where one block's code lies in the text, and where scanning resumes after its closing fence. */
+interface FenceMatch {
+  bodyStart: number;
+  bodyEnd: number;
+  end: number;
 }
 
 /**
@@ -36,12 +25,82 @@ export function dedentBlock(body: string): string {
  *
  * A block opens with ```repl (optionally followed by spaces) and a newline, and ends at the first
  * newline followed by three backticks. An empty fence is no block; a fence holding one blank line
- * is one empty block.
+ * is one empty block. Tags are compared exactly (case-sensitive); the first tag in the order
+ * `repl`, then `languages`, that opens a closed block wins.
+ *
+ * Time is linear in the text (times the total length of the tags): each opening is tried once,
+ * and text already searched in vain for a closing fence is never searched again, so a response
+ * full of unclosed fences costs one pass.
  *
  * @example
  * findCodeBlocks('Look:\n```repl\nprint(context.length)\n```'); // ['print(context.length)']
  */
 export function findCodeBlocks(text: string, options: FindCodeBlocksOptions = {}): string[] {
-  const pattern = codeFencePattern(options.languages);
-  return [...text.matchAll(pattern)].map((match) => dedentBlock(match[1] ?? ''));
+  const tags = [...new Set(['repl', ...(options.languages ?? DEFAULT_CODE_LANGUAGES)])];
+  const matchAt = fenceMatcher(text, tags);
+  const tagMayStartWithBacktick = tags.some((tag) => tag.startsWith(BACKTICK));
+  const blocks: string[] = [];
+  let from = 0;
+  for (let open = text.indexOf(FENCE); open !== -1; open = text.indexOf(FENCE, from)) {
+    if (!tagMayStartWithBacktick && text.startsWith(BACKTICK, open + FENCE.length)) {
+      // In a run of backticks only the last three can open a block: skip to them.
+      from = endOfBackticks(text, open + FENCE.length) - FENCE.length;
+      continue;
+    }
+    const match = matchAt(open);
+    if (match === null) {
+      from = open + 1;
+      continue;
+    }
+    blocks.push(dedentBlock(text.slice(match.bodyStart, match.bodyEnd)));
+    from = match.end;
+  }
+  return blocks;
+}
+
+/** Reads the block whose opening fence starts at a given index, if one does. */
+function fenceMatcher(text: string, tags: readonly string[]): (open: number) => FenceMatch | null {
+  // After the tag: whitespace other than LF (CR included), then LF.
+  const headerRest = /[^\S\n]*\r?\n/y;
+  const closingFrom = closingFinder(text);
+  return (open) => {
+    for (const tag of tags) {
+      const tagEnd = open + FENCE.length + tag.length;
+      if (!text.startsWith(tag, open + FENCE.length)) continue;
+      headerRest.lastIndex = tagEnd;
+      if (!headerRest.test(text)) continue;
+      const bodyStart = headerRest.lastIndex;
+      const closing = closingFrom(bodyStart);
+      // With no closing fence after this tag's header, a tag whose header ends earlier may have one.
+      if (closing === -1) continue;
+      const crlf = closing > bodyStart && text[closing - 1] === '\r';
+      return {
+        bodyStart,
+        bodyEnd: crlf ? closing - 1 : closing,
+        end: closing + CLOSING_FENCE.length,
+      };
+    }
+    return null;
+  };
+}
+
+/**
+ * The index of the first closing fence at or after a position. Remembers the earliest position
+ * found to have none after it, so unclosed openings do not each rescan the rest of the text.
+ */
+function closingFinder(text: string): (from: number) => number {
+  let noneFrom = Number.POSITIVE_INFINITY;
+  return (from) => {
+    if (from >= noneFrom) return -1;
+    const index = text.indexOf(CLOSING_FENCE, from);
+    if (index === -1) noneFrom = from;
+    return index;
+  };
+}
+
+/** The index of the first character at or after `from` that is not a backtick. */
+function endOfBackticks(text: string, from: number): number {
+  let index = from;
+  while (text.startsWith(BACKTICK, index)) index++;
+  return index;
 }

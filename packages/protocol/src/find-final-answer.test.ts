@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { regexParseFinalMarker } from './__fixtures__/regex-parsers.js';
 import { findFinalAnswer, parseFinalMarker, type ResolveVariable } from './find-final-answer.js';
 
 /** A sandbox stand-in: a map of variables already stringified, read asynchronously. */
@@ -179,5 +180,73 @@ describe('findFinalAnswer', () => {
         await findFinalAnswer(text, resolve);
       }),
     );
+  });
+});
+
+const MEGABYTE = 2 ** 20;
+
+describe('parseFinalMarker on adversarial output', () => {
+  it('reads a FINAL line after 200 KB of unclosed fences', () => {
+    const fences = '```\na'.repeat(40_000);
+    expect(parseFinalMarker(`${fences}\nFINAL(done)`)).toEqual({ kind: 'final', value: 'done' });
+    expect(parseFinalMarker(fences)).toBeNull();
+  });
+
+  it('ignores markers in 20,000 closed fences and reads the one after them', () => {
+    const fences = '```repl\nFINAL_VAR(x)\nFINAL(no)\n```\n'.repeat(20_000);
+    expect(parseFinalMarker(`${fences}FINAL(yes)`)).toEqual({ kind: 'final', value: 'yes' });
+  });
+
+  it('reads a FINAL line after a megabyte of backticks', () => {
+    const text = `${'`'.repeat(MEGABYTE)}\nFINAL(x)`;
+    expect(parseFinalMarker(text)).toEqual({ kind: 'final', value: 'x' });
+  });
+
+  it('finds no answer in FINAL( followed by a megabyte of opening parentheses', () => {
+    expect(parseFinalMarker(`FINAL(${'('.repeat(MEGABYTE)}`)).toBeNull();
+  });
+
+  it('reads a megabyte of balanced parentheses', () => {
+    const value = `${'('.repeat(MEGABYTE / 2)}${')'.repeat(MEGABYTE / 2)}`;
+    expect(parseFinalMarker(`FINAL(${value})`)).toEqual({ kind: 'final', value });
+  });
+
+  it('ends a megabyte of closing parentheses at the last one', () => {
+    const text = `FINAL(${')'.repeat(MEGABYTE)}`;
+    expect(parseFinalMarker(text)).toEqual({ kind: 'final', value: ')'.repeat(MEGABYTE - 1) });
+  });
+
+  it('stops an unbalanced answer before the next FINAL line among 100,000 line-closing parentheses', () => {
+    const lines = 'a (b)\n'.repeat(100_000);
+    expect(parseFinalMarker(`FINAL(${lines}FINAL(c)`)).toEqual({
+      kind: 'final',
+      value: lines.trim().slice(0, -1),
+    });
+  });
+
+  it('settles 50,000 unclosed FINAL_VAR lines split by U+2028 in one pass', () => {
+    const lines = '\u2028FINAL_VAR(x'.repeat(50_000);
+    expect(parseFinalMarker(lines)).toBeNull();
+    expect(parseFinalMarker(`${lines})`)).toEqual({
+      kind: 'final_var',
+      varName: lines.slice('\u2028FINAL_VAR('.length),
+    });
+  });
+
+  it('reads the FINAL_VAR after 100,000 unclosed ones', () => {
+    const text = `${'FINAL_VAR(x\n'.repeat(100_000)}FINAL_VAR(y)`;
+    expect(parseFinalMarker(text)).toEqual({ kind: 'final_var', varName: 'y' });
+  });
+
+  it('agrees with the regex parser on the same shapes at a size it can handle', () => {
+    const shapes = [
+      `${'```\na'.repeat(200)}\nFINAL(done)`,
+      `${'`'.repeat(2000)}\nFINAL(x)`,
+      `FINAL(${')'.repeat(2000)}`,
+      `FINAL(${'a (b)\n'.repeat(200)}FINAL(c)`,
+      `${'\u2028FINAL_VAR(x'.repeat(200)})`,
+      `${'FINAL_VAR(x\n'.repeat(200)}FINAL_VAR(y)`,
+    ];
+    for (const text of shapes) expect(parseFinalMarker(text)).toEqual(regexParseFinalMarker(text));
   });
 });

@@ -80,10 +80,10 @@ export {
 
 // ── Parsing model output ────────────────
 
+export { codeFencePattern } from './code-fence-pattern.js';
+export { dedentBlock } from './dedent-block.js';
 export {
-  codeFencePattern,
   DEFAULT_CODE_LANGUAGES,
-  dedentBlock,
   type FindCodeBlocksOptions,
   findCodeBlocks,
 } from './find-code-blocks.js';

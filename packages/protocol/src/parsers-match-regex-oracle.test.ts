@@ -17,8 +17,8 @@ const fencedText = fc
   .array(
     fc.tuple(
       riskyText,
-      fc.constantFrom('```repl', '```js', '```', '```repl  ', '```javascript', '````repl'),
-      fc.constantFrom('\n', '\r\n', ' \n', '\t\r\n', '', 'x\n'),
+      fc.constantFrom('```repl', '```js', '```', '```repl  ', '```javascript', '````repl', '```x'),
+      fc.constantFrom('\n', '\r\n', ' \n', '\t\r\n', '\u00a0\n', '\v\n', '\u2028\n', '', 'x\n'),
       riskyText,
       fc.constantFrom('\n```', '\r\n```', '\n ```', '```', '\n``', ''),
     ),
@@ -48,6 +48,33 @@ describe('the linear parsers agree with the regex parsers they replaced', () => 
       fc.property(anyText, riskyLanguages, (text, languages) => {
         const options = languages === undefined ? {} : { languages };
         expect(findCodeBlocks(text, options)).toEqual(regexFindCodeBlocks(text, options));
+      }),
+      RUNS,
+    );
+  });
+
+  it('findCodeBlocks tries the tags in the same order, even tags holding line breaks', () => {
+    // A config may hold any non-empty tag; one that ends in a line break can open a block whose
+    // body starts earlier than another tag's at the same fence.
+    const fence = fc
+      .tuple(
+        fc.constantFrom('```', '````', '```x', '```x\n', '```repl'),
+        fc.constantFrom('', '\n', ' \n', '\r\n', 'x\n'),
+        fc.constantFrom('', '\n', 'a', ' a\n', '```'),
+        fc.constantFrom('\n```', '\r\n```', '```', ''),
+      )
+      .map((parts) => parts.join(''));
+    const text = fc
+      .array(fc.oneof(fence, fc.constantFrom('x', '\n', ' ', 'a', '`')), { maxLength: 5 })
+      .map((parts) => parts.join(''));
+    const languages = fc.shuffledSubarray(['x', 'x\n', 'x\n ', 'x ', ' ', '\n', '`', '``'], {
+      minLength: 1,
+      maxLength: 4,
+    });
+    fc.assert(
+      fc.property(text, languages, (sample, tags) => {
+        const options = { languages: tags };
+        expect(findCodeBlocks(sample, options)).toEqual(regexFindCodeBlocks(sample, options));
       }),
       RUNS,
     );

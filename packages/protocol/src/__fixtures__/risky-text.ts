@@ -45,7 +45,7 @@ export const riskyText = fc
 /** Extra fence tags, including ones a config could hold but that stress the matcher. */
 export const riskyLanguages = fc.option(
   fc.array(
-    fc.constantFrom('js', 'javascript', 'j', 'repl', 'repl ', 'c++', 'a\nb', 'x\n', '`', ' ', ''),
+    fc.constantFrom('js', 'javascript', 'j', 'repl', 'repl ', 'c++', 'a\nb', 'x', 'x\n', '`', ' ', ''),
     { maxLength: 3 },
   ),
   { nil: undefined },

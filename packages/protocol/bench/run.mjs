@@ -1,0 +1,124 @@
+// Benchmark of the model-output parsers on adversarial text (issue #17, item 6).
+// Run: pnpm --filter @rlm/protocol bench (needs a build: dist/). Each input is 1 MiB of one
+// adversarial shape; the target is 50 ms per call. Prints a markdown table for README.md; run
+// `uptime` beside it, since times on a shared machine depend on its load.
+import { dedentBlock, findCodeBlocks, parseFinalMarker } from '../dist/index.js';
+
+const TARGET_MS = 50;
+const MEBIBYTE = 2 ** 20;
+const RUNS = 9;
+const BACKTICK = '`';
+
+/** `unit` repeated to about `bytes` characters, flattened so no parser pays for building it. */
+function fill(unit, bytes) {
+  const text = unit.repeat(Math.ceil(bytes / unit.length));
+  text.charCodeAt(text.length >> 1);
+  return text;
+}
+const fence = (body) => `\`\`\`repl\n${body}\n\`\`\``;
+
+const blocks = (text) => findCodeBlocks(text);
+const marker = (text) => parseFinalMarker(text);
+
+/** Parser, input shape, the input at a size, and the call timed on it. */
+const CASES = [
+  ['findCodeBlocks', 'unclosed ```repl openings', (n) => fill('```repl\na', n), blocks],
+  [
+    'findCodeBlocks',
+    'openings closed once at the very end',
+    (n) => fence(fill('a```repl\n', n)),
+    blocks,
+  ],
+  [
+    'findCodeBlocks',
+    'backticks only (tags repl, js)',
+    (n) => fill(BACKTICK, n),
+    (text) => findCodeBlocks(text, { languages: ['js'] }),
+  ],
+  ['findCodeBlocks', 'one block of indented one-char lines', (n) => fence(fill(' x\n', n)), blocks],
+  ['findCodeBlocks', 'one block of parentheses', (n) => fence(fill('()', n)), blocks],
+  [
+    'findCodeBlocks',
+    'small closed blocks, CRLF',
+    (n) => fill('```repl\r\nx = 1\r\n```\r\n', n),
+    blocks,
+  ],
+  [
+    'dedentBlock',
+    'blank lines around two lines',
+    (n) => `${fill('\n', n / 2)}  a\n    b${fill(' \n', n / 2)}`,
+    dedentBlock,
+  ],
+  ['parseFinalMarker', 'unclosed ``` fences', (n) => fill('```\na', n), marker],
+  [
+    'parseFinalMarker',
+    'backticks, then a FINAL line',
+    (n) => `${fill(BACKTICK, n)}\nFINAL(x)`,
+    marker,
+  ],
+  [
+    'parseFinalMarker',
+    'closed fences holding markers',
+    (n) => fill('```repl\nFINAL_VAR(x)\nFINAL(no)\n```\n', n),
+    marker,
+  ],
+  ['parseFinalMarker', 'FINAL( then opening parentheses', (n) => `FINAL(${fill('(', n)}`, marker],
+  ['parseFinalMarker', 'FINAL( then closing parentheses', (n) => `FINAL(${fill(')', n)}`, marker],
+  [
+    'parseFinalMarker',
+    'FINAL( then unbalanced "a (b)" lines',
+    (n) => `FINAL(${fill('a (b)\n', n)}FINAL(c)`,
+    marker,
+  ],
+  [
+    'parseFinalMarker',
+    'unclosed FINAL_VAR( lines split by U+2028',
+    (n) => fill('\u2028FINAL_VAR(x', n),
+    marker,
+  ],
+  ['parseFinalMarker', 'unclosed FINAL_VAR( lines', (n) => fill('FINAL_VAR(x\n', n), marker],
+];
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** Median, best and worst of `RUNS` calls on one input, after two warm-up calls. */
+function measure(parse, text) {
+  const times = [];
+  for (let index = 0; index < RUNS + 2; index++) {
+    const started = performance.now();
+    parse(text);
+    if (index >= 2) times.push(performance.now() - started);
+  }
+  return { median: median(times), best: Math.min(...times), worst: Math.max(...times) };
+}
+
+const ms = (value) => `${value.toFixed(1)} ms`;
+const out = (text) => process.stdout.write(`${text}\n`);
+
+out(`@rlm/protocol parser benchmark, ${new Date().toISOString()}, Node ${process.version}`);
+out(
+  `load average ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(' ')}; ${RUNS} runs per input`,
+);
+out('');
+out('| Parser | Input (1 MiB) | Median | Worst | Target | Holds | Best, ¼ → 1 MiB |');
+out('|---|---|---|---|---|---|---|');
+let missed = 0;
+for (const [parser, input, make, parse] of CASES) {
+  const quarter = measure(parse, make(MEBIBYTE / 4));
+  const full = measure(parse, make(MEBIBYTE));
+  const holds = full.median < TARGET_MS;
+  if (!holds) missed++;
+  const growth = `×${(full.best / Math.max(quarter.best, 0.01)).toFixed(1)}`;
+  out(
+    `| ${parser} | ${input} | ${ms(full.median)} | ${ms(full.worst)} | < ${TARGET_MS} ms | ${holds ? 'yes' : 'NO'} | ${growth} |`,
+  );
+}
+out('');
+out(
+  missed === 0
+    ? `Every median is under ${TARGET_MS} ms. Linear time grows about ×4 from ¼ MiB to 1 MiB (quadratic: ×16).`
+    : `${missed} input(s) missed the ${TARGET_MS} ms target.`,
+);
+process.exitCode = missed === 0 ? 0 : 1;
