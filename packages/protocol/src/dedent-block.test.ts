@@ -8,6 +8,10 @@ describe('dedentBlock', () => {
     expect(dedentBlock('    if (x) {\n      print(x);\n    }')).toBe('if (x) {\n  print(x);\n}');
   });
 
+  it('keeps empty lines between indented lines', () => {
+    expect(dedentBlock('  a\n\n  b\n\n\n    c')).toBe('a\n\nb\n\n\n  c');
+  });
+
   it('counts tabs and spaces alike and ignores blank lines for the common indentation', () => {
     expect(dedentBlock('\t\ta\n\n \t\tb\n  \n')).toBe('a\n\n\tb');
   });

@@ -1,9 +1,9 @@
+import { fromCodeUnits, toCodeUnits } from './code-units.js';
+
 const FENCE = '```';
 const CLOSING_FENCE = '\n```';
 const LF = 0x0a;
 const SPACE = 0x20;
-/** Code units per `String.fromCharCode` call: far below engines' argument limits. */
-const CHUNK = 8192;
 
 /**
  * Blanks out fenced code (every code unit but LF becomes a space, so indices and line starts are
@@ -24,26 +24,10 @@ export function hideFencedCode(text: string): string {
     const closing = text.indexOf(CLOSING_FENCE, headerEnd + 1);
     if (closing === -1) break;
     from = closing + CLOSING_FENCE.length;
-    codes ??= codeUnits(text);
+    codes ??= toCodeUnits(text);
     for (let index = open; index < from; index++) {
       if (codes[index] !== LF) codes[index] = SPACE;
     }
   }
   return codes === null ? text : fromCodeUnits(codes);
-}
-
-function codeUnits(text: string): Uint16Array {
-  const codes = new Uint16Array(text.length);
-  for (let index = 0; index < text.length; index++) codes[index] = text.charCodeAt(index);
-  return codes;
-}
-
-/** Code units back to a string, unpaired surrogates included (a text decoder would replace them). */
-function fromCodeUnits(codes: Uint16Array): string {
-  const parts: string[] = [];
-  for (let start = 0; start < codes.length; start += CHUNK) {
-    // Not a spread: spreading a typed array goes through its iterator, several times slower.
-    parts.push(Reflect.apply(String.fromCharCode, null, codes.subarray(start, start + CHUNK)));
-  }
-  return parts.join('');
 }

@@ -89,6 +89,24 @@ describe('the linear parsers agree with the regex parsers they replaced', () => 
     );
   });
 
+  it('dedentBlock gives the same code for indented lines, blank or not', () => {
+    const line = fc
+      .tuple(
+        fc.constantFrom('', ' ', '  ', '\t', ' \t', '    '),
+        fc.constantFrom('', 'x', 'a b', '(x)', '\u00a0x', 'x\u00a0', 'x ', ' ', '\v', '\u2028'),
+      )
+      .map(([indent, content]) => indent + content);
+    const body = fc
+      .tuple(fc.array(line, { maxLength: 8 }), fc.constantFrom('\n', '\r\n', '\r'))
+      .map(([lines, lineBreak]) => lines.join(lineBreak));
+    fc.assert(
+      fc.property(body, (text) => {
+        expect(dedentBlock(text)).toBe(regexDedentBlock(text));
+      }),
+      RUNS,
+    );
+  });
+
   it('parseFinalMarker finds the same marker', () => {
     fc.assert(
       fc.property(anyText, (text) => {
