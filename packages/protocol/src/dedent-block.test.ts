@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { riskyText } from './__fixtures__/risky-text.js';
 import { dedentBlock } from './dedent-block.js';
 
-describe('dedentBlock', () => {
+// Some inputs have 300,000 lines: the timeout is slack for a loaded machine, not a time bound.
+describe('dedentBlock', { timeout: 60_000 }, () => {
   it('removes common indentation but keeps relative indentation', () => {
     expect(dedentBlock('    if (x) {\n      print(x);\n    }')).toBe('if (x) {\n  print(x);\n}');
   });
