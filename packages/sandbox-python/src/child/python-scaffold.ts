@@ -1,0 +1,424 @@
+/**
+ * Python evaluated once in every interpreter, before any model code: it hardens the interpreter
+ * (see `PYTHON_HARDENING`) and defines the scaffold, a namespace the worker drives through a
+ * handful of JSON-in/JSON-out functions. Model code runs in a separate namespace (`user_ns`);
+ * the scaffold's own objects are never bound there.
+ *
+ * Host calls leave Python through the character device `/dev/rlm` (see device-bridge.ts): a call
+ * writes one JSON request and reads the JSON reply. No Pyodide FFI object is involved, so the
+ * interpreter needs no `js`/`pyodide_js` module at all.
+ *
+ * Kept free of backticks and dollar-brace so it can live in a TypeScript template literal.
+ */
+export const PYTHON_SCAFFOLD = String.raw`
+import ast as _ast, builtins as _builtins, gc as _gc, json as _json, keyword as _keyword
+import linecache as _linecache, os as _os, re as _re, sys as _sys, traceback as _traceback
+import types as _types
+
+_BLOCK_FILE = '<block>'
+_SCAFFOLD_FILE = '<rlm-scaffold>'
+_DEVICE = '/dev/rlm'
+_NUMBERED = _re.compile(r'^(context|history)_\d+$')
+_SETTABLE = _re.compile(r'^((context|history)(_\d+)?|__rlm)$')
+_dumps = _json.dumps
+_loads = _json.loads
+_os_open, _os_read, _os_write, _os_close, _O_RDWR = _os.open, _os.read, _os.write, _os.close, _os.O_RDWR
+_MAX_COPY_NODES = 1_000_000
+_MAX_REPR = 10_000
+
+
+class HostError(RuntimeError):
+    """A host function failed; .name and .code say how (code is set for sandbox errors)."""
+
+    def __init__(self, message, name='Error', code=None):
+        super().__init__(message)
+        self.name = name
+        self.code = code
+
+
+class _State:
+    user_ns = None
+    pinned = {}
+    helpers = {}
+    final = None
+    stdout = None
+    stderr = None
+    names_before = ()
+    error = None
+
+
+S = _State()
+
+
+def _json_default(value):
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if isinstance(value, (bytes, bytearray)):
+        return value.decode('utf-8', 'replace')
+    raise TypeError('a ' + type(value).__name__ + ' cannot be sent to the host (use str, int, float, bool, None, list or dict)')
+
+
+def _host_call(name, args):
+    try:
+        request = _dumps({'fn': name, 'args': args}, ensure_ascii=True, allow_nan=False, default=_json_default)
+    except (TypeError, ValueError) as error:
+        raise TypeError(name + ': arguments must be JSON values (' + str(error) + ')') from None
+    fd = _os_open(_DEVICE, _O_RDWR)
+    try:
+        _os_write(fd, request.encode('ascii'))
+        parts = []
+        while True:
+            part = _os_read(fd, 1 << 20)
+            if not part:
+                break
+            parts.append(part)
+    finally:
+        _os_close(fd)
+    reply = _loads(b''.join(parts))
+    if 'interrupted' in reply:
+        raise KeyboardInterrupt
+    if reply['ok']:
+        return reply.get('value')
+    error = reply['error']
+    kind = {'sandbox.invalid_value': TypeError, 'sandbox.invalid_pattern': ValueError}.get(error.get('code'))
+    if kind is not None:
+        raise kind(error['message'])
+    raise HostError(error['message'], error.get('name', 'Error'), error.get('code'))
+
+
+def _camel(key):
+    head, *rest = key.split('_')
+    return head + ''.join(part[:1].upper() + part[1:] for part in rest) if rest and head else key
+
+
+def _host_function(name):
+    def call(*args, **kwargs):
+        values = list(args)
+        while values and values[-1] is None:
+            values.pop()
+        if kwargs:
+            options = {_camel(key): value for key, value in kwargs.items() if value is not None}
+            if values and isinstance(values[-1], dict):
+                values[-1] = {**values[-1], **options}
+            else:
+                values.append(options)
+        return _host_call(name, values)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = 'Host function ' + name + ' (blocks until the host answers).'
+    return call
+
+
+_FLAG_LETTERS = ((_re.IGNORECASE, 'i'), (_re.MULTILINE, 'm'), (_re.DOTALL, 's'), (_re.VERBOSE, 'x'))
+
+
+def _pattern(pattern, flags):
+    letters = ''
+    if isinstance(pattern, _re.Pattern):
+        letters = ''.join(letter for bit, letter in _FLAG_LETTERS if pattern.flags & bit)
+        pattern = pattern.pattern
+    if isinstance(pattern, bytes):
+        pattern = pattern.decode('utf-8')
+    if isinstance(flags, int):
+        letters += ''.join(letter for bit, letter in _FLAG_LETTERS if flags & bit)
+    elif isinstance(flags, str):
+        letters += flags
+    elif flags is not None:
+        raise TypeError('flags must be re flags (re.I | re.M) or a string such as "im"')
+    if not isinstance(pattern, str):
+        raise TypeError('pattern must be a str or a compiled re.Pattern')
+    return {'source': pattern, 'flags': letters}
+
+
+def _options(**values):
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def grep(pattern, *, flags=None, context=None, max=None, target=None):
+    return _host_call('grep', [_pattern(pattern, flags), _options(context=context, max=max, target=target)])
+
+
+def find_all(pattern, *, flags=None, max=None, target=None):
+    return _host_call('find_all', [_pattern(pattern, flags), _options(max=max, target=target)])
+
+
+def count(pattern, *, flags=None, target=None):
+    return _host_call('count', [_pattern(pattern, flags), _options(target=target)])
+
+
+def lines(start, end=None, *, target=None):
+    return _host_call('lines', [start, end, _options(target=target)])
+
+
+def chunk(size, *, overlap=None, target=None):
+    return _host_call('chunk', [size, _options(overlap=overlap, target=target)])
+
+
+_HELPERS = {'grep': grep, 'find_all': find_all, 'count': count, 'lines': lines, 'chunk': chunk}
+
+
+# ── variables ─────────────────────────────
+
+def _category(value):
+    if value is None:
+        return 'null'
+    if isinstance(value, bool):
+        return 'boolean'
+    if isinstance(value, (int, float)):
+        return 'number'
+    if isinstance(value, str):
+        return 'string'
+    if isinstance(value, (list, tuple)):
+        return 'array'
+    if isinstance(value, dict):
+        return 'object'
+    if isinstance(value, type):
+        return 'class'
+    if isinstance(value, (_types.FunctionType, _types.BuiltinFunctionType, _types.MethodType)):
+        return 'function'
+    return type(value).__name__
+
+
+def _user_names():
+    names = []
+    for name, value in list(S.user_ns.items()):
+        if name.startswith('__') or name in S.pinned or isinstance(value, _types.ModuleType):
+            continue
+        if S.helpers.get(name) is value:
+            continue
+        names.append(name)
+    return names
+
+
+def _available():
+    names = _user_names()
+    return 'Available variables: ' + ', '.join(names) if names else 'No variables have been created yet.'
+
+
+def _json_safe(value):
+    budget = [0]
+
+    def copy(v, ancestors):
+        budget[0] += 1
+        if budget[0] > _MAX_COPY_NODES:
+            return '[truncated: value too large]'
+        if v is None or isinstance(v, (bool, str)):
+            return v
+        if isinstance(v, int):
+            return v if -(2 ** 53) < v < 2 ** 53 else str(v)
+        if isinstance(v, float):
+            return v if v == v and v not in (float('inf'), float('-inf')) else None
+        if id(v) in ancestors:
+            return '[Circular]'
+        inner = ancestors | {id(v)}
+        if isinstance(v, (list, tuple, set, frozenset)):
+            return [copy(item, inner) for item in v]
+        if isinstance(v, dict):
+            return {str(key): copy(item, inner) for key, item in v.items()}
+        if isinstance(v, (_types.MappingProxyType,)):
+            return {str(key): copy(item, inner) for key, item in v.items()}
+        try:
+            text = repr(v)
+        except Exception:
+            text = '<unprintable ' + type(v).__name__ + '>'
+        return text[:_MAX_REPR]
+
+    return copy(value, frozenset())
+
+
+def get_variable(name):
+    ns = S.user_ns
+    if name.startswith('__') and name != '__rlm' or name not in ns:
+        return _dumps({'found': False})
+    return _dumps({'found': True, 'value': _json_safe(ns[name])}, allow_nan=False)
+
+
+def _size(value):
+    if isinstance(value, (str, bytes, bytearray)):
+        return len(value)
+    try:
+        return len(_dumps(_json_safe(value)))
+    except Exception:
+        return 0
+
+
+def list_variables():
+    ns = S.user_ns
+    return _dumps([{'name': n, 'type': _category(ns[n]), 'size': _size(ns[n])} for n in _user_names()])
+
+
+def _freeze(value):
+    if isinstance(value, dict):
+        return _types.MappingProxyType({key: _freeze(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return tuple(_freeze(item) for item in value)
+    return value
+
+
+def _pin(name, value):
+    S.pinned[name] = value
+    S.user_ns[name] = value
+
+
+def set_variable(name, text):
+    value = _loads(text)
+    if name == '__rlm':
+        _pin(name, _freeze(value))
+    elif _SETTABLE.match(name):
+        _pin(name, value)
+        if name == 'context_0':
+            _pin('context', value)
+    else:
+        S.user_ns[name] = value
+    return 'null'
+
+
+def _restore():
+    ns = S.user_ns
+    for name, value in S.pinned.items():
+        if ns.get(name, _restore) is not value:
+            ns[name] = value
+    ns['__builtins__'] = _builtins
+    _sys.stdout, _sys.stderr = S.stdout, S.stderr
+
+
+# ── final answer ──────────────────────────
+
+def FINAL(value):
+    """Sets this block's final answer (the first call in a block wins) and returns it as a str."""
+    answer = value if isinstance(value, str) else str(value)
+    if S.final is None:
+        S.final = answer
+    return answer
+
+
+def FINAL_VAR(name):
+    """Sets the final answer from the variable called name; an error string if there is none."""
+    if not isinstance(name, str):
+        return FINAL(name)
+    key = name.strip()
+    for quote in ('"', "'"):
+        if len(key) >= 2 and key[0] == quote and key[-1] == quote:
+            key = key[1:-1]
+    ns = S.user_ns
+    pinned_value = key in S.pinned and not (_NUMBERED.match(key) or key in ('context', 'history'))
+    if key not in ns or key.startswith('__') or pinned_value:
+        return "Error: Variable '" + key + "' not found. " + _available()
+    return FINAL(ns[key])
+
+
+def SHOW_VARS():
+    """A string listing the variables this REPL holds, with their Python types."""
+    names = _user_names()
+    if not names:
+        return 'No variables have been created yet.'
+    return 'Variables: ' + ', '.join(n + ' (' + type(S.user_ns[n]).__name__ + ')' for n in names)
+
+
+# ── blocks ────────────────────────────────
+
+def configure(text):
+    config = _loads(text)
+    S.user_ns = {'__name__': '__main__', '__builtins__': _builtins, '__doc__': None}
+    S.pinned = {}
+    S.stdout, S.stderr = _sys.stdout, _sys.stderr
+    for name, fn in (('FINAL', FINAL), ('FINAL_VAR', FINAL_VAR), ('SHOW_VARS', SHOW_VARS), ('print', _builtins.print)):
+        _pin(name, fn)
+    for name in config['functions']:
+        _pin(name, _host_function(name))
+    S.helpers = {name: _HELPERS[name] for name in config['helpers']}
+    S.user_ns.update(S.helpers)
+    _pin('__rlm', _freeze(config['meta']))
+    return 'null'
+
+
+def set_payload(name, kind, text):
+    value = text if kind == 'text' else _loads(text)
+    _pin(name, value)
+    if name == 'context_0':
+        _pin('context', value)
+    return 'null'
+
+
+def run_user(code):
+    """Runs one block; interruptible. Errors are kept for finish_block."""
+    S.final = None
+    S.error = None
+    S.names_before = frozenset(S.user_ns)
+    _linecache.cache[_BLOCK_FILE] = (len(code), None, code.splitlines(True), _BLOCK_FILE)
+    try:
+        tree = compile(code, _BLOCK_FILE, 'exec', _ast.PyCF_ONLY_AST, dont_inherit=True)
+        last = None
+        if tree.body and isinstance(tree.body[-1], _ast.Expr):
+            last = _ast.Expression(tree.body.pop().value)
+        exec(compile(tree, _BLOCK_FILE, 'exec', dont_inherit=True), S.user_ns)
+        if last is not None:
+            value = eval(compile(last, _BLOCK_FILE, 'eval', dont_inherit=True), S.user_ns)
+            if value is not None:
+                print(repr(value))
+    except BaseException as error:
+        S.error = error
+    return 'null'
+
+
+def _block_frames(error):
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != _BLOCK_FILE:
+        tb = tb.tb_next
+    return tb
+
+
+def _describe(error):
+    name = type(error).__name__
+    try:
+        message = str(error)
+    except Exception:
+        message = '<unprintable ' + name + '>'
+    line = None
+    if isinstance(error, SyntaxError) and error.filename == _BLOCK_FILE:
+        line = error.lineno
+    for frame, lineno in _traceback.walk_tb(_block_frames(error)):
+        if frame.f_code.co_filename == _BLOCK_FILE:
+            line = lineno
+    try:
+        summary = _traceback.TracebackException(type(error), error, _block_frames(error), limit=30)
+        summary.stack = _traceback.StackSummary.from_list(
+            [frame for frame in summary.stack if not frame.filename.startswith('<rlm-')]
+        )
+        text = ''.join(summary.format())
+    except Exception:
+        text = name + ': ' + message + '\n'
+    return {'name': name, 'message': message[:_MAX_REPR], 'line': line, 'traceback': text}
+
+
+def finish_block():
+    """Collects the block's outcome; runs with interrupts off."""
+    error = S.error
+    S.error = None
+    described = None
+    cleared = []
+    if error is not None:
+        out_of_memory = isinstance(error, MemoryError)
+        described = _describe(error)
+        error = None
+        if out_of_memory:
+            # The variables this block created are what filled memory: drop them so the REPL can go on.
+            cleared = [n for n in _user_names() if n not in S.names_before]
+            for name in cleared:
+                S.user_ns.pop(name, None)
+            _gc.collect()
+    for stream in (S.stdout, S.stderr, _sys.stdout, _sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    _restore()
+    ns = S.user_ns
+    locals_ = {name: _category(ns[name]) for name in _user_names()}
+    final, S.final = S.final, None
+    return _dumps({'error': described, 'locals': locals_, 'finalAnswer': final, 'cleared': cleared})
+
+
+def is_identifier(name):
+    return name.isidentifier() and not _keyword.iskeyword(name)
+`;

@@ -1,0 +1,24 @@
+import type { JsonValue } from '@rlm/protocol';
+
+/** One helper operation on one payload, as the scan worker receives it. */
+export type ScanOperation =
+  | {
+      op: 'grep';
+      source: string;
+      flags: string;
+      context: number;
+      maxItems: number;
+      maxChars: number;
+    }
+  | { op: 'find_all'; source: string; flags: string; maxItems: number; maxChars: number }
+  | { op: 'count'; source: string; flags: string }
+  | { op: 'lines'; start: number; end: number; maxChars: number }
+  | { op: 'chunk'; size: number; overlap: number };
+
+export type ToScanWorker =
+  | { type: 'payload'; name: string; text: string }
+  | { type: 'run'; requestId: number; payload: string; operation: ScanOperation };
+
+export type FromScanWorker =
+  | { type: 'result'; requestId: number; ok: true; value: JsonValue }
+  | { type: 'result'; requestId: number; ok: false; message: string };

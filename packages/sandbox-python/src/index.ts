@@ -1,0 +1,44 @@
+/**
+ * @packageDocumentation A persistent Python REPL for model-written code: Pyodide (CPython in
+ * WebAssembly) in a permission-restricted child process, implementing `ReplEnvironment`.
+ */
+
+// ── Creating a sandbox ──────────────────
+
+export {
+  closePythonPool,
+  createPythonSandbox,
+  type PrewarmOptions,
+  prewarmPythonSandboxes,
+} from './create-python-sandbox.js';
+export type { PythonSandbox } from './python-sandbox.js';
+
+// ── Options and limits ──────────────────
+
+export {
+  DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_CPU_SLICE_MS,
+  DEFAULT_MAX_OUTPUT_CHARS,
+  DEFAULT_MEMORY_BYTES,
+  DEFAULT_SCAN_TIMEOUT_MS,
+  type HostFunction,
+  type HostFunctionCallOptions,
+  MIN_MEMORY_BYTES,
+  type PythonSandboxLimits,
+  type PythonSandboxOptions,
+  pythonSandboxLimitsSchema,
+  pythonSandboxOptionsSchema,
+  type ResolvedPythonLimits,
+  resolvePythonLimits,
+} from './sandbox-options.js';
+
+// ── Context helpers ─────────────────────
+
+export { CONTEXT_HELPER_NAMES } from './context-ops/context-scanner.js';
+export type {
+  ChunkBounds,
+  FindAllMatch,
+  FindAllResult,
+  GrepLine,
+  GrepResult,
+} from './context-ops/scan-operations.js';
