@@ -184,7 +184,7 @@ def _user_names():
     for name, value in list(S.user_ns.items()):
         if name.startswith('__') or name in S.pinned or isinstance(value, _types.ModuleType):
             continue
-        if S.helpers.get(name) is value:
+        if name in S.helpers and S.helpers[name] is value:
             continue
         names.append(name)
     return names
