@@ -44,13 +44,15 @@ def _harden():
     for name in list(sys.modules):
         if name.partition('.')[0] in blocked:
             del sys.modules[name]
-    for module in list(sys.modules.values()):
-        namespace = getattr(module, '__dict__', None)
-        if not isinstance(namespace, dict):
-            continue
-        for key, value in list(namespace.items()):
-            if isinstance(value, JsProxy):
-                del namespace[key]
+    # Whatever still holds a JavaScript proxy in a namespace (module globals, an object's
+    # attributes: Pyodide's loaders, its event loop) lets go of it.
+    gc.collect()
+    for holder in gc.get_objects():
+        if type(holder).__module__.startswith(('_pyodide', 'pyodide')):
+            holder = getattr(holder, '__dict__', None)
+        if type(holder) is dict:
+            for key in [key for key, value in holder.items() if isinstance(value, JsProxy)]:
+                del holder[key]
 
     def refuse(*args, **kwargs):
         raise PermissionError('subprocesses are not available in this sandbox')
