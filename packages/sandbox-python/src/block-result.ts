@@ -1,4 +1,10 @@
-import { type BlockError, type ErrorCode, type REPLResult, RlmError, truncationMarker } from '@rlm/protocol';
+import {
+  type BlockError,
+  type ErrorCode,
+  type REPLResult,
+  RlmError,
+  truncationMarker,
+} from '@rlm/protocol';
 import type { RawBlockResult, StopKind } from './child/child-messages.js';
 import type { ResolvedPythonLimits } from './sandbox-options.js';
 

@@ -12,9 +12,9 @@ describe('context helpers from Python', () => {
       expect(await run(sandbox, 'find_all(r"(?P<word>[a-z]+) (\\d+)", max=1)["matches"]')).toBe(
         "[{'match': 'alpha 1', 'index': 0, 'groups': ['alpha', '1'], 'named': {'word': 'alpha'}}]\n",
       );
-      expect(await run(sandbox, 'import re\ncount("A", flags="i"), count(re.compile("^[a-z]", re.M))')).toContain(
-        '(6, 4)',
-      );
+      expect(
+        await run(sandbox, 'import re\ncount("A", flags="i"), count(re.compile("^[a-z]", re.M))'),
+      ).toContain('(6, 4)');
       expect(await run(sandbox, 'lines(2, 3)')).toBe("'beta 22\\ngamma 333'\n");
       expect(await run(sandbox, '[(c["start"], c["end"]) for c in chunk(20, overlap=5)]')).toBe(
         '[(0, 20), (15, 35), (30, 36)]\n',

@@ -2,8 +2,8 @@ import { type JsonValue, parseSchema, RlmError } from '@rlm/protocol';
 import { CONTEXT_HELPER_NAMES } from './context-ops/context-scanner.js';
 import { interpreterPool } from './host/interpreter-pool.js';
 import { ProcessSandbox } from './process-sandbox.js';
-import type { PythonSandbox } from './python-sandbox.js';
 import { assertFunctionNames } from './python-names.js';
+import type { PythonSandbox } from './python-sandbox.js';
 import {
   DEFAULT_MEMORY_BYTES,
   type HostFunction,
@@ -35,7 +35,11 @@ export async function createPythonSandbox(options: PythonSandboxOptions): Promis
   const functions: Record<string, HostFunction> = parsed.functions ?? {};
   assertFunctionNames(Object.keys(functions));
   if (parsed.signal?.aborted) {
-    throw new RlmError({ code: 'sandbox.aborted', message: 'the signal was already aborted', details: {} });
+    throw new RlmError({
+      code: 'sandbox.aborted',
+      message: 'the signal was already aborted',
+      details: {},
+    });
   }
   const contexts: JsonValue[] =
     parsed.contexts ?? (parsed.context === undefined ? [] : [parsed.context]);
@@ -78,7 +82,8 @@ export async function prewarmPythonSandboxes({
   if (!Number.isInteger(count) || count < 1 || count > 8 || memoryBytes < MIN_MEMORY_BYTES) {
     throw new RlmError({
       code: 'protocol.invalid_config',
-      message: 'prewarmPythonSandboxes: count must be an integer from 1 to 8 and memoryBytes at least 48 MiB',
+      message:
+        'prewarmPythonSandboxes: count must be an integer from 1 to 8 and memoryBytes at least 48 MiB',
       details: { issues: ['count', 'memoryBytes'] },
     });
   }

@@ -3,8 +3,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PythonSandbox } from './python-sandbox.js';
 import { createPythonSandbox } from './create-python-sandbox.js';
+import type { PythonSandbox } from './python-sandbox.js';
 import { run, TEST_MEMORY_BYTES } from './sandbox-cases.test-helpers.js';
 
 /**
@@ -24,13 +24,21 @@ describe('escape attempts from Python', () => {
     rmSync(hostDir, { recursive: true, force: true });
   });
 
-  it.each(['js', 'pyodide_js', 'pyodide', 'pyodide.ffi', 'pyodide.code', '_pyodide', '_pyodide_core', 'ctypes', '_ctypes', 'micropip'])(
-    'cannot import %s',
-    async (module) => {
-      const result = await sandbox.execute(`import ${module}`);
-      expect(result.error).toMatchObject({ name: 'ModuleNotFoundError' });
-    },
-  );
+  it.each([
+    'js',
+    'pyodide_js',
+    'pyodide',
+    'pyodide.ffi',
+    'pyodide.code',
+    '_pyodide',
+    '_pyodide_core',
+    'ctypes',
+    '_ctypes',
+    'micropip',
+  ])('cannot import %s', async (module) => {
+    const result = await sandbox.execute(`import ${module}`);
+    expect(result.error).toMatchObject({ name: 'ModuleNotFoundError' });
+  });
 
   it('finds no FFI module through sys.modules, importlib or the import system’s finders', async () => {
     const out = await run(

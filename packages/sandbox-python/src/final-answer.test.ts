@@ -33,7 +33,9 @@ describe('FINAL and FINAL_VAR in Python', () => {
     await withSandbox({}, async (sandbox) => {
       const fresh = await sandbox.execute('FINAL_VAR("x")');
       expect(fresh.finalAnswer).toBeNull();
-      expect(fresh.stdout).toContain("Error: Variable 'x' not found. No variables have been created yet.");
+      expect(fresh.stdout).toContain(
+        "Error: Variable 'x' not found. No variables have been created yet.",
+      );
       const missing = await sandbox.execute('a = 1\nb = FINAL_VAR("nope")\nprint(b)');
       expect(missing.finalAnswer).toBeNull();
       expect(missing.stdout).toBe("Error: Variable 'nope' not found. Available variables: a\n");

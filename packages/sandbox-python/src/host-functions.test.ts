@@ -15,7 +15,10 @@ describe('host functions in Python', () => {
       },
     };
     await withSandbox({ functions: { llm_query } }, async (sandbox) => {
-      const out = await run(sandbox, 'r = llm_query("héllo 🙂", model="m", system_prompt="s")\nprint(r["answer"], r["n"])');
+      const out = await run(
+        sandbox,
+        'r = llm_query("héllo 🙂", model="m", system_prompt="s")\nprint(r["answer"], r["n"])',
+      );
       expect(out).toBe('re:héllo 🙂 [1, 2]\n');
       // Keyword arguments arrive as one trailing options object, snake_case as camelCase.
       expect(seen[0]).toEqual(['héllo 🙂', { model: 'm', systemPrompt: 's' }]);
@@ -47,7 +50,11 @@ describe('host functions in Python', () => {
       description: 'fails',
       call: async (args: JsonValue[]) => {
         if (args[0] === 'rlm') {
-          throw new RlmError({ code: 'sandbox.pattern_timeout', message: 'no budget', details: { limitMs: 1 } });
+          throw new RlmError({
+            code: 'sandbox.pattern_timeout',
+            message: 'no budget',
+            details: { limitMs: 1 },
+          });
         }
         throw new RangeError('tool broke');
       },

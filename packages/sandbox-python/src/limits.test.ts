@@ -1,7 +1,12 @@
 import { RlmError } from '@rlm/protocol';
 import { describe, expect, it } from 'vitest';
 import { createPythonSandbox } from './create-python-sandbox.js';
-import { delayedFunction, run, TEST_MEMORY_BYTES, withSandbox } from './sandbox-cases.test-helpers.js';
+import {
+  delayedFunction,
+  run,
+  TEST_MEMORY_BYTES,
+  withSandbox,
+} from './sandbox-cases.test-helpers.js';
 
 const FAST_CPU = { cpuSliceMs: 500 };
 
@@ -9,7 +14,10 @@ describe('Python sandbox limits', () => {
   it.each([
     ['a plain loop', 'while True:\n    pass'],
     ['a catastrophic regex', 'import re\nre.match(r"^(a+)+$", "a" * 40 + "b")'],
-    ['a loop that catches the first interrupt', 'try:\n    while True: pass\nexcept KeyboardInterrupt:\n    while True: pass'],
+    [
+      'a loop that catches the first interrupt',
+      'try:\n    while True: pass\nexcept KeyboardInterrupt:\n    while True: pass',
+    ],
   ])('stops %s at the CPU deadline and keeps the variables', async (_label, code) => {
     await withSandbox({ limits: FAST_CPU }, async (sandbox) => {
       await run(sandbox, 'before = 1');
@@ -73,7 +81,9 @@ describe('Python sandbox limits', () => {
   it('reports memory exhaustion, deletes what the block created and keeps earlier variables', async () => {
     await withSandbox({}, async (sandbox) => {
       await run(sandbox, 'earlier = "still here"');
-      const result = await sandbox.execute('hog = []\nwhile True:\n    hog.append(bytearray(1 << 20))');
+      const result = await sandbox.execute(
+        'hog = []\nwhile True:\n    hog.append(bytearray(1 << 20))',
+      );
       expect(result.error).toMatchObject({ name: 'MemoryError', code: 'sandbox.out_of_memory' });
       expect(result.stderr).toContain('variables created by this block were deleted: hog');
       expect(await run(sandbox, 'print(earlier, "hog" in globals())')).toBe('still here False\n');
@@ -84,7 +94,10 @@ describe('Python sandbox limits', () => {
   it('gives a clean RecursionError for deep recursion', async () => {
     await withSandbox({}, async (sandbox) => {
       const result = await sandbox.execute('def down(n):\n    return down(n + 1) + 1\ndown(0)');
-      expect(result.error).toMatchObject({ name: 'RecursionError', code: 'sandbox.stack_overflow' });
+      expect(result.error).toMatchObject({
+        name: 'RecursionError',
+        code: 'sandbox.stack_overflow',
+      });
       expect(await run(sandbox, '1 + 1')).toBe('2\n');
     });
   });
@@ -94,7 +107,9 @@ describe('Python sandbox limits', () => {
       const flood = await sandbox.execute('print("x" * 10_000_000)');
       expect(flood.stdout.length).toBeLessThan(1_100);
       expect(flood.stdout).toContain('… + [9999001 chars...]');
-      const lines = await sandbox.execute('import sys\nfor i in range(100_000):\n    print(i, file=sys.stderr)');
+      const lines = await sandbox.execute(
+        'import sys\nfor i in range(100_000):\n    print(i, file=sys.stderr)',
+      );
       expect(lines.stderr.length).toBeLessThan(1_100);
       expect(await run(sandbox, '"alive"')).toBe("'alive'\n");
     });

@@ -12,8 +12,8 @@ import { rawBlockResultSchema } from './host/child-replies.js';
 import { interpreterPool } from './host/interpreter-pool.js';
 import type { InterpreterProcess } from './host/interpreter-process.js';
 import { HostCallRouter } from './host-calls.js';
-import type { PythonSandbox } from './python-sandbox.js';
 import { assertSettable } from './python-names.js';
+import type { PythonSandbox } from './python-sandbox.js';
 import type { HostFunction, ResolvedPythonLimits } from './sandbox-options.js';
 import { SerialQueue } from './serial-queue.js';
 
@@ -172,7 +172,8 @@ export class ProcessSandbox implements PythonSandbox {
         this.#pending.delete(message.id);
         if (message.ok) pending?.resolve(message.value);
         // The scaffold itself failed during a block: treat the interpreter as lost.
-        else if (pending?.request.type === 'execute') pending.resolve(lostResult('fatal', message.message));
+        else if (pending?.request.type === 'execute')
+          pending.resolve(lostResult('fatal', message.message));
         else pending?.reject(new Error(message.message));
         return;
       }
@@ -219,13 +220,16 @@ export class ProcessSandbox implements PythonSandbox {
       const onAbort = (): void => interpreter.send({ type: 'abort', id });
       const watchdog =
         request.type === 'execute'
-          ? setTimeout(() => {
-              // The process stopped answering even its supervisor's limits: give it up.
-              this.#pending.delete(id);
-              settle();
-              interpreter.kill();
-              resolve(lostResult('unresponsive', 'the interpreter process stopped responding'));
-            }, limits.blockTimeoutMs + limits.cpuSliceMs + WATCHDOG_GRACE_MS)
+          ? setTimeout(
+              () => {
+                // The process stopped answering even its supervisor's limits: give it up.
+                this.#pending.delete(id);
+                settle();
+                interpreter.kill();
+                resolve(lostResult('unresponsive', 'the interpreter process stopped responding'));
+              },
+              limits.blockTimeoutMs + limits.cpuSliceMs + WATCHDOG_GRACE_MS,
+            )
           : undefined;
       const settle = (): void => {
         clearTimeout(watchdog);
@@ -360,5 +364,9 @@ function poisonedError(reason: string): RlmError {
 }
 
 function disposedError(): RlmError {
-  return new RlmError({ code: 'sandbox.disposed', message: 'the sandbox was disposed', details: {} });
+  return new RlmError({
+    code: 'sandbox.disposed',
+    message: 'the sandbox was disposed',
+    details: {},
+  });
 }

@@ -27,7 +27,9 @@ export function assertFunctionNames(names: readonly string[]): void {
   const issues = names.flatMap((name) => {
     if (!isPythonName(name)) return [`functions.${name}: not a Python identifier (or a keyword)`];
     const taken =
-      SCAFFOLD_NAMES.includes(name) || CONTEXT_HELPER_NAMES.includes(name) || PAYLOAD_NAME.test(name);
+      SCAFFOLD_NAMES.includes(name) ||
+      CONTEXT_HELPER_NAMES.includes(name) ||
+      PAYLOAD_NAME.test(name);
     return taken ? [`functions.${name}: the sandbox defines ${name} itself`] : [];
   });
   if (issues.length === 0) return;
@@ -43,14 +45,19 @@ export function assertFunctionNames(names: readonly string[]): void {
  *
  * @throws RlmError `sandbox.invalid_value`
  */
-export function assertSettable(name: string, value: JsonValue, functionNames: readonly string[]): void {
+export function assertSettable(
+  name: string,
+  value: JsonValue,
+  functionNames: readonly string[],
+): void {
   const invalid = (reason: string): RlmError =>
     new RlmError({
       code: 'sandbox.invalid_value',
       message: `cannot set variable ${JSON.stringify(name)}: ${reason}`,
       details: { name, reason },
     });
-  if (!isPythonName(name)) throw invalid('the name must be a Python identifier (and not a keyword)');
+  if (!isPythonName(name))
+    throw invalid('the name must be a Python identifier (and not a keyword)');
   if ((isReservedName(name) && !SETTABLE_RESERVED.test(name)) || functionNames.includes(name)) {
     throw invalid('the name belongs to a scaffold function');
   }

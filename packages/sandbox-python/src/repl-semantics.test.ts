@@ -46,7 +46,9 @@ describe('Python REPL semantics', () => {
 
   it('restores reserved names a block rebinds or deletes, and hides them from the variables', async () => {
     await withSandbox({ context: 'kept' }, async (sandbox) => {
-      const result = await sandbox.execute('context = "changed"\nprint = None\ndel FINAL\nmine = 1');
+      const result = await sandbox.execute(
+        'context = "changed"\nprint = None\ndel FINAL\nmine = 1',
+      );
       expect(result.error).toBeNull();
       expect(result.locals).toEqual({ mine: 'number' });
       expect(await run(sandbox, 'print(context)\nFINAL("x")\nNone')).toBe('kept\n');

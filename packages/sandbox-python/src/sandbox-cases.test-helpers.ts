@@ -26,7 +26,9 @@ export async function withSandbox<T>(
 export async function run(sandbox: PythonSandbox, code: string): Promise<string> {
   const result = await sandbox.execute(code);
   if (result.error !== null) {
-    throw new Error(`block failed: ${result.error.name}: ${result.error.message}\n${result.stderr}`);
+    throw new Error(
+      `block failed: ${result.error.name}: ${result.error.message}\n${result.stderr}`,
+    );
   }
   return result.stdout;
 }

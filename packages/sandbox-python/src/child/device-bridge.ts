@@ -68,6 +68,7 @@ export function installDeviceBridge(fs: DeviceFs, options: DeviceBridgeOptions):
     close(stream) {
       stream.pending = undefined;
     },
+    // biome-ignore lint/complexity/useMaxParams: Emscripten's device interface fixes this signature.
     read(stream, buffer, offset, length) {
       const pending = stream.pending;
       if (pending === undefined) return 0;
@@ -76,6 +77,7 @@ export function installDeviceBridge(fs: DeviceFs, options: DeviceBridgeOptions):
       stream.pending = size === pending.length ? undefined : pending.subarray(size);
       return size;
     },
+    // biome-ignore lint/complexity/useMaxParams: Emscripten's device interface fixes this signature.
     write(stream, buffer, offset, length) {
       const request = decoder.decode(buffer.subarray(offset, offset + length));
       stream.pending = encoder.encode(call(request));

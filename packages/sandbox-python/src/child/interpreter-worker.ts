@@ -84,7 +84,9 @@ async function load(options: LoadOptions, sharedBuffer: SharedArrayBuffer): Prom
   py.unregisterJsModule('js');
   py.unregisterJsModule('pyodide_js');
   // The scaffold gets a namespace of its own: nothing of it is bound where model code runs.
-  const makeDict = (py.globals as unknown as ScaffoldScope).get('dict') as unknown as () => ScaffoldScope;
+  const makeDict = (py.globals as unknown as ScaffoldScope).get(
+    'dict',
+  ) as unknown as () => ScaffoldScope;
   const scope = makeDict();
   py.runPython(PYTHON_SCAFFOLD, { globals: scope as never, filename: '<rlm-scaffold>' });
   const functions = new Map<string, ScaffoldFunction>();

@@ -15,7 +15,7 @@
  * `require`, `fetch` and string code generation, and the process runs under Node's permission
  * model (see interpreter-worker.ts and host/spawn-interpreter.ts).
  */
-export const PYTHON_HARDENING = String.raw`
+export const PYTHON_HARDENING = `
 def _harden():
     import gc, os, sys
     from pyodide.ffi import JsProxy

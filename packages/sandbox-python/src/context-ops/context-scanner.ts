@@ -5,7 +5,13 @@ import { builtScript } from '../host/built-script.js';
 import type { FromScanWorker, ScanOperation, ToScanWorker } from './scan-messages.js';
 
 /** The helpers, in the order the prompt lists them. */
-export const CONTEXT_HELPER_NAMES: readonly string[] = ['grep', 'find_all', 'count', 'lines', 'chunk'];
+export const CONTEXT_HELPER_NAMES: readonly string[] = [
+  'grep',
+  'find_all',
+  'count',
+  'lines',
+  'chunk',
+];
 
 const CONTEXT_NAME = /^context(_\d+)?$/;
 
@@ -42,7 +48,11 @@ export class ContextScanner {
     if (!CONTEXT_NAME.test(name)) return;
     const key = name === 'context' ? 'context_0' : name;
     this.#payloads.set(key, value);
-    this.#worker?.postMessage({ type: 'payload', name: key, text: payloadText(value) } satisfies ToScanWorker);
+    this.#worker?.postMessage({
+      type: 'payload',
+      name: key,
+      text: payloadText(value),
+    } satisfies ToScanWorker);
   }
 
   /**
@@ -117,7 +127,11 @@ export class ContextScanner {
 
   #ensureWorker(): Worker {
     if (this.#disposed) {
-      throw new RlmError({ code: 'sandbox.disposed', message: 'the sandbox was disposed', details: {} });
+      throw new RlmError({
+        code: 'sandbox.disposed',
+        message: 'the sandbox was disposed',
+        details: {},
+      });
     }
     if (this.#worker !== undefined) return this.#worker;
     const worker = new Worker(builtScript('./scan-worker.js', import.meta.url), {
@@ -127,7 +141,11 @@ export class ContextScanner {
     setMaxListeners(0, worker);
     worker.unref();
     for (const [name, value] of this.#payloads) {
-      worker.postMessage({ type: 'payload', name, text: payloadText(value) } satisfies ToScanWorker);
+      worker.postMessage({
+        type: 'payload',
+        name,
+        text: payloadText(value),
+      } satisfies ToScanWorker);
     }
     this.#worker = worker;
     return worker;

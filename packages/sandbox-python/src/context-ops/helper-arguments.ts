@@ -20,7 +20,11 @@ const maxSchema = z.number().int().positive().max(MAX_ITEMS_CEILING).optional();
 const grepArgs = z.tuple([
   patternSchema,
   z
-    .object({ context: z.number().int().min(0).max(50).optional(), max: maxSchema, target: targetSchema })
+    .object({
+      context: z.number().int().min(0).max(50).optional(),
+      max: maxSchema,
+      target: targetSchema,
+    })
     .strict()
     .optional(),
 ]);

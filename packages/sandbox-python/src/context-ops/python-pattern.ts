@@ -24,7 +24,8 @@ export function pythonPatternToJs(
   if (letters.includes('x')) {
     throw new RlmError({
       code: 'sandbox.invalid_pattern',
-      message: 'verbose patterns (re.X) are not supported by the context helpers; write the pattern on one line',
+      message:
+        'verbose patterns (re.X) are not supported by the context helpers; write the pattern on one line',
       details: { pattern },
     });
   }
@@ -32,45 +33,41 @@ export function pythonPatternToJs(
   return { source: rewrite(source), flags };
 }
 
+/** What replaces a Python-only escape outside a character class (`\A`, `\Z`). */
+const ANCHORS: Record<string, string> = { A: '(?<![\\s\\S])', Z: '(?![\\s\\S])' };
+
 /** Rewrites Python-only constructs outside escapes and character classes. */
 function rewrite(source: string): string {
   let out = '';
   let inClass = false;
   for (let at = 0; at < source.length; at++) {
-    const char = source[at];
+    const char = source[at] ?? '';
     if (char === '\\') {
       const next = source[at + 1] ?? '';
-      if (!inClass && next === 'A') out += '(?<![\\s\\S])';
-      else if (!inClass && next === 'Z') out += '(?![\\s\\S])';
-      else out += char + next;
+      out += (inClass ? undefined : ANCHORS[next]) ?? char + next;
       at += 1;
-      continue;
-    }
-    if (inClass) {
-      if (char === ']') inClass = false;
+    } else if (inClass) {
+      inClass = char !== ']';
       out += char;
-      continue;
-    }
-    if (char === '[') {
-      inClass = true;
-      out += char;
+    } else if (char === '[') {
       // A ']' right after '[' or '[^' is a literal in both syntaxes.
-      if (source[at + 1] === '^') out += source[++at];
-      if (source[at + 1] === ']') out += source[++at];
-      continue;
+      const opening = /^\[\^?\]?/.exec(source.slice(at))?.[0] ?? '[';
+      out += opening;
+      at += opening.length - 1;
+      inClass = true;
+    } else {
+      const group = pythonGroup(source.slice(at, at + 200));
+      out += group?.replacement ?? char;
+      at += (group?.length ?? 1) - 1;
     }
-    if (source.startsWith('(?P<', at)) {
-      out += '(?<';
-      at += 3;
-      continue;
-    }
-    const backReference = /^\(\?P=(\w+)\)/.exec(source.slice(at));
-    if (backReference?.[1] !== undefined) {
-      out += `\\k<${backReference[1]}>`;
-      at += backReference[0].length - 1;
-      continue;
-    }
-    out += char;
   }
   return out;
+}
+
+/** A `(?P<name>` opening or `(?P=name)` backreference at the start of `text`. */
+function pythonGroup(text: string): { replacement: string; length: number } | undefined {
+  if (text.startsWith('(?P<')) return { replacement: '(?<', length: 4 };
+  const backReference = /^\(\?P=(\w+)\)/.exec(text);
+  if (backReference?.[1] === undefined) return undefined;
+  return { replacement: `\\k<${backReference[1]}>`, length: backReference[0].length };
 }

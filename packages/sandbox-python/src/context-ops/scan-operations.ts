@@ -143,20 +143,11 @@ export function grep(
     // One hit per line: go on from the next line.
     pattern.lastIndex = starts[line + 1] ?? text.length + 1;
     if (matches.length >= options.maxItems) continue;
-    const entry: GrepLine = {
-      line: line + 1,
-      text: clip(lineText(text, starts, line), found.index - (starts[line] ?? 0)),
-    };
-    if (context > 0) {
-      entry.before = [];
-      entry.after = [];
-      for (let i = Math.max(0, line - context); i < line; i++) {
-        entry.before.push(clip(lineText(text, starts, i), 0));
-      }
-      for (let i = line + 1; i <= Math.min(starts.length - 1, line + context); i++) {
-        entry.after.push(clip(lineText(text, starts, i), 0));
-      }
-    }
+    const entry = grepEntry(text, starts, {
+      line,
+      column: found.index - (starts[line] ?? 0),
+      context,
+    });
     const size = [entry.text, ...(entry.before ?? []), ...(entry.after ?? [])].join('').length;
     if (chars + size > options.maxChars) continue;
     chars += size;
@@ -164,6 +155,25 @@ export function grep(
   }
   const note = capNote(matches.length, total, 'matching lines');
   return note === undefined ? { matches, total } : { matches, total, note };
+}
+
+function grepEntry(
+  text: string,
+  starts: readonly number[],
+  { line, column, context }: { line: number; column: number; context: number },
+): GrepLine {
+  const entry: GrepLine = { line: line + 1, text: clip(lineText(text, starts, line), column) };
+  if (context > 0) {
+    entry.before = [];
+    entry.after = [];
+    for (let i = Math.max(0, line - context); i < line; i++) {
+      entry.before.push(clip(lineText(text, starts, i), 0));
+    }
+    for (let i = line + 1; i <= Math.min(starts.length - 1, line + context); i++) {
+      entry.after.push(clip(lineText(text, starts, i), 0));
+    }
+  }
+  return entry;
 }
 
 /** A long line becomes a window around `column`, marked with how much was cut on each side. */

@@ -9,8 +9,18 @@ export const fromSupervisorSchema = z.union([
   z.object({ type: z.literal('loaded'), snapshot: z.instanceof(Uint8Array).nullable() }),
   z.object({ type: z.literal('failed'), message: z.string() }),
   z.object({ type: z.literal('ready') }),
-  z.object({ type: z.literal('reply'), id: z.number().int(), ok: z.literal(true), value: z.unknown() }),
-  z.object({ type: z.literal('reply'), id: z.number().int(), ok: z.literal(false), message: z.string() }),
+  z.object({
+    type: z.literal('reply'),
+    id: z.number().int(),
+    ok: z.literal(true),
+    value: z.unknown(),
+  }),
+  z.object({
+    type: z.literal('reply'),
+    id: z.number().int(),
+    ok: z.literal(false),
+    message: z.string(),
+  }),
   z.object({ type: z.literal('hostCall'), callId: z.number().int(), request: z.string() }),
   z.object({ type: z.literal('hostCancel'), callId: z.number().int() }),
 ]) satisfies z.ZodType<FromSupervisor>;
@@ -32,7 +42,5 @@ export const rawBlockResultSchema = z.object({
   finalAnswer: z.string().nullable(),
   cleared: z.array(z.string()),
   stop: z.enum(['cpu', 'wall', 'aborted']).nullable(),
-  lost: z
-    .object({ reason: z.enum(['unresponsive', 'fatal']), detail: z.string() })
-    .nullable(),
+  lost: z.object({ reason: z.enum(['unresponsive', 'fatal']), detail: z.string() }).nullable(),
 }) satisfies z.ZodType<RawBlockResult>;

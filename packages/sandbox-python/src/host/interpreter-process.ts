@@ -122,7 +122,8 @@ export class InterpreterProcess {
   }
 
   kill(): void {
-    if (this.#child.exitCode === null && this.#child.signalCode === null) this.#child.kill('SIGKILL');
+    if (this.#child.exitCode === null && this.#child.signalCode === null)
+      this.#child.kill('SIGKILL');
   }
 
   #exited(reason: string): void {
