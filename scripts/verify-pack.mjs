@@ -35,6 +35,17 @@ const PUBLINT = 'publint@0.3.25';
  * Add a line when you add a package.
  */
 const smokeChecks = {
+  // Starts a real interpreter process from the installed package: Pyodide loads offline from
+  // node_modules under the permission model, runs Python and answers a blocking host call.
+  '@rlm/sandbox-python': {
+    js: "await (async () => { const s = await m.createPythonSandbox({ context: 'abc', functions: { llm_query: { description: 'echo', call: async ([p]) => 'got ' + p } } }); try { const r = await s.execute('FINAL(llm_query(context.upper()))'); return r.finalAnswer === 'got ABC'; } finally { await s.dispose(); } })()",
+    ts: [
+      "import { createPythonSandbox, type PythonSandbox } from '@rlm/sandbox-python';",
+      "export const open = (): Promise<PythonSandbox> => createPythonSandbox({ context: 'x' });",
+      '// @ts-expect-error the context must be JSON; fails if the types were `any`.',
+      'export const wrong = () => createPythonSandbox({ context: () => 1 });',
+    ].join('\n'),
+  },
   '@rlm/protocol': {
     js: "m.findCodeBlocks('```repl\\nx = 1\\n```')[0] === 'x = 1' && m.queryMetadata('abc').contextTotalLength === 3",
     ts: [
