@@ -42,8 +42,8 @@ const smokeChecks = {
     ts: [
       "import { createPythonSandbox, type PythonSandbox } from '@rlm/sandbox-python';",
       "export const open = (): Promise<PythonSandbox> => createPythonSandbox({ context: 'x' });",
-      '// @ts-expect-error the context must be JSON; fails if the types were `any`.',
-      'export const wrong = () => createPythonSandbox({ context: () => 1 });',
+      '// @ts-expect-error a sandbox has no such method; fails if the types were `any`.',
+      'export const wrong = async () => (await open()).evaluate();',
     ].join('\n'),
   },
   '@rlm/protocol': {
