@@ -20,6 +20,7 @@ import { SerialQueue } from './serial-queue.js';
 /** Extra time past a block's own limits before the host gives up on an unresponsive process. */
 const WATCHDOG_GRACE_MS = 10_000;
 const PAYLOAD_NAME = /^(context|history)(_\d+)?$/;
+const encoder = new TextEncoder();
 
 /** What a sandbox is built from (validated options with defaults applied). */
 export interface SandboxSetup {
@@ -144,8 +145,8 @@ export class ProcessSandbox implements PythonSandbox {
       .filter(([name]) => PAYLOAD_NAME.test(name))
       .map(([name, value]) =>
         typeof value === 'string'
-          ? { name, kind: 'text' as const, value }
-          : { name, kind: 'json' as const, value: JSON.stringify(value) },
+          ? { name, kind: 'text' as const, bytes: encoder.encode(value) }
+          : { name, kind: 'json' as const, bytes: encoder.encode(JSON.stringify(value)) },
       );
     return {
       payloads,

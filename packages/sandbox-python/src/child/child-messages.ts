@@ -28,11 +28,15 @@ export interface LoadOptions {
   makeSnapshot: boolean;
 }
 
-/** A payload bound to `context_N` or `history_N`: a string as is, anything else as JSON text. */
+/**
+ * A payload bound to `context_N` or `history_N`, as UTF-8 bytes: a string's own, anything else's
+ * JSON. Bytes cross the process boundary as one block copy and move to the interpreter thread
+ * without another, where Python decodes them in C.
+ */
 export interface PayloadInit {
   name: string;
   kind: 'text' | 'json';
-  value: string;
+  bytes: Uint8Array;
 }
 
 /** What one sandbox's session on an interpreter is built from. */

@@ -332,8 +332,12 @@ def configure(text):
     return 'null'
 
 
-def set_payload(name, kind, text):
-    value = text if kind == 'text' else _loads(text)
+def load_payload(name, kind, path):
+    with open(path, 'rb') as file:
+        data = file.read()
+    _os.remove(path)
+    value = data.decode('utf-8') if kind == 'text' else _loads(data)
+    del data
     _pin(name, value)
     if name == 'context_0':
         _pin('context', value)

@@ -202,7 +202,15 @@ function onParentMessage(message: ToSupervisor): void {
       return;
     case 'boot':
       config = message.config;
-      worker.postMessage({ type: 'boot', config: message.config });
+      // Payload bytes that own their whole buffer move to the interpreter thread instead of
+      // being copied again (a small one may share a pooled buffer, which must stay here).
+      worker.postMessage(
+        { type: 'boot', config: message.config },
+        message.config.payloads
+          .map((payload) => payload.bytes)
+          .filter((bytes) => bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength)
+          .map((bytes) => bytes.buffer as ArrayBuffer),
+      );
       return;
     case 'request':
       startRequest(message.id, message.request);
