@@ -3,11 +3,7 @@
 // table; the numbers go into README.md with the date, the load and the command.
 import { loadavg } from 'node:os';
 import { createSandbox } from '@rlm/sandbox';
-import {
-  closePythonPool,
-  createPythonSandbox,
-  prewarmPythonSandboxes,
-} from '../dist/index.js';
+import { closePythonPool, createPythonSandbox, prewarmPythonSandboxes } from '../dist/index.js';
 
 const rows = [];
 const out = (text) => process.stdout.write(`${text}\n`);
@@ -57,7 +53,11 @@ function haystack(bytes) {
   return parts.join('').slice(0, bytes);
 }
 
-out(`load average before: ${loadavg().map((n) => n.toFixed(1)).join(', ')}`);
+out(
+  `load average before: ${loadavg()
+    .map((n) => n.toFixed(1))
+    .join(', ')}`,
+);
 
 // ── create + dispose ─────────────────────
 {
@@ -65,7 +65,12 @@ out(`load average before: ${loadavg().map((n) => n.toFixed(1)).join(', ')}`);
     const sandbox = await createPythonSandbox({});
     await sandbox.dispose();
   });
-  record('first Python sandbox of a process', '—', ms(first), 'loads Pyodide from scratch and takes the memory snapshot');
+  record(
+    'first Python sandbox of a process',
+    '—',
+    ms(first),
+    'loads Pyodide from scratch and takes the memory snapshot',
+  );
   closePythonPool();
   const cold = await timeMedian(3, async () => {
     closePythonPool();
@@ -95,22 +100,37 @@ out(`load average before: ${loadavg().map((n) => n.toFixed(1)).join(', ')}`);
     handOff.push(performance.now() - start);
     await sandbox.dispose();
   }
-  record('create + dispose, ready', ms(jsWarm), ms(median(pyWarm)), 'median of 5; JS: pooled worker, Python: a prewarmed interpreter');
-  record('create alone, ready (Python: the hand-off)', '—', ms(median(handOff)), 'median of 5; target ≤ 50 ms');
+  record(
+    'create + dispose, ready',
+    ms(jsWarm),
+    ms(median(pyWarm)),
+    'median of 5; JS: pooled worker, Python: a prewarmed interpreter',
+  );
+  record(
+    'create alone, ready (Python: the hand-off)',
+    '—',
+    ms(median(handOff)),
+    'median of 5; target ≤ 50 ms',
+  );
 }
 
 // ── per block ────────────────────────────
 {
-  const js = await createSandbox({ functions: { echo: { description: 'echo', call: async (args) => args[0] } } });
+  const js = await createSandbox({
+    functions: { echo: { description: 'echo', call: async (args) => args[0] } },
+  });
   await prewarmPythonSandboxes({ count: 1 });
-  const py = await createPythonSandbox({ functions: { echo: { description: 'echo', call: async (args) => args[0] } } });
+  const py = await createPythonSandbox({
+    functions: { echo: { description: 'echo', call: async (args) => args[0] } },
+  });
   await must(js, '1');
   await must(py, '1');
   const jsBlock = await timeMedian(200, () => must(js, '1 + 1'));
   const pyBlock = await timeMedian(200, () => must(py, '1 + 1'));
   record('trivial block round trip', ms(jsBlock), ms(pyBlock), 'median of 200');
   const calls = 1_000;
-  const jsCalls = (await must(js, `for (let i = 0; i < ${calls}; i++) await echo(i)`)).executionTime;
+  const jsCalls = (await must(js, `for (let i = 0; i < ${calls}; i++) await echo(i)`))
+    .executionTime;
   const pyCalls = (await must(py, `for i in range(${calls}):\n    echo(i)`)).executionTime;
   record(
     'host call, one after another',
@@ -124,7 +144,9 @@ out(`load average before: ${loadavg().map((n) => n.toFixed(1)).join(', ')}`);
 
 // ── 20 concurrent 100 ms calls ───────────
 {
-  const js = await createSandbox({ functions: { llm_query: { description: 'sleep', call: sleepy } } });
+  const js = await createSandbox({
+    functions: { llm_query: { description: 'sleep', call: sleepy } },
+  });
   await prewarmPythonSandboxes({ count: 1 });
   const py = await createPythonSandbox({
     functions: {
@@ -170,7 +192,12 @@ out(`load average before: ${loadavg().map((n) => n.toFixed(1)).join(', ')}`);
     py = await createPythonSandbox({ context: text });
   });
   const pySlice = (await must(py, 'len(context[1000:1100])')).executionTime;
-  record('create with a 50 MB context', ms(jsCreate), ms(pyCreate), `then a slicing block: JS ${ms(jsSlice)}, Python ${ms(pySlice)}`);
+  record(
+    'create with a 50 MB context',
+    ms(jsCreate),
+    ms(pyCreate),
+    `then a slicing block: JS ${ms(jsSlice)}, Python ${ms(pySlice)}`,
+  );
 
   const pyRe = (await must(py, 'import re\nlen(re.findall(r"\\d{4}-XYZ", context))')).executionTime;
   const pyHelper = (await must(py, 'count(r"\\d{4}-XYZ")')).executionTime;
@@ -200,7 +227,11 @@ out(`load average before: ${loadavg().map((n) => n.toFixed(1)).join(', ')}`);
   await py.dispose();
 }
 
-out(`load average after: ${loadavg().map((n) => n.toFixed(1)).join(', ')}`);
+out(
+  `load average after: ${loadavg()
+    .map((n) => n.toFixed(1))
+    .join(', ')}`,
+);
 out('');
 out('| Measure | JS sandbox | Python sandbox | Notes |');
 out('| --- | --- | --- | --- |');

@@ -24,6 +24,8 @@ import { SHARED_BYTES, SHARED_SLOTS } from './child-messages.js';
 const INTERRUPT_GRACE_MS = 1_000;
 /** How often SIGINT is written again while an interrupted block goes on. */
 const INTERRUPT_REPEAT_MS = 50;
+/** How often the process checks that its parent is still there. */
+const PARENT_CHECK_MS = 1_000;
 /** Native stack of the interpreter thread (CPython's recursion runs on it). */
 const WORKER_STACK_MB = 16;
 
@@ -242,3 +244,11 @@ worker.on('exit', () => {
 process.on('message', onParentMessage);
 // The parent is gone (or let this process go): nothing is left to serve.
 process.on('disconnect', () => process.exit(0));
+// A parent that dies while this process is still starting goes unnoticed by the IPC channel;
+// being adopted by another process (the parent passes its pid as the first argument) is the sign.
+const parentPid = Number(process.argv[2]);
+const orphaned = (): boolean => !process.connected || process.ppid !== parentPid;
+if (orphaned()) process.exit(0);
+setInterval(() => {
+  if (orphaned()) process.exit(0);
+}, PARENT_CHECK_MS);

@@ -74,7 +74,7 @@ export class InterpreterProcess {
   static spawn(options: SpawnOptions): InterpreterProcess {
     const supervisor = builtScript('../child/supervisor.js', import.meta.url);
     const pyodideDir = pyodideDirectory();
-    const child = fork(supervisor, [], {
+    const child = fork(supervisor, [String(process.pid)], {
       execArgv: interpreterFlags([pyodideDir, dirname(dirname(supervisor))]),
       env: {},
       serialization: 'advanced',
@@ -91,6 +91,11 @@ export class InterpreterProcess {
       interpreter.send({ type: 'load', options: load });
     });
     return interpreter;
+  }
+
+  /** The process id (for diagnostics and tests). */
+  get pid(): number | undefined {
+    return this.#child.pid;
   }
 
   /** Why the process is gone, once it is. */
