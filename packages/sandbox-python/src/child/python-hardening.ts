@@ -41,18 +41,18 @@ def _harden():
                         if not type(finder).__module__.startswith(('_pyodide', 'pyodide'))
                         and not getattr(finder, '__module__', '').startswith(('_pyodide', 'pyodide'))]
     sys.meta_path.insert(0, SandboxImportBlocker)
+    # Every namespace that may hold a JavaScript proxy lets go of it: module globals, and the
+    # attributes of Pyodide's own objects (its loaders, its event loop).
+    namespaces = [getattr(module, '__dict__', None) for module in list(sys.modules.values())]
+    namespaces += [getattr(holder, '__dict__', None) for holder in gc.get_objects()
+                   if type(holder).__module__.startswith(('_pyodide', 'pyodide'))]
+    for namespace in namespaces:
+        if type(namespace) is dict:
+            for key in [key for key, value in namespace.items() if isinstance(value, JsProxy)]:
+                del namespace[key]
     for name in list(sys.modules):
         if name.partition('.')[0] in blocked:
             del sys.modules[name]
-    # Whatever still holds a JavaScript proxy in a namespace (module globals, an object's
-    # attributes: Pyodide's loaders, its event loop) lets go of it.
-    gc.collect()
-    for holder in gc.get_objects():
-        if type(holder).__module__.startswith(('_pyodide', 'pyodide')):
-            holder = getattr(holder, '__dict__', None)
-        if type(holder) is dict:
-            for key in [key for key, value in holder.items() if isinstance(value, JsProxy)]:
-                del holder[key]
 
     def refuse(*args, **kwargs):
         raise PermissionError('subprocesses are not available in this sandbox')
