@@ -7,7 +7,9 @@ import { closePythonPool, createPythonSandbox, prewarmPythonSandboxes } from '..
 
 const rows = [];
 const out = (text) => process.stdout.write(`${text}\n`);
-const record = (what, js, python, note = '') => {
+/** One row: what was measured, then the JS sandbox's figure, the Python sandbox's and a note. */
+const record = (what, ...cells) => {
+  const [js, python, note = ''] = cells;
   rows.push({ what, js, python, note });
   out(`${what}: JS ${js} | Python ${python}${note ? ` (${note})` : ''}`);
 };
