@@ -55,6 +55,8 @@ export class ProcessSandbox implements PythonSandbox {
   readonly #lifetime = new AbortController();
   /** Variables the host set (payloads first): put back when the interpreter is replaced. */
   readonly #hostVariables = new Map<string, JsonValue>();
+  /** Interpreters this sandbox killed on purpose: their exit is expected, not a failure. */
+  readonly #retired = new WeakSet<InterpreterProcess>();
   #interpreter: InterpreterProcess | undefined;
   #boot: { resolve: () => void; reject: (error: Error) => void } | undefined;
   #nextId = 1;
@@ -195,7 +197,7 @@ export class ProcessSandbox implements PythonSandbox {
 
   /** The process is gone: a running block reports it lost (and is replaced); anything else fails. */
   #onExit(interpreter: InterpreterProcess, reason: string): void {
-    if (interpreter !== this.#interpreter) return;
+    if (interpreter !== this.#interpreter || this.#retired.has(interpreter)) return;
     this.#boot?.reject(poisonedError(reason));
     const pending = [...this.#pending.entries()];
     this.#pending.clear();
@@ -226,7 +228,7 @@ export class ProcessSandbox implements PythonSandbox {
                 // The process stopped answering even its supervisor's limits: give it up.
                 this.#pending.delete(id);
                 settle();
-                interpreter.kill();
+                this.#retire(interpreter);
                 resolve(lostResult('unresponsive', 'the interpreter process stopped responding'));
               },
               limits.blockTimeoutMs + limits.cpuSliceMs + WATCHDOG_GRACE_MS,
@@ -277,7 +279,7 @@ export class ProcessSandbox implements PythonSandbox {
 
   /** Replaces a lost interpreter with a fresh one; returns the note the model sees. */
   async #replace(raw: RawBlockResult): Promise<string> {
-    this.#interpreter?.kill();
+    if (this.#interpreter !== undefined) this.#retire(this.#interpreter);
     this.#resets += 1;
     const why =
       raw.lost?.reason === 'unresponsive'
@@ -290,6 +292,11 @@ export class ProcessSandbox implements PythonSandbox {
       return `note: ${why}, and a new one could not be started; this sandbox is poisoned\n`;
     }
     return `note: ${why}, so it was replaced by a fresh one: all variables were lost (the context, histories and host functions are back)\n`;
+  }
+
+  #retire(interpreter: InterpreterProcess): void {
+    this.#retired.add(interpreter);
+    interpreter.kill();
   }
 
   async getVariable(name: string): Promise<JsonValue | undefined> {
