@@ -131,9 +131,9 @@ export class ProcessSandbox implements PythonSandbox {
         interpreter.send({ type: 'boot', config: this.#bootConfig() });
       });
     } finally {
-      // Whatever happened, the next sandbox should find a spare; started after the boot, so
-      // forking it does not delay this one.
-      interpreterPool.refill(memoryBytes);
+      // Whatever happened, the next sandbox should find a spare; started once this creation has
+      // returned, so forking it (tens of ms on a busy machine) does not delay this one.
+      setImmediate(() => interpreterPool.refill(memoryBytes));
     }
     for (const [name, value] of this.#hostVariables) {
       if (name === '__rlm' || PAYLOAD_NAME.test(name)) continue;
