@@ -62,14 +62,20 @@ async function load(options: LoadOptions, sharedBuffer: SharedArrayBuffer): Prom
     env: {},
     jsglobals: Object.create(null),
     fullStdLib: false,
-    // A copy: a snapshot that crossed IPC may sit at an unaligned offset of a larger buffer.
-    ...(options.snapshot === null ? {} : { _loadSnapshot: new Uint8Array(options.snapshot) }),
+    ...(options.snapshot === null ? {} : { _loadSnapshot: aligned(options.snapshot) }),
     ...(options.makeSnapshot ? { _makeSnapshot: true } : {}),
   });
   let snapshot: Uint8Array | null = null;
-  if (options.makeSnapshot && options.snapshot === null) {
+  if (options.snapshot === null) {
+    // A snapshot holds these already: the modules the scaffold uses and the scaffold itself, in a
+    // module of its own (nothing of it is bound where model code runs).
     py.runPython(PRELOADED_MODULES);
-    snapshot = py.makeMemorySnapshot();
+    py.runPython("import types\n_rlm_scaffold = types.ModuleType('_rlm_scaffold')\ndel types");
+    py.runPython(PYTHON_SCAFFOLD, {
+      globals: scaffoldScope(py) as never,
+      filename: '<rlm-scaffold>',
+    });
+    if (options.makeSnapshot) snapshot = py.makeMemorySnapshot();
   }
   const shared = new Int32Array(sharedBuffer);
   const stdout = new OutputCapture();
@@ -85,12 +91,7 @@ async function load(options: LoadOptions, sharedBuffer: SharedArrayBuffer): Prom
   py.runPython(PYTHON_HARDENING, { filename: '<rlm-hardening>' });
   py.unregisterJsModule('js');
   py.unregisterJsModule('pyodide_js');
-  // The scaffold gets a namespace of its own: nothing of it is bound where model code runs.
-  const makeDict = (py.globals as unknown as ScaffoldScope).get(
-    'dict',
-  ) as unknown as () => ScaffoldScope;
-  const scope = makeDict();
-  py.runPython(PYTHON_SCAFFOLD, { globals: scope as never, filename: '<rlm-scaffold>' });
+  const scope = scaffoldScope(py);
   const functions = new Map<string, ScaffoldFunction>();
   const call = (name: string, ...args: string[]): string => {
     let fn = functions.get(name);
@@ -111,6 +112,19 @@ async function load(options: LoadOptions, sharedBuffer: SharedArrayBuffer): Prom
     maxOutputChars: 0,
   };
   send({ type: 'loaded', snapshot });
+}
+
+/** The namespace of the `_rlm_scaffold` module (in Pyodide's `__main__`). */
+function scaffoldScope(py: PyodideAPI): ScaffoldScope {
+  const module = (py.globals as unknown as ScaffoldScope).get('_rlm_scaffold') as unknown as {
+    __dict__: ScaffoldScope;
+  };
+  return module.__dict__;
+}
+
+/** Pyodide reads a snapshot through 32-bit views: one at an unaligned offset is copied first. */
+function aligned(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset % 8 === 0 ? bytes : new Uint8Array(bytes);
 }
 
 function boot(config: BootConfig): void {

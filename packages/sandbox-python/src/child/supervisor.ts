@@ -199,9 +199,19 @@ function onWorkerMessage(message: FromWorker): void {
 function onParentMessage(message: ToSupervisor): void {
   if (dead) return;
   switch (message.type) {
-    case 'load':
-      worker.postMessage({ type: 'load', options: message.options, shared: sharedBuffer });
+    case 'load': {
+      // The snapshot (about 21 MB) moves to the interpreter thread rather than being copied.
+      const snapshot = message.options.snapshot;
+      const movable =
+        snapshot !== null &&
+        snapshot.byteOffset === 0 &&
+        snapshot.byteLength === snapshot.buffer.byteLength;
+      worker.postMessage(
+        { type: 'load', options: message.options, shared: sharedBuffer },
+        movable ? [snapshot.buffer as ArrayBuffer] : [],
+      );
       return;
+    }
     case 'boot':
       config = message.config;
       // Payload bytes that own their whole buffer move to the interpreter thread instead of
