@@ -40,28 +40,44 @@ const ANCHORS: Record<string, string> = { A: '(?<![\\s\\S])', Z: '(?![\\s\\S])' 
 function rewrite(source: string): string {
   let out = '';
   let inClass = false;
-  for (let at = 0; at < source.length; at++) {
-    const char = source[at] ?? '';
-    if (char === '\\') {
-      const next = source[at + 1] ?? '';
-      out += (inClass ? undefined : ANCHORS[next]) ?? char + next;
-      at += 1;
-    } else if (inClass) {
-      inClass = char !== ']';
-      out += char;
-    } else if (char === '[') {
-      // A ']' right after '[' or '[^' is a literal in both syntaxes.
-      const opening = /^\[\^?\]?/.exec(source.slice(at))?.[0] ?? '[';
-      out += opening;
-      at += opening.length - 1;
-      inClass = true;
-    } else {
-      const group = pythonGroup(source.slice(at, at + 200));
-      out += group?.replacement ?? char;
-      at += (group?.length ?? 1) - 1;
-    }
+  for (let at = 0; at < source.length; ) {
+    const token: Token = inClass ? classToken(source, at) : patternToken(source, at);
+    out += token.text;
+    at += token.length;
+    inClass = token.inClass;
   }
   return out;
+}
+
+interface Token {
+  text: string;
+  length: number;
+  /** Whether the scan is inside a character class after this token. */
+  inClass: boolean;
+}
+
+/** One token inside a character class: copied as is (escapes included). */
+function classToken(source: string, at: number): Token {
+  const char = source[at] ?? '';
+  if (char === '\\') return { text: source.slice(at, at + 2), length: 2, inClass: true };
+  return { text: char, length: 1, inClass: char !== ']' };
+}
+
+/** One token outside character classes, rewritten when Python spells it differently. */
+function patternToken(source: string, at: number): Token {
+  const char = source[at] ?? '';
+  if (char === '\\') {
+    const next = source[at + 1] ?? '';
+    return { text: ANCHORS[next] ?? char + next, length: 2, inClass: false };
+  }
+  if (char === '[') {
+    // A ']' right after '[' or '[^' is a literal in both syntaxes.
+    const opening = /^\[\^?\]?/.exec(source.slice(at))?.[0] ?? '[';
+    return { text: opening, length: opening.length, inClass: true };
+  }
+  const group = pythonGroup(source.slice(at, at + 200));
+  if (group !== undefined) return { text: group.replacement, length: group.length, inClass: false };
+  return { text: char, length: 1, inClass: false };
 }
 
 /** A `(?P<name>` opening or `(?P=name)` backreference at the start of `text`. */
