@@ -57,6 +57,14 @@ describe('context helpers from Python', () => {
     );
   });
 
+  it('refuses more chunks than max and says how to ask for them', async () => {
+    await withSandbox({ context: 'x'.repeat(5_000) }, async (sandbox) => {
+      const result = await sandbox.execute('chunk(1)');
+      expect(result.error?.message).toContain('5000 chunks of 1 characters exceed max (1000)');
+      expect(await run(sandbox, 'len(chunk(1, max=5000))')).toBe('5000\n');
+    });
+  });
+
   it('leaves the helpers out, and their names free, when contextHelpers is false', async () => {
     await withSandbox({ context: TEXT, contextHelpers: false }, async (sandbox) => {
       const result = await sandbox.execute('grep("a")');

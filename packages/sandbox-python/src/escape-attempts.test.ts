@@ -205,6 +205,35 @@ describe('escape attempts from Python', () => {
     expect(out).toBe('False True False\n');
   });
 
+  it('runs no model code outside a block: hostile methods are not called to list or copy variables', async () => {
+    const result = await sandbox.execute(
+      [
+        'class Hostile:',
+        '    def __repr__(self):',
+        '        while True: pass',
+        '    @property',
+        '    def __class__(self):',
+        '        while True: pass',
+        'class Items(dict):',
+        '    def items(self):',
+        '        while True: pass',
+        'class Text(str):',
+        '    def __len__(self):',
+        '        while True: pass',
+        'hostile = Hostile()',
+        'items = Items(a=1)',
+        'text = Text("abc")',
+      ].join('\n'),
+    );
+    expect(result.error).toBeNull();
+    expect(result.locals).toMatchObject({ hostile: 'Hostile', items: 'object', text: 'string' });
+    expect(await sandbox.getVariable('items')).toEqual({ a: 1 });
+    expect(String(await sandbox.getVariable('hostile'))).toMatch(/^<.*Hostile object at/);
+    const listed = await sandbox.listVariables();
+    expect(listed.find((variable) => variable.name === 'text')?.size).toBe(3);
+    await sandbox.execute('del Hostile, Items, Text, hostile, items, text');
+  });
+
   it('is still a working REPL after every attempt', async () => {
     expect(await run(sandbox, 'print(sum(range(10)))')).toBe('45\n');
   });

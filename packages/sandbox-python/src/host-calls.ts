@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { type JsonValue, jsonValueSchema, RlmError } from '@rlm/protocol';
 import { z } from 'zod';
+import { MAX_BRIDGE_CHARS } from './child/child-messages.js';
 import type { ContextScanner } from './context-ops/context-scanner.js';
 import type { HostFunction } from './sandbox-options.js';
 
@@ -95,7 +96,10 @@ function describeHostError(error: unknown): { name: string; message: string; cod
 
 function encodeReply(reply: object): string {
   try {
-    return JSON.stringify(reply);
+    const text = JSON.stringify(reply);
+    if (text.length <= MAX_BRIDGE_CHARS) return text;
+    const message = `the host function's result is ${text.length} characters; at most ${MAX_BRIDGE_CHARS} cross into the sandbox`;
+    return JSON.stringify({ ok: false, error: { name: 'ValueError', message } });
   } catch (error) {
     const message = `the host function returned a value that is not JSON (${error instanceof Error ? error.message : String(error)})`;
     return JSON.stringify({ ok: false, error: { name: 'TypeError', message } });

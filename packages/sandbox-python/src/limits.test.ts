@@ -115,6 +115,38 @@ describe('Python sandbox limits', () => {
     });
   });
 
+  it('refuses a final answer over maxAnswerChars with an error the model reads', async () => {
+    await withSandbox({ limits: { maxAnswerChars: 100 } }, async (sandbox) => {
+      const result = await sandbox.execute('FINAL("x" * 101)');
+      expect(result.finalAnswer).toBeNull();
+      expect(result.error?.name).toBe('ValueError');
+      expect(result.stderr).toContain('answers are limited to 100 characters');
+      expect((await sandbox.execute('FINAL("x" * 100)')).finalAnswer).toBe('x'.repeat(100));
+    });
+  });
+
+  it('caps the error name, message and traceback by maxOutputChars', async () => {
+    await withSandbox({ limits: { maxOutputChars: 1_000 } }, async (sandbox) => {
+      const result = await sandbox.execute(
+        'Big = type("E" * 100_000, (Exception,), {})\nraise Big("m" * 10_000_000)',
+      );
+      expect(result.error?.name.length).toBeLessThanOrEqual(200);
+      expect(result.error?.message.length).toBeLessThanOrEqual(1_000);
+      expect(result.stderr.length).toBeLessThan(3_000);
+    });
+  });
+
+  it("stops an exception whose str() never returns, within the block's own limit", async () => {
+    await withSandbox({ limits: FAST_CPU }, async (sandbox) => {
+      const result = await sandbox.execute(
+        'class Stuck(Exception):\n    def __str__(self):\n        while True: pass\nraise Stuck()',
+      );
+      expect(result.error).toMatchObject({ code: 'sandbox.timeout' });
+      expect(sandbox.resets).toBe(0);
+      expect(await run(sandbox, '1 + 1')).toBe('2\n');
+    });
+  });
+
   it('rejects with sandbox.disposed after dispose, which is idempotent', async () => {
     const sandbox = await createPythonSandbox({ limits: { memoryBytes: TEST_MEMORY_BYTES } });
     await sandbox.dispose();

@@ -59,6 +59,8 @@ export class ProcessSandbox implements PythonSandbox {
   readonly #retired = new WeakSet<InterpreterProcess>();
   #interpreter: InterpreterProcess | undefined;
   #boot: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  /** Set while a lost interpreter is being replaced. */
+  #replacement: Promise<void> | undefined;
   #nextId = 1;
   #poisonReason: string | undefined;
   #disposed = false;
@@ -158,11 +160,13 @@ export class ProcessSandbox implements PythonSandbox {
       cpuSliceMs: limits.cpuSliceMs,
       blockTimeoutMs: limits.blockTimeoutMs,
       maxOutputChars: limits.maxOutputChars,
+      maxAnswerChars: limits.maxAnswerChars,
     };
   }
 
   #onMessage(interpreter: InterpreterProcess, message: FromSupervisor): void {
-    if (interpreter !== this.#interpreter) return;
+    // After dispose nothing the process still sends may reach a host function.
+    if (interpreter !== this.#interpreter || this.#disposed) return;
     switch (message.type) {
       case 'ready':
         this.#boot?.resolve();
@@ -221,19 +225,23 @@ export class ProcessSandbox implements PythonSandbox {
     return new Promise((resolve, reject) => {
       const { limits } = this.#setup;
       const onAbort = (): void => interpreter.send({ type: 'abort', id });
-      const watchdog =
-        request.type === 'execute'
-          ? setTimeout(
-              () => {
-                // The process stopped answering even its supervisor's limits: give it up.
-                this.#pending.delete(id);
-                settle();
-                this.#retire(interpreter);
-                resolve(lostResult('unresponsive', 'the interpreter process stopped responding'));
-              },
-              limits.blockTimeoutMs + limits.cpuSliceMs + WATCHDOG_GRACE_MS,
-            )
-          : undefined;
+      // The process stopped answering even its supervisor's limits: give it up. A block reports
+      // the interpreter lost (it is replaced); anything else leaves the sandbox poisoned.
+      const watchdog = setTimeout(
+        () => {
+          this.#pending.delete(id);
+          settle();
+          this.#retire(interpreter);
+          const reason = 'the interpreter process stopped responding';
+          if (request.type === 'execute') {
+            resolve(lostResult('unresponsive', reason));
+          } else {
+            this.#poisonReason ??= reason;
+            reject(poisonedError(reason));
+          }
+        },
+        limits.blockTimeoutMs + limits.cpuSliceMs + WATCHDOG_GRACE_MS,
+      );
       const settle = (): void => {
         clearTimeout(watchdog);
         signal?.removeEventListener('abort', onAbort);
@@ -268,7 +276,7 @@ export class ProcessSandbox implements PythonSandbox {
       const raw = parsed.success
         ? parsed.data
         : lostResult('fatal', 'the interpreter sent an invalid block result');
-      const resetNote = raw.lost === null ? undefined : await this.#replace(raw);
+      const resetNote = raw.lost === null ? undefined : this.#replace(raw);
       return assembleResult(raw, {
         limits: this.#setup.limits,
         executionTime: performance.now() - started,
@@ -277,21 +285,21 @@ export class ProcessSandbox implements PythonSandbox {
     });
   }
 
-  /** Replaces a lost interpreter with a fresh one; returns the note the model sees. */
-  async #replace(raw: RawBlockResult): Promise<string> {
+  /**
+   * Starts replacing a lost interpreter with a fresh one and returns the note the model sees. The
+   * block's result does not wait for it (an abort must settle promptly); the next request does.
+   */
+  #replace(raw: RawBlockResult): string {
     if (this.#interpreter !== undefined) this.#retire(this.#interpreter);
     this.#resets += 1;
     const why =
       raw.lost?.reason === 'unresponsive'
         ? 'the interpreter did not stop after it was interrupted'
         : 'the interpreter failed';
-    try {
-      await this.#start();
-    } catch (error) {
+    this.#replacement = this.#start().catch((error: unknown) => {
       this.#poisonReason ??= `${why}, and a new one could not be started: ${describe(error)}`;
-      return `note: ${why}, and a new one could not be started; this sandbox is poisoned\n`;
-    }
-    return `note: ${why}, so it was replaced by a fresh one: all variables were lost (the context, histories and host functions are back)\n`;
+    });
+    return `note: ${why}, so it is replaced by a fresh one: all variables were lost (the context, histories and host functions are back)\n`;
   }
 
   #retire(interpreter: InterpreterProcess): void {
@@ -326,7 +334,11 @@ export class ProcessSandbox implements PythonSandbox {
 
   #serially<T>(task: () => Promise<T>): Promise<T> {
     if (this.#disposed) return Promise.reject(disposedError());
-    return this.#queue.run(() => (this.#disposed ? Promise.reject(disposedError()) : task()));
+    return this.#queue.run(async () => {
+      // A lost interpreter's replacement finishes before anything else runs.
+      await this.#replacement;
+      return this.#disposed ? Promise.reject(disposedError()) : task();
+    });
   }
 
   /** Kills the interpreter process (interpreters are never reused) and stops the scan worker. */

@@ -9,6 +9,8 @@ export const DEFAULT_CPU_SLICE_MS = 30_000;
 export const DEFAULT_BLOCK_TIMEOUT_MS = 600_000;
 /** Characters kept per stream (stdout, stderr) per block; the rest is cut with a marker. */
 export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
+/** Characters a final answer may have; `FINAL` of a longer one raises `ValueError` in Python. */
+export const DEFAULT_MAX_ANSWER_CHARS = 1_000_000;
 /** How long one context-helper scan (`grep`, `find_all`, `count`, …) may run before it is stopped. */
 export const DEFAULT_SCAN_TIMEOUT_MS = 10_000;
 /** The smallest memory an interpreter starts in (a loaded interpreter uses about 21 MiB). */
@@ -32,6 +34,8 @@ export const pythonSandboxLimitsSchema = z
     blockTimeoutMs: z.number().int().positive().optional(),
     /** @default DEFAULT_MAX_OUTPUT_CHARS */
     maxOutputChars: z.number().int().positive().optional(),
+    /** @default DEFAULT_MAX_ANSWER_CHARS */
+    maxAnswerChars: z.number().int().positive().optional(),
     /** @default DEFAULT_SCAN_TIMEOUT_MS */
     scanTimeoutMs: z.number().int().positive().optional(),
     /**
@@ -121,6 +125,7 @@ export function resolvePythonLimits(limits: PythonSandboxLimits | undefined): Re
     cpuSliceMs: limits?.cpuSliceMs ?? DEFAULT_CPU_SLICE_MS,
     blockTimeoutMs: limits?.blockTimeoutMs ?? DEFAULT_BLOCK_TIMEOUT_MS,
     maxOutputChars: limits?.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
+    maxAnswerChars: limits?.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS,
     scanTimeoutMs: limits?.scanTimeoutMs ?? DEFAULT_SCAN_TIMEOUT_MS,
   };
 }

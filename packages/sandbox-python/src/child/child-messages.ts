@@ -16,6 +16,12 @@ export const SHARED_SLOTS = {
 } as const;
 export const SHARED_BYTES = 16;
 
+/**
+ * Most characters of one host call's request or reply crossing the sandbox boundary (64 Mi). A
+ * bigger one is refused with an error in Python, never serialised on the host.
+ */
+export const MAX_BRIDGE_CHARS = 64 * 1024 * 1024;
+
 /** What the interpreter needs to load. */
 export interface LoadOptions {
   /** Absolute directory of the `pyodide` package. */
@@ -48,6 +54,7 @@ export interface BootConfig {
   cpuSliceMs: number;
   blockTimeoutMs: number;
   maxOutputChars: number;
+  maxAnswerChars: number;
 }
 
 export type InterpreterRequest =

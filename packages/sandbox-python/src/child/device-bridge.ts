@@ -1,5 +1,5 @@
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
-import { type HostReplyMessage, SHARED_SLOTS } from './child-messages.js';
+import { type HostReplyMessage, MAX_BRIDGE_CHARS, SHARED_SLOTS } from './child-messages.js';
 
 /** The part of Emscripten's FS this bridge uses. */
 export interface DeviceFs {
@@ -79,8 +79,18 @@ export function installDeviceBridge(fs: DeviceFs, options: DeviceBridgeOptions):
     },
     // biome-ignore lint/complexity/useMaxParams: Emscripten's device interface fixes this signature.
     write(stream, buffer, offset, length) {
-      const request = decoder.decode(buffer.subarray(offset, offset + length));
-      stream.pending = encoder.encode(call(request));
+      // The scaffold refuses oversized requests itself; this holds for raw writes to the device.
+      const reply =
+        length > MAX_BRIDGE_CHARS
+          ? JSON.stringify({
+              ok: false,
+              error: {
+                name: 'ValueError',
+                message: `a host call may send at most ${MAX_BRIDGE_CHARS} bytes`,
+              },
+            })
+          : call(decoder.decode(buffer.subarray(offset, offset + length)));
+      stream.pending = encoder.encode(reply);
       return length;
     },
   });

@@ -12,6 +12,7 @@ import {
   type FromWorker,
   type InterpreterRequest,
   type LoadOptions,
+  MAX_BRIDGE_CHARS,
   SHARED_SLOTS,
   type ToWorker,
 } from './child-messages.js';
@@ -132,7 +133,14 @@ function boot(config: BootConfig): void {
   it.maxOutputChars = config.maxOutputChars;
   it.call(
     'configure',
-    JSON.stringify({ functions: config.functions, helpers: config.helpers, meta: config.meta }),
+    JSON.stringify({
+      functions: config.functions,
+      helpers: config.helpers,
+      meta: config.meta,
+      maxAnswerChars: config.maxAnswerChars,
+      maxErrorChars: config.maxOutputChars,
+      maxBridgeChars: MAX_BRIDGE_CHARS,
+    }),
   );
   for (const payload of config.payloads) {
     // Through a file of Emscripten's in-memory filesystem: Python decodes the UTF-8 bytes in C,

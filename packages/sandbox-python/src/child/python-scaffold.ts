@@ -45,6 +45,10 @@ class _State:
     stderr = None
     names_before = ()
     error = None
+    out_of_memory = False
+    max_answer_chars = 1_000_000
+    max_error_chars = 100_000
+    max_bridge_chars = 64 * 1024 * 1024
 
 
 S = _State()
@@ -63,6 +67,11 @@ def _host_call(name, args):
         request = _dumps({'fn': name, 'args': args}, ensure_ascii=True, allow_nan=False, default=_json_default)
     except (TypeError, ValueError) as error:
         raise TypeError(name + ': arguments must be JSON values (' + str(error) + ')') from None
+    if len(request) > S.max_bridge_chars:
+        raise ValueError(
+            name + ': the call sends ' + str(len(request)) + ' characters; a host call may send at most '
+            + str(S.max_bridge_chars) + ': send less (for example a slice of the context)'
+        )
     fd = _os_open(_DEVICE, _O_RDWR)
     try:
         _os_write(fd, request.encode('ascii'))
@@ -150,8 +159,8 @@ def lines(start, end=None, *, target=None):
     return _host_call('lines', [start, end, _options(target=target)])
 
 
-def chunk(size, *, overlap=None, target=None):
-    return _host_call('chunk', [size, _options(overlap=overlap, target=target)])
+def chunk(size, *, overlap=None, max=None, target=None):
+    return _host_call('chunk', [size, _options(overlap=overlap, max=max, target=target)])
 
 
 _HELPERS = {'grep': grep, 'find_all': find_all, 'count': count, 'lines': lines, 'chunk': chunk}
@@ -159,22 +168,27 @@ _HELPERS = {'grep': grep, 'find_all': find_all, 'count': count, 'lines': lines, 
 
 # ── variables ─────────────────────────────
 
+def _is(value, kinds):
+    """isinstance without running model code (no __class__ property, no __instancecheck__)."""
+    return issubclass(type(value), kinds)
+
+
 def _category(value):
     if value is None:
         return 'null'
-    if isinstance(value, bool):
+    if _is(value, bool):
         return 'boolean'
-    if isinstance(value, (int, float)):
+    if _is(value, (int, float)):
         return 'number'
-    if isinstance(value, str):
+    if _is(value, str):
         return 'string'
-    if isinstance(value, (list, tuple)):
+    if _is(value, (list, tuple)):
         return 'array'
-    if isinstance(value, dict):
+    if _is(value, dict):
         return 'object'
-    if isinstance(value, type):
+    if _is(value, type):
         return 'class'
-    if isinstance(value, (_types.FunctionType, _types.BuiltinFunctionType, _types.MethodType)):
+    if _is(value, (_types.FunctionType, _types.BuiltinFunctionType, _types.MethodType)):
         return 'function'
     return type(value).__name__
 
@@ -182,7 +196,7 @@ def _category(value):
 def _user_names():
     names = []
     for name, value in list(S.user_ns.items()):
-        if name.startswith('__') or name in S.pinned or isinstance(value, _types.ModuleType):
+        if not _is(name, str) or name.startswith('__') or name in S.pinned or _is(value, _types.ModuleType):
             continue
         if name in S.helpers and S.helpers[name] is value:
             continue
@@ -196,34 +210,44 @@ def _available():
 
 
 def _json_safe(value):
+    """A JSON copy made with the built-in types' own methods: no model-defined method runs."""
     budget = [0]
 
     def copy(v, ancestors):
         budget[0] += 1
         if budget[0] > _MAX_COPY_NODES:
             return '[truncated: value too large]'
-        if v is None or isinstance(v, (bool, str)):
+        if v is None or v is True or v is False:
             return v
-        if isinstance(v, int):
-            return v if -(2 ** 53) < v < 2 ** 53 else str(v)
-        if isinstance(v, float):
-            return v if v == v and v not in (float('inf'), float('-inf')) else None
+        if _is(v, str):
+            return str.__str__(v)
+        if _is(v, int):
+            number = int.__index__(v)
+            return number if -(2 ** 53) < number < 2 ** 53 else int.__repr__(number)
+        if _is(v, float):
+            number = float.__float__(v)
+            return number if number == number and number not in (float('inf'), float('-inf')) else None
         if id(v) in ancestors:
             return '[Circular]'
         inner = ancestors | {id(v)}
-        if isinstance(v, (list, tuple, set, frozenset)):
-            return [copy(item, inner) for item in v]
-        if isinstance(v, dict):
-            return {str(key): copy(item, inner) for key, item in v.items()}
-        if isinstance(v, (_types.MappingProxyType,)):
-            return {str(key): copy(item, inner) for key, item in v.items()}
-        try:
-            text = repr(v)
-        except Exception:
-            text = '<unprintable ' + type(v).__name__ + '>'
-        return text[:_MAX_REPR]
+        for kind in (list, tuple, set, frozenset):
+            if _is(v, kind):
+                return [copy(item, inner) for item in kind.__iter__(v)]
+        if _is(v, dict):
+            return {_key(key): copy(item, inner) for key, item in dict.items(v)}
+        if _is(v, _types.MappingProxyType):
+            return {_key(key): copy(item, inner) for key, item in _types.MappingProxyType.items(v)}
+        return object.__repr__(v)[:_MAX_REPR]
 
     return copy(value, frozenset())
+
+
+def _key(key):
+    if _is(key, str):
+        return str.__str__(key)
+    if key is None or type(key) in (bool, int, float):
+        return repr(key)
+    return object.__repr__(key)
 
 
 def get_variable(name):
@@ -234,8 +258,9 @@ def get_variable(name):
 
 
 def _size(value):
-    if isinstance(value, (str, bytes, bytearray)):
-        return len(value)
+    for kind in (str, bytes, bytearray):
+        if _is(value, kind):
+            return kind.__len__(value)
     try:
         return len(_dumps(_json_safe(value)))
     except Exception:
@@ -286,7 +311,12 @@ def _restore():
 
 def FINAL(value):
     """Sets this block's final answer (the first call in a block wins) and returns it as a str."""
-    answer = value if isinstance(value, str) else str(value)
+    answer = value if type(value) is str else str(value)
+    if len(answer) > S.max_answer_chars:
+        raise ValueError(
+            'the final answer is ' + str(len(answer)) + ' characters long; answers are limited to '
+            + str(S.max_answer_chars) + ' characters: give a shorter answer, or summarise it'
+        )
     if S.final is None:
         S.final = answer
     return answer
@@ -294,7 +324,7 @@ def FINAL(value):
 
 def FINAL_VAR(name):
     """Sets the final answer from the variable called name; an error string if there is none."""
-    if not isinstance(name, str):
+    if type(name) is not str:
         return FINAL(name)
     key = name.strip()
     for quote in ('"', "'"):
@@ -327,6 +357,9 @@ def configure(text):
     for name in config['functions']:
         _pin(name, _host_function(name))
     S.helpers = {name: _HELPERS[name] for name in config['helpers']}
+    S.max_answer_chars = config['maxAnswerChars']
+    S.max_error_chars = config['maxErrorChars']
+    S.max_bridge_chars = config['maxBridgeChars']
     S.user_ns.update(S.helpers)
     _pin('__rlm', _freeze(config['meta']))
     return 'null'
@@ -348,6 +381,7 @@ def run_user(code):
     """Runs one block; interruptible. Errors are kept for finish_block."""
     S.final = None
     S.error = None
+    S.out_of_memory = False
     S.names_before = frozenset(S.user_ns)
     _linecache.cache[_BLOCK_FILE] = (len(code), None, code.splitlines(True), _BLOCK_FILE)
     try:
@@ -361,7 +395,13 @@ def run_user(code):
             if value is not None:
                 print(repr(value))
     except BaseException as error:
-        S.error = error
+        # Described here, while the block's limits still apply: str() of an exception is model code.
+        S.out_of_memory = _is(error, MemoryError)
+        try:
+            S.error = _describe(error)
+        except BaseException:
+            name = type(error).__name__
+            S.error = {'name': name, 'message': '', 'line': None, 'traceback': name + '\n'}
     return 'null'
 
 
@@ -373,11 +413,12 @@ def _block_frames(error):
 
 
 def _describe(error):
-    name = type(error).__name__
+    name = type(error).__name__[:200]
     try:
         message = str(error)
     except Exception:
         message = '<unprintable ' + name + '>'
+    cap = S.max_error_chars
     line = None
     if isinstance(error, SyntaxError) and error.filename == _BLOCK_FILE:
         line = error.lineno
@@ -392,26 +433,22 @@ def _describe(error):
         text = ''.join(summary.format())
     except Exception:
         text = name + ': ' + message + '\n'
-    return {'name': name, 'message': message[:_MAX_REPR], 'line': line, 'traceback': text}
+    if len(text) > cap:
+        text = text[:cap] + '... + [' + str(len(text) - cap) + ' chars...]\n'
+    return {'name': name, 'message': message[:cap], 'line': line, 'traceback': text}
 
 
 def finish_block():
-    """Collects the block's outcome; runs with interrupts off."""
-    error = S.error
-    S.error = None
-    described = None
+    """Collects the block's outcome; runs with interrupts off and runs no model code."""
+    described, S.error = S.error, None
     cleared = []
-    if error is not None:
-        out_of_memory = isinstance(error, MemoryError)
-        described = _describe(error)
-        error = None
-        if out_of_memory:
-            # The variables this block created are what filled memory: drop them so the REPL can go on.
-            cleared = [n for n in _user_names() if n not in S.names_before]
-            for name in cleared:
-                S.user_ns.pop(name, None)
-            _gc.collect()
-    for stream in (S.stdout, S.stderr, _sys.stdout, _sys.stderr):
+    if described is not None and S.out_of_memory:
+        # The variables this block created are what filled memory: drop them so the REPL can go on.
+        cleared = [n for n in _user_names() if n not in S.names_before]
+        for name in cleared:
+            S.user_ns.pop(name, None)
+        _gc.collect()
+    for stream in (S.stdout, S.stderr):
         try:
             stream.flush()
         except Exception:

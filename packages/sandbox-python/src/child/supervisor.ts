@@ -165,7 +165,8 @@ function onWorkerMessage(message: FromWorker): void {
   }
   if (message.type === 'hostCall') {
     const block = running;
-    if (block === undefined || block.stop !== null) {
+    // Host functions serve blocks only: never a variable read, never a stopped block.
+    if (block === undefined || block.stop !== null || block.request.type !== 'execute') {
       replyToWorker(message.callId, JSON.stringify({ interrupted: block?.stop ?? 'aborted' }));
       return;
     }

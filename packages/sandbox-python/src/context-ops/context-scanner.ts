@@ -15,6 +15,12 @@ export const CONTEXT_HELPER_NAMES: readonly string[] = [
 
 const CONTEXT_NAME = /^context(_\d+)?$/;
 
+/**
+ * How long a scan worker may take to take a scan up (start, receive the payload text) before it
+ * is given up: far beyond any start-up, only there so a wedged worker cannot hang a block.
+ */
+const STARTUP_LIMIT_MS = 60_000;
+
 /** Argument schemas (zod) load on the first helper call, not with every sandbox. */
 const helperArguments = () => import('./helper-arguments.js');
 
@@ -94,6 +100,11 @@ export class ContextScanner {
       };
       const onMessage = (message: FromScanWorker): void => {
         if (message.requestId !== requestId) return;
+        if (message.type === 'started') {
+          clearTimeout(timer);
+          timer = setTimeout(() => onDeadline(timeoutMs), timeoutMs);
+          return;
+        }
         cleanup();
         if (message.ok) resolve(message.value);
         else reject(new Error(message.message));
@@ -108,17 +119,19 @@ export class ContextScanner {
         stopWorker();
         reject(signal.reason);
       };
-      const timer = setTimeout(() => {
+      const onDeadline = (limitMs: number): void => {
         cleanup();
         stopWorker();
         reject(
           new RlmError({
             code: 'sandbox.pattern_timeout',
-            message: `the scan took longer than ${timeoutMs} ms and was stopped; simplify the pattern (nested quantifiers like (a+)+ can take exponential time)`,
-            details: { limitMs: timeoutMs },
+            message: `the scan took longer than ${limitMs} ms and was stopped; simplify the pattern (nested quantifiers like (a+)+ can take exponential time)`,
+            details: { limitMs },
           }),
         );
-      }, timeoutMs);
+      };
+      // The scan's own deadline starts when the worker reports it has taken the scan up.
+      let timer = setTimeout(() => onDeadline(STARTUP_LIMIT_MS), STARTUP_LIMIT_MS);
       worker.on('message', onMessage).on('error', onError);
       signal.addEventListener('abort', onAbort, { once: true });
       worker.postMessage({ type: 'run', requestId, payload, operation } satisfies ToScanWorker);

@@ -41,7 +41,11 @@ const linesArgs = z.tuple([
 const chunkArgs = z.tuple([
   z.number().int().positive(),
   z
-    .object({ overlap: z.number().int().nonnegative().optional(), target: targetSchema })
+    .object({
+      overlap: z.number().int().nonnegative().optional(),
+      max: maxSchema,
+      target: targetSchema,
+    })
     .strict()
     .optional(),
 ]);
@@ -148,7 +152,15 @@ export function parseHelperCall(
           details: { name: helper, reason: 'overlap >= size' },
         });
       }
-      return { payload: payloadName(options?.target), operation: { op: 'chunk', size, overlap } };
+      return {
+        payload: payloadName(options?.target),
+        operation: {
+          op: 'chunk',
+          size,
+          overlap,
+          maxItems: options?.max ?? DEFAULT_HELPER_MAX_ITEMS,
+        },
+      };
     }
     default:
       throw new RlmError({

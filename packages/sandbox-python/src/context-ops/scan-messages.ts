@@ -13,12 +13,14 @@ export type ScanOperation =
   | { op: 'find_all'; source: string; flags: string; maxItems: number; maxChars: number }
   | { op: 'count'; source: string; flags: string }
   | { op: 'lines'; start: number; end: number; maxChars: number }
-  | { op: 'chunk'; size: number; overlap: number };
+  | { op: 'chunk'; size: number; overlap: number; maxItems: number };
 
 export type ToScanWorker =
   | { type: 'payload'; name: string; text: string }
   | { type: 'run'; requestId: number; payload: string; operation: ScanOperation };
 
 export type FromScanWorker =
+  /** The worker took the scan up: its deadline starts now, not while the worker was starting. */
+  | { type: 'started'; requestId: number }
   | { type: 'result'; requestId: number; ok: true; value: JsonValue }
   | { type: 'result'; requestId: number; ok: false; message: string };

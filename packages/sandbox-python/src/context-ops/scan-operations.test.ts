@@ -42,6 +42,7 @@ describe('scan operations', () => {
         const chunks = chunkBounds(text, {
           size,
           overlap,
+          maxItems: 1_000,
           starts: lineStarts(text),
           offsets: new CodePointOffsets(text),
         });

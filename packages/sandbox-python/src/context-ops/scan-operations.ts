@@ -218,10 +218,22 @@ export interface ChunkBounds {
  */
 export function chunkBounds(
   text: string,
-  options: { size: number; overlap: number; starts: readonly number[]; offsets: CodePointOffsets },
+  options: {
+    size: number;
+    overlap: number;
+    maxItems: number;
+    starts: readonly number[];
+    offsets: CodePointOffsets;
+  },
 ): ChunkBounds[] {
   const { size, overlap, starts, offsets } = options;
   const length = offsets.toCodePoints(text.length);
+  const count = Math.max(1, Math.ceil((length - overlap) / (size - overlap)));
+  if (count > options.maxItems) {
+    throw new Error(
+      `chunk: ${count} chunks of ${size} characters exceed max (${options.maxItems}); use a larger size or pass max=${count} (at most 100000)`,
+    );
+  }
   const chunks: ChunkBounds[] = [];
   for (let start = 0, index = 0; start < length || index === 0; start += size - overlap, index++) {
     const end = Math.min(length, start + size);

@@ -74,6 +74,7 @@ port.on('message', (message: ToScanWorker) => {
     payloads.set(message.name, new Payload(message.text));
     return;
   }
+  port.postMessage({ type: 'started', requestId: message.requestId } satisfies FromScanWorker);
   let reply: FromScanWorker;
   try {
     const payload = payloads.get(message.payload);
