@@ -74,11 +74,27 @@ describe('host functions in Python', () => {
     await withSandbox({ functions: { tool } }, async (sandbox) => {
       const out = await run(
         sandbox,
-        'caught = []\nfor arg in ("x", "rlm"):\n    try:\n        tool(arg)\n    except RuntimeError as e:\n        caught.append((type(e).__name__, e.name, e.code, str(e)))\ncaught',
+        'caught = []\nfor arg in ("x", "rlm"):\n    try:\n        tool(arg)\n    except HostError as e:\n        caught.append((type(e).__name__, e.name, e.code, str(e)))\ncaught',
       );
       expect(out).toBe(
         "[('HostError', 'RangeError', None, 'tool broke'), ('HostError', 'RlmError', 'sandbox.pattern_timeout', 'no budget')]\n",
       );
+    });
+  });
+
+  it('shows a host failure in a traceback without the scaffold, also when it is chained', async () => {
+    const tool = {
+      description: 'fails',
+      call: async () => {
+        throw new Error('tool broke');
+      },
+    };
+    await withSandbox({ functions: { tool } }, async (sandbox) => {
+      const result = await sandbox.execute('try:\n    tool()\nexcept HostError:\n    1 / 0');
+      expect(result.error?.name).toBe('ZeroDivisionError');
+      expect(result.stderr).toContain('HostError: tool broke');
+      expect(result.stderr).toContain('During handling of the above exception');
+      expect(result.stderr).not.toContain('rlm-');
     });
   });
 

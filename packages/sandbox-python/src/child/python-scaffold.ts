@@ -16,7 +16,6 @@ import linecache as _linecache, os as _os, re as _re, sys as _sys, traceback as 
 import types as _types
 
 _BLOCK_FILE = '<block>'
-_SCAFFOLD_FILE = '<rlm-scaffold>'
 _DEVICE = '/dev/rlm'
 _NUMBERED = _re.compile(r'^(context|history)_\d+$')
 _SETTABLE = _re.compile(r'^((context|history)(_\d+)?|__rlm)$')
@@ -34,6 +33,10 @@ class HostError(RuntimeError):
         super().__init__(message)
         self.name = name
         self.code = code
+
+
+# Tracebacks name it as model code sees it, not by the scaffold's module.
+HostError.__module__ = 'builtins'
 
 
 class _State:
@@ -357,6 +360,8 @@ def configure(text):
     for name in config['functions']:
         _pin(name, _host_function(name))
     S.helpers = {name: _HELPERS[name] for name in config['helpers']}
+    # Named so model code can catch it; like the helpers, an ordinary (rebindable, unlisted) name.
+    S.helpers['HostError'] = HostError
     S.max_answer_chars = config['maxAnswerChars']
     S.max_error_chars = config['maxErrorChars']
     S.max_bridge_chars = config['maxBridgeChars']
@@ -412,6 +417,18 @@ def _block_frames(error):
     return tb
 
 
+def _hide_scaffold_frames(summary, seen):
+    """Drops the scaffold's frames from a traceback and from the exceptions chained to it."""
+    if summary is None or id(summary) in seen:
+        return
+    seen.add(id(summary))
+    summary.stack = _traceback.StackSummary.from_list(
+        [frame for frame in summary.stack if not frame.filename.startswith('<rlm-')]
+    )
+    _hide_scaffold_frames(summary.__cause__, seen)
+    _hide_scaffold_frames(summary.__context__, seen)
+
+
 def _describe(error):
     name = type(error).__name__[:200]
     try:
@@ -427,9 +444,7 @@ def _describe(error):
             line = lineno
     try:
         summary = _traceback.TracebackException(type(error), error, _block_frames(error), limit=30)
-        summary.stack = _traceback.StackSummary.from_list(
-            [frame for frame in summary.stack if not frame.filename.startswith('<rlm-')]
-        )
+        _hide_scaffold_frames(summary, set())
         text = ''.join(summary.format())
     except Exception:
         text = name + ': ' + message + '\n'
