@@ -1,29 +1,11 @@
 import { RlmError } from '@rlm/protocol';
-import { EXIT_CODES, type ExitCode } from './exit-code.js';
+import { EXIT_CODES, type ExitCode, exitCodeForError } from './exit-code.js';
 
 /** What the user sees for a failure: one sentence with the fix, and the exit code. */
 export interface ErrorDescription {
   message: string;
   exitCode: ExitCode;
 }
-
-/** Codes caused by what the user typed or configured: the run never started, so it is a usage error. */
-const USAGE_CODES = new Set<string>([
-  'cli.usage',
-  'config.invalid',
-  'protocol.invalid_config',
-  'cli.context_unreadable',
-  'cli.context_binary',
-  'cli.context_too_large',
-  'cli.trajectory_invalid',
-  'model.unknown_provider',
-  'model.missing_api_key',
-  'prompts.driver_invalid',
-  'prompts.driver_not_found',
-  'prompts.driver_conflict',
-]);
-
-const CANCEL_CODES = new Set<string>(['executor.cancelled', 'model.aborted', 'sandbox.aborted']);
 
 /**
  * Turns any thrown value into one clear sentence and an exit code. Messages of known codes get
@@ -38,12 +20,7 @@ export function describeError(error: unknown, hints: ErrorHints = {}): ErrorDesc
       exitCode: EXIT_CODES.failed,
     };
   }
-  const exitCode = CANCEL_CODES.has(error.code)
-    ? EXIT_CODES.cancelled
-    : USAGE_CODES.has(error.code)
-      ? EXIT_CODES.usage
-      : EXIT_CODES.failed;
-  return { message: withFix(error, hints), exitCode };
+  return { message: withFix(error, hints), exitCode: exitCodeForError(error.code) };
 }
 
 /** Where a model id sends its requests, for messages about unreachable servers. */
@@ -53,7 +30,8 @@ export interface ErrorHints {
 }
 
 function withFix(error: RlmError, hints: ErrorHints = {}): string {
-  if (RlmError.is(error, 'model.missing_api_key')) {
+  if (RlmError.is(error, 'model.auth') && error.details.variable !== undefined) {
+    // No key at all: the fix is the variable (the CLI reads keys from the environment only).
     const variable = error.details.variable;
     return `${variable} is not set; export ${variable}=<your key>, or pick another model with --model (try --model testkit:needle-finder for an offline demo).`;
   }
@@ -77,6 +55,8 @@ export function failureSentence(code: string, message: string, hints: ErrorHints
       return `The model server does not know this model (${withoutPeriod(message)}); check the id passed to --model.`;
     case 'model.unknown_provider':
       return `${withoutPeriod(message)}; use anthropic/<model>, openai/<model>, openai-compatible/<model>@<base url> or testkit:<policy>.`;
+    case 'executor.budget_exceeded':
+      return `${withoutPeriod(message)}; raise the budget (--max-tokens, --max-cost, --max-subcalls) and continue it with rlm resume.`;
     default:
       return sentence(message);
   }

@@ -38,7 +38,9 @@ export function createExecutorEngine({
         maxIterations: budget.maxIterations,
         budget: {
           maxTokens: budget.maxTokens,
-          maxCostUsd: budget.maxCostUsd,
+          // Dollars are capped only on models with a price: on a model without one (a local
+          // server) the executor would refuse the run, and the cap could not be enforced anyway.
+          ...(priced(model) && priced(subModel) ? { maxCostUsd: budget.maxCostUsd } : {}),
           maxWallTimeMs: budget.maxWallTimeMs,
           maxSubcalls: budget.maxSubcalls,
         },
@@ -68,6 +70,11 @@ export function createExecutorEngine({
       return rlm.completion(context, { query, signal, rerun });
     },
   };
+}
+
+/** Whether a call's cost is known: a price, or a provider that reports it (OpenRouter). */
+function priced(model: LanguageModel): boolean {
+  return model.pricing !== undefined || model.reportsCost === true;
 }
 
 /**

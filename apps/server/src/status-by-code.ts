@@ -1,71 +1,53 @@
-import type { ErrorCode } from '@rlm/protocol';
+import { ERROR_KIND_BY_CODE, type ErrorCode, type ErrorKind, errorKind } from '@rlm/protocol';
 
 /**
- * The HTTP status for every error code. `satisfies Record<ErrorCode, number>` makes a new code in
- * @rlm/protocol fail to compile here until someone decides its status.
+ * The HTTP status of each error kind (@rlm/protocol's one classification of every code), so a
+ * new code gets a status the moment it has a kind.
  */
-export const statusByCode = {
-  'protocol.invalid_payload': 400,
-  'protocol.invalid_message': 400,
-  'protocol.invalid_config': 400,
-  'sandbox.timeout': 504,
-  'sandbox.deadlock': 500,
-  'sandbox.out_of_memory': 500,
-  'sandbox.stack_overflow': 500,
-  'sandbox.poisoned': 500,
-  'sandbox.disposed': 500,
-  'sandbox.aborted': 499,
-  'sandbox.invalid_value': 400,
-  'sandbox.pattern_timeout': 504,
-  'sandbox.invalid_pattern': 400,
-  'model.rate_limited': 429,
-  'model.overloaded': 503,
-  'model.context_too_long': 413,
-  'model.auth': 502,
-  'model.bad_request': 502,
-  'model.not_found': 502,
-  'model.server_error': 502,
-  'model.network': 502,
-  'model.timeout': 504,
-  'model.aborted': 499,
-  'model.missing_api_key': 500,
-  'model.unknown_provider': 400,
-  'executor.budget_exceeded': 422,
-  'executor.cancelled': 499,
-  'executor.replay_divergence': 500,
-  'executor.no_checkpoint': 409,
-  'prompts.layer_immutable': 403,
-  'prompts.layer_invalid': 400,
-  'prompts.layer_too_long': 400,
-  'prompts.layer_override_attempt': 400,
-  'prompts.prompt_too_long': 400,
-  'prompts.driver_invalid': 400,
-  'prompts.driver_conflict': 400,
-  'prompts.driver_not_found': 400,
-  'memory.schema_too_new': 500,
-  'memory.not_found': 404,
-  'memory.storage_failed': 500,
-  'eval.invalid_task': 400,
-  'eval.invalid_results': 400,
-  'config.invalid': 400,
-  'testkit.script_exhausted': 500,
-  'cli.usage': 400,
-  'cli.context_unreadable': 400,
-  'cli.context_binary': 400,
-  'cli.context_too_large': 413,
-  'cli.trajectory_invalid': 400,
-  'cli.not_available': 501,
-  'server.unauthorized': 401,
-  'server.forbidden': 403,
-  'server.not_found': 404,
-  'server.rate_limited': 429,
-  'server.payload_too_large': 413,
-  'server.conflict': 409,
-  'server.unavailable': 503,
-  'server.internal': 500,
-} as const satisfies Record<ErrorCode, number>;
+export const STATUS_BY_KIND = {
+  usage: 400,
+  auth: 401,
+  provider: 502,
+  limit: 422,
+  cancelled: 499,
+  internal: 500,
+} as const satisfies Record<ErrorKind, number>;
 
-/** The HTTP status for an error code (500 for codes a newer protocol build may add at runtime). */
+/**
+ * Codes whose HTTP meaning is narrower than their kind's status (a missing resource is a usage
+ * error that HTTP calls 404). Everything else takes its kind's status.
+ */
+const NARROWER_STATUS: Partial<Record<ErrorCode, number>> = {
+  'memory.not_found': 404,
+  'server.not_found': 404,
+  'executor.no_checkpoint': 409,
+  'server.conflict': 409,
+  'cli.context_too_large': 413,
+  'server.payload_too_large': 413,
+  // A database written by a newer version is the operator's to fix, not the client's.
+  'memory.schema_too_new': 500,
+  'prompts.layer_immutable': 403,
+  'server.forbidden': 403,
+  'cli.not_available': 501,
+  // The server's own key or model choice failed upstream: a gateway error, not the client's.
+  'model.auth': 502,
+  'model.not_found': 502,
+  'model.context_too_long': 413,
+  'model.rate_limited': 429,
+  'server.rate_limited': 429,
+  'model.overloaded': 503,
+  'server.unavailable': 503,
+  'model.timeout': 504,
+  'sandbox.timeout': 504,
+  'sandbox.pattern_timeout': 504,
+};
+
+/** The HTTP status for an error code (a code this build does not know is internal: 500). */
 export function statusForCode(code: ErrorCode): number {
-  return (statusByCode as Partial<Record<string, number>>)[code] ?? 500;
+  return NARROWER_STATUS[code] ?? STATUS_BY_KIND[errorKind(code)];
 }
+
+/** The HTTP status of every error code, derived from its kind. */
+export const statusByCode = Object.fromEntries(
+  (Object.keys(ERROR_KIND_BY_CODE) as ErrorCode[]).map((code) => [code, statusForCode(code)]),
+) as Record<ErrorCode, number>;

@@ -12,6 +12,7 @@ export async function askDocument(
     budget: { maxTokens: 2_000_000, maxCostUsd: 1, maxWallTimeMs: 10 * 60_000 },
   });
   const result = await rlm.completion(document, { query: question });
-  // Anything but `completed` means a limit or an error stopped the run: fall back to its best guess.
-  return result.status === 'completed' ? result.answer : result.partialAnswer;
+  // `answer` is set only from the model's FINAL(...) / FINAL_VAR(...): null when a limit or an
+  // error stopped the run first (its last response is then in `result.partialAnswer`).
+  return result.answer;
 }

@@ -10,13 +10,13 @@ import {
 import { parseRLMConfig, type ResolvedRLMConfig, type RLMConfig } from './config/rlm-config.js';
 import { runInvocation } from './loop/run-invocation.js';
 import { iterationsFor, rootSystemPrompt } from './loop/system-prompts.js';
-import { type CheckpointData, parseCheckpointData } from './resume/checkpoint-data.js';
+import type { CheckpointData } from './resume/checkpoint-data.js';
+import { loadResumePoint } from './resume/load-resume-point.js';
 import { EventBus, type RunEventHandler } from './run/event-bus.js';
 import { EventQueue } from './run/event-queue.js';
 import { liveResponder, type ModelResponder, type RunTree } from './run/run-tree.js';
 import { createSession, type RLMSession } from './session/rlm-session.js';
 import type { SessionBinding } from './session/session-binding.js';
-import { contextsHash } from './trajectory/context-fingerprint.js';
 import { jsonlFileSink } from './trajectory/jsonl-file-sink.js';
 import { trajectoryConfig } from './trajectory/trajectory-config.js';
 import { TrajectoryRecorder } from './trajectory/trajectory-recorder.js';
@@ -229,25 +229,7 @@ export async function resumeTree(
     signal?: AbortSignal | undefined;
   },
 ): Promise<RLMChatCompletion> {
-  const missing = (why: string) =>
-    new RlmError({
-      code: 'executor.no_checkpoint',
-      message: `Run ${runId} cannot be resumed: ${why}`,
-      details: { runId },
-    });
-  const store = config.runStore;
-  if (store === undefined) throw missing('the RLM has no `runStore`');
-  const checkpoint = await store.latestCheckpoint(runId);
-  if (checkpoint === undefined) throw missing('it has no checkpoint (no turn completed)');
-  const data = parseCheckpointData(runId, checkpoint.data);
-  const actual = contextsHash(context, contexts);
-  if (actual !== data.contextHash) {
-    throw new RlmError({
-      code: 'executor.replay_divergence',
-      message: `Run ${runId} was started over a different context (${data.contextHash}, given ${actual})`,
-      details: { step: 0, expected: data.contextHash, actual },
-    });
-  }
+  const data = await loadResumePoint(config.runStore, { runId, context, contexts });
   return runTree(config, {
     context,
     options: { query: data.query ?? undefined, contexts, signal },
@@ -314,7 +296,7 @@ export function streamTree(
  * Creates a Recursive Language Model: the root model works through a JavaScript REPL holding the
  * context, calls sub-models and child RLMs from code, and ends with `FINAL(...)`.
  *
- * @throws RlmError `protocol.invalid_config` naming each bad field
+ * @throws RlmError `config.invalid` naming each bad field
  * @example
  * const rlm = createRLM({ model: anthropic({ model: 'claude-sonnet-4-5' }) });
  * const result = await rlm.completion(bigText, { query: 'Who signed the contract?' });

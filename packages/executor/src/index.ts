@@ -28,13 +28,18 @@ export {
   type ModelLimiter,
   type ModelLimiterOptions,
 } from './models/model-limiter.js';
-export { type BilledTokens, costOfCall, type ModelPricing } from './models/model-pricing.js';
 export {
   DEFAULT_OPENAI_CONTEXT_WINDOW,
   DEFAULT_OPENAI_MAX_TOKENS,
   type OpenAICompatibleOptions,
   openaiCompatible,
 } from './models/openai-compatible-model.js';
+export {
+  OPENAI_MODELS,
+  OPENAI_PRICES_AS_OF,
+  type OpenAIModelInfo,
+  openaiModelInfo,
+} from './models/openai-models.js';
 export {
   DEFAULT_OPENAI_BASE_URL,
   MODEL_PROVIDERS,
@@ -69,6 +74,8 @@ export {
 } from './config/rlm-config.js';
 export type { ToolDefinition } from './config/tool-definition.js';
 export { type CompletionOptions, createRLM, type RLM } from './create-rlm.js';
+export { checkResumable, type ResumeTarget } from './resume/load-resume-point.js';
+export { DEFAULT_RESERVED_OUTPUT_TOKENS } from './run/call-model.js';
 export type { RunEventHandler } from './run/event-bus.js';
 export type { RLMSession } from './session/rlm-session.js';
 

@@ -20,12 +20,16 @@ describe('the README example', () => {
   });
 
   it('answers from the document when run as written', async () => {
-    const model = scriptedModel((request) =>
-      turnOf(request) === 0
-        ? repl(
-            'const line = context.split("\\n").find((l) => l.includes("launch code"))\nprint(line)',
-          )
-        : 'FINAL(4 8 15 16)',
+    // The example sets a cost budget, so the model must have a known price.
+    const free = { inputPerMTok: 0, outputPerMTok: 0 };
+    const model = scriptedModel(
+      (request) =>
+        turnOf(request) === 0
+          ? repl(
+              'const line = context.split("\\n").find((l) => l.includes("launch code"))\nprint(line)',
+            )
+          : 'FINAL(4 8 15 16)',
+      { pricing: free },
     );
     const document = `${'Nothing to see here.\n'.repeat(50_000)}The launch code is 4 8 15 16.\n`;
     const answer = await askDocument(model, { document, question: 'What is the launch code?' });

@@ -12,11 +12,11 @@ import { createStore } from './create-store.js';
 import { DEFAULT_AGENT_ID } from './store.js';
 
 describe('createStore options', () => {
-  it('rejects an unknown kind with protocol.invalid_config naming the field', async () => {
+  it('rejects an unknown kind with config.invalid naming the field', async () => {
     const options = { kind: 'redis' } as never;
     await expect(createStore(options)).rejects.toThrow(
       expect.objectContaining({
-        code: 'protocol.invalid_config',
+        code: 'config.invalid',
         message: expect.stringMatching(/kind/),
       }),
     );
@@ -41,8 +41,11 @@ describe('createStore options', () => {
     };
     const error = await createStore(wrong).catch((caught: unknown) => caught);
     expect(error).toMatchObject({
-      code: 'protocol.invalid_config',
-      details: { issues: ['url: expected a postgres:// or postgresql:// URL'] },
+      code: 'config.invalid',
+      details: {
+        source: 'createStore options',
+        issues: ['url: expected a postgres:// or postgresql:// URL'],
+      },
     });
     expect(String((error as Error).message)).not.toContain('hunter2');
   });
@@ -79,7 +82,7 @@ describe('createStore options', () => {
     expect((await store.promptLayers.get(6)).content).toBe('');
     await expect(
       store.promptLayers.update(7, 'Keep notes short.', { by: 'agent' }),
-    ).rejects.toThrow(expect.objectContaining({ code: 'protocol.invalid_config' }));
+    ).rejects.toThrow(expect.objectContaining({ code: 'config.invalid' }));
     expect(await store.promptLayers.history(7)).toHaveLength(1);
     await store.close();
   });

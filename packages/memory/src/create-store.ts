@@ -17,7 +17,7 @@ import { UNCONFIGURED_LAYER_POLICY } from './unconfigured-layer-policy.js';
  * the current schema on open. The drivers (`better-sqlite3`, `pg`) are optional peers, loaded
  * only by the kind that needs them.
  *
- * @throws RlmError `protocol.invalid_config` for bad options or a driver that is not installed,
+ * @throws RlmError `config.invalid` for bad options or a driver that is not installed,
  * `memory.schema_too_new` for a database written by a newer version, `memory.storage_failed`
  * when the database cannot be opened or reached
  *
@@ -30,7 +30,7 @@ import { UNCONFIGURED_LAYER_POLICY } from './unconfigured-layer-policy.js';
 export async function createStore(options: StoreOptions): Promise<Store> {
   const resolved = parseSchema(storeOptionsSchema, options, {
     what: 'createStore options',
-    code: 'protocol.invalid_config',
+    code: 'config.invalid',
   });
   let closed = false;
   const context: BackendContext = {

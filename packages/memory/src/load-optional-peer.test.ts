@@ -11,15 +11,18 @@ describe('loadOptionalPeer', () => {
     expect(typeof module.z.object).toBe('function');
   });
 
-  it('names the package to install when it is missing, as protocol.invalid_config', async () => {
+  it('names the package to install when it is missing, as config.invalid', async () => {
     const specifier = 'rlm-package-that-is-not-installed';
     await expect(
       loadOptionalPeer({ packageName: specifier, kind: 'postgres', load: () => import(specifier) }),
     ).rejects.toThrow(
       expect.objectContaining({
-        code: 'protocol.invalid_config',
+        code: 'config.invalid',
         message: expect.stringContaining(`npm install ${specifier}`),
-        details: { issues: [expect.stringMatching(/^kind: 'postgres' needs the package/)] },
+        details: {
+          source: 'createStore options',
+          issues: [expect.stringMatching(/^kind: 'postgres' needs the package/)],
+        },
       }),
     );
   });

@@ -17,7 +17,7 @@ export interface OptionalPeer<TModule> {
  * Imports a database driver that `@rlm/memory` declares as an optional peer, so installing the
  * package pulls in no driver the application does not use.
  *
- * @throws RlmError `protocol.invalid_config` naming the package to install when it is missing,
+ * @throws RlmError `config.invalid` naming the package to install when it is missing,
  * `memory.storage_failed` when it is installed but fails to load
  */
 export async function loadOptionalPeer<TModule>({
@@ -31,9 +31,9 @@ export async function loadOptionalPeer<TModule>({
     if (isMissingPackage(error, packageName)) {
       const issue = `kind: '${kind}' needs the package "${packageName}", which is not installed; add it next to @rlm/memory (npm install ${packageName})`;
       throw new RlmError({
-        code: 'protocol.invalid_config',
+        code: 'config.invalid',
         message: `Invalid createStore options: ${issue}`,
-        details: { issues: [issue] },
+        details: { source: 'createStore options', issues: [issue] },
         cause: error,
       });
     }

@@ -46,7 +46,7 @@ const common = {
   limits: limitsSchema,
   /**
    * Seeds and rules of the mutable prompt layers (`PROMPT_LAYER_POLICY` from `@rlm/prompts`).
-   * Without one, layers read as empty and every write is refused with `protocol.invalid_config`.
+   * Without one, layers read as empty and every write is refused with `config.invalid`.
    */
   promptLayers: policySchema.optional(),
   /** Clock in epoch milliseconds, injectable for tests. @default Date.now */

@@ -12,10 +12,13 @@ export const UNCONFIGURED_LAYER_POLICY: PromptLayerPolicy = {
     return {
       ok: false,
       error: new RlmError({
-        code: 'protocol.invalid_config',
+        code: 'config.invalid',
         message:
           'promptLayers: this store was opened without a prompt-layer policy, so layers cannot be written; pass one to createStore (PROMPT_LAYER_POLICY from @rlm/prompts)',
-        details: { issues: ['promptLayers: expected a policy to write prompt layers'] },
+        details: {
+          source: 'createStore options',
+          issues: ['promptLayers: expected a policy to write prompt layers'],
+        },
       }),
     };
   },

@@ -7,8 +7,11 @@ describe('the core entry (@rlm/protocol/core)', () => {
     const main = new Map<string, unknown>(Object.entries(api));
     expect(Object.keys(core).sort()).toEqual([
       'DEFAULT_MAX_OUTPUT_CHARS',
+      'ERROR_KINDS',
+      'ERROR_KIND_BY_CODE',
       'RESERVED_NAMES',
       'RlmError',
+      'errorKind',
       'isReservedName',
       'truncateOutput',
       'truncationMarker',

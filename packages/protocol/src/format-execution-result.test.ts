@@ -11,6 +11,7 @@ function result(fields: Partial<REPLResult>): REPLResult {
     llmCalls: [],
     finalAnswer: null,
     error: null,
+    unawaitedCalls: {},
     ...fields,
   };
 }
@@ -63,6 +64,22 @@ describe('formatExecutionResult', () => {
   it('says "No output" when only hidden variables exist', () => {
     expect(formatExecutionResult(result({ locals: { _tmp: 'number', fn: 'function' } }))).toBe(
       'No output',
+    );
+  });
+
+  it('tells the model which calls it never awaited and that their results are lost', () => {
+    const text = formatExecutionResult(
+      result({ stdout: 'started\n', unawaitedCalls: { llm_query: 3, grep: 1 } }),
+    );
+    expect(text).toMatch(
+      /^started\nWarning: 3 calls to llm_query, 1 call to grep were never awaited/,
+    );
+    expect(text).toContain('results are lost');
+  });
+
+  it('speaks of one call in the singular', () => {
+    expect(formatExecutionResult(result({ unawaitedCalls: { llm_query: 1 } }))).toMatch(
+      /^Warning: 1 call to llm_query was never awaited; it was cancelled .* its result is lost/,
     );
   });
 });

@@ -10,6 +10,7 @@ function block(code: string, stdout: string): CodeBlock {
     locals: {},
     executionTime: 2,
     llmCalls: [],
+    unawaitedCalls: {},
     finalAnswer: null,
     error: null,
   };

@@ -2,6 +2,7 @@
 
 // ── Errors and logging ──────────────────
 
+export { ERROR_KIND_BY_CODE, ERROR_KINDS, type ErrorKind, errorKind } from './error-kind.js';
 export { type LogFn, type Logger, silentLogger } from './logger.js';
 export { describeIssues, type ParseSchemaOptions, parseSchema } from './parse-schema.js';
 export { type ErrorCode, type ErrorDetails, RlmError, type RlmErrorOptions } from './rlm-error.js';
@@ -9,6 +10,12 @@ export { type ErrorCode, type ErrorDetails, RlmError, type RlmErrorOptions } fro
 // ── Values and usage ────────────────────
 
 export { type JsonValue, jsonValueSchema } from './json-value.js';
+export {
+  type BilledTokens,
+  costOfCall,
+  type ModelPricing,
+  modelPricingSchema,
+} from './model-pricing.js';
 export {
   addCallUsage,
   emptyUsage,
@@ -49,6 +56,8 @@ export {
   replResultSchema,
   type SubCallRecord,
   subCallRecordSchema,
+  type UnawaitedCalls,
+  unawaitedCallsSchema,
 } from './repl-result.js';
 export { isReservedName, RESERVED_NAMES } from './reserved-names.js';
 
@@ -98,7 +107,7 @@ export {
 // ── Building what the model sees ────────
 
 export { type BuildUserPromptInput, buildUserPrompt } from './build-user-prompt.js';
-export { formatExecutionResult } from './format-execution-result.js';
+export { formatExecutionResult, unawaitedCallsNote } from './format-execution-result.js';
 export { type FormatIterationOptions, formatIteration } from './format-iteration.js';
 export {
   buildMetadataMessage,

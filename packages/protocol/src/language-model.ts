@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { tokenUsageSchema } from './usage.js';
+import type { ModelPricing } from './model-pricing.js';
+import { type TokenUsage, tokenUsageSchema } from './usage.js';
 
 /** One conversation message. The system prompt travels separately in `ModelRequest.system`. */
 export const chatMessageSchema = z.object({
@@ -21,7 +22,15 @@ export const modelRequestSchema = z.object({
 });
 
 /** A request to a language model; `signal` aborts the call (and its retries). */
-export type ModelRequest = z.infer<typeof modelRequestSchema> & { signal?: AbortSignal };
+export type ModelRequest = z.infer<typeof modelRequestSchema> & {
+  signal?: AbortSignal;
+  /**
+   * Told what the provider has reported so far while the call runs (input tokens when the
+   * response starts, output as it streams), so a call aborted halfway can still be charged for
+   * what it used. Optional for implementations.
+   */
+  onUsage?: (usage: TokenUsage) => void;
+};
 
 export const modelResponseSchema = z.object({
   text: z.string(),
@@ -45,5 +54,21 @@ export interface LanguageModel {
   readonly id: string;
   /** Context window in tokens, when known (used for compaction and truncation). */
   readonly contextWindow?: number;
+  /**
+   * The most output tokens one call may produce (the `max_tokens` it is sent with, unless the
+   * request sets `maxTokens`). Budgets reserve it before each call; when absent they assume
+   * the executor's default.
+   */
+  readonly maxOutputTokens?: number;
+  /**
+   * The price of a call, when known: budgets reserve a call's worst-case cost from it. A
+   * `maxCostUsd` budget on a model with neither `pricing` nor `reportsCost` is refused.
+   */
+  readonly pricing?: ModelPricing;
+  /**
+   * The provider states each call's cost in its response (OpenRouter), so `costUsd` is set
+   * even without `pricing`; its worst case is unknown before the call.
+   */
+  readonly reportsCost?: boolean;
   complete(request: ModelRequest): Promise<ModelResponse>;
 }

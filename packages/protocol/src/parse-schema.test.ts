@@ -40,14 +40,10 @@ describe('parseSchema', () => {
 
   it('uses the code it is given and lists every bad field', () => {
     const error = caught(() =>
-      parseSchema(
-        configSchema,
-        { limits: {} },
-        { what: 'config file', code: 'protocol.invalid_config' },
-      ),
+      parseSchema(configSchema, { limits: {} }, { what: 'config file', code: 'config.invalid' }),
     );
-    expect(error).toMatchObject({ code: 'protocol.invalid_config' });
-    const { details } = error as RlmError<'protocol.invalid_config'>;
+    expect(error).toMatchObject({ code: 'config.invalid', details: { source: 'config file' } });
+    const { details } = error as RlmError<'config.invalid'>;
     expect(details.issues.map((issue) => issue.split(':')[0])).toEqual([
       'model',
       'limits.maxIterations',

@@ -12,14 +12,17 @@ export function describeIssues(error: z.ZodError): string[] {
 export interface ParseSchemaOptions {
   /** What was being parsed, for the message (`run config`, `--context`, …). */
   what: string;
-  /** @default 'protocol.invalid_message' */
-  code?: 'protocol.invalid_message' | 'protocol.invalid_config';
+  /**
+   * `config.invalid` for options and configuration (its `details.source` is `what`).
+   * @default 'protocol.invalid_message'
+   */
+  code?: 'protocol.invalid_message' | 'config.invalid';
 }
 
 /**
  * Parses `value` with `schema` or throws `RlmError` whose message names every bad field.
  *
- * @throws RlmError `protocol.invalid_message` or `protocol.invalid_config`
+ * @throws RlmError `protocol.invalid_message` or `config.invalid`
  */
 export function parseSchema<TSchema extends z.ZodType>(
   schema: TSchema,
@@ -28,10 +31,15 @@ export function parseSchema<TSchema extends z.ZodType>(
 ): z.output<TSchema> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  throw new RlmError({
-    code,
-    message: `Invalid ${what}:\n${prettifyError(result.error)}`,
-    details: { issues: describeIssues(result.error) },
-    cause: result.error,
-  });
+  const message = `Invalid ${what}:\n${prettifyError(result.error)}`;
+  const issues = describeIssues(result.error);
+  if (code === 'config.invalid') {
+    throw new RlmError({
+      code,
+      message,
+      details: { source: what, issues },
+      cause: result.error,
+    });
+  }
+  throw new RlmError({ code, message, details: { issues }, cause: result.error });
 }

@@ -29,6 +29,10 @@ export const blockErrorSchema = z.object({
 });
 export type BlockError = z.infer<typeof blockErrorSchema>;
 
+/** Pending host calls cancelled when a block ended, counted by function name. */
+export const unawaitedCallsSchema = z.record(z.string(), z.number().int().positive());
+export type UnawaitedCalls = z.infer<typeof unawaitedCallsSchema>;
+
 /** What running one code block produced. */
 export const replResultSchema = z.object({
   stdout: z.string(),
@@ -41,6 +45,11 @@ export const replResultSchema = z.object({
   /** Set when the block called `FINAL(…)` or `FINAL_VAR(…)` successfully. */
   finalAnswer: z.string().nullable(),
   error: blockErrorSchema.nullable().default(null),
+  /**
+   * Host calls (`llm_query`, tools, …) still pending when the block ended, by function name:
+   * the code never awaited them, so they were cancelled and their results are lost.
+   */
+  unawaitedCalls: unawaitedCallsSchema.default({}),
 });
 export type REPLResult = z.infer<typeof replResultSchema>;
 

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { usageSummarySchema } from './usage.js';
 
-/** How a run ended. Only `completed` carries a real `answer`. */
+/**
+ * How a run ended. `completed` always has an `answer`; `max_iterations` has one only when the
+ * extra "answer now" turn gave a `FINAL`/`FINAL_VAR`; every other status has none (see the
+ * outcome table in the package README).
+ */
 export const runStatusSchema = z.enum([
   'completed',
   'max_iterations',
@@ -24,10 +28,17 @@ export const rlmChatCompletionSchema = z.object({
   /** The root model's id. */
   model: z.string(),
   query: z.string(),
-  /** The final answer; for `max_iterations` the reply to the last "answer now" call. */
+  /**
+   * The final answer, only ever from `FINAL(...)`, `FINAL_VAR(name)` or an accepted `set_answer`,
+   * never from raw model text. For `max_iterations`, the `FINAL`/`FINAL_VAR` of the extra
+   * "answer now" turn, if it gave one.
+   */
   answer: z.string().nullable(),
   status: runStatusSchema,
-  /** Best answer known when the run did not complete: the latest non-empty root response. */
+  /**
+   * Set only when `answer` is null: the latest non-empty root response, kept apart so nobody
+   * mistakes it for an answer (it may be code or an unresolved `FINAL_VAR`).
+   */
   partialAnswer: z.string().nullable(),
   usage: usageSummarySchema,
   iterations: z.number().int().nonnegative(),

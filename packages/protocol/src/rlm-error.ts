@@ -10,7 +10,6 @@ export interface ErrorDetails {
   // protocol
   'protocol.invalid_payload': { path: string; expected: string };
   'protocol.invalid_message': { issues: readonly string[] };
-  'protocol.invalid_config': { issues: readonly string[] };
   // sandbox
   'sandbox.timeout': { limitMs: number; kind: 'cpu' | 'wall' };
   'sandbox.deadlock': Record<string, never>;
@@ -26,14 +25,17 @@ export interface ErrorDetails {
   'model.rate_limited': { retryAfterMs: number | undefined; status: number };
   'model.overloaded': { status: number };
   'model.context_too_long': { status: number };
-  'model.auth': { status: number };
+  /**
+   * The provider refused the key (`status` 401/403), or there is no key at all (`status`
+   * undefined; `variable` and `option` name where a key comes from).
+   */
+  'model.auth': { status: number | undefined; variable?: string; option?: string };
   'model.bad_request': { status: number };
   'model.not_found': { status: number; model: string };
   'model.server_error': { status: number };
   'model.network': Record<string, never>;
   'model.timeout': { limitMs: number };
   'model.aborted': Record<string, never>;
-  'model.missing_api_key': { variable: string };
   'model.unknown_provider': { modelId: string };
   // executor
   'executor.budget_exceeded': { limit: string; used: number; max: number };
@@ -56,7 +58,7 @@ export interface ErrorDetails {
   // eval
   'eval.invalid_task': { line: number | undefined; issues: readonly string[] };
   'eval.invalid_results': { path: string; line: number | undefined; issues: readonly string[] };
-  // config (CLI, server)
+  // configuration (any package: options, config files, flags, environment)
   'config.invalid': { source: string; issues: readonly string[] };
   // cli
   'cli.usage': { option: string };

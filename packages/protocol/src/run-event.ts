@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { blockErrorSchema } from './repl-result.js';
+import { blockErrorSchema, unawaitedCallsSchema } from './repl-result.js';
 import { runStatusSchema } from './rlm-chat-completion.js';
 import { tokenUsageSchema, usageSummarySchema } from './usage.js';
 
@@ -86,6 +86,11 @@ export const runEventSchema = z.discriminatedUnion('type', [
     requestId: z.string().optional(),
     responseChars: z.number().int().nonnegative().optional(),
     error: errorInfo.optional(),
+    /**
+     * Set on a failed call whose `usage` was charged without a full report from the provider:
+     * what it reported before the call was aborted, else the call's reserved worst case.
+     */
+    usageEstimated: z.boolean().optional(),
   }),
   z.object({
     ...base,
@@ -104,6 +109,8 @@ export const runEventSchema = z.discriminatedUnion('type', [
     executionTime: z.number().nonnegative(),
     finalAnswer: z.string().nullable(),
     error: blockErrorSchema.nullable(),
+    /** Host calls the block never awaited (cancelled at its end), by function name. */
+    unawaitedCalls: unawaitedCallsSchema.default({}),
   }),
   z.object({
     ...base,

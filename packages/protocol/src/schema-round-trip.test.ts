@@ -80,6 +80,10 @@ const replResult = fc.record({
   llmCalls: fc.array(subCall, { maxLength: 2 }),
   finalAnswer: fc.option(text, { nil: null }),
   error: fc.option(blockError, { nil: null }),
+  unawaitedCalls: fc.dictionary(id, fc.integer({ min: 1, max: 50 }), {
+    maxKeys: 2,
+    noNullPrototype: true,
+  }),
 });
 const runStatus = fc.constantFrom(...runStatusSchema.options);
 const errorInfo = fc.record({ code: id, message: text });
@@ -171,6 +175,7 @@ const runEvent = fc.oneof(
       requestId: id,
       responseChars: count,
       error: errorInfo,
+      usageEstimated: fc.boolean(),
     },
     {
       requiredKeys: [
@@ -198,6 +203,10 @@ const runEvent = fc.oneof(
     executionTime: duration,
     finalAnswer: fc.option(text, { nil: null }),
     error: fc.option(blockError, { nil: null }),
+    unawaitedCalls: fc.dictionary(id, fc.integer({ min: 1, max: 50 }), {
+      maxKeys: 2,
+      noNullPrototype: true,
+    }),
   }),
   fc.record({
     ...eventBase,
@@ -341,7 +350,7 @@ describe('schema defaults', () => {
       llmCalls: [],
       finalAnswer: null,
     };
-    expect(replResultSchema.parse(written).error).toBeNull();
+    expect(replResultSchema.parse(written)).toMatchObject({ error: null, unawaitedCalls: {} });
   });
 
   it('rejects a RunEvent of another version', () => {

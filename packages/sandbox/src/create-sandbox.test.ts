@@ -19,7 +19,7 @@ describe('createSandbox options', () => {
   ])('rejects %j naming %s', async (options, field) => {
     const attempt = createSandbox({ isolation: 'inline', ...(options as object) });
     await expect(attempt).rejects.toSatisfy(
-      (error) => RlmError.is(error, 'protocol.invalid_config') && error.message.includes(field),
+      (error) => RlmError.is(error, 'config.invalid') && error.message.includes(field),
     );
   });
 
@@ -32,8 +32,7 @@ describe('createSandbox options', () => {
       });
       await expect(attempt).rejects.toSatisfy(
         (error) =>
-          RlmError.is(error, 'protocol.invalid_config') &&
-          error.message.includes(`functions.${name}`),
+          RlmError.is(error, 'config.invalid') && error.message.includes(`functions.${name}`),
       );
     },
   );

@@ -14,7 +14,7 @@ import { WorkerSandbox } from './worker-sandbox.js';
 /**
  * Creates an isolated, persistent QuickJS REPL.
  *
- * @throws RlmError `protocol.invalid_config` when an option is invalid (the message names the field),
+ * @throws RlmError `config.invalid` when an option is invalid (the message names the field),
  *   `sandbox.aborted` when `signal` is already aborted.
  * @example
  * const sandbox = await createSandbox({ context: 'some long text', functions: { llm_query } });
@@ -24,7 +24,7 @@ import { WorkerSandbox } from './worker-sandbox.js';
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const parsed = parseSchema(sandboxOptionsSchema, options, {
     what: 'sandbox options',
-    code: 'protocol.invalid_config',
+    code: 'config.invalid',
   });
   const isolation = parsed.isolation ?? 'worker';
   const functions: Record<string, HostFunction> = parsed.functions ?? {};
@@ -64,8 +64,8 @@ function assertFunctionNames(names: readonly string[]): void {
   if (taken.length === 0) return;
   const issues = taken.map((name) => `functions.${name}: the sandbox defines ${name} itself`);
   throw new RlmError({
-    code: 'protocol.invalid_config',
+    code: 'config.invalid',
     message: `Invalid sandbox options:\n${issues.join('\n')}`,
-    details: { issues },
+    details: { source: 'sandbox options', issues },
   });
 }

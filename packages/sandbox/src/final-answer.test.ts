@@ -45,6 +45,14 @@ describe.each(ISOLATIONS)('FINAL and FINAL_VAR in code (%s)', (isolation) => {
     });
   });
 
+  it('gives no answer for a variable that holds undefined, and says why', async () => {
+    await withSandbox({ isolation }, async (sandbox) => {
+      const result = await sandbox.execute('let pending; const r = FINAL_VAR("pending"); print(r)');
+      expect(result.finalAnswer).toBeNull();
+      expect(result.stdout).toContain("Variable 'pending' holds undefined");
+    });
+  });
+
   it('resets the answer for the next block and lists variables with SHOW_VARS', async () => {
     await withSandbox({ isolation }, async (sandbox) => {
       await sandbox.execute('FINAL("x"); const items = [1]');

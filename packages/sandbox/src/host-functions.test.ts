@@ -63,4 +63,17 @@ describe.each(ISOLATIONS)('host functions (%s)', (isolation) => {
       expect(slow.aborted).toBe(1);
     });
   });
+
+  it('counts the calls a block left pending, by function, and only those', async () => {
+    const slow = delayedFunction(60_000);
+    const quick = delayedFunction(0);
+    await withSandbox({ isolation, functions: { slow, quick } }, async (sandbox) => {
+      const result = await sandbox.execute('slow("a"); slow("b"); quick("c"); await quick("d"); 1');
+      expect(result.error).toBeNull();
+      expect(result.unawaitedCalls).toEqual({ slow: 2 });
+      expect(slow.aborted).toBe(2);
+      const next = await sandbox.execute('await quick("e")');
+      expect(next.unawaitedCalls).toEqual({});
+    });
+  });
 });

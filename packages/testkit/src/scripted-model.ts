@@ -1,5 +1,7 @@
 import {
+  costOfCall,
   type LanguageModel,
+  type ModelPricing,
   type ModelRequest,
   type ModelResponse,
   modelResponseSchema,
@@ -43,6 +45,10 @@ export interface ScriptedModelOptions {
   contextWindow?: number;
   /** Wait this long before answering (abortable), to exercise concurrency and cancellation. @default 0 */
   latencyMs?: number;
+  /** Reported as `maxOutputTokens` (what budgets reserve for a call's output). */
+  maxOutputTokens?: number;
+  /** Reported as `pricing`; a step without `costUsd` is then billed from its usage. */
+  pricing?: ModelPricing;
 }
 
 /** A `LanguageModel` that answers from a script and records every request. */
@@ -71,6 +77,8 @@ export function scriptedModel(
     id = DEFAULT_SCRIPTED_MODEL_ID,
     contextWindow = 200_000,
     latencyMs = 0,
+    maxOutputTokens,
+    pricing,
   }: ScriptedModelOptions = {},
 ): ScriptedModel {
   const requests: ModelRequest[] = [];
@@ -93,12 +101,14 @@ export function scriptedModel(
       typeof step === 'function' ? await raceAbort(step(request, index), request.signal) : step;
     throwIfAborted(request.signal);
     if (value instanceof Error) throw value;
-    return toResponse(value, { request, model: id, index });
+    return toResponse(value, { request, model: id, index, pricing });
   }
 
   return {
     id,
     contextWindow,
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+    ...(pricing === undefined ? {} : { pricing }),
     requests,
     get calls() {
       return requests.length;
@@ -111,28 +121,41 @@ interface ResponseContext {
   request: ModelRequest;
   model: string;
   index: number;
+  pricing: ModelPricing | undefined;
 }
 
 function toResponse(
   value: string | ScriptedResponse,
-  { request, model, index }: ResponseContext,
+  { request, model, index, pricing }: ResponseContext,
 ): ModelResponse {
   const partial = typeof value === 'string' ? { text: value } : value;
   const text = partial.text ?? '';
   const promptText = (request.system ?? '') + request.messages.map((m) => m.content).join('');
+  const usage = {
+    inputTokens: estimateTokens(promptText),
+    outputTokens: Math.max(1, estimateTokens(text)),
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    ...partial.usage,
+  };
+  const costUsd =
+    partial.costUsd ??
+    (pricing === undefined
+      ? undefined
+      : costOfCall(pricing, {
+          inputTokens: usage.inputTokens,
+          outputTokens: usage.outputTokens,
+          cacheReadTokens: usage.cacheReadTokens,
+          cacheWrite5mTokens: usage.cacheWriteTokens,
+          cacheWrite1hTokens: 0,
+        }));
   return modelResponseSchema.parse({
     text,
-    usage: {
-      inputTokens: estimateTokens(promptText),
-      outputTokens: Math.max(1, estimateTokens(text)),
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      ...partial.usage,
-    },
+    usage,
     stopReason: partial.stopReason ?? 'end_turn',
     model: partial.model ?? model,
     requestId: partial.requestId ?? `req_scripted_${index + 1}`,
-    ...(partial.costUsd === undefined ? {} : { costUsd: partial.costUsd }),
+    ...(costUsd === undefined ? {} : { costUsd }),
   });
 }
 

@@ -46,8 +46,8 @@ export function responseReplay(records: readonly TrajectoryRecord[]): ResponseRe
 /** A model that answers from `replay` when it can and calls `model` otherwise. */
 export function replayingModel(model: LanguageModel, replay: ResponseReplay): LanguageModel {
   return {
-    id: model.id,
-    ...(model.contextWindow === undefined ? {} : { contextWindow: model.contextWindow }),
+    // Window, output cap and price travel with the model: budgets reserve from them.
+    ...model,
     async complete(request) {
       request.signal?.throwIfAborted();
       return replay.take(request) ?? model.complete(request);

@@ -1,7 +1,7 @@
 import type { RLMChatCompletion } from '@rlm/protocol';
 import type { CliIo } from '../cli-io.js';
 import { type ErrorHints, failureSentence } from '../describe-error.js';
-import { EXIT_CODES, type ExitCode } from '../exit-code.js';
+import { EXIT_CODES, type ExitCode, exitCodeOf } from '../exit-code.js';
 
 export interface ReportCompletionOptions {
   io: CliIo;
@@ -10,38 +10,43 @@ export interface ReportCompletionOptions {
   quiet: boolean;
   /** The model and endpoint, so a failed call can be explained with its fix. */
   hints: ErrorHints;
+  /** The command that continues this run, shown when it was cancelled or stopped by a budget. */
+  resumeCommand?: string;
 }
 
+/** Statuses a run can be continued from with `rlm resume`. */
+const RESUMABLE = new Set(['cancelled', 'budget_exceeded', 'timeout']);
+
 /**
- * Prints a finished run: the answer (or, without one, the best partial answer) on stdout, and on
- * stderr how it ended and where its trajectory is. Returns the exit code for that outcome.
+ * Prints a finished run: the answer on stdout, and only the answer (a run without one prints
+ * nothing there: its last response is not an answer); on stderr how it ended, its last response,
+ * how to continue it, and where its trajectory is. Returns the exit code for that outcome.
  */
 export function reportCompletion(
   completion: RLMChatCompletion,
-  { io, json, quiet, hints }: ReportCompletionOptions,
+  { io, json, quiet, hints, resumeCommand }: ReportCompletionOptions,
 ): ExitCode {
   const exitCode = exitCodeOf(completion);
-  const text = completion.answer ?? completion.partialAnswer;
+  const { answer } = completion;
   if (json) io.stdout.write(`${JSON.stringify(completion, null, 2)}\n`);
-  else if (text !== null) io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  else if (answer !== null) io.stdout.write(answer.endsWith('\n') ? answer : `${answer}\n`);
   const trajectory =
     completion.trajectoryPath === null ? '' : `Trajectory: ${completion.trajectoryPath}\n`;
   if (exitCode === EXIT_CODES.answered) {
     if (!quiet) io.stderr.write(trajectory);
     return exitCode;
   }
-  const partial =
-    completion.answer === null && completion.partialAnswer !== null && !json
-      ? ' The partial answer is on stdout.'
-      : '';
-  io.stderr.write(`rlm: ${endingOf(completion, hints)}${partial}\n${trajectory}`);
+  const lines = [`rlm: ${endingOf(completion, hints)}`];
+  if (answer === null && completion.partialAnswer !== null && !json && !quiet) {
+    lines.push(`Its last response (not an answer):\n${indent(completion.partialAnswer)}`);
+  }
+  if (resumeCommand !== undefined && RESUMABLE.has(completion.status)) {
+    const raise =
+      completion.status === 'budget_exceeded' ? ' with a larger budget (e.g. --max-tokens N)' : '';
+    lines.push(`Continue it${raise}: ${resumeCommand}`);
+  }
+  io.stderr.write(`${lines.join('\n')}\n${trajectory}`);
   return exitCode;
-}
-
-/** 130 for a cancelled run, 0 when there is an answer, 1 otherwise. */
-function exitCodeOf(completion: RLMChatCompletion): ExitCode {
-  if (completion.status === 'cancelled') return EXIT_CODES.cancelled;
-  return completion.answer === null ? EXIT_CODES.failed : EXIT_CODES.answered;
 }
 
 function endingOf(completion: RLMChatCompletion, hints: ErrorHints): string {
@@ -50,6 +55,19 @@ function endingOf(completion: RLMChatCompletion, hints: ErrorHints): string {
   if (completion.status === 'error' && error !== null) {
     return failureSentence(error.code, error.message, hints);
   }
+  if (completion.status === 'max_iterations') {
+    return completion.answer === null
+      ? 'The run reached its iteration limit without a final answer (FINAL or FINAL_VAR).'
+      : 'The run reached its iteration limit; the answer on stdout came from its extra answer-now turn.';
+  }
   const reason = error === null ? '' : `: ${error.message.replace(/\.$/, '')}`;
   return `The run ended without an answer (${completion.status}${reason}).`;
+}
+
+function indent(text: string): string {
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
 }

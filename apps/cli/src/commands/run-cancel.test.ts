@@ -20,7 +20,7 @@ beforeEach(() => {
 afterEach(() => sandbox.dispose());
 
 describe('Ctrl-C during rlm run', () => {
-  it('cancels, prints the partial answer and the trajectory path, and exits 130', async () => {
+  it('cancels, shows the exact resume command, the last response and the trajectory, exits 130', async () => {
     let interrupted = false;
     const result = await spawnCli(['run', 'What is the magic number?', '--context', 'notes.txt'], {
       cwd: sandbox.dir,
@@ -44,9 +44,15 @@ describe('Ctrl-C during rlm run', () => {
     });
     expect(interrupted).toBe(true);
     expect(result.code).toBe(130);
-    expect(result.stdout).toContain('I will read the context first.');
+    // No answer: nothing on stdout; the last response is shown on stderr, marked as such.
+    expect(result.stdout).toBe('');
     expect(result.stderr).toContain('Cancelling… (press Ctrl-C again to exit at once)');
-    expect(result.stderr).toContain('rlm: Cancelled. The partial answer is on stdout.');
-    expect(result.stderr).toMatch(/Trajectory: \S+\.jsonl\n$/);
+    const runId = /Trajectory: \S+\/([^/\s]+)\.jsonl\n$/.exec(result.stderr)?.[1];
+    expect(runId).toMatch(/^[0-9a-f-]{36}$/);
+    const command = `rlm resume ${runId} -c notes.txt`;
+    expect(result.stderr).toContain(`To continue it later: ${command}`);
+    expect(result.stderr).toContain('rlm: Cancelled.\nIts last response (not an answer):\n');
+    expect(result.stderr).toContain('I will read the context first.');
+    expect(result.stderr).toContain(`Continue it: ${command}\n`);
   });
 });

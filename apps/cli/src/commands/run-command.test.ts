@@ -87,35 +87,40 @@ describe('rlm run', () => {
     expect(result.stderr).toContain('context ← docs: 2 files, 26 B\n');
   });
 
-  it('exits 1 with the partial answer when a budget stops the run', async () => {
+  it('exits 4 with no answer on stdout when a budget stops the run, and says how to continue', async () => {
     const result = await run(['--context', 'notes.txt', '--max-tokens', '100']);
-    expect(result.code).toBe(1);
-    expect(result.stdout).toContain('I will read the context first.');
+    expect(result.code).toBe(4);
+    expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
       /rlm: The run ended without an answer \(budget_exceeded: .*tokens/,
     );
-    expect(result.stderr).toContain('The partial answer is on stdout.');
+    expect(result.stderr).toContain(
+      'Its last response (not an answer):\n  I will read the context first.',
+    );
+    expect(result.stderr).toMatch(
+      /Continue it with a larger budget \(e\.g\. --max-tokens N\): rlm resume \S+ -c notes\.txt\n/,
+    );
   });
 });
 
 describe('rlm run failures', () => {
-  it('explains a missing API key in one sentence, exit 2', async () => {
+  it('explains a missing API key in one sentence, exit 6 (auth)', async () => {
     const { ANTHROPIC_API_KEY: _key, ...withoutKey } = env;
     const result = await spawnCli(['run', 'q', '-c', 'notes.txt', '-q'], {
       cwd: sandbox.dir,
       env: withoutKey,
     });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(6);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
       'rlm: ANTHROPIC_API_KEY is not set; export ANTHROPIC_API_KEY=<your key>, or pick another model with --model (try --model testkit:needle-finder for an offline demo).\n',
     );
   });
 
-  it('explains an unreachable base URL and how to fix it, exit 1', async () => {
+  it('explains an unreachable base URL and how to fix it, exit 5 (provider)', async () => {
     env['ANTHROPIC_BASE_URL'] = 'http://127.0.0.1:1';
     const result = await run(['--context', 'notes.txt', '-q']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     expect(result.stderr).toMatch(
       /^rlm: Cannot reach the model server at http:\/\/127\.0\.0\.1:1 \(.*\); check that it is running and that --model or ANTHROPIC_BASE_URL points at it\.\nTrajectory: /,
     );

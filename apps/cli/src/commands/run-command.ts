@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
@@ -6,6 +7,7 @@ import type { RunEngine } from '../engine/run-engine.js';
 import type { ExitCode } from '../exit-code.js';
 import { collect } from './collect-option.js';
 import { addConfigOptions } from './config-options.js';
+import { resumeCommandLine } from './resume-command-line.js';
 import { prepareRunInputs, type RunInputOptions, reportRun } from './run-inputs.js';
 import { runWithProgress } from './run-with-progress.js';
 
@@ -35,8 +37,10 @@ export function registerRunCommand(program: Command, deps: RunCommandDeps): void
     'after',
     `
 The answer goes to stdout; progress goes to stderr (a live tree on a terminal, plain lines otherwise).
-Exit codes: 0 answered, 1 failed or stopped by a limit without an answer, 2 usage error, 130 cancelled.
-Ctrl-C cancels and prints the partial answer; a second Ctrl-C exits at once.
+Exit codes: 0 answered, 1 internal error, 2 usage error, 3 no final answer (iteration limit),
+4 budget or time limit, 5 model provider failed, 6 missing or refused API key, 130 cancelled.
+Only an answer goes to stdout. Ctrl-C cancels and shows the rlm resume command that continues
+the run; a second Ctrl-C exits at once.
 
 Examples:
   $ rlm run "What does this project do?" --context README.md
@@ -71,8 +75,16 @@ async function runAction(
   if (!inputs.quiet) {
     for (const line of formatContextReport(inputs.loaded)) io.stderr.write(`${line}\n`);
   }
-  const completion = await runWithProgress(io, inputs.quiet, (signal, onEvent) =>
-    engine.run({ ...inputs.request, query, signal, onEvent }),
+  const runId = randomUUID();
+  const resumeCommand = resumeCommandLine({
+    runId,
+    contexts: options.context ?? [],
+    ...(typeof options['runStore'] === 'string' ? { runStore: options['runStore'] } : {}),
+  });
+  const completion = await runWithProgress(
+    io,
+    { quiet: inputs.quiet, resumeCommand },
+    (signal, onEvent) => engine.run({ ...inputs.request, runId, query, signal, onEvent }),
   );
-  return reportRun(completion, { inputs, io });
+  return reportRun(completion, { inputs, io, options });
 }

@@ -1,11 +1,13 @@
 import type { RLMChatCompletion } from '@rlm/protocol';
 import type { CliIo } from '../cli-io.js';
+import type { CliConfig, PartialCliConfig } from '../config/config-schema.js';
 import { ensureTrajectoryDir } from '../config/ensure-trajectory-dir.js';
 import { loadToolModules } from '../config/load-tool-modules.js';
 import { readDrivers } from '../config/read-drivers.js';
 import {
   defaultRunStorePath,
   defaultTrajectoryDir,
+  type ResolvedConfig,
   resolveConfig,
 } from '../config/resolve-config.js';
 import { type LoadedContext, loadContexts } from '../context/load-contexts.js';
@@ -14,6 +16,7 @@ import type { RunRequest } from '../engine/run-engine.js';
 import type { ExitCode } from '../exit-code.js';
 import { type ConfigCommandOptions, readConfigFlags } from './config-options.js';
 import { reportCompletion } from './report-completion.js';
+import { resumeCommandLine } from './resume-command-line.js';
 
 /** Flags shared by `rlm run` and `rlm resume`. */
 export interface RunInputOptions extends ConfigCommandOptions {
@@ -24,28 +27,44 @@ export interface RunInputOptions extends ConfigCommandOptions {
 
 /** What `rlm run` and `rlm resume` hand to the engine, resolved once from flags, config and files. */
 export interface RunInputs {
-  /** Everything the engine needs except the query (or run id), the signal and the event sink. */
-  request: Omit<RunRequest, 'query' | 'signal' | 'onEvent'>;
+  /** Everything the engine needs except the run id, the query, the signal and the event sink. */
+  request: Omit<RunRequest, 'runId' | 'query' | 'signal' | 'onEvent'>;
   loaded: LoadedContext[];
   quiet: boolean;
   json: boolean;
 }
 
-/**
- * Resolves configuration, reads every `--context` and driver file, imports the tool modules, and checks the trajectory
- * directory before anything runs, so a bad input fails before a model is called.
- */
-export async function prepareRunInputs(
+/** The configuration of `rlm run` or `rlm resume`, from every layer (and a resumed run's record). */
+export function resolveRunConfig(
   options: RunInputOptions & Record<string, unknown>,
   io: CliIo,
-): Promise<RunInputs> {
-  const { config } = resolveConfig({
+  recorded?: PartialCliConfig,
+): ResolvedConfig {
+  return resolveConfig({
     cwd: io.cwd,
     env: io.env,
     paths: io.paths,
     flags: readConfigFlags(options),
     ...(options.config === undefined ? {} : { configPath: options.config }),
+    ...(recorded === undefined ? {} : { recorded }),
   });
+}
+
+/** Where runs and checkpoints are kept under `config`. */
+export function runStorePathOf(config: CliConfig, io: CliIo): string {
+  return config.runStore ?? defaultRunStorePath(io.paths);
+}
+
+/**
+ * Reads every `--context` and driver file, imports the tool modules, and checks the trajectory
+ * directory before anything runs, so a bad input fails before a model is called. `config` is
+ * resolved from the flags when not given.
+ */
+export async function prepareRunInputs(
+  options: RunInputOptions & Record<string, unknown>,
+  io: CliIo,
+  config: CliConfig = resolveRunConfig(options, io).config,
+): Promise<RunInputs> {
   const loaded = await loadContexts(options.context ?? [], {
     cwd: io.cwd,
     readStdin: () => io.readStdin(),
@@ -68,7 +87,7 @@ export async function prepareRunInputs(
       drivers,
       tools,
       trajectoryDir,
-      runStorePath: config.runStore ?? defaultRunStorePath(io.paths),
+      runStorePath: runStorePathOf(config, io),
       env: io.env,
     },
   };
@@ -77,7 +96,11 @@ export async function prepareRunInputs(
 /** Prints the answer (or the failure) and picks the exit code, the same way for run and resume. */
 export function reportRun(
   completion: RLMChatCompletion,
-  { inputs, io }: { inputs: RunInputs; io: CliIo },
+  {
+    inputs,
+    io,
+    options,
+  }: { inputs: RunInputs; io: CliIo; options: RunInputOptions & Record<string, unknown> },
 ): ExitCode {
   const { config } = inputs.request;
   return reportCompletion(completion, {
@@ -85,5 +108,10 @@ export function reportRun(
     json: inputs.json,
     quiet: inputs.quiet,
     hints: { model: config.model, baseUrl: modelEndpoint(config.model, io.env) },
+    resumeCommand: resumeCommandLine({
+      runId: completion.runId,
+      contexts: options.context ?? [],
+      ...(typeof options['runStore'] === 'string' ? { runStore: options['runStore'] } : {}),
+    }),
   });
 }

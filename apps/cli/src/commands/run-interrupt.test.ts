@@ -28,6 +28,7 @@ function stuckEngine(): RunEngine & { requests: RunRequest[] } {
       requests.push(request);
       return new Promise(() => {});
     },
+    findResumable: () => new Promise(() => {}),
     resume: () => new Promise(() => {}),
   };
 }
@@ -66,6 +67,9 @@ describe('Ctrl-C handling of rlm run', () => {
     handlers[0]?.();
     expect(signal?.aborted).toBe(true);
     expect(stderr).toContain('Cancelling… (press Ctrl-C again to exit at once)');
+    // A second Ctrl-C leaves no time for a report: the way back is shown now.
+    const runId = engine.requests[0]?.runId ?? '';
+    expect(stderr).toContain(`To continue it later: rlm resume ${runId} -c notes.txt`);
     expect(exits).toEqual([]);
     expect(() => handlers[0]?.()).toThrow(ExitNow);
     expect(exits).toEqual([130]);

@@ -6,11 +6,19 @@ import { createProgressReporter, type ProgressMode } from '../render/progress-re
 /**
  * Runs one engine call (`rlm run` or `rlm resume`) with progress on stderr (a live tree on a
  * terminal, plain lines otherwise, nothing when quiet) and Ctrl-C handling: the first cancels the
- * run, which still returns its completion; the second exits at once with 130.
+ * run (which still returns its completion) and shows how to continue it; the second exits at once
+ * with 130.
  */
 export async function runWithProgress(
   io: CliIo,
-  quiet: boolean,
+  {
+    quiet,
+    resumeCommand,
+  }: {
+    quiet: boolean;
+    /** Shown at the first Ctrl-C: a second one exits before the run can report anything. */
+    resumeCommand?: string;
+  },
   start: (signal: AbortSignal, onEvent: (event: RunEvent) => void) => Promise<RLMChatCompletion>,
 ): Promise<RLMChatCompletion> {
   const mode: ProgressMode = quiet ? 'quiet' : io.stderr.isTTY === true ? 'tty' : 'plain';
@@ -26,6 +34,7 @@ export async function runWithProgress(
     interrupts += 1;
     if (interrupts > 1) io.exitNow(EXIT_CODES.cancelled);
     progress.note('Cancelling… (press Ctrl-C again to exit at once)');
+    if (resumeCommand !== undefined) progress.note(`To continue it later: ${resumeCommand}`);
     controller.abort(
       new RlmError({ code: 'executor.cancelled', message: 'Cancelled by Ctrl-C', details: {} }),
     );

@@ -43,6 +43,18 @@ export const CONFIG_KEYS = {
     kind: 'number',
     description: 'cost budget in US dollars',
   },
+  inputPricePerMTok: {
+    env: 'RLM_INPUT_PRICE',
+    flag: '--input-price',
+    kind: 'number',
+    description: 'USD per million input tokens, for a model whose price rlm does not know',
+  },
+  outputPricePerMTok: {
+    env: 'RLM_OUTPUT_PRICE',
+    flag: '--output-price',
+    kind: 'number',
+    description: 'USD per million output tokens, for a model whose price rlm does not know',
+  },
   maxWallTimeMs: {
     env: 'RLM_MAX_WALL_TIME_MS',
     flag: '--max-wall-time-ms',

@@ -17,6 +17,10 @@ export const cliConfigSchema = z.strictObject({
   maxIterations: positiveInt,
   maxTokens: positiveInt.optional(),
   maxCostUsd: z.number().positive().optional(),
+  /** USD per million input tokens, for models whose price rlm does not know (with `outputPricePerMTok`). */
+  inputPricePerMTok: z.number().nonnegative().optional(),
+  /** USD per million output tokens, for models whose price rlm does not know. */
+  outputPricePerMTok: z.number().nonnegative().optional(),
   maxWallTimeMs: positiveInt.optional(),
   maxSubcalls: positiveInt.optional(),
   maxConsecutiveErrors: positiveInt.optional(),

@@ -32,6 +32,11 @@ export interface ResolveConfigOptions {
   flags: Partial<Record<ConfigKey, unknown>>;
   /** An explicit `--config FILE`, which replaces the project file lookup. */
   configPath?: string;
+  /**
+   * The configuration a resumed run was recorded with: above files and environment, below flags
+   * (so `rlm resume` reuses the run's model and limits unless a flag overrides them).
+   */
+  recorded?: PartialCliConfig;
 }
 
 /** Keys whose values are paths: relative paths in a file are relative to that file. */
@@ -39,8 +44,9 @@ const PATH_KEYS = new Set<ConfigKey>(['drivers', 'toolModules', 'trajectoryDir',
 
 /**
  * Merges the configuration layers, lowest to highest: defaults, the user config file, the project
- * config file (or `--config`), `RLM_*` environment variables, flags. Each layer is validated on its
- * own so an error names the file, variable or flag it came from.
+ * config file (or `--config`), `RLM_*` environment variables, a resumed run's recorded
+ * configuration, flags. Each layer is validated on its own so an error names the file, variable
+ * or flag it came from.
  *
  * @throws RlmError `config.invalid` naming the source and key
  */
@@ -50,6 +56,7 @@ export function resolveConfig({
   paths,
   flags,
   configPath,
+  recorded,
 }: ResolveConfigOptions): ResolvedConfig {
   const layers: ConfigLayer[] = [];
   const files: string[] = [];
@@ -66,6 +73,7 @@ export function resolveConfig({
     layers.push({ values: resolvePaths(values, dirname(path)), sourceOf: () => path });
   }
   layers.push(envLayer(env, cwd));
+  if (recorded !== undefined) layers.push({ values: recorded, sourceOf: () => 'the recorded run' });
   layers.push(flagLayer(flags, cwd));
 
   const merged: Record<string, unknown> = { ...DEFAULT_CONFIG };

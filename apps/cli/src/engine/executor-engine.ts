@@ -2,9 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { RLM, RLMConfig } from '@rlm/executor';
 import type { Store } from '@rlm/memory';
-import { type LanguageModel, type RLMChatCompletion, RlmError } from '@rlm/protocol';
+import { type JsonValue, type LanguageModel, RlmError } from '@rlm/protocol';
 import type { CliConfig } from '../config/config-schema.js';
-import type { ResumeRequest, RunEngine, RunRequest } from './run-engine.js';
+import type { ResumableRun, ResumeRequest, RunEngine, RunRequest } from './run-engine.js';
 import { toContextPayloads } from './to-context-payloads.js';
 
 export interface ExecutorEngineOptions {
@@ -17,86 +17,130 @@ type ModelResolver = (
   env: Readonly<Record<string, string | undefined>>,
 ) => LanguageModel;
 
-/** Statuses a stored run can be continued from: killed while running, or cancelled with Ctrl-C. */
-const RESUMABLE = new Set(['running', 'cancelled']);
+/**
+ * Statuses a stored run can be continued from: killed while running, cancelled with Ctrl-C,
+ * stopped by a budget or its wall time (resumed with a larger one), or interrupted.
+ */
+const RESUMABLE = new Set(['running', 'cancelled', 'budget_exceeded', 'timeout', 'interrupted']);
 
 /** Runs `rlm run` and `rlm resume` requests with @rlm/executor's `createRLM`. */
 export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEngine {
-  /** Opens the run store, builds the RLM over it, and closes the store when `use` ends. */
-  async function withRlm(
-    request: RunRequest | ResumeRequest,
-    use: (rlm: RLM, store: Store) => Promise<RLMChatCompletion>,
-  ): Promise<RLMChatCompletion> {
-    // Loaded on first use: the executor and its provider SDKs are most of the start-up time,
-    // which `--help`, `config` and `trace` should not pay.
-    const { createRLM } = await import('@rlm/executor');
-    const { createStore } = await import('@rlm/memory');
+  // Loaded on first use: the executor and its provider SDKs are most of the start-up time,
+  // which `--help`, `config` and `trace` should not pay.
+  async function modelsFor(request: RunRequest | ResumeRequest) {
     const resolveModel =
       options.resolveModel ?? (await import('./resolve-cli-model.js')).resolveCliModel;
     const { config, env } = request;
-    const model = resolveModel(config.model, env);
-    const subModel = config.subModel === undefined ? undefined : resolveModel(config.subModel, env);
-    mkdirSync(dirname(request.runStorePath), { recursive: true });
-    const store = await createStore({ kind: 'sqlite', path: request.runStorePath });
-    try {
-      const rlm = createRLM({
-        model,
-        ...(subModel === undefined ? {} : { subModel }),
-        maxDepth: config.maxDepth,
-        maxIterations: config.maxIterations,
-        promptMode: config.mode,
-        drivers: request.drivers,
-        tools: request.tools,
-        contextHelpers: config.tools,
-        budget: budgetOf(config),
-        ...(config.blockTimeoutMs === undefined
-          ? {}
-          : { limits: { blockTimeoutMs: config.blockTimeoutMs } }),
-        trajectory: { dir: request.trajectoryDir },
-        runStore: store.runs,
-        onEvent: (event) => request.onEvent(event),
-      });
-      return await use(rlm, store);
-    } finally {
-      await store.close();
-    }
+    const priced = (id: string) => withPricing(resolveModel(id, env), config, id);
+    const model = priced(config.model);
+    const subModel = config.subModel === undefined ? undefined : priced(config.subModel);
+    return { model, subModel };
+  }
+
+  async function openStore(path: string): Promise<Store> {
+    const { createStore } = await import('@rlm/memory');
+    mkdirSync(dirname(path), { recursive: true });
+    return createStore({ kind: 'sqlite', path });
+  }
+
+  /** Builds the RLM over an open store (models resolved: this is where credentials are needed). */
+  async function rlmFor(request: RunRequest | ResumeRequest, store: Store): Promise<RLM> {
+    const { createRLM } = await import('@rlm/executor');
+    const { model, subModel } = await modelsFor(request);
+    const { config } = request;
+    assertCostBudgetPriced(config, [model, subModel]);
+    return createRLM({
+      model,
+      ...(subModel === undefined ? {} : { subModel }),
+      maxDepth: config.maxDepth,
+      maxIterations: config.maxIterations,
+      promptMode: config.mode,
+      drivers: request.drivers,
+      tools: request.tools,
+      contextHelpers: config.tools,
+      budget: budgetOf(config),
+      ...(config.blockTimeoutMs === undefined
+        ? {}
+        : { limits: { blockTimeoutMs: config.blockTimeoutMs } }),
+      trajectory: { dir: request.trajectoryDir },
+      runStore: store.runs,
+      generateId: () => request.runId,
+      onEvent: (event) => request.onEvent(event),
+    });
   }
 
   return {
-    run: (request) =>
-      withRlm(request, (rlm) => {
+    async run(request) {
+      const store = await openStore(request.runStorePath);
+      try {
+        const rlm = await rlmFor(request, store);
+        // Recorded before the run starts, so `rlm resume` can reuse the same configuration.
+        await store.runs.createRun({
+          id: request.runId,
+          config: { cli: recordable(request.config) },
+        });
         const { context, contexts } = toContextPayloads(request.contexts);
-        return rlm.completion(context, { query: request.query, contexts, signal: request.signal });
-      }),
-    resume: (request) => withRlm(request, (rlm, store) => resumeRun(rlm, store, request)),
+        return await rlm.completion(context, {
+          query: request.query,
+          contexts,
+          signal: request.signal,
+        });
+      } finally {
+        await store.close();
+      }
+    },
+    async findResumable(runId, runStorePath) {
+      const store = await openStore(runStorePath);
+      try {
+        return await findResumable(store, { runId, runStorePath });
+      } finally {
+        await store.close();
+      }
+    },
+    async resume(request) {
+      const store = await openStore(request.runStorePath);
+      try {
+        await findResumable(store, request);
+        await checkContexts(store, request);
+        const rlm = await rlmFor(request, store);
+        return await rlm.resume(request.runId, {
+          ...toContextPayloads(request.contexts),
+          signal: request.signal,
+        });
+      } finally {
+        await store.close();
+      }
+    },
   };
 }
 
-/** Checks the stored run can be continued, then resumes it, explaining each refusal in one sentence. */
-async function resumeRun(
-  rlm: RLM,
+/** The stored run, if it can be resumed; one sentence with the fix when it cannot. */
+async function findResumable(
   store: Store,
-  request: ResumeRequest,
-): Promise<RLMChatCompletion> {
-  const { runId } = request;
+  { runId, runStorePath }: { runId: string; runStorePath: string },
+): Promise<ResumableRun> {
   const record = await store.runs.getRun(runId);
   if (record === undefined) {
     throw usageError(
-      `There is no run ${runId} in ${request.runStorePath}; pass the id of a run rlm run started (its trajectory file is named after it), or --run-store if it used another store.`,
+      `There is no run ${runId} in ${runStorePath}; pass the id of a run rlm run started (its trajectory file is named after it), or --run-store if it used another store.`,
       'run-id',
     );
   }
   if (!RESUMABLE.has(record.status)) {
     throw usageError(
-      `Run ${runId} already finished (${record.status}); only an interrupted run can be resumed.`,
+      `Run ${runId} already finished (${record.status}); only an interrupted run, or one a budget stopped, can be resumed.`,
       'run-id',
     );
   }
+  return { runId, status: record.status, config: record.config };
+}
+
+/** Checks the contexts against the run's checkpoint before any model (or key) is needed. */
+async function checkContexts(store: Store, request: ResumeRequest): Promise<void> {
+  const { checkResumable } = await import('@rlm/executor');
+  const { runId } = request;
   try {
-    return await rlm.resume(runId, {
-      ...toContextPayloads(request.contexts),
-      signal: request.signal,
-    });
+    await checkResumable(store.runs, { runId, ...toContextPayloads(request.contexts) });
   } catch (error) {
     if (RlmError.is(error, 'executor.no_checkpoint')) {
       throw usageError(
@@ -112,6 +156,52 @@ async function resumeRun(
     }
     throw error;
   }
+}
+
+/**
+ * The client for `id`, priced from `--input-price`/`--output-price` when the client knows no
+ * price of its own (a local server, an unknown model).
+ */
+function withPricing(model: LanguageModel, config: CliConfig, id: string): LanguageModel {
+  const { inputPricePerMTok, outputPricePerMTok } = config;
+  if (inputPricePerMTok === undefined && outputPricePerMTok === undefined) return model;
+  if (inputPricePerMTok === undefined || outputPricePerMTok === undefined) {
+    throw usageError(
+      `--input-price and --output-price go together (USD per million tokens); pass both for ${id}.`,
+      inputPricePerMTok === undefined ? '--input-price' : '--output-price',
+    );
+  }
+  if (model.pricing !== undefined || model.reportsCost === true) return model;
+  return {
+    ...model,
+    pricing: { inputPerMTok: inputPricePerMTok, outputPerMTok: outputPricePerMTok },
+    complete: (request) => model.complete(request),
+  };
+}
+
+/** A cost budget needs every model's price: say which flags give it, before anything runs. */
+function assertCostBudgetPriced(
+  config: CliConfig,
+  models: readonly (LanguageModel | undefined)[],
+): void {
+  if (config.maxCostUsd === undefined) return;
+  for (const model of models) {
+    if (model === undefined || model.pricing !== undefined || model.reportsCost === true) continue;
+    throw new RlmError({
+      code: 'config.invalid',
+      message: `--max-cost needs the price of ${model.id}, which rlm does not know; pass --input-price and --output-price (USD per million tokens), or leave out --max-cost.`,
+      details: {
+        source: 'the command line',
+        issues: [`--max-cost: the price of ${model.id} is unknown`],
+      },
+    });
+  }
+}
+
+/** The configuration a resumed run reuses: all of it but where runs are stored. */
+function recordable(config: CliConfig): Record<string, JsonValue> {
+  const { runStore: _store, ...rest } = config;
+  return JSON.parse(JSON.stringify(rest)) as Record<string, JsonValue>;
 }
 
 function usageError(message: string, option: string): RlmError {

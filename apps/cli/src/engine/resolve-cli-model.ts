@@ -14,7 +14,7 @@ const toKebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.
  * `resolveModel` with the environment (keys are read from env only, never from flags, so they stay
  * out of shell history and trajectories); `testkit:<policy>` ids run a rule-based policy offline.
  *
- * @throws RlmError `model.missing_api_key`, `model.unknown_provider`, `config.invalid`
+ * @throws RlmError `model.auth` for a missing key, `model.unknown_provider`, `config.invalid`
  */
 export function resolveCliModel(
   id: string,
@@ -33,5 +33,9 @@ export function resolveCliModel(
       details: { modelId: id },
     });
   }
-  return scriptedModel(policies[name](), { id: `testkit/${wanted}` });
+  // Offline policies cost nothing: a known price of zero, so --max-cost works with them too.
+  return scriptedModel(policies[name](), {
+    id: `testkit/${wanted}`,
+    pricing: { inputPerMTok: 0, outputPerMTok: 0 },
+  });
 }

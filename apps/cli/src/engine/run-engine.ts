@@ -5,6 +5,8 @@ import type { CliConfig } from '../config/config-schema.js';
 
 /** Everything one `rlm run` hands to the runtime. */
 export interface RunRequest {
+  /** The id the run gets (its trajectory file is `<runId>.jsonl`; `rlm resume` takes it). */
+  runId: string;
   query: string;
   /** One value per `--context`; empty when the query is the whole prompt. */
   contexts: JsonValue[];
@@ -14,7 +16,10 @@ export interface RunRequest {
   /** Host tools from the `--tool` modules (none when `config.tools` is off). */
   tools: Record<string, ToolDefinition>;
   trajectoryDir: string;
-  /** The SQLite file the run is recorded in, with a checkpoint after each root turn. */
+  /**
+   * The SQLite file the run is recorded in (with `config` under `cli`, so `rlm resume` can reuse
+   * it), with a checkpoint after each root turn.
+   */
   runStorePath: string;
   env: Readonly<Record<string, string | undefined>>;
   signal: AbortSignal;
@@ -26,6 +31,15 @@ export interface ResumeRequest extends Omit<RunRequest, 'query'> {
   runId: string;
 }
 
+/** A stored run that `rlm resume` may continue: how it ended and the configuration it ran with. */
+export interface ResumableRun {
+  runId: string;
+  /** `running` (killed), `cancelled`, `budget_exceeded`, `timeout` or `interrupted`. */
+  status: string;
+  /** The run's recorded configuration (model ids, limits, budgets), as the executor stored it. */
+  config: Readonly<Record<string, JsonValue>>;
+}
+
 /**
  * The seam between the command line and the runtime: `rlm run` builds a `RunRequest`, the engine
  * runs it and returns the completion (also when cancelled or out of budget). The real engine
@@ -34,9 +48,16 @@ export interface ResumeRequest extends Omit<RunRequest, 'query'> {
 export interface RunEngine {
   run(request: RunRequest): Promise<RLMChatCompletion>;
   /**
-   * Continues an interrupted run from its last checkpoint in `request.runStorePath`.
-   * @throws RlmError `cli.usage` for an unknown or finished run, a run with no completed turn
-   *   or contexts that are not the recorded ones
+   * The run `runId` recorded in the store at `runStorePath`, if it can be resumed. Checked first,
+   * before any context is read or any credential is needed.
+   * @throws RlmError `cli.usage` for an unknown run or one that already finished
+   */
+  findResumable(runId: string, runStorePath: string): Promise<ResumableRun>;
+  /**
+   * Continues an interrupted run from its last checkpoint in `request.runStorePath`: checks the
+   * contexts against the checkpoint, then resolves the models (credentials), then runs.
+   * @throws RlmError `cli.usage` for a run with no completed turn or contexts that are not the
+   *   recorded ones; `model.auth` for a missing key
    */
   resume(request: ResumeRequest): Promise<RLMChatCompletion>;
 }

@@ -197,9 +197,9 @@ describe('runEvalCommand', () => {
     }
   });
 
-  it('exits 1 when a run to compare has no rows', async () => {
+  it('exits 2 (a usage error) when a run to compare has no rows', async () => {
     const run = io(await tempDir('eval-cli-'));
-    expect(await runEvalCommand(['compare', 'nowhere', 'nothing'], run.io)).toBe(EVAL_EXIT.failure);
+    expect(await runEvalCommand(['compare', 'nowhere', 'nothing'], run.io)).toBe(EVAL_EXIT.usage);
     expect(run.stderr()).toContain('No result rows');
   });
 

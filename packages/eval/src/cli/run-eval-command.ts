@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { type ErrorCode, RlmError } from '@rlm/protocol';
+import { errorKind, RlmError } from '@rlm/protocol';
 import { generateBenchmark } from '../generators/generate-benchmark.js';
 import { compareRuns, renderComparison } from '../report/compare-runs.js';
 import { renderMarkdownReport } from '../report/render-markdown-report.js';
@@ -38,15 +38,6 @@ export interface EvalCommandIo {
 /** Exit codes of `rlm eval`. */
 export const EVAL_EXIT = { ok: 0, failure: 1, usage: 2, cancelled: 130 } as const;
 
-const USAGE_CODES = new Set<ErrorCode>([
-  'eval.invalid_task',
-  'cli.usage',
-  'protocol.invalid_config',
-  'config.invalid',
-  'prompts.driver_not_found',
-  'prompts.driver_conflict',
-]);
-
 /**
  * `rlm eval …` and `rlm eval compare A B`, for the CLI to forward to. `argv` is what follows
  * `eval` on the command line. Never throws: errors are printed to `stderr` and become the exit
@@ -77,7 +68,8 @@ export async function runEvalCommand(argv: readonly string[], io: EvalCommandIo)
     if (io.signal?.aborted) return EVAL_EXIT.cancelled;
     const message = error instanceof Error ? error.message : String(error);
     io.stderr.write(`rlm eval: ${message}\n`);
-    if (RlmError.is(error) && USAGE_CODES.has(error.code)) {
+    // Usage errors by the one classification every front end shares (@rlm/protocol's kinds).
+    if (RlmError.is(error) && errorKind(error.code) === 'usage') {
       io.stderr.write('Run rlm eval --help for the options.\n');
       return EVAL_EXIT.usage;
     }

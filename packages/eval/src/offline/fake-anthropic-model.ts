@@ -1,4 +1,4 @@
-import { anthropic } from '@rlm/executor';
+import { ANTHROPIC_MODELS, anthropic, DEFAULT_ANTHROPIC_MAX_TOKENS } from '@rlm/executor';
 import type { LanguageModel, ModelRequest, ModelResponse } from '@rlm/protocol';
 import { type FakeAnthropicServer, type Policy, startFakeAnthropic } from '@rlm/testkit';
 
@@ -9,6 +9,8 @@ export const FAKE_ANTHROPIC_MODEL = 'claude-sonnet-5-5';
 export interface FakeServerModel extends LanguageModel {
   close(): Promise<void>;
 }
+
+const fakePricing = ANTHROPIC_MODELS[FAKE_ANTHROPIC_MODEL]?.pricing;
 
 /**
  * Serves `policy` from a fake Anthropic server on 127.0.0.1 (started on the first call) and talks
@@ -33,6 +35,9 @@ export function fakeAnthropicModel(
   return {
     id: `anthropic/${FAKE_ANTHROPIC_MODEL}`,
     contextWindow,
+    // What the client started on the first call will report: budgets reserve from it up front.
+    maxOutputTokens: DEFAULT_ANTHROPIC_MAX_TOKENS,
+    ...(fakePricing === undefined ? {} : { pricing: fakePricing }),
     async complete(request: ModelRequest): Promise<ModelResponse> {
       started ??= start();
       const { client } = await started;

@@ -1,4 +1,4 @@
-import type { LanguageModel, ModelRequest, ModelResponse } from '@rlm/protocol';
+import type { LanguageModel } from '@rlm/protocol';
 import { RlmError } from '@rlm/protocol';
 import {
   chunkAndAggregate,
@@ -83,22 +83,15 @@ export function offlineModel(
   const policy =
     role === 'base' ? referencePolicy(task) : policyFor(name as OfflinePolicyName, task);
   if (transport === 'fake-anthropic') return fakeAnthropicModel(policy, { contextWindow });
-  const model = scriptedModel((request) => policy(request), {
+  // A known (nominal) price, so cost budgets work offline as they do against real providers.
+  return scriptedModel((request) => policy(request), {
     id: `testkit/${name}`,
     contextWindow,
-  });
-  return {
-    id: model.id,
-    contextWindow,
-    async complete(request: ModelRequest): Promise<ModelResponse> {
-      const response = await model.complete(request);
-      const costUsd =
-        (response.usage.inputTokens * OFFLINE_PRICE_PER_MILLION.input +
-          response.usage.outputTokens * OFFLINE_PRICE_PER_MILLION.output) /
-        1_000_000;
-      return { ...response, costUsd };
+    pricing: {
+      inputPerMTok: OFFLINE_PRICE_PER_MILLION.input,
+      outputPerMTok: OFFLINE_PRICE_PER_MILLION.output,
     },
-  };
+  });
 }
 
 function policyFor(name: OfflinePolicyName, task: EvalTask): Policy {

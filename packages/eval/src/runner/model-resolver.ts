@@ -27,7 +27,7 @@ export type ClosableModelResolver = ModelResolver & { close(): Promise<void> };
  * client (and its rate limiter) is shared by every task. With `offlineTransport: 'fake-anthropic'`
  * each offline model gets its own fake Anthropic server; `close()` stops them.
  *
- * @throws RlmError `model.missing_api_key`, `model.unknown_provider`, `cli.usage` for a bad offline id
+ * @throws RlmError `model.auth` for a missing key, `model.unknown_provider`, `cli.usage` for a bad offline id
  */
 export function createModelResolver({
   env = {},

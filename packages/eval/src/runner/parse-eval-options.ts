@@ -5,7 +5,7 @@ import { type EvalSystem, type EvalSystemInput, evalSystemSchema } from './eval-
 /**
  * Validates the systems, naming each bad field by index.
  *
- * @throws RlmError `protocol.invalid_config`
+ * @throws RlmError `config.invalid`
  */
 export function parseSystems(input: readonly EvalSystemInput[]): EvalSystem[] {
   const issues: string[] = [];
@@ -26,9 +26,9 @@ export function parseSystems(input: readonly EvalSystemInput[]): EvalSystem[] {
   if (input.length === 0) issues.push('systems: expected at least one system');
   if (issues.length > 0) {
     throw new RlmError({
-      code: 'protocol.invalid_config',
+      code: 'config.invalid',
       message: `Invalid eval systems: ${issues.join('; ')}`,
-      details: { issues },
+      details: { source: 'eval systems', issues },
     });
   }
   return systems;
@@ -37,7 +37,7 @@ export function parseSystems(input: readonly EvalSystemInput[]): EvalSystem[] {
 /**
  * Checks attempts, concurrency and task ids.
  *
- * @throws RlmError `protocol.invalid_config`
+ * @throws RlmError `config.invalid`
  */
 export function checkCounts({
   attempts,
@@ -63,9 +63,9 @@ export function checkCounts({
   }
   if (issues.length > 0) {
     throw new RlmError({
-      code: 'protocol.invalid_config',
+      code: 'config.invalid',
       message: `Invalid eval options: ${issues.join('; ')}`,
-      details: { issues },
+      details: { source: 'eval options', issues },
     });
   }
 }

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type ErrorCode, RlmError } from '@rlm/protocol';
+import { type ErrorCode, errorKind, RlmError } from '@rlm/protocol';
 import { type ScoreFunction, scoreAnswer } from '../scorers/score-answer.js';
 import { type AttemptOutcome, describeFailure } from './attempt-outcome.js';
 import type { ModelResolver } from './model-resolver.js';
@@ -54,18 +54,13 @@ export async function attemptJob(
   }
 }
 
-const CONFIGURATION_CODES = new Set<ErrorCode>([
-  'model.missing_api_key',
-  'model.unknown_provider',
-  'config.invalid',
-  'cli.usage',
-  'protocol.invalid_config',
-  'prompts.driver_not_found',
-  'prompts.driver_conflict',
-]);
-
+/**
+ * A failure that would be the same for every task (bad input or configuration, a missing or
+ * refused key) stops the eval: @rlm/protocol's `usage` and `auth` kinds.
+ */
 function isConfigurationError(code: ErrorCode): boolean {
-  return CONFIGURATION_CODES.has(code);
+  const kind = errorKind(code);
+  return kind === 'usage' || kind === 'auth';
 }
 
 /** Scores an outcome into its result row. */

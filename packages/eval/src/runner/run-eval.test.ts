@@ -155,14 +155,14 @@ describe('runEval', () => {
   it('fails fast on a configuration error such as a missing API key', async () => {
     const resolveModel: ModelResolver = () => {
       throw new RlmError({
-        code: 'model.missing_api_key',
+        code: 'model.auth',
         message: 'set ANTHROPIC_API_KEY',
-        details: { variable: 'ANTHROPIC_API_KEY' },
+        details: { status: undefined, variable: 'ANTHROPIC_API_KEY', option: 'apiKey' },
       });
     };
     await expect(
       runEval({ tasks, systems: [base], resolveModel, concurrency: 2 }),
-    ).rejects.toMatchObject({ code: 'model.missing_api_key' });
+    ).rejects.toMatchObject({ code: 'model.auth' });
   });
 
   it('cuts the base context to the window and records how much was cut', async () => {
@@ -184,12 +184,12 @@ describe('runEval', () => {
 
   it('rejects invalid systems and counts with the field named', async () => {
     await expect(runEval({ tasks, systems: [base, base] })).rejects.toMatchObject({
-      code: 'protocol.invalid_config',
+      code: 'config.invalid',
       message: expect.stringContaining('used twice'),
     });
     await expect(
       runEval({ tasks, systems: [{ ...base, kind: 'rlm', promptMode: 'boss' } as never] }),
-    ).rejects.toMatchObject({ code: 'protocol.invalid_config' });
+    ).rejects.toMatchObject({ code: 'config.invalid' });
     await expect(runEval({ tasks: [...tasks, ...tasks], systems: [base] })).rejects.toMatchObject({
       message: expect.stringContaining('the id "a" is used twice'),
     });

@@ -64,7 +64,7 @@ export interface EvalRun {
  * interrupted eval resumes where it stopped. Writes the report (`report.md`, `summary.json`,
  * `accuracy.svg`) at the end.
  *
- * @throws RlmError `protocol.invalid_config` for bad systems or options; `eval.invalid_results` for a corrupt results file on resume
+ * @throws RlmError `config.invalid` for bad systems or options; `eval.invalid_results` for a corrupt results file on resume
  * @example
  * const run = await runEval({ tasks: generateBenchmark('sniah', { sizes: [8_000] }),
  *   systems: [{ name: 'rlm', kind: 'rlm', model: 'testkit:reference' }], outDir: 'out' });

@@ -30,7 +30,7 @@ describe('RLM config', () => {
   it('rejects unknown fields and tools that shadow reserved names', () => {
     const tool = { description: 'd', call: async () => null };
     expect(() => createRLM({ model, maxDepht: 2 } as never)).toThrow(
-      expect.objectContaining({ code: 'protocol.invalid_config' }),
+      expect.objectContaining({ code: 'config.invalid' }),
     );
     expect(() => createRLM({ model, tools: { llm_query: tool } })).toThrow(
       /reserved name.*tools\.llm_query/s,

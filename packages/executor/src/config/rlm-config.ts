@@ -242,6 +242,19 @@ export const rlmConfigSchema = z
     generateId: z.custom<() => string>((value) => typeof value === 'function').optional(),
   })
   .superRefine((config, context) => {
+    // A cost cap needs a price for every model a call may go to; ignoring it would be a lie.
+    if (config.budget.maxCostUsd !== undefined) {
+      for (const model of new Set([config.model, config.subModel, ...config.models])) {
+        if (model === undefined || model.pricing !== undefined || model.reportsCost === true) {
+          continue;
+        }
+        context.addIssue({
+          code: 'custom',
+          path: ['budget', 'maxCostUsd'],
+          message: `the price of ${model.id} is unknown, so a cost budget cannot be enforced: pass \`pricing\` (USD per million tokens) to its client, or leave out maxCostUsd`,
+        });
+      }
+    }
     // The dispatcher's verbs are added after the tools: a tool of the same name would be hidden.
     if (!(config.dispatcher ?? config.promptMode === 'coordinator')) return;
     for (const name of Object.keys(config.tools)) {
@@ -263,18 +276,19 @@ export type ResolvedRLMConfig = z.output<typeof rlmConfigSchema>;
 /**
  * Validates a configuration and applies defaults.
  *
- * @throws RlmError `protocol.invalid_config` naming every bad field
+ * @throws RlmError `config.invalid` naming every bad field (also a `maxCostUsd` budget on a model
+ *   whose price is unknown)
  */
 export function parseRLMConfig(config: unknown): ResolvedRLMConfig {
   if (typeof config !== 'object' || config === null) {
     throw new RlmError({
-      code: 'protocol.invalid_config',
+      code: 'config.invalid',
       message: 'Invalid RLM config: expected an object with at least `model`.',
-      details: { issues: ['(root): expected an object'] },
+      details: { source: 'RLM config', issues: ['(root): expected an object'] },
     });
   }
   return parseSchema(rlmConfigSchema, config, {
     what: 'RLM config',
-    code: 'protocol.invalid_config',
+    code: 'config.invalid',
   });
 }

@@ -3,13 +3,13 @@ import {
   type JsonValue,
   type LanguageModel,
   type RLMChatCompletion,
-  type UsageSummary,
 } from '@rlm/protocol';
 import type { BudgetRemaining, ScopeLimits } from '../run/budget-scope.js';
 import type { RunNode } from '../run/run-node.js';
 import { recordedText } from '../trajectory/trajectory-recorder.js';
 import type { Invoke } from './invocation-spec.js';
 import { errorString, preview } from './sub-call.js';
+import type { SubCallOutcome } from './sub-call-outcome.js';
 import { childSystemPrompt, iterationsFor } from './system-prompts.js';
 
 /** What `childCall` needs: the call's arguments, the calling block's signal and how to invoke. */
@@ -25,13 +25,6 @@ export interface ChildCallInput {
   invoke: Invoke;
   /** Names of the caller's tools the child may call; all of them when absent. */
   toolNames?: readonly string[] | undefined;
-}
-
-/** How a sub-call ended: the text code receives, whether it succeeded, and what it cost. */
-export interface SubCallOutcome {
-  text: string;
-  ok: boolean;
-  usage: UsageSummary;
 }
 
 /** A child's caps: its equal share of what the tree has left when it starts. */

@@ -1,5 +1,5 @@
 import { type CodeBlock, parseFinalMarker, type ReplEnvironment } from '@rlm/protocol';
-import { missingVariableNote } from './turn-notes.js';
+import { missingVariableNote, undefinedVariableNote } from './turn-notes.js';
 
 /** The answer a turn produced, or a note telling the model why its marker was not an answer. */
 export type TurnAnswer =
@@ -12,8 +12,9 @@ function stringify(value: unknown): string {
 
 /**
  * Finds a turn's final answer: a `FINAL`/`FINAL_VAR` executed in code wins (the first block that
- * set one); otherwise the text markers, with `FINAL_VAR` resolved from the sandbox. A missing or
- * empty variable is not an answer; the returned note lists the variables that do exist.
+ * set one); otherwise the text markers, with `FINAL_VAR` resolved from the sandbox. A variable
+ * that is missing, empty or holds `undefined` is not an answer; the returned note says why and
+ * lists the variables that do exist.
  */
 export async function turnAnswer(
   response: string,
@@ -26,10 +27,21 @@ export async function turnAnswer(
   const marker = parseFinalMarker(response);
   if (marker === null) return { kind: 'none' };
   if (marker.kind === 'final') return { kind: 'answer', answer: marker.value, source: 'text' };
-  const value = marker.varName === '' ? undefined : await sandbox.getVariable(marker.varName);
-  if (value !== undefined && stringify(value) !== '') {
+  const name = marker.varName;
+  const value = name === '' ? undefined : await sandbox.getVariable(name);
+  // A JSON-safe copy turns `undefined` into null: only the variable's type tells them apart.
+  const variables = value === undefined || value === null ? await sandbox.listVariables() : [];
+  const holdsUndefined =
+    value === null &&
+    variables.some((variable) => variable.name === name && variable.type === 'undefined');
+  if (value !== undefined && !holdsUndefined && stringify(value) !== '') {
     return { kind: 'answer', answer: stringify(value), source: 'text' };
   }
-  const names = (await sandbox.listVariables()).map((variable) => variable.name);
-  return { kind: 'none', note: missingVariableNote(marker.varName, names) };
+  const names = (variables.length > 0 ? variables : await sandbox.listVariables()).map(
+    (variable) => variable.name,
+  );
+  return {
+    kind: 'none',
+    note: holdsUndefined ? undefinedVariableNote(name) : missingVariableNote(name, names),
+  };
 }

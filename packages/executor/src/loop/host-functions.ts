@@ -3,6 +3,7 @@ import pLimit from 'p-limit';
 import { z } from 'zod';
 import type { ToolDefinition } from '../config/tool-definition.js';
 import type { RunNode } from '../run/run-node.js';
+import type { SubCallOutcome } from './sub-call-outcome.js';
 import type { CallSlot, SubCallRunner } from './sub-call-runner.js';
 import { allowedTools } from './system-prompts.js';
 
@@ -44,6 +45,11 @@ function parseArgs<T>(
     : { ok: false, error: argumentError(name, usage, parsed.error) };
 }
 
+function textOrRefusal(outcome: SubCallOutcome): string {
+  if (outcome.refusal !== undefined) throw outcome.refusal;
+  return outcome.text;
+}
+
 /** The host functions of one sandbox, bound to its invocation. */
 export function hostFunctions(
   node: RunNode,
@@ -60,8 +66,21 @@ export function hostFunctions(
 ): Record<string, ToolDefinition> {
   const { config } = node.tree;
   const limit = pLimit(config.maxConcurrency);
-  const llm = runner.llm;
+  // A single call the budget has no room for rejects the guest's promise; a batch never fails
+  // as a whole, so there the refusal is the slot's "Error: …" string.
+  const llm = async (
+    prompt: string,
+    options: { model?: string | undefined },
+    signal: AbortSignal,
+  ) => textOrRefusal(await runner.llm(prompt, options, signal));
+  const llmSlot = async (
+    prompt: string,
+    options: { model?: string | undefined },
+    signal: AbortSignal,
+  ) => (await runner.llm(prompt, options, signal)).text;
   const rlm = async (prompt: string, options: RlmOptions, slot: CallSlot) =>
+    textOrRefusal(await runner.rlm(prompt, options, slot));
+  const rlmSlot = async (prompt: string, options: RlmOptions, slot: CallSlot) =>
     (await runner.rlm(prompt, options, slot)).text;
 
   const functions: Record<string, ToolDefinition> = {
@@ -92,7 +111,7 @@ export function hostFunctions(
         if (!parsed.ok) return parsed.error;
         const [prompts, options] = parsed.value;
         return Promise.all(
-          prompts.map((prompt) => limit(() => llm(prompt, options ?? {}, signal))),
+          prompts.map((prompt) => limit(() => llmSlot(prompt, options ?? {}, signal))),
         );
       },
     },
@@ -128,7 +147,7 @@ export function hostFunctions(
           items.map((item) =>
             limit(() => {
               const { prompt, ...own } = typeof item === 'string' ? { prompt: item } : item;
-              return rlm(prompt, { ...shared, ...own }, { signal, shareCount });
+              return rlmSlot(prompt, { ...shared, ...own }, { signal, shareCount });
             }),
           ),
         );

@@ -84,6 +84,7 @@ async function runBlocks(
       executionTime: result.executionTime,
       finalAnswer: result.finalAnswer,
       error: result.error,
+      unawaitedCalls: result.unawaitedCalls,
     });
   }
   node.scope.signal.throwIfAborted();
@@ -233,12 +234,18 @@ async function turn(
   return answer.answer;
 }
 
-/** The extra call made when iterations run out: its reply is the answer. */
+/**
+ * The extra call made when iterations run out (the reference engine's default answer): only a
+ * `FINAL`/`FINAL_VAR` in its reply is an answer, never the raw reply, and its code does not run.
+ */
 async function defaultAnswer(
   node: RunNode,
-  spec: InvocationSpec,
-  state: LoopState,
-): Promise<string> {
+  {
+    spec,
+    state,
+    sandbox,
+  }: { spec: InvocationSpec; state: LoopState; sandbox: Promise<ReplEnvironment> },
+): Promise<string | null> {
   const response = await callModel(node, {
     model: spec.model,
     system: spec.systemPrompt,
@@ -246,8 +253,10 @@ async function defaultAnswer(
     purpose: 'default_answer',
   });
   if (response.text.trim() !== '') state.partial = response.text;
-  node.emit({ type: 'final-answer', answer: response.text, source: 'default_answer' });
-  return response.text;
+  const verdict = await turnAnswer(response.text, { blocks: [], sandbox: await sandbox });
+  if (verdict.kind !== 'answer') return null;
+  node.emit({ type: 'final-answer', answer: verdict.answer, source: 'default_answer' });
+  return verdict.answer;
 }
 
 async function loop(
@@ -280,7 +289,7 @@ async function loop(
     used: spec.maxIterations,
     max: spec.maxIterations,
   });
-  const answer = await defaultAnswer(node, spec, state);
+  const answer = await defaultAnswer(node, { spec, state, sandbox });
   return { status: 'max_iterations', answer, error: null };
 }
 
@@ -387,7 +396,6 @@ export async function runInvocation(
     }
     scope.release();
   }
-  const completed = outcome.status === 'completed';
   const result: RLMChatCompletion = {
     runId: spec.runId,
     rootRunId: tree.rootRunId,
@@ -397,7 +405,8 @@ export async function runInvocation(
     query: spec.query ?? '',
     answer: outcome.answer,
     status: outcome.status,
-    partialAnswer: completed ? null : state.partial,
+    // Kept apart from `answer`: only a run that ended without one reports its last response.
+    partialAnswer: outcome.answer === null ? state.partial : null,
     usage: scope.usage,
     iterations: state.iterations,
     executionTime: tree.now() - startedAt,

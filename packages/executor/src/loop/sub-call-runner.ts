@@ -1,9 +1,10 @@
 import type { JsonValue, LanguageModel } from '@rlm/protocol';
 import { emptyUsage } from '@rlm/protocol';
 import type { RunNode } from '../run/run-node.js';
-import { childRun, type SubCallOutcome } from './child-call.js';
+import { childRun } from './child-call.js';
 import type { Invoke } from './invocation-spec.js';
 import { oneShot } from './sub-call.js';
+import type { SubCallOutcome } from './sub-call-outcome.js';
 import { availableModels, flatSystemPrompt } from './system-prompts.js';
 
 /** What code may pass to `rlm_query` (and `delegate`) besides the prompt. */
@@ -27,7 +28,7 @@ export interface SubCallRunner {
     prompt: string,
     options: { model?: string | undefined },
     signal: AbortSignal,
-  ): Promise<string>;
+  ): Promise<SubCallOutcome>;
   rlm(prompt: string, options: RlmCallOptions, slot: CallSlot): Promise<SubCallOutcome>;
 }
 
@@ -61,8 +62,8 @@ export function subCallRunner(
   return {
     async llm(prompt, options, signal) {
       const model = pickModel(options.model, config.subModel ?? config.model);
-      if (typeof model === 'string') return model;
-      return (await oneShot(node, { model, prompt, signal })).text;
+      if (typeof model === 'string') return { text: model, ok: false, usage: emptyUsage() };
+      return oneShot(node, { model, prompt, signal });
     },
     async rlm(prompt, options, slot) {
       const atLimit = node.depth + 1 >= config.maxDepth;

@@ -2,13 +2,14 @@ import {
   addCallUsage,
   emptyUsage,
   type LanguageModel,
+  RlmError,
   type SubCallRecord,
-  type UsageSummary,
 } from '@rlm/protocol';
 import { callModel } from '../run/call-model.js';
 import { errorInfo } from '../run/error-info.js';
 import type { RunNode } from '../run/run-node.js';
 import { recordedText } from '../trajectory/trajectory-recorder.js';
+import type { SubCallOutcome } from './sub-call-outcome.js';
 
 /** Characters of a prompt or response shown in `subcall-*` events. */
 export const PREVIEW_CHARS = 200;
@@ -34,7 +35,7 @@ export interface OneShotInput {
 
 function subCallRecord(
   fields: Omit<SubCallRecord, 'prompt' | 'promptChars' | 'usage'> & { prompt: string },
-  usage: UsageSummary,
+  usage: SubCallRecord['usage'],
 ): SubCallRecord {
   return {
     ...fields,
@@ -52,11 +53,11 @@ export async function oneShotCall(node: RunNode, input: OneShotInput): Promise<s
   return (await oneShot(node, input)).text;
 }
 
-/** `oneShotCall` with the outcome in full (background tasks report `ok` and `usage`). Never throws. */
-export async function oneShot(
-  node: RunNode,
-  input: OneShotInput,
-): Promise<{ text: string; ok: boolean; usage: UsageSummary }> {
+/**
+ * `oneShotCall` with the outcome in full (background tasks report `ok` and `usage`; a call the
+ * budget had no room for carries the `refusal`). Never throws.
+ */
+export async function oneShot(node: RunNode, input: OneShotInput): Promise<SubCallOutcome> {
   const { model, prompt, system, signal } = input;
   if (!node.scope.reserveSubcall()) {
     return {
@@ -125,6 +126,7 @@ export async function oneShot(
         emptyUsage(),
       ),
     );
-    return { text: message, ok: false, usage: emptyUsage() };
+    const refused = RlmError.is(error, 'executor.budget_exceeded') ? { refusal: error } : {};
+    return { text: message, ok: false, usage: emptyUsage(), ...refused };
   }
 }

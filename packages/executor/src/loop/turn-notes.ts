@@ -7,10 +7,14 @@ export const LAST_ITERATION_NOTE =
   '\n\nThis is your last iteration. Give your final answer in this response with FINAL(...) or ' +
   'FINAL_VAR(name), using what you have found so far.';
 
-/** The request of the extra call made when the iterations ran out. */
+/**
+ * The request of the extra call made when the iterations ran out. Only a `FINAL`/`FINAL_VAR` in
+ * its reply becomes the answer; code in it no longer runs.
+ */
 export const DEFAULT_ANSWER_PROMPT =
-  'You have used all your iterations. From everything above, give your best final answer to the ' +
-  'original query now, as plain text (no code blocks).';
+  'You have used all your iterations and code no longer runs. From everything above, give your ' +
+  'best final answer to the original query now: write FINAL(your answer) at the start of a line, ' +
+  'or FINAL_VAR(name) to answer with a REPL variable that already holds it.';
 
 /** Sent once when the model answers on turn 0 without having run any code. */
 export const FIRST_TURN_NUDGE =
@@ -34,6 +38,15 @@ export function missingVariableNote(name: string, existing: readonly string[]): 
   return (
     `FINAL_VAR(${name}) is not an answer: there is no non-empty variable \`${name}\` in the REPL. ` +
     `${list} Create it in a \`\`\`repl block first, or answer with FINAL(...).`
+  );
+}
+
+/** Sent when `FINAL_VAR(name)` named a variable that exists but holds `undefined`. */
+export function undefinedVariableNote(name: string): string {
+  return (
+    `FINAL_VAR(${name}) is not an answer: \`${name}\` holds undefined (the code that should set ` +
+    'it did not run to the end, or never assigned it). Assign it in a ```repl block first, or ' +
+    'answer with FINAL(...).'
   );
 }
 

@@ -18,6 +18,25 @@ function clientFor(
 }
 
 describe('anthropic', () => {
+  it('refuses a missing or empty key at creation with model.auth naming the variable and option', () => {
+    for (const apiKey of ['', '  ', undefined]) {
+      expect(() => anthropic({ model: 'claude-sonnet-5-5', apiKey: apiKey as string })).toThrow(
+        expect.objectContaining({
+          code: 'model.auth',
+          details: { status: undefined, variable: 'ANTHROPIC_API_KEY', option: 'apiKey' },
+          message: expect.stringMatching(/ANTHROPIC_API_KEY.*`apiKey`/),
+        }),
+      );
+    }
+  });
+
+  it('tells budgets its output cap and its price', () => {
+    const model = anthropic({ model: 'claude-sonnet-5-5', apiKey: 'sk', maxTokens: 1234 });
+    expect(model.maxOutputTokens).toBe(1234);
+    expect(model.pricing).toMatchObject({ inputPerMTok: 2, outputPerMTok: 10 });
+    expect(anthropic({ model: 'claude-next-9', apiKey: 'sk' }).pricing).toBeUndefined();
+  });
+
   it('streams a completion with usage, cost, request id and model id', async () => {
     await using server = await startFakeAnthropic({ script: 'Hello from Claude' });
     const model = clientFor(server, { promptCaching: 'off' });

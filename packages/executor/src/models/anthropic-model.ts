@@ -1,11 +1,14 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageDeltaUsage, Usage } from '@anthropic-ai/sdk/resources/messages';
 import {
+  costOfCall,
   type LanguageModel,
+  type ModelPricing,
   type ModelRequest,
   type ModelResponse,
   RlmError,
   type StopReason,
+  type TokenUsage,
 } from '@rlm/protocol';
 import { fromAnthropicError } from './anthropic-error.js';
 import { anthropicModelInfo, DEFAULT_ANTHROPIC_CONTEXT_WINDOW } from './anthropic-models.js';
@@ -16,9 +19,8 @@ import {
   MAX_CACHE_BREAKPOINTS,
   type PromptCachingMode,
 } from './anthropic-params.js';
-import { abortedError } from './model-error.js';
+import { abortedError, missingKeyError } from './model-error.js';
 import { createModelLimiter, type ModelLimiter } from './model-limiter.js';
-import { costOfCall, type ModelPricing } from './model-pricing.js';
 import { readModelStream } from './read-model-stream.js';
 import { type AttemptState, withStreamRetry } from './stream-retry.js';
 
@@ -34,7 +36,10 @@ export const DEFAULT_MODEL_MAX_RETRIES = 2;
 export interface AnthropicOptions {
   /** The Claude model id, e.g. `claude-sonnet-5-5`. */
   model: string;
-  /** The API key (sent as `Authorization: Bearer` by SDK 1.x). */
+  /**
+   * The API key (sent as `Authorization: Bearer` by SDK 1.x). Apps read it from
+   * `ANTHROPIC_API_KEY`; a missing or empty key fails at once with `model.auth`.
+   */
   apiKey: string;
   /** @default DEFAULT_ANTHROPIC_BASE_URL */
   baseURL?: string;
@@ -69,7 +74,8 @@ export interface AnthropicOptions {
  * errors. The SDK retries failures before headers; a stream that fails after headers with no
  * text yet is retried once more here (the SDK never does).
  *
- * @throws RlmError `model.rate_limited`, `model.overloaded`, `model.context_too_long`, `model.auth`,
+ * @throws RlmError `model.auth` at once when `apiKey` is missing or empty; from `complete`:
+ *   `model.rate_limited`, `model.overloaded`, `model.context_too_long`, `model.auth`,
  *   `model.bad_request`, `model.not_found`, `model.server_error`, `model.network`, `model.timeout`,
  *   `model.aborted`.
  * @example
@@ -93,6 +99,10 @@ export function anthropic({
   fetch,
 }: AnthropicOptions): LanguageModel {
   const id = `anthropic/${model}`;
+  // The SDK would only notice at the first request, as a confusing network-level error.
+  if (typeof apiKey !== 'string' || apiKey.trim() === '') {
+    throw missingKeyError({ modelId: id, variable: 'ANTHROPIC_API_KEY' });
+  }
   const known = anthropicModelInfo(model);
   const price = pricing ?? known?.pricing;
   const queue =
@@ -141,6 +151,9 @@ export function anthropic({
       onEvent: (event) => {
         reply.add(event);
         if (reply.hasText) state.textDelivered = true;
+        if (event.type === 'message_start' || event.type === 'content_block_delta') {
+          request.onUsage?.(reply.usageSoFar());
+        }
       },
       isComplete: () => reply.stopped,
       missing: 'message_stop',
@@ -164,6 +177,8 @@ export function anthropic({
   return {
     id,
     contextWindow: contextWindow ?? known?.contextWindow ?? DEFAULT_ANTHROPIC_CONTEXT_WINDOW,
+    maxOutputTokens: maxTokens,
+    ...(price === undefined ? {} : { pricing: price }),
     complete,
   };
 }
@@ -189,6 +204,20 @@ class ReplyAccumulator {
     ephemeral_1h_input_tokens: 0,
   };
   private textBlocks = new Map<number, string>();
+  private streamedChars = 0;
+
+  /**
+   * Usage as far as the stream has told: input (with cache) from `message_start`, output as the
+   * larger of what was reported and an estimate of the text streamed so far (4 characters a token).
+   */
+  usageSoFar(): TokenUsage {
+    return {
+      inputTokens: this.usage.input_tokens,
+      outputTokens: Math.max(this.usage.output_tokens, Math.ceil(this.streamedChars / 4)),
+      cacheReadTokens: this.usage.cache_read_input_tokens,
+      cacheWriteTokens: this.usage.cache_creation_input_tokens,
+    };
+  }
 
   add(event: Anthropic.MessageStreamEvent): void {
     switch (event.type) {
@@ -201,6 +230,7 @@ class ReplyAccumulator {
             event.index,
             (this.textBlocks.get(event.index) ?? '') + event.delta.text,
           );
+          this.streamedChars += event.delta.text.length;
           if (event.delta.text !== '') this.hasText = true;
         }
         break;

@@ -1,4 +1,4 @@
-import type { ModelPricing } from './model-pricing.js';
+import type { ModelPricing } from '@rlm/protocol';
 
 /**
  * The date the Anthropic list prices below were last checked. Prices change often (Sonnet 5.5's

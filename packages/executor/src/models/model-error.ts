@@ -132,3 +132,26 @@ export function networkError(modelId: string, reason: string, cause?: unknown): 
     cause,
   });
 }
+
+/**
+ * The `model.auth` error for a client created without a key: found before any request, naming
+ * the environment variable apps read the key from and the client option that takes it.
+ */
+export function missingKeyError({
+  modelId,
+  variable,
+  option = 'apiKey',
+  hint = '',
+}: {
+  modelId: string;
+  variable: string;
+  option?: string;
+  /** A sentence appended to the message (another way to run without a key). */
+  hint?: string;
+}): RlmError<'model.auth'> {
+  return new RlmError({
+    code: 'model.auth',
+    message: `${modelId} has no API key: set ${variable} or pass the \`${option}\` option.${hint === '' ? '' : ` ${hint}`}`,
+    details: { status: undefined, variable, option },
+  });
+}

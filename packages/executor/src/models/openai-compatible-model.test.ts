@@ -27,6 +27,50 @@ async function failure(promise: Promise<unknown>): Promise<RlmError> {
 }
 
 describe('openaiCompatible', () => {
+  it('refuses OpenAI and OpenRouter endpoints without a key at creation, with model.auth', () => {
+    const cases = [
+      ['https://api.openai.com/v1', 'OPENAI_API_KEY'],
+      ['https://openrouter.ai/api/v1', 'OPENROUTER_API_KEY'],
+    ] as const;
+    for (const [baseURL, variable] of cases) {
+      expect(() => openaiCompatible({ baseURL, model: 'm' })).toThrow(
+        expect.objectContaining({
+          code: 'model.auth',
+          details: expect.objectContaining({ variable }),
+        }),
+      );
+    }
+    expect(() =>
+      openaiCompatible({ baseURL: 'http://127.0.0.1:8000/v1', model: 'm' }),
+    ).not.toThrow();
+  });
+
+  it('prices openai/ models from the dated table, snapshots included, and nothing else', () => {
+    const known = openaiCompatible({
+      baseURL: 'http://127.0.0.1:1/v1',
+      model: 'gpt-5-mini-2025-08-07',
+      provider: 'openai',
+    });
+    expect(known.pricing).toMatchObject({ inputPerMTok: 0.25, outputPerMTok: 2 });
+    expect(known.contextWindow).toBe(400_000);
+    expect(known.maxOutputTokens).toBe(16_000);
+    const local = openaiCompatible({ baseURL: 'http://127.0.0.1:1/v1', model: 'gpt-5-mini' });
+    expect(local.pricing).toBeUndefined();
+    expect(local.reportsCost).toBeUndefined();
+  });
+
+  it('prefers the cost OpenRouter reports over a computed one', async () => {
+    await using server = await startFakeOpenAI({
+      script: () => ({ text: 'hi', usage: { cost: 0.0123 } }),
+    });
+    const model = clientFor(server, {
+      provider: 'openrouter',
+      pricing: { inputPerMTok: 1, outputPerMTok: 1 },
+    });
+    expect(model.reportsCost).toBe(true);
+    await expect(model.complete(ask)).resolves.toMatchObject({ costUsd: 0.0123 });
+  });
+
   it('streams a completion with usage, cost and request id', async () => {
     await using server = await startFakeOpenAI({ script: 'Hello from a local model' });
     const model = clientFor(server, {

@@ -1,4 +1,11 @@
-import type { LanguageModel, ModelRequest, ModelResponse, StopReason } from '@rlm/protocol';
+import {
+  costOfCall,
+  type LanguageModel,
+  type ModelPricing,
+  type ModelRequest,
+  type ModelResponse,
+  type StopReason,
+} from '@rlm/protocol';
 import OpenAI from 'openai';
 import type {
   ChatCompletionChunk,
@@ -6,10 +13,10 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { DEFAULT_MODEL_MAX_RETRIES, DEFAULT_MODEL_TIMEOUT_MS } from './anthropic-model.js';
-import { abortedError } from './model-error.js';
+import { abortedError, missingKeyError } from './model-error.js';
 import { createModelLimiter, type ModelLimiter } from './model-limiter.js';
-import { costOfCall, type ModelPricing } from './model-pricing.js';
 import { fromOpenAIError } from './openai-error.js';
+import { type OpenAIModelInfo, openaiModelInfo } from './openai-models.js';
 import { readModelStream } from './read-model-stream.js';
 import { type AttemptState, withStreamRetry } from './stream-retry.js';
 
@@ -23,7 +30,11 @@ export interface OpenAICompatibleOptions {
   baseURL: string;
   /** The model name the server knows. */
   model: string;
-  /** Sent as `Authorization: Bearer`; local servers usually ignore it. @default 'not-needed' */
+  /**
+   * Sent as `Authorization: Bearer`; local servers usually ignore it. Required for OpenAI's and
+   * OpenRouter's own endpoints (a missing key fails at once with `model.auth`).
+   * @default 'not-needed' for other servers
+   */
   apiKey?: string;
   /** The id prefix and limiter key: `openai`, `openrouter`, `vllm`, … @default 'openai-compatible' */
   provider?: string;
@@ -43,9 +54,13 @@ export interface OpenAICompatibleOptions {
    * @default 'max_completion_tokens' for provider 'openai', else 'max_tokens'
    */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
-  /** @default DEFAULT_OPENAI_CONTEXT_WINDOW */
+  /** @default the `OPENAI_MODELS` entry for provider 'openai', else DEFAULT_OPENAI_CONTEXT_WINDOW */
   contextWindow?: number;
-  /** Prices for cost reporting; without them `costUsd` is left out. */
+  /**
+   * Prices (USD per million tokens) for costs and cost budgets. Without them: the `OPENAI_MODELS`
+   * table for provider `openai`; the cost the server reports in `usage.cost` (OpenRouter) when it
+   * reports one; otherwise no cost, and a `maxCostUsd` budget is refused.
+   */
   pricing?: ModelPricing;
   /** Extra request headers (e.g. OpenRouter's `HTTP-Referer`). */
   headers?: Readonly<Record<string, string>>;
@@ -59,14 +74,15 @@ export interface OpenAICompatibleOptions {
  * Usage follows the same convention as `anthropic()`: `inputTokens` excludes cached tokens,
  * which are reported as `cacheReadTokens`.
  *
- * @throws RlmError `model.*` codes as `anthropic()` does.
+ * @throws RlmError `model.auth` at once for OpenAI's or OpenRouter's endpoint without `apiKey`;
+ *   from `complete`, `model.*` codes as `anthropic()` does.
  * @example
  * const model = openaiCompatible({ baseURL: 'http://127.0.0.1:11434/v1', model: 'qwen3:8b' });
  */
 export function openaiCompatible({
   baseURL,
   model,
-  apiKey = 'not-needed',
+  apiKey,
   provider = 'openai-compatible',
   maxRetries = DEFAULT_MODEL_MAX_RETRIES,
   timeoutMs = DEFAULT_MODEL_TIMEOUT_MS,
@@ -74,12 +90,14 @@ export function openaiCompatible({
   limiter,
   maxTokens = DEFAULT_OPENAI_MAX_TOKENS,
   maxTokensField = provider === 'openai' ? 'max_completion_tokens' : 'max_tokens',
-  contextWindow = DEFAULT_OPENAI_CONTEXT_WINDOW,
+  contextWindow,
   pricing,
   headers,
   fetch,
 }: OpenAICompatibleOptions): LanguageModel {
   const id = `${provider}/${model}`;
+  const { known, reportsCost } = endpointFacts({ id, provider, baseURL, model, apiKey });
+  const price = pricing ?? known?.pricing;
   const queue =
     limiter ??
     createModelLimiter(
@@ -87,7 +105,7 @@ export function openaiCompatible({
     );
   // Every option is explicit so the SDK reads no environment variable (packages never do).
   const client = new OpenAI({
-    apiKey,
+    apiKey: apiKey ?? 'not-needed',
     baseURL,
     organization: null,
     project: null,
@@ -129,7 +147,7 @@ export function openaiCompatible({
       isComplete: () => reply.finished,
       missing: 'a finish_reason',
     });
-    return reply.toResponse({ id, requestId, pricing });
+    return reply.toResponse({ id, requestId, pricing: price });
   }
 
   async function complete(request: ModelRequest): Promise<ModelResponse> {
@@ -145,7 +163,56 @@ export function openaiCompatible({
     );
   }
 
-  return { id, contextWindow, complete };
+  return {
+    id,
+    contextWindow: contextWindow ?? known?.contextWindow ?? DEFAULT_OPENAI_CONTEXT_WINDOW,
+    maxOutputTokens: maxTokens,
+    ...(price === undefined ? {} : { pricing: price }),
+    ...(reportsCost ? { reportsCost } : {}),
+    complete,
+  };
+}
+
+/** Hosts whose servers refuse requests without a key, with the variable apps read it from. */
+const KEY_VARIABLES: Readonly<Record<string, string>> = {
+  'api.openai.com': 'OPENAI_API_KEY',
+  'openrouter.ai': 'OPENROUTER_API_KEY',
+};
+
+/**
+ * What the endpoint implies: OpenAI's own models have list prices, OpenRouter reports each call's
+ * cost, and both refuse requests without a key (checked here, before any request).
+ */
+function endpointFacts({
+  id,
+  provider,
+  baseURL,
+  model,
+  apiKey,
+}: {
+  id: string;
+  provider: string;
+  baseURL: string;
+  model: string;
+  apiKey: string | undefined;
+}): { known: OpenAIModelInfo | undefined; reportsCost: boolean } {
+  const host = hostOf(baseURL);
+  const variable = KEY_VARIABLES[host];
+  if (variable !== undefined && (apiKey === undefined || apiKey.trim() === '')) {
+    throw missingKeyError({ modelId: id, variable });
+  }
+  return {
+    known: provider === 'openai' || host === 'api.openai.com' ? openaiModelInfo(model) : undefined,
+    reportsCost: provider === 'openrouter' || host === 'openrouter.ai',
+  };
+}
+
+function hostOf(baseURL: string): string {
+  try {
+    return new URL(baseURL).hostname;
+  } catch {
+    return '';
+  }
 }
 
 function buildParams(
@@ -214,16 +281,21 @@ class ChunkAccumulator {
     const cached = this.usage?.prompt_tokens_details?.cached_tokens ?? 0;
     const inputTokens = Math.max(0, (this.usage?.prompt_tokens ?? 0) - cached);
     const outputTokens = this.usage?.completion_tokens ?? 0;
+    // OpenRouter states what the call was billed (`usage.cost`, in USD credits): it wins over
+    // a computed estimate.
+    const reported = (this.usage as { cost?: unknown } | null | undefined)?.cost;
     const costUsd =
-      pricing === undefined || this.usage == null
-        ? undefined
-        : costOfCall(pricing, {
-            inputTokens,
-            outputTokens,
-            cacheReadTokens: cached,
-            cacheWrite5mTokens: 0,
-            cacheWrite1hTokens: 0,
-          });
+      typeof reported === 'number' && Number.isFinite(reported) && reported >= 0
+        ? reported
+        : pricing === undefined || this.usage == null
+          ? undefined
+          : costOfCall(pricing, {
+              inputTokens,
+              outputTokens,
+              cacheReadTokens: cached,
+              cacheWrite5mTokens: 0,
+              cacheWrite1hTokens: 0,
+            });
     return {
       text,
       usage: { inputTokens, outputTokens, cacheReadTokens: cached, cacheWriteTokens: 0 },

@@ -26,19 +26,21 @@ describe('resolveModel', () => {
     expect(server.requests[0]?.headers['authorization']).toBe('Bearer sk-env');
   });
 
-  it('names the missing variable and the local-endpoint option', () => {
+  it('reports a missing key as model.auth naming the variable, the option and the local endpoint', () => {
     const error = thrown(() => resolveModel('anthropic/claude-sonnet-5-5', { env: {} }));
     expect(error).toMatchObject({
-      code: 'model.missing_api_key',
-      details: { variable: 'ANTHROPIC_API_KEY' },
+      code: 'model.auth',
+      details: { variable: 'ANTHROPIC_API_KEY', option: 'apiKey' },
     });
     expect(error.message).toContain('ANTHROPIC_API_KEY');
+    expect(error.message).toContain('`apiKey`');
     expect(error.message).toContain('openai-compatible/');
     expect(
       thrown(() => resolveModel('openai/gpt-5', { env: { OPENAI_API_KEY: '' } })),
-    ).toMatchObject({
-      code: 'model.missing_api_key',
-      details: { variable: 'OPENAI_API_KEY' },
+    ).toMatchObject({ code: 'model.auth', details: { variable: 'OPENAI_API_KEY' } });
+    expect(thrown(() => resolveModel('openrouter/openai/gpt-5', { env: {} }))).toMatchObject({
+      code: 'model.auth',
+      details: { variable: 'OPENROUTER_API_KEY' },
     });
   });
 

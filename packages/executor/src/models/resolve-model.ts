@@ -1,6 +1,7 @@
 import { type LanguageModel, RlmError } from '@rlm/protocol';
 import { anthropic, DEFAULT_ANTHROPIC_BASE_URL } from './anthropic-model.js';
 import type { PromptCachingMode } from './anthropic-params.js';
+import { missingKeyError } from './model-error.js';
 import type { ModelLimiter } from './model-limiter.js';
 import { openaiCompatible } from './openai-compatible-model.js';
 
@@ -46,8 +47,8 @@ const LOCAL_HINT =
  * - `openrouter/<vendor>/<model>` (key `OPENROUTER_API_KEY`);
  * - `openai-compatible/<model>@http://host:port/v1` (key optional; without `@url`, `OPENAI_BASE_URL`).
  *
- * @throws RlmError `model.missing_api_key` naming the variable to set, `model.unknown_provider`,
- *   `config.invalid` for a malformed id.
+ * @throws RlmError `model.auth` for a missing key (naming the variable to set and the `apiKey`
+ *   option), `model.unknown_provider`, `config.invalid` for a malformed id.
  * @example
  * const model = resolveModel('anthropic/claude-sonnet-5-5', { env: process.env });
  */
@@ -154,11 +155,7 @@ function requireKey(
 ): string {
   const key = nonEmpty(env[variable]);
   if (key !== undefined) return key;
-  throw new RlmError({
-    code: 'model.missing_api_key',
-    message: `${modelId} needs an API key: set ${variable} (or pass apiKey). ${LOCAL_HINT}`,
-    details: { variable },
-  });
+  throw missingKeyError({ modelId, variable, hint: LOCAL_HINT });
 }
 
 /** Splits `<model>@http(s)://…`; model names may themselves contain `/` or `@`. */

@@ -6,10 +6,10 @@ import { eventLog, repl, testRLM } from '../testing/rlm-test-kit.js';
 const usage = { inputTokens: 1000, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
 /** A root that never answers: prints its turn number each iteration. */
-function endlessRoot(extra: { costUsd?: number } = {}) {
+function endlessRoot() {
   return scriptedModel((request) => {
     const turn = request.messages.filter((message) => message.role === 'assistant').length;
-    return { text: repl(`print("turn ${turn}")`), usage, ...extra };
+    return { text: repl(`print("turn ${turn}")`), usage };
   });
 }
 
@@ -26,7 +26,16 @@ describe('tree-wide budgets', () => {
   });
 
   it('stops on the cost budget', async () => {
-    const rlm = testRLM({ model: endlessRoot({ costUsd: 0.01 }), budget: { maxCostUsd: 0.025 } });
+    // 1000 input tokens at $5 and 100 output tokens at $50 per million: $0.01 a call.
+    const pricing = { inputPerMTok: 5, outputPerMTok: 50 };
+    const model = scriptedModel(
+      (request) => {
+        const turn = request.messages.filter((message) => message.role === 'assistant').length;
+        return { text: repl(`print("turn ${turn}")`), usage };
+      },
+      { pricing, maxOutputTokens: 100 },
+    );
+    const rlm = testRLM({ model, budget: { maxCostUsd: 0.025 } });
     const result = await rlm.completion('ctx');
     expect(result).toMatchObject({
       status: 'budget_exceeded',

@@ -26,6 +26,21 @@ export interface ScopeLimits {
   maxSubcalls?: number | undefined;
 }
 
+/**
+ * The most one model call may use, reserved from every scope's budget before it is sent.
+ * `costUsd` is `Infinity` when the price is unknown before the call (a provider that reports
+ * each call's cost afterwards).
+ */
+export interface CallEstimate {
+  tokens: number;
+  costUsd: number;
+}
+
+/** A call's hold on the budget, from `reserve()` until `settle()`. */
+export interface Reservation {
+  readonly estimate: CallEstimate;
+}
+
 /** What is left of a scope's budget (`null` = unlimited). */
 export interface BudgetRemaining {
   tokens: number | null;
@@ -67,6 +82,40 @@ function stopError(info: StopInfo): RlmError {
   });
 }
 
+/** A scope that cannot take a call: which cap, what is spent and reserved, and the cap. */
+interface Refusal {
+  limit: 'tokens' | 'cost';
+  spent: number;
+  reserved: number;
+  max: number;
+}
+
+function amount(limit: 'tokens' | 'cost', value: number): string {
+  if (!Number.isFinite(value)) return 'an unknown amount';
+  return limit === 'tokens' ? `${Math.ceil(value)} tokens` : `$${value.toFixed(4)}`;
+}
+
+/** The error a refused call rejects with: what it needed and why there was no room. */
+function refusalError(
+  refusal: Refusal,
+  estimate: CallEstimate,
+): RlmError<'executor.budget_exceeded'> {
+  const { limit, spent, reserved, max } = refusal;
+  const need = limit === 'tokens' ? estimate.tokens : estimate.costUsd;
+  const name = limit === 'tokens' ? 'token' : 'cost';
+  const why =
+    spent >= max
+      ? `the ${name} budget is spent (${amount(limit, spent)} of ${amount(limit, max)})`
+      : `the ${name} budget has no room for it: it may use up to ${amount(limit, need)}, and ` +
+        `${amount(limit, spent)} are spent and ${amount(limit, reserved)} reserved by calls ` +
+        `still running, of ${amount(limit, max)}. Await the calls in flight before starting more`;
+  return new RlmError({
+    code: 'executor.budget_exceeded',
+    message: `This model call was refused: ${why}.`,
+    details: { limit, used: spent + reserved, max },
+  });
+}
+
 /**
  * One node of the run tree's accounting. Usage and sub-calls are added to the scope and every
  * ancestor, so the root always holds the tree-wide totals; each scope checks its own caps and,
@@ -78,6 +127,7 @@ export class BudgetScope {
   readonly deadlineAt: number | undefined;
   #usage: UsageSummary = emptyUsage();
   #subcalls = 0;
+  readonly #reservations = new Set<Reservation>();
   #stop: StopInfo | null = null;
   readonly #controller = new AbortController();
   readonly #limits: ScopeLimits;
@@ -142,6 +192,46 @@ export class BudgetScope {
     this.#checkSpend();
   }
 
+  /**
+   * Reserves a call's worst case in this scope and every ancestor, before the call is sent. A
+   * scope admits it when its worst case fits beside what is spent and reserved, or, so that a
+   * budget smaller than one call still makes progress, when nothing else is reserved there and
+   * the cap is not yet reached: hence at most one call ends beyond a budget, however many run at
+   * once. An `essential` call (an invocation's own turn) needs only the cap not to be reached.
+   *
+   * @throws RlmError `executor.budget_exceeded` when a scope has no room; if nothing is reserved
+   *   there either, its cap is spent and the scope stops (as when a charge crosses it).
+   */
+  reserve(
+    estimate: CallEstimate,
+    { essential = false }: { essential?: boolean } = {},
+  ): Reservation {
+    const chain = this.#chain().reverse();
+    for (const scope of chain) {
+      const refusal = scope.#refusal(estimate, essential);
+      if (refusal === undefined) continue;
+      if (scope.#reservations.size === 0) {
+        scope.#trip({ limit: refusal.limit, used: refusal.spent, max: refusal.max });
+      }
+      throw refusalError(refusal, estimate);
+    }
+    const reservation: Reservation = { estimate };
+    for (const scope of chain) scope.#reservations.add(reservation);
+    return reservation;
+  }
+
+  /**
+   * Ends a reservation: releases it everywhere and charges what the call really used (nothing,
+   * for a call that used nothing), which checks the caps.
+   */
+  settle(
+    reservation: Reservation,
+    call: Pick<ModelResponse, 'model' | 'usage' | 'costUsd'> | null,
+  ): void {
+    for (const scope of this.#chain()) scope.#reservations.delete(reservation);
+    if (call !== null) this.charge(call);
+  }
+
   /** Adds one model call's usage here and to every ancestor, then checks cost and token caps. */
   charge(response: Pick<ModelResponse, 'model' | 'usage' | 'costUsd'>): void {
     const call = { model: response.model, usage: response.usage, costUsd: response.costUsd ?? 0 };
@@ -198,6 +288,50 @@ export class BudgetScope {
       chain.push(scope);
     }
     return chain;
+  }
+
+  /** Why this scope cannot take `estimate` now, or `undefined` when it can. */
+  #refusal(estimate: CallEstimate, essential: boolean): Refusal | undefined {
+    const { maxTokens, maxCostUsd } = this.#limits;
+    let reservedTokens = 0;
+    let reservedCost = 0;
+    for (const held of this.#reservations) {
+      reservedTokens += held.estimate.tokens;
+      reservedCost += held.estimate.costUsd;
+    }
+    const check = (
+      limit: 'tokens' | 'cost',
+      {
+        spent,
+        reserved,
+        need,
+        max,
+      }: { spent: number; reserved: number; need: number; max: number },
+    ): Refusal | undefined => {
+      if (spent >= max) return { limit, spent, reserved, max };
+      if (essential || this.#reservations.size === 0 || spent + reserved + need <= max) {
+        return undefined;
+      }
+      return { limit, spent, reserved, max };
+    };
+    return (
+      (maxTokens === undefined
+        ? undefined
+        : check('tokens', {
+            spent: tokensOf(this.#usage),
+            reserved: reservedTokens,
+            need: estimate.tokens,
+            max: maxTokens,
+          })) ??
+      (maxCostUsd === undefined
+        ? undefined
+        : check('cost', {
+            spent: totalUsage(this.#usage).costUsd,
+            reserved: reservedCost,
+            need: estimate.costUsd,
+            max: maxCostUsd,
+          }))
+    );
   }
 
   #checkSpend(): void {

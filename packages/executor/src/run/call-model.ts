@@ -1,7 +1,21 @@
-import type { ChatMessage, LanguageModel, ModelResponse } from '@rlm/protocol';
+import {
+  type ChatMessage,
+  costOfCall,
+  type LanguageModel,
+  type ModelResponse,
+  RlmError,
+  type TokenUsage,
+} from '@rlm/protocol';
+import type { CallEstimate, Reservation } from './budget-scope.js';
 import { errorInfo } from './error-info.js';
 import { raceAbort } from './race-abort.js';
 import type { RunNode } from './run-node.js';
+
+/**
+ * Output tokens reserved for a call to a model that does not say how many it may produce
+ * (`LanguageModel.maxOutputTokens`); the SDK clients' own default cap. @default 16_000
+ */
+export const DEFAULT_RESERVED_OUTPUT_TOKENS = 16_000;
 
 /** One model call to make for a node. */
 export interface CallModelInput {
@@ -15,10 +29,70 @@ export interface CallModelInput {
   signal?: AbortSignal | undefined;
 }
 
+/** A prompt's size in tokens, estimated at four characters a token (no tokenizer on the host). */
+function estimateTokens(chars: number): number {
+  return Math.ceil(chars / 4);
+}
+
+/** The most a call may use: its estimated prompt, its output cap, and their price. */
+function worstCase(
+  model: LanguageModel,
+  promptChars: number,
+): CallEstimate & { usage: TokenUsage } {
+  const usage: TokenUsage = {
+    inputTokens: estimateTokens(promptChars),
+    outputTokens: model.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+  };
+  return {
+    usage,
+    tokens: usage.inputTokens + usage.outputTokens,
+    costUsd: costOf(model, usage) ?? (model.reportsCost === true ? Number.POSITIVE_INFINITY : 0),
+  };
+}
+
+function costOf(model: LanguageModel, usage: TokenUsage): number | undefined {
+  if (model.pricing === undefined) return undefined;
+  return costOfCall(model.pricing, {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cacheReadTokens: usage.cacheReadTokens,
+    cacheWrite5mTokens: usage.cacheWriteTokens,
+    cacheWrite1hTokens: 0,
+  });
+}
+
 /**
- * Makes one model call for `node`: emits start and end events, records the exchange in the
- * trajectory, charges the usage to the node's budget scope (and so to the whole tree), and gives
- * up as soon as the scope or `signal` aborts.
+ * What a failed call is charged: what the provider reported before it failed; for an aborted
+ * call that reported nothing, its reserved worst case (the provider may have billed it all).
+ */
+function failedCallUsage(
+  model: LanguageModel,
+  {
+    reported,
+    aborted,
+    worst,
+  }: {
+    reported: TokenUsage | undefined;
+    aborted: boolean;
+    worst: { usage: TokenUsage; costUsd: number };
+  },
+): { usage: TokenUsage; costUsd: number } | null {
+  if (reported !== undefined) return { usage: reported, costUsd: costOf(model, reported) ?? 0 };
+  if (!aborted) return null;
+  return { usage: worst.usage, costUsd: Number.isFinite(worst.costUsd) ? worst.costUsd : 0 };
+}
+
+/**
+ * Makes one model call for `node`: reserves its worst case from the tree's budget (refusing it at
+ * once when there is no room), emits start and end events, records the exchange in the
+ * trajectory, settles the reservation with the real usage (for a failed or aborted call, what
+ * the provider reported, else the reservation), and gives up as soon as the scope or `signal`
+ * aborts.
+ *
+ * @throws RlmError `executor.budget_exceeded` when the budget has no room for the call; the
+ *   model's errors; the scope's abort reason.
  */
 export async function callModel(node: RunNode, input: CallModelInput): Promise<ModelResponse> {
   const { tree } = node;
@@ -28,9 +102,14 @@ export async function callModel(node: RunNode, input: CallModelInput): Promise<M
       ? node.scope.signal
       : AbortSignal.any([node.scope.signal, input.signal]);
   signal.throwIfAborted();
-  const callId = input.callId ?? node.nextCallId();
   const promptChars =
     (system?.length ?? 0) + messages.reduce((sum, message) => sum + message.content.length, 0);
+  const worst = worstCase(model, promptChars);
+  // An invocation's own turn is refused only for a spent budget, never for room that sub-calls
+  // hold: refusing it would end the whole invocation. Children's turns stay within their shares.
+  const essential = purpose !== 'sub';
+  const reservation = node.scope.reserve(worst, { essential });
+  const callId = input.callId ?? node.nextCallId();
   node.emit({
     type: 'model-call-start',
     callId,
@@ -40,28 +119,28 @@ export async function callModel(node: RunNode, input: CallModelInput): Promise<M
     promptChars,
   });
   const startedAt = tree.now();
-  const request = { ...(system === undefined ? {} : { system }), messages, signal };
+  let reported: TokenUsage | undefined;
+  const request = {
+    ...(system === undefined ? {} : { system }),
+    messages,
+    signal,
+    onUsage: (usage: TokenUsage) => {
+      reported = usage;
+    },
+  };
   let response: ModelResponse;
   try {
     response = await raceAbort(tree.respond({ model, request, runId: node.runId, callId }), signal);
   } catch (error) {
-    const info = errorInfo(error);
-    tree.recorder?.exchange({
-      runId: node.runId,
-      callId,
-      system,
-      messages,
-      response: null,
-      error: info,
-    });
-    node.emit({
-      type: 'model-call-end',
-      callId,
-      model: model.id,
-      ok: false,
-      durationMs: tree.now() - startedAt,
-      error: info,
-    });
+    failed(
+      node,
+      { error, callId, input, startedAt, reservation },
+      {
+        reported,
+        aborted: signal.aborted || RlmError.is(error, 'model.aborted'),
+        worst,
+      },
+    );
     throw error;
   }
   tree.recorder?.exchange({ runId: node.runId, callId, system, messages, response });
@@ -77,6 +156,51 @@ export async function callModel(node: RunNode, input: CallModelInput): Promise<M
     ...(response.requestId === undefined ? {} : { requestId: response.requestId }),
     responseChars: response.text.length,
   });
-  node.scope.charge(response);
+  node.scope.settle(reservation, response);
   return response;
+}
+
+/** Records, reports and settles a call that threw. */
+function failed(
+  node: RunNode,
+  {
+    error,
+    callId,
+    input,
+    startedAt,
+    reservation,
+  }: {
+    error: unknown;
+    callId: string;
+    input: CallModelInput;
+    startedAt: number;
+    reservation: Reservation;
+  },
+  charge: Parameters<typeof failedCallUsage>[1],
+): void {
+  const { tree } = node;
+  const { model, system, messages } = input;
+  const info = errorInfo(error);
+  const used = failedCallUsage(model, charge);
+  tree.recorder?.exchange({
+    runId: node.runId,
+    callId,
+    system,
+    messages,
+    response: null,
+    error: info,
+  });
+  node.emit({
+    type: 'model-call-end',
+    callId,
+    model: model.id,
+    ok: false,
+    durationMs: tree.now() - startedAt,
+    error: info,
+    ...(used === null ? {} : { usage: used.usage, costUsd: used.costUsd, usageEstimated: true }),
+  });
+  node.scope.settle(
+    reservation,
+    used === null ? null : { model: model.id, usage: used.usage, costUsd: used.costUsd },
+  );
 }

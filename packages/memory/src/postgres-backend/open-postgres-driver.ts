@@ -31,7 +31,7 @@ const JSON_OID = 114;
  * writers of the same run or agent queue up, in this process and in every other one, while
  * everything else runs in parallel.
  *
- * @throws RlmError `protocol.invalid_config` when `pg` is not installed, `memory.schema_too_new`
+ * @throws RlmError `config.invalid` when `pg` is not installed, `memory.schema_too_new`
  * when the database is from a newer version, `memory.storage_failed` when it cannot be reached
  */
 export async function openPostgresDriver({

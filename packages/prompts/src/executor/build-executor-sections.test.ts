@@ -131,8 +131,8 @@ describe('buildExecutorSections', () => {
       buildExecutorSections({ role: 'r', task: 't', goals: [{ text: 'g', source: '' }] }),
     ).toThrow(
       expect.objectContaining({
-        code: 'protocol.invalid_config',
-        details: { issues: [expect.stringContaining('goals.0.source')] },
+        code: 'config.invalid',
+        details: expect.objectContaining({ issues: [expect.stringContaining('goals.0.source')] }),
       }),
     );
   });

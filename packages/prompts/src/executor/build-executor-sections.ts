@@ -197,7 +197,7 @@ function join(sections: readonly ExecutorSection[]): string {
  * priority, then the oldest conversation message or the least relevant memory), deterministically,
  * and a closing note says what was left out. Role and task are never dropped.
  *
- * @throws RlmError `protocol.invalid_config` for bad input
+ * @throws RlmError `config.invalid` for bad input
  * @throws RlmError `prompts.prompt_too_long` when even role, task and the note exceed `maxChars`
  * @example
  * buildExecutorSections({ role: 'You triage support tickets.', task: 'Answer ticket #12.', maxChars: 4000 });
@@ -205,7 +205,7 @@ function join(sections: readonly ExecutorSection[]): string {
 export function buildExecutorSections(input: ExecutorSectionsInput): ExecutorSections {
   const parsed = parseSchema(executorSectionsInputSchema, input, {
     what: 'executor sections input',
-    code: 'protocol.invalid_config',
+    code: 'config.invalid',
   });
   const all = entries(parsed);
   const queue = dropOrder(all);

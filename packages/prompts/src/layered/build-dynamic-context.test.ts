@@ -97,8 +97,10 @@ describe('buildDynamicContext', () => {
   it('names a bad field', () => {
     expect(() => buildDynamicContext({ pendingMessages: [{ sender: '', text: 'x' }] })).toThrow(
       expect.objectContaining({
-        code: 'protocol.invalid_config',
-        details: { issues: [expect.stringContaining('pendingMessages.0.sender')] },
+        code: 'config.invalid',
+        details: expect.objectContaining({
+          issues: [expect.stringContaining('pendingMessages.0.sender')],
+        }),
       }),
     );
   });

@@ -120,7 +120,7 @@ function memoryLines(items: z.output<typeof dynamicContextInputSchema>['recentMe
  * who wrote this turn (and only those), recent memory and tools. Message and memory text is quoted
  * as data. Compact mode keeps fewer exchanges per sender.
  *
- * @throws RlmError `protocol.invalid_config` naming a bad field
+ * @throws RlmError `config.invalid` naming a bad field
  * @example
  * buildDynamicContext({ pendingMessages: [{ sender: 'alice', text: 'Status?' }] });
  */
@@ -130,7 +130,7 @@ export function buildDynamicContext(
 ): string {
   const parsed = parseSchema(dynamicContextInputSchema, input, {
     what: 'dynamic context',
-    code: 'protocol.invalid_config',
+    code: 'config.invalid',
   });
   const exchanges = compact ? COMPACT_EXCHANGES_PER_SENDER : DEFAULT_EXCHANGES_PER_SENDER;
   const conversations = conversationLines(parsed.conversations, parsed.pendingMessages, exchanges);

@@ -60,7 +60,7 @@ function mutableTexts(
  * context was given. `checked: false` skips the mutable layers' checks (for measuring sizes only).
  *
  * @throws RlmError `prompts.layer_immutable`, `prompts.layer_invalid`, `prompts.layer_too_long`,
- *   `prompts.layer_override_attempt`, `protocol.invalid_config`
+ *   `prompts.layer_override_attempt`, `config.invalid`
  */
 export function layerTexts(
   input: LayeredPromptInput,

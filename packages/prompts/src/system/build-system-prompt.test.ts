@@ -53,7 +53,7 @@ describe('buildSystemPrompt', () => {
 
   it('rejects coordinator mode at a root that cannot delegate', () => {
     expect(() => buildSystemPrompt({ depth: 0, maxDepth: 1, mode: 'coordinator' })).toThrow(
-      expect.objectContaining({ code: 'protocol.invalid_config' }),
+      expect.objectContaining({ code: 'config.invalid' }),
     );
   });
 
@@ -127,8 +127,8 @@ describe('buildSystemPrompt', () => {
   it('names each bad option field in the error', () => {
     expect(() => buildSystemPrompt({ depth: -1, maxDepth: 2 })).toThrow(
       expect.objectContaining({
-        code: 'protocol.invalid_config',
-        details: { issues: [expect.stringContaining('depth')] },
+        code: 'config.invalid',
+        details: expect.objectContaining({ issues: [expect.stringContaining('depth')] }),
       }),
     );
     expect(() =>

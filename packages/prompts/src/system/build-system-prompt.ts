@@ -6,7 +6,7 @@ import { systemPromptSections } from './system-prompt-sections.js';
  * The system prompt for an RLM at `depth`, built from sections (see `systemPromptSections` for the
  * rules). Record `promptVersion(text)` with the run.
  *
- * @throws RlmError `protocol.invalid_config`, `prompts.driver_not_found`, `prompts.driver_conflict`
+ * @throws RlmError `config.invalid`, `prompts.driver_not_found`, `prompts.driver_conflict`
  * @example
  * const system = buildSystemPrompt({ depth: 0, maxDepth: 2, mode: 'coordinator', childBudget: 8 });
  */
@@ -22,7 +22,7 @@ export type SpecialistPromptOptions = SystemPromptOptions & { systemPrompt: stri
  * delegation sections only if this child can delegate itself). Same as `buildSystemPrompt` with
  * `systemPrompt` set.
  *
- * @throws RlmError `protocol.invalid_config` for bad options
+ * @throws RlmError `config.invalid` for bad options
  * @example
  * buildSpecialistPrompt({ depth: 1, maxDepth: 2, systemPrompt: 'You are a meticulous contract lawyer.' });
  */

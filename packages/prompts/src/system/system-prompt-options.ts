@@ -44,14 +44,14 @@ export type ResolvedSystemPromptOptions = z.output<typeof systemPromptOptionsSch
 /**
  * Validates options and fills defaults.
  *
- * @throws RlmError `protocol.invalid_config` naming each bad field
+ * @throws RlmError `config.invalid` naming each bad field
  */
 export function parseSystemPromptOptions(
   options: SystemPromptOptions,
 ): ResolvedSystemPromptOptions {
   return parseSchema(systemPromptOptionsSchema, options, {
     what: 'system prompt options',
-    code: 'protocol.invalid_config',
+    code: 'config.invalid',
   });
 }
 

@@ -97,9 +97,9 @@ function assertModeFits(options: ResolvedSystemPromptOptions, delegates: boolean
   if (options.depth === 0 && options.mode === 'coordinator' && !delegates) {
     const issue = `mode: coordinator needs children with a REPL (depth < maxDepth - 1), but maxDepth is ${options.maxDepth}`;
     throw new RlmError({
-      code: 'protocol.invalid_config',
+      code: 'config.invalid',
       message: `Invalid system prompt options:\n  - ${issue}`,
-      details: { issues: [issue] },
+      details: { source: 'system prompt options', issues: [issue] },
     });
   }
 }
@@ -110,7 +110,7 @@ function assertModeFits(options: ResolvedSystemPromptOptions, delegates: boolean
  * `depth < maxDepth - 1`; the coordinator workflow only for the root in coordinator mode (children
  * are always solvers); drivers only at the root; a `systemPrompt` makes a specialist prompt.
  *
- * @throws RlmError `protocol.invalid_config` for bad options, or coordinator mode without delegation
+ * @throws RlmError `config.invalid` for bad options, or coordinator mode without delegation
  * @throws RlmError `prompts.driver_not_found`, `prompts.driver_conflict`
  * @example
  * systemPromptSections({ depth: 0, maxDepth: 2 }).map((section) => section.id);

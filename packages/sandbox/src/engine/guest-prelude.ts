@@ -425,6 +425,8 @@ export const GUEST_PRELUDE = String.raw`(function (hostCall, configJson) {
     var g = globalValue(key);
     var visible = g.found && !g.accessor && baseline[key] !== true && (!isScaffold(key) || test(NUMBERED, key) || key === 'context' || key === 'history');
     if (!visible) return "Error: Variable '" + key + "' not found. " + availableVariables();
+    // undefined is never an answer (a block that stopped before assigning leaves it so).
+    if (g.value === undefined) return "Error: Variable '" + key + "' holds undefined, which is not an answer. Assign it a value first.";
     return FINAL(g.value);
   }
   function SHOW_VARS() {

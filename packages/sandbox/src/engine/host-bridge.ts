@@ -17,6 +17,8 @@ export type HostCaller = (
 
 interface Pending {
   deferred: QuickJSDeferredPromise;
+  /** The host function called, for the count of calls a block never awaited. */
+  name: string;
 }
 
 /**
@@ -48,7 +50,7 @@ export class HostBridge {
   start(name: string, argsJson: string): QuickJSHandle {
     const context = this.#context;
     const deferred = context.newPromise();
-    const entry: Pending = { deferred };
+    const entry: Pending = { deferred, name };
     const generation = this.#generation;
     const signal = this.#controller.signal;
     this.#pending.add(entry);
@@ -130,15 +132,21 @@ export class HostBridge {
 
   /**
    * Ends the current block's calls: aborts their signals, drops their late results and frees
-   * their guest promises (left pending forever, so code waiting on them never resumes).
+   * their guest promises (left pending forever, so code waiting on them never resumes). Returns
+   * how many calls of each function were still pending: the block never awaited them.
    */
-  endBlock(): void {
+  endBlock(): Record<string, number> {
     this.#generation += 1;
     this.#controller.abort();
     this.#controller = blockController();
-    for (const entry of this.#pending) entry.deferred.dispose();
+    const unawaited: Record<string, number> = {};
+    for (const entry of this.#pending) {
+      unawaited[entry.name] = (unawaited[entry.name] ?? 0) + 1;
+      entry.deferred.dispose();
+    }
     this.#pending.clear();
     this.#settledSinceWait = false;
+    return unawaited;
   }
 }
 

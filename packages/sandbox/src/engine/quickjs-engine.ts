@@ -76,6 +76,8 @@ export class QuickJsEngine {
   #scaffold: Scaffold | undefined;
   #poisonReason: string | undefined;
   #disposed = false;
+  /** Host calls the running block left pending, counted when it ends. */
+  #unawaited: Record<string, number> = {};
 
   private constructor(module: QuickJSWASMModule, caller: HostCaller, limits: ResolvedLimits) {
     this.#limits = limits;
@@ -184,7 +186,7 @@ export class QuickJsEngine {
       if (!(error instanceof EngineFault)) throw error;
       settled = { kind: 'fault', reason: error.message };
     } finally {
-      this.#bridge.endBlock();
+      this.#unawaited = this.#bridge.endBlock();
       this.#interrupts.check = undefined;
       this.#interrupts.deadline = Number.POSITIVE_INFINITY;
     }
@@ -330,6 +332,7 @@ export class QuickJsEngine {
       llmCalls: [],
       finalAnswer,
       error,
+      unawaitedCalls: this.#unawaited,
     };
   }
 
@@ -365,6 +368,7 @@ export class QuickJsEngine {
       llmCalls: [],
       finalAnswer: null,
       error,
+      unawaitedCalls: this.#unawaited,
     };
   }
 

@@ -160,6 +160,7 @@ interface BuiltCompletion {
     completion_tokens: number;
     total_tokens: number;
     prompt_tokens_details?: { cached_tokens: number };
+    cost?: number;
   };
 }
 
@@ -212,6 +213,7 @@ function buildCompletion({
       completion_tokens: completion,
       total_tokens: prompt + completion,
       ...(cached === undefined ? {} : { prompt_tokens_details: { cached_tokens: cached } }),
+      ...(reply.usage?.cost === undefined ? {} : { cost: reply.usage.cost }),
     },
   };
 }

@@ -30,8 +30,9 @@ export interface FakeReply {
   /**
    * Overrides for the reported token counts. `cacheReadTokens` becomes `cache_read_input_tokens`
    * (Anthropic) or `prompt_tokens_details.cached_tokens` (OpenAI, counted inside `prompt_tokens`).
+   * `cost` is reported as OpenRouter does, as `usage.cost` in US dollars (OpenAI shape only).
    */
-  usage?: { inputTokens?: number; outputTokens?: number; cacheReadTokens?: number };
+  usage?: { inputTokens?: number; outputTokens?: number; cacheReadTokens?: number; cost?: number };
   /** HTTP status. @default 200 */
   status?: number;
   /** Error type in the body (`rate_limit_error`, `invalid_request_error`, …); derived from the status when absent. */

@@ -1,10 +1,11 @@
+import { costOfCall } from '@rlm/protocol';
 import { describe, expect, it } from 'vitest';
 import {
   ANTHROPIC_MODELS,
   ANTHROPIC_PRICES_AS_OF,
   anthropicModelInfo,
 } from './anthropic-models.js';
-import { costOfCall } from './model-pricing.js';
+import { OPENAI_PRICES_AS_OF, openaiModelInfo } from './openai-models.js';
 
 const none = {
   inputTokens: 0,
@@ -51,5 +52,15 @@ describe('costOfCall', () => {
       ANTHROPIC_MODELS['claude-sonnet-5-5'],
     );
     expect(anthropicModelInfo('claude-unknown-1')).toBeUndefined();
+  });
+});
+
+describe('OPENAI_MODELS', () => {
+  it('dates the price table and bills the long-context band of the 5.4 and 5.5 models', () => {
+    expect(OPENAI_PRICES_AS_OF).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    const pricing = openaiModelInfo('gpt-5.5')!.pricing;
+    expect(costOfCall(pricing, { ...none, inputTokens: 200_000 })).toBeCloseTo(1, 10);
+    expect(costOfCall(pricing, { ...none, inputTokens: 300_000 })).toBeCloseTo(3, 10);
+    expect(openaiModelInfo('gpt-unknown')).toBeUndefined();
   });
 });

@@ -1,22 +1,33 @@
+import { z } from 'zod';
+
+const perMTok = z.number().nonnegative();
+
+const bandFields = {
+  inputPerMTok: perMTok,
+  outputPerMTok: perMTok,
+  /** Writing a 5-minute cache entry. @default 1.25 × input */
+  cacheWrite5mPerMTok: perMTok.optional(),
+  /** Writing a 1-hour cache entry. @default 2 × input */
+  cacheWrite1hPerMTok: perMTok.optional(),
+  /** Reading from the cache. @default 0.1 × input */
+  cacheReadPerMTok: perMTok.optional(),
+};
+
 /**
  * Prices of one model in US dollars per million tokens. Cache prices are absolute (not
  * multipliers) because the multipliers differ between models.
  */
-export interface ModelPricing {
-  inputPerMTok: number;
-  outputPerMTok: number;
-  /** Writing a 5-minute cache entry. @default 1.25 × input */
-  cacheWrite5mPerMTok?: number;
-  /** Writing a 1-hour cache entry. @default 2 × input */
-  cacheWrite1hPerMTok?: number;
-  /** Reading from the cache. @default 0.1 × input */
-  cacheReadPerMTok?: number;
+export const modelPricingSchema = z.strictObject({
+  ...bandFields,
   /**
    * A long-prompt band: when input + cache reads + cache writes exceed `thresholdTokens`, every
    * token of the call is billed at these prices instead.
    */
-  longPrompt?: Omit<ModelPricing, 'longPrompt'> & { thresholdTokens: number };
-}
+  longPrompt: z
+    .strictObject({ ...bandFields, thresholdTokens: z.number().int().positive() })
+    .optional(),
+});
+export type ModelPricing = z.infer<typeof modelPricingSchema>;
 
 /** Token counts of one call, split the way providers bill them. */
 export interface BilledTokens {
@@ -28,7 +39,13 @@ export interface BilledTokens {
   cacheReadTokens: number;
 }
 
-/** Cost of one call in US dollars under `pricing`. */
+/**
+ * Cost of one call in US dollars under `pricing`.
+ *
+ * @example
+ * costOfCall({ inputPerMTok: 2, outputPerMTok: 10 }, { inputTokens: 1000, outputTokens: 100,
+ *   cacheReadTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 }); // 0.003
+ */
 export function costOfCall(pricing: ModelPricing, tokens: BilledTokens): number {
   const prompt =
     tokens.inputTokens +

@@ -1,0 +1,13 @@
+import type { JsonValue } from '@rlm/protocol';
+import { type PartialCliConfig, partialCliConfigSchema } from '../config/config-schema.js';
+
+/**
+ * The configuration `rlm run` recorded for a run (under `cli` in its run record), as a layer for
+ * `rlm resume`: empty for a run recorded without one (by an older version or another program).
+ */
+export function recordedCliConfig(record: Readonly<Record<string, JsonValue>>): PartialCliConfig {
+  const parsed = partialCliConfigSchema.safeParse(record['cli']);
+  if (!parsed.success) return {};
+  const { runStore: _store, ...config } = parsed.data;
+  return config;
+}

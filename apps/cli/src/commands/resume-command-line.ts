@@ -1,0 +1,30 @@
+/** Arguments that need no quoting in a POSIX shell. */
+const PLAIN = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+function quote(argument: string): string {
+  return PLAIN.test(argument) ? argument : `'${argument.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The exact command that continues run `runId`: its `--context` arguments as given (the contexts
+ * are not stored), and `--run-store` when the run used another store. Everything else (model,
+ * limits, budgets) `rlm resume` reads from the run's record.
+ *
+ * @example
+ * resumeCommandLine({ runId: 'r1', contexts: ['notes.txt', 'my file.md'] });
+ * // "rlm resume r1 -c notes.txt -c 'my file.md'"
+ */
+export function resumeCommandLine({
+  runId,
+  contexts,
+  runStore,
+}: {
+  runId: string;
+  contexts: readonly string[];
+  runStore?: string;
+}): string {
+  const parts = ['rlm', 'resume', quote(runId)];
+  for (const context of contexts) parts.push('-c', quote(context));
+  if (runStore !== undefined) parts.push('--run-store', quote(runStore));
+  return parts.join(' ');
+}
