@@ -3,7 +3,13 @@
 // ── Command line ────────────────────────
 
 export type { CliIo, CliPaths, OutputStream } from './cli-io.js';
-export { EXIT_CODES, type ExitCode } from './exit-code.js';
+export {
+  EXIT_CODE_BY_KIND,
+  EXIT_CODES,
+  type ExitCode,
+  exitCodeForError,
+  exitCodeOf,
+} from './exit-code.js';
 export { createNodeIo } from './node-io.js';
 export { type RunCliOptions, runCli } from './run-cli.js';
 

@@ -25,7 +25,10 @@ describe('createStore options', () => {
   it('requires a path for sqlite', async () => {
     const options = { kind: 'sqlite', promptLayers: TEST_POLICY } as never;
     await expect(createStore(options)).rejects.toThrow(
-      expect.objectContaining({ details: { issues: [expect.stringMatching(/^path:/)] } }),
+      expect.objectContaining({
+        code: 'config.invalid',
+        details: { source: 'createStore options', issues: [expect.stringMatching(/^path:/)] },
+      }),
     );
   });
 

@@ -1,4 +1,5 @@
-import { scriptedModel } from '@rlm/testkit';
+import { RlmError } from '@rlm/protocol';
+import { scriptedModel, sleep } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
 import { eventLog, lastMessage, repl, testRLM } from '../testing/rlm-test-kit.js';
 
@@ -63,5 +64,54 @@ describe('the outcome contract: an answer only when the model gave one', () => {
       error: { code: 'executor.budget_exceeded' },
     });
     expect(result.partialAnswer).toContain('boom 1');
+  });
+
+  it('sets answer, partialAnswer and error per status as the protocol README’s table says', async () => {
+    const slowSecond = () =>
+      scriptedModel((request, index) =>
+        index === 0
+          ? repl('print(1)')
+          : sleep(60_000, { signal: request.signal }).then(() => 'late'),
+      );
+    const controller = new AbortController();
+    const cancelled = testRLM({
+      model: scriptedModel([
+        repl('print(1)'),
+        (request) => sleep(60_000, { signal: request.signal }).then(() => 'late'),
+      ]),
+      onEvent: (event) => {
+        if (event.type === 'model-call-start' && event.callId.endsWith(':2')) controller.abort();
+      },
+    }).completion('ctx', { signal: controller.signal });
+    expect(await cancelled).toMatchObject({
+      status: 'cancelled',
+      answer: null,
+      partialAnswer: expect.stringContaining('print(1)'),
+      error: { code: 'executor.cancelled' },
+    });
+    const timeout = await testRLM({
+      model: slowSecond(),
+      budget: { maxWallTimeMs: 1_000 },
+    }).completion('ctx');
+    expect(timeout).toMatchObject({
+      status: 'timeout',
+      answer: null,
+      partialAnswer: expect.stringContaining('print(1)'),
+      error: { code: 'executor.budget_exceeded' },
+    });
+    const failure = new RlmError({
+      code: 'model.overloaded',
+      message: 'busy',
+      details: { status: 529 },
+    });
+    const failed = await testRLM({ model: scriptedModel([repl('print(1)'), failure]) }).completion(
+      'ctx',
+    );
+    expect(failed).toMatchObject({
+      status: 'error',
+      answer: null,
+      partialAnswer: expect.stringContaining('print(1)'),
+      error: { code: 'model.overloaded' },
+    });
   });
 });
