@@ -132,10 +132,13 @@ describe('BudgetScope.reserve', () => {
     expect(scope.stopInfo).toMatchObject({ status: 'budget_exceeded', limit: 'tokens' });
   });
 
-  it('never refuses an essential call for room others hold', () => {
+  it('never refuses an essential call for room others hold, only for a spent cap', () => {
     const scope = new BudgetScope({ limits: { maxTokens: 1_000 }, now });
     scope.reserve(estimate);
     expect(() => scope.reserve(estimate, { essential: true })).not.toThrow();
+    scope.charge({ model: 'm', usage: { ...zero(), inputTokens: 1_000 } });
+    expect(() => scope.reserve(estimate, { essential: true })).toThrow(/budget is spent/);
+    expect(scope.stopInfo).toMatchObject({ status: 'budget_exceeded', limit: 'tokens' });
   });
 
   it('serialises calls whose cost is unknown until they end', () => {

@@ -199,8 +199,8 @@ export class BudgetScope {
    * the cap is not yet reached: hence at most one call ends beyond a budget, however many run at
    * once. An `essential` call (an invocation's own turn) needs only the cap not to be reached.
    *
-   * @throws RlmError `executor.budget_exceeded` when a scope has no room; if nothing is reserved
-   *   there either, its cap is spent and the scope stops (as when a charge crosses it).
+   * @throws RlmError `executor.budget_exceeded` when a scope has no room; when its cap is spent
+   *   the scope also stops, as when a charge crosses it.
    */
   reserve(
     estimate: CallEstimate,
@@ -210,7 +210,8 @@ export class BudgetScope {
     for (const scope of chain) {
       const refusal = scope.#refusal(estimate, essential);
       if (refusal === undefined) continue;
-      if (scope.#reservations.size === 0) {
+      // A spent cap (nothing in flight can make room) stops the scope, as a charge crossing it does.
+      if (refusal.spent >= refusal.max) {
         scope.#trip({ limit: refusal.limit, used: refusal.spent, max: refusal.max });
       }
       throw refusalError(refusal, estimate);
