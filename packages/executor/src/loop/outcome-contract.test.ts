@@ -91,7 +91,7 @@ describe('the outcome contract: an answer only when the model gave one', () => {
     });
     const timeout = await testRLM({
       model: slowSecond(),
-      budget: { maxWallTimeMs: 1_000 },
+      budget: { maxWallTimeMs: 2_000 },
     }).completion('ctx');
     expect(timeout).toMatchObject({
       status: 'timeout',
