@@ -125,6 +125,11 @@ function refusalError(
 export class BudgetScope {
   readonly parent: BudgetScope | undefined;
   readonly deadlineAt: number | undefined;
+  /**
+   * Whether this scope or an ancestor caps tokens or cost: without one a call needs no
+   * reservation (the loop's hot path skips it).
+   */
+  readonly capsSpend: boolean;
   #usage: UsageSummary = emptyUsage();
   #subcalls = 0;
   readonly #reservations = new Set<Reservation>();
@@ -138,6 +143,10 @@ export class BudgetScope {
   constructor({ parent, limits = {}, deadlineAt, now, onLimitHit }: BudgetScopeOptions) {
     this.parent = parent;
     this.#limits = limits;
+    this.capsSpend =
+      limits.maxTokens !== undefined ||
+      limits.maxCostUsd !== undefined ||
+      parent?.capsSpend === true;
     this.#now = now;
     this.#onLimitHit = onLimitHit;
     this.deadlineAt = deadlineAt ?? parent?.deadlineAt;
@@ -217,7 +226,8 @@ export class BudgetScope {
       throw refusalError(refusal, estimate);
     }
     const reservation: Reservation = { estimate };
-    for (const scope of chain) scope.#reservations.add(reservation);
+    // Only a scope with a token or cost cap ever reads its reservations.
+    for (const scope of chain) if (scope.#capsSpend()) scope.#reservations.add(reservation);
     return reservation;
   }
 
@@ -292,7 +302,12 @@ export class BudgetScope {
   }
 
   /** Why this scope cannot take `estimate` now, or `undefined` when it can. */
+  #capsSpend(): boolean {
+    return this.#limits.maxTokens !== undefined || this.#limits.maxCostUsd !== undefined;
+  }
+
   #refusal(estimate: CallEstimate, essential: boolean): Refusal | undefined {
+    if (!this.#capsSpend()) return undefined;
     const { maxTokens, maxCostUsd } = this.#limits;
     let reservedTokens = 0;
     let reservedCost = 0;

@@ -104,11 +104,12 @@ export async function callModel(node: RunNode, input: CallModelInput): Promise<M
   signal.throwIfAborted();
   const promptChars =
     (system?.length ?? 0) + messages.reduce((sum, message) => sum + message.content.length, 0);
-  const worst = worstCase(model, promptChars);
   // An invocation's own turn is refused only for a spent budget, never for room that sub-calls
   // hold: refusing it would end the whole invocation. Children's turns stay within their shares.
   const essential = purpose !== 'sub';
-  const reservation = node.scope.reserve(worst, { essential });
+  const reservation = node.scope.capsSpend
+    ? node.scope.reserve(worstCase(model, promptChars), { essential })
+    : null;
   const callId = input.callId ?? node.nextCallId();
   node.emit({
     type: 'model-call-start',
@@ -138,7 +139,7 @@ export async function callModel(node: RunNode, input: CallModelInput): Promise<M
       {
         reported,
         aborted: signal.aborted || RlmError.is(error, 'model.aborted'),
-        worst,
+        worst: worstCase(model, promptChars),
       },
     );
     throw error;
@@ -156,7 +157,8 @@ export async function callModel(node: RunNode, input: CallModelInput): Promise<M
     ...(response.requestId === undefined ? {} : { requestId: response.requestId }),
     responseChars: response.text.length,
   });
-  node.scope.settle(reservation, response);
+  if (reservation === null) node.scope.charge(response);
+  else node.scope.settle(reservation, response);
   return response;
 }
 
@@ -174,7 +176,8 @@ function failed(
     callId: string;
     input: CallModelInput;
     startedAt: number;
-    reservation: Reservation;
+    /** `null` when no scope caps tokens or cost. */
+    reservation: Reservation | null;
   },
   charge: Parameters<typeof failedCallUsage>[1],
 ): void {
@@ -199,8 +202,7 @@ function failed(
     error: info,
     ...(used === null ? {} : { usage: used.usage, costUsd: used.costUsd, usageEstimated: true }),
   });
-  node.scope.settle(
-    reservation,
-    used === null ? null : { model: model.id, usage: used.usage, costUsd: used.costUsd },
-  );
+  const call = used === null ? null : { model: model.id, usage: used.usage, costUsd: used.costUsd };
+  if (reservation !== null) node.scope.settle(reservation, call);
+  else if (call !== null) node.scope.charge(call);
 }
