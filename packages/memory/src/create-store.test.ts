@@ -35,7 +35,10 @@ describe('createStore options', () => {
   it('requires a postgres:// URL for postgres, without echoing it', async () => {
     const missing = { kind: 'postgres', promptLayers: TEST_POLICY } as never;
     await expect(createStore(missing)).rejects.toThrow(
-      expect.objectContaining({ details: { issues: [expect.stringMatching(/^url:/)] } }),
+      expect.objectContaining({
+        code: 'config.invalid',
+        details: { source: 'createStore options', issues: [expect.stringMatching(/^url:/)] },
+      }),
     );
     const wrong = {
       kind: 'postgres' as const,
