@@ -1,4 +1,4 @@
-import { createRLM } from '@rlm/executor';
+import { createRLM, type RLMConfig } from '@rlm/executor';
 import { type LanguageModel, RlmError } from '@rlm/protocol';
 import { findTrajectoryHeader, replayingModel, responseReplay } from '@rlm/trace';
 import type { RunEngine, RunEngineInput } from './run-engine.js';
@@ -36,14 +36,7 @@ export function createExecutorEngine({
         subModel,
         maxDepth: budget.maxDepth,
         maxIterations: budget.maxIterations,
-        budget: {
-          maxTokens: budget.maxTokens,
-          // Dollars are capped only on models with a price: on a model without one (a local
-          // server) the executor would refuse the run, and the cap could not be enforced anyway.
-          ...(priced(model) && priced(subModel) ? { maxCostUsd: budget.maxCostUsd } : {}),
-          maxWallTimeMs: budget.maxWallTimeMs,
-          maxSubcalls: budget.maxSubcalls,
-        },
+        budget: executorBudget(budget, [model, subModel]),
         tools: { ...(input.tools ?? {}) },
         trajectory: {
           write: input.onTrajectory,
@@ -72,9 +65,22 @@ export function createExecutorEngine({
   };
 }
 
-/** Whether a call's cost is known: a price, or a provider that reports it (OpenRouter). */
-function priced(model: LanguageModel): boolean {
-  return model.pricing !== undefined || model.reportsCost === true;
+/**
+ * The run's budget as the executor takes it. Dollars are capped only when every model has a
+ * price (or reports its cost, like OpenRouter): on a model without one (a local server) the
+ * executor would refuse the run, and the cap could not be enforced anyway.
+ */
+function executorBudget(
+  budget: RunEngineInput['budget'],
+  models: readonly LanguageModel[],
+): NonNullable<RLMConfig['budget']> {
+  const priced = models.every((model) => model.pricing !== undefined || model.reportsCost === true);
+  return {
+    maxTokens: budget.maxTokens,
+    ...(priced ? { maxCostUsd: budget.maxCostUsd } : {}),
+    maxWallTimeMs: budget.maxWallTimeMs,
+    maxSubcalls: budget.maxSubcalls,
+  };
 }
 
 /**
