@@ -83,5 +83,7 @@ export function assembleResult(raw: RawBlockResult, options: AssembleOptions): R
     llmCalls: [],
     finalAnswer: raw.finalAnswer,
     error,
+    // Python's host calls block until they return: a block cannot leave one pending.
+    unawaitedCalls: {},
   };
 }

@@ -19,7 +19,7 @@ import {
  * `createSandbox`. Host functions become blocking Python functions; the context helpers run on the
  * host. With a spare interpreter ready (see `prewarmPythonSandboxes`) creation is a hand-off.
  *
- * @throws RlmError `protocol.invalid_config` when an option is invalid (the message names the
+ * @throws RlmError `config.invalid` when an option is invalid (the message names the
  *   field), `sandbox.aborted` when `signal` is already aborted, `sandbox.poisoned` when no
  *   interpreter could be started.
  * @example
@@ -30,7 +30,7 @@ import {
 export async function createPythonSandbox(options: PythonSandboxOptions): Promise<PythonSandbox> {
   const parsed = parseSchema(pythonSandboxOptionsSchema, options, {
     what: 'Python sandbox options',
-    code: 'protocol.invalid_config',
+    code: 'config.invalid',
   });
   const functions: Record<string, HostFunction> = parsed.functions ?? {};
   assertFunctionNames(Object.keys(functions));
@@ -73,7 +73,7 @@ export interface PrewarmOptions {
  * they are loaded. Call it at start-up when a program will run Python. Spares never keep the
  * process alive and are killed after 5 minutes unused.
  *
- * @throws RlmError `protocol.invalid_config` for a count outside 1–8 or a memory size below 48 MiB
+ * @throws RlmError `config.invalid` for a count outside 1–8 or a memory size below 48 MiB
  */
 export async function prewarmPythonSandboxes({
   count = 1,
@@ -81,10 +81,10 @@ export async function prewarmPythonSandboxes({
 }: PrewarmOptions = {}): Promise<void> {
   if (!Number.isInteger(count) || count < 1 || count > 8 || memoryBytes < MIN_MEMORY_BYTES) {
     throw new RlmError({
-      code: 'protocol.invalid_config',
+      code: 'config.invalid',
       message:
         'prewarmPythonSandboxes: count must be an integer from 1 to 8 and memoryBytes at least 48 MiB',
-      details: { issues: ['count', 'memoryBytes'] },
+      details: { source: 'prewarmPythonSandboxes options', issues: ['count', 'memoryBytes'] },
     });
   }
   await interpreterPool.prewarm(resolvePythonLimits({ memoryBytes }).memoryBytes, count);

@@ -41,7 +41,7 @@ describe('ready interpreters', () => {
   it('refuses a prewarm count outside 1–8 or a memory size below the minimum', async () => {
     for (const options of [{ count: 0 }, { count: 9 }, { memoryBytes: 1024 }]) {
       await expect(prewarmPythonSandboxes(options)).rejects.toSatisfy((error) =>
-        RlmError.is(error, 'protocol.invalid_config'),
+        RlmError.is(error, 'config.invalid'),
       );
     }
   });
@@ -56,7 +56,7 @@ describe('createPythonSandbox options', () => {
       createPythonSandbox({
         functions: { 'not-python': { description: '', call: async () => null } },
       }),
-    ).rejects.toSatisfy((error) => RlmError.is(error, 'protocol.invalid_config'));
+    ).rejects.toSatisfy((error) => RlmError.is(error, 'config.invalid'));
     await expect(
       createPythonSandbox({ functions: { FINAL: { description: '', call: async () => null } } }),
     ).rejects.toThrow(/functions\.FINAL: the sandbox defines FINAL itself/);

@@ -21,7 +21,7 @@ export function isPythonName(name: string): boolean {
 /**
  * Checks the host functions' names: Python identifiers the scaffold does not define itself.
  *
- * @throws RlmError `protocol.invalid_config`
+ * @throws RlmError `config.invalid`
  */
 export function assertFunctionNames(names: readonly string[]): void {
   const issues = names.flatMap((name) => {
@@ -34,9 +34,9 @@ export function assertFunctionNames(names: readonly string[]): void {
   });
   if (issues.length === 0) return;
   throw new RlmError({
-    code: 'protocol.invalid_config',
+    code: 'config.invalid',
     message: `Invalid sandbox options:\n${issues.join('\n')}`,
-    details: { issues },
+    details: { source: 'Python sandbox options', issues },
   });
 }
 
