@@ -6,5 +6,7 @@ export default defineConfig({
   resolve: {
     alias: { '@rlm/trace': fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
   },
-  test: { include: ['src/**/*.test.ts'] },
+  // Vitest's 5 s default is a wall-time bound: CI shares a loaded 2-core machine, where a test
+  // that takes half a second alone can take many times that. Limits under test have their own.
+  test: { include: ['src/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 30_000 },
 });
