@@ -4,18 +4,11 @@ import { CONFIG_KEYS } from '../config/config-keys.js';
 import type { PartialCliConfig } from '../config/config-schema.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import type { ExitCode } from '../exit-code.js';
-import { collect } from './collect-option.js';
-import { addConfigOptions } from './config-options.js';
 import { recordedCliConfig } from './recorded-config.js';
 import { resumeCommandLine } from './resume-command-line.js';
 import type { RunCommandDeps } from './run-command.js';
-import {
-  prepareRunInputs,
-  type RunInputOptions,
-  reportRun,
-  resolveRunConfig,
-  runStorePathOf,
-} from './run-inputs.js';
+import { prepareRunInputs, reportRun, resolveRunConfig, runStorePathOf } from './run-inputs.js';
+import { addRunOptions, type RunInputOptions } from './run-options.js';
 import { runWithProgress } from './run-with-progress.js';
 
 /**
@@ -27,11 +20,8 @@ export function registerResumeCommand(program: Command, deps: RunCommandDeps): v
   const command = program
     .command('resume')
     .description('continue an interrupted run from its last finished turn')
-    .argument('<run-id>', 'the id of the interrupted run (its trajectory file is <run-id>.jsonl)')
-    .option('-c, --context <path>', 'the same --context arguments as the original run', collect)
-    .option('--json', 'print the full result object as JSON on stdout')
-    .option('-q, --quiet', 'no progress on stderr');
-  addConfigOptions(command);
+    .argument('<run-id>', 'the id of the interrupted run (its trajectory file is <run-id>.jsonl)');
+  addRunOptions(command);
   command.addHelpText(
     'after',
     `

@@ -5,10 +5,9 @@ import type { CliIo } from '../cli-io.js';
 import { formatContextReport } from '../context/format-context-report.js';
 import type { RunEngine } from '../engine/run-engine.js';
 import type { ExitCode } from '../exit-code.js';
-import { collect } from './collect-option.js';
-import { addConfigOptions } from './config-options.js';
 import { resumeCommandLine } from './resume-command-line.js';
-import { prepareRunInputs, type RunInputOptions, reportRun } from './run-inputs.js';
+import { prepareRunInputs, reportRun } from './run-inputs.js';
+import { addRunOptions, type RunInputOptions } from './run-options.js';
 import { runWithProgress } from './run-with-progress.js';
 
 export interface RunCommandDeps {
@@ -24,15 +23,8 @@ export function registerRunCommand(program: Command, deps: RunCommandDeps): void
     .description(
       'answer a query over files, directories, globs or stdin with a Recursive Language Model',
     )
-    .argument('<query>', 'the question or task')
-    .option(
-      '-c, --context <path>',
-      'a file, directory, glob or - for stdin; repeat for context_0, context_1, …',
-      collect,
-    )
-    .option('--json', 'print the full result object as JSON on stdout')
-    .option('-q, --quiet', 'no progress or size report on stderr');
-  addConfigOptions(command);
+    .argument('<query>', 'the question or task');
+  addRunOptions(command);
   command.addHelpText(
     'after',
     `

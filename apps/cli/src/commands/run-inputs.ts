@@ -14,16 +14,10 @@ import { type LoadedContext, loadContexts } from '../context/load-contexts.js';
 import { modelEndpoint } from '../engine/model-endpoint.js';
 import type { RunRequest } from '../engine/run-engine.js';
 import type { ExitCode } from '../exit-code.js';
-import { type ConfigCommandOptions, readConfigFlags } from './config-options.js';
+import { readConfigFlags } from './config-options.js';
 import { reportCompletion } from './report-completion.js';
 import { resumeCommandLine } from './resume-command-line.js';
-
-/** Flags shared by `rlm run` and `rlm resume`. */
-export interface RunInputOptions extends ConfigCommandOptions {
-  context?: string[];
-  json?: boolean;
-  quiet?: boolean;
-}
+import type { RunInputOptions } from './run-options.js';
 
 /** What `rlm run` and `rlm resume` hand to the engine, resolved once from flags, config and files. */
 export interface RunInputs {
