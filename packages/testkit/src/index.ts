@@ -85,6 +85,7 @@ export {
   type ChunkAndAggregateOptions,
   chunkAndAggregate,
 } from './policies/chunk-and-aggregate.js';
+export { contextStringsCode } from './policies/context-strings-code.js';
 export { type DelegateToChildOptions, delegateToChild } from './policies/delegate-to-child.js';
 export {
   DEFAULT_NEEDLE_PATTERN,

@@ -1,4 +1,5 @@
 import { DEFAULT_LABEL_KEYWORDS } from '../tasks/labelled-records.js';
+import { contextStringsCode } from './context-strings-code.js';
 import { loopReply, type Policy, subCallBody, subCallTag } from './policy.js';
 
 export interface ChunkAndAggregateOptions {
@@ -13,8 +14,8 @@ export interface ChunkAndAggregateOptions {
 const KIND = 'classify';
 
 /**
- * A policy that aggregates over records: it splits the context (an array, or one record per
- * line) into batches, asks `llm_query_batched` to label each record, answers those sub-calls
+ * A policy that aggregates over records: it splits the context (an array of records, or one
+ * record per line of every string in a string or object context) into batches, asks `llm_query_batched` to label each record, answers those sub-calls
  * itself from the keywords in each record, counts the labels in code and finishes with
  * `FINAL_VAR(answer)`.
  *
@@ -28,8 +29,8 @@ export function chunkAndAggregate({
 }: ChunkAndAggregateOptions = {}): Policy {
   const names = Object.keys(labels);
   const header = `${subCallTag(KIND)} Label each record below as one of: ${names.join(', ')}. One label per line, in order.`;
-  const solve = `
-const items = Array.isArray(context) ? context : String(context).split('\\n').filter((line) => line.trim() !== '');
+  const solve = `${contextStringsCode('__texts')}
+const items = Array.isArray(context) ? context : __texts.flatMap((text) => text.split('\\n')).filter((line) => line.trim() !== '');
 const texts = items.map((item) => (typeof item === 'string' ? item : (item.text ?? JSON.stringify(item))));
 const prompts = [];
 for (let start = 0; start < texts.length; start += ${batchSize}) {

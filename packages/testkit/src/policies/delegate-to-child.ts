@@ -1,3 +1,4 @@
+import { contextStringsCode } from './context-strings-code.js';
 import { DEFAULT_NEEDLE_PATTERN } from './needle-finder.js';
 import { loopReply, type Policy, subCallBody, subCallTag } from './policy.js';
 
@@ -26,14 +27,14 @@ export function delegateToChild({
 }: DelegateToChildOptions = {}): Policy {
   const regex = new RegExp(pattern);
   const prompt = `${subCallTag(KIND)} Find the needle in your context and reply with its value only, or NONE.`;
-  const solve = `
+  const solve = `${contextStringsCode('__texts')}
 const isChild = typeof __rlm === 'object' && __rlm !== null && __rlm.depth > 0;
 let answer;
 if (isChild) {
-  const match = new RegExp(${JSON.stringify(pattern)}).exec(String(context));
+  const match = new RegExp(${JSON.stringify(pattern)}).exec(__texts.join('\\n'));
   answer = match ? match[1] : 'NONE';
 } else {
-  const lines = String(context).split('\\n');
+  const lines = __texts.flatMap((text) => text.split('\\n'));
   const size = Math.ceil(lines.length / ${parts});
   const pieces = [];
   for (let start = 0; start < lines.length; start += size) pieces.push(lines.slice(start, start + size).join('\\n'));

@@ -1,3 +1,4 @@
+import { contextStringsCode } from './context-strings-code.js';
 import { loopReply, type Policy, subCallBody, subCallTag } from './policy.js';
 
 /** The needle `needleHaystack` hides: its first capture group is the answer. */
@@ -15,8 +16,8 @@ export interface NeedleFinderOptions {
 const KIND = 'needle';
 
 /**
- * A policy that finds a needle in a long string context: it inspects the context, splits it into
- * line-aligned chunks (or greps for candidate lines), asks `llm_query_batched` to look at each,
+ * A policy that finds a needle in a long context: it inspects the context, splits every string in
+ * it (a string, or the strings of an array or object context) into line-aligned chunks (or greps for candidate lines), asks `llm_query_batched` to look at each,
  * answers those sub-calls itself by matching `pattern` in the prompt, and finishes with
  * `FINAL_VAR(answer)`.
  *
@@ -36,10 +37,10 @@ export function needleFinder({
 const __found = await grep(${JSON.stringify(pattern)}, { max: 20 });
 const chunks = __found.matches.map((match) => match.text);
 print('grep found', __found.total, 'candidate lines');`
-    : `
+    : `${contextStringsCode('__texts')}
 const chunks = [];
 let __current = '';
-for (const line of String(context).split('\\n')) {
+for (const line of __texts.flatMap((text) => text.split('\\n'))) {
   if (__current.length + line.length + 1 > ${chunkChars} && __current !== '') {
     chunks.push(__current);
     __current = '';

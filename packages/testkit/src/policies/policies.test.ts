@@ -126,4 +126,24 @@ describe('policies', () => {
     ).toBe(task.answer);
     expect(calls).toHaveLength(2);
   });
+  it('searches every string of an array or object context (directory and glob contexts)', async () => {
+    const task = needleHaystack({ chars: 20_000, seed: 3, depth: 0.6 });
+    const files = { 'a/filler.txt': 'nothing here\n'.repeat(50), 'b/notes.md': task.context };
+    const nested = ['no needle', { deeper: [task.context] }, 7];
+    for (const context of [files, nested]) {
+      expect(await runLoop(policies.needleFinder({ chunkChars: 5_000 }), { context })).toBe(
+        task.answer,
+      );
+      expect(await runLoop(policies.delegateToChild(), { context, maxDepth: 1 })).toBe(task.answer);
+    }
+    const records = labelledRecords({ count: 23, seed: 8 });
+    const [first, second] = [
+      records.context.split('\n').slice(0, 10),
+      records.context.split('\n').slice(10),
+    ];
+    const answer = await runLoop(policies.chunkAndAggregate(), {
+      context: { 'jan.log': first.join('\n'), 'feb.log': second.join('\n') },
+    });
+    expect(JSON.parse(answer ?? '{}')).toEqual(records.counts);
+  });
 });
