@@ -95,8 +95,11 @@ export {
   type OfflinePolicyName,
   type OfflineTransport,
   offlineModel,
+  offlinePolicy,
+  offlinePolicyName,
 } from './offline/offline-model.js';
-export { referencePolicy } from './offline/reference-policy.js';
+export { type QuestionMeta, recognizeQuestion } from './offline/recognize-question.js';
+export { NOT_A_BENCHMARK_QUESTION, referencePolicy } from './offline/reference-policy.js';
 
 // ── Reports ─────────────────────────────
 

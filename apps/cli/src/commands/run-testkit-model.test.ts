@@ -1,5 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { generateBenchmark, OFFLINE_POLICIES, type OfflinePolicyName } from '@rlm/eval';
+import { labelledRecords } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
 
@@ -61,7 +63,55 @@ describe('offline testkit models', () => {
     const result = await cli(['run', 'q', '--model', 'testkit:oracle']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      'Unknown testkit policy "oracle" (known: needle-finder, chunk-and-aggregate, delegate-to-child)',
+      'Unknown testkit policy "oracle" (known: reference, needle-finder, chunk-and-aggregate, delegate-to-child)',
     );
+  });
+
+  it('runs every policy rlm eval accepts', async () => {
+    const [sniah] = generateBenchmark('sniah', { sizes: [8_000], count: 1, seed: 2 });
+    writeFileSync(join(sandbox.dir, 'sniah.txt'), String(sniah?.context));
+    const records = labelledRecords({ count: 30, seed: 4 });
+    writeFileSync(join(sandbox.dir, 'records.txt'), records.context);
+    const cases: Record<OfflinePolicyName, { query: string; context: string; answer: string }> = {
+      reference: { query: sniah?.query ?? '', context: 'sniah.txt', answer: sniah?.answer ?? '' },
+      needleFinder: {
+        query: 'What is the magic number?',
+        context: 'haystack.txt',
+        answer: '90210',
+      },
+      delegateToChild: { query: 'Magic number?', context: 'haystack.txt', answer: '90210' },
+      chunkAndAggregate: {
+        query: 'Count the records per label.',
+        context: 'records.txt',
+        answer: JSON.stringify(records.counts),
+      },
+    };
+    for (const name of OFFLINE_POLICIES) {
+      const { query, context, answer } = cases[name];
+      const result = await cli(['run', query, '-c', context, '--model', `testkit:${name}`, '-q']);
+      expect(result.code, `${name}: ${result.stderr}`).toBe(0);
+      const got = result.stdout.trim();
+      expect(name === 'chunkAndAggregate' ? JSON.parse(got) : got, name).toEqual(
+        name === 'chunkAndAggregate' ? JSON.parse(answer) : answer,
+      );
+    }
+  });
+
+  it('finds the needle in directory and glob contexts', async () => {
+    mkdirSync(join(sandbox.dir, 'docs', 'deep'), { recursive: true });
+    writeFileSync(join(sandbox.dir, 'docs', 'a.md'), 'nothing here\n');
+    writeFileSync(join(sandbox.dir, 'docs', 'deep', 'b.md'), 'the magic number is 31337\n');
+    for (const context of ['docs', 'docs/**/*.md']) {
+      const result = await cli([
+        'run',
+        'Magic number?',
+        '-c',
+        context,
+        '--model',
+        'testkit:needle-finder',
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('31337\n');
+    }
   });
 });

@@ -1,41 +1,29 @@
+import { offlinePolicy, offlinePolicyName } from '@rlm/eval';
 import { resolveModel } from '@rlm/executor';
-import { type LanguageModel, RlmError } from '@rlm/protocol';
-import { policies, scriptedModel } from '@rlm/testkit';
+import type { LanguageModel } from '@rlm/protocol';
+import { scriptedModel } from '@rlm/testkit';
 
-/** The prefix of offline model ids: `testkit:needle-finder` runs that @rlm/testkit policy in-process. */
+/** The prefix of offline model ids: `testkit:needle-finder` runs that policy in-process. */
 export const TESTKIT_PREFIX = 'testkit:';
-
-/** `needle-finder` → `needleFinder`, the policy's name in `policies`. */
-const POLICY_NAMES = Object.keys(policies) as (keyof typeof policies)[];
-const toKebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 
 /**
  * Turns a model id from the command line into a client. Provider ids go to @rlm/executor's
  * `resolveModel` with the environment (keys are read from env only, never from flags, so they stay
- * out of shell history and trajectories); `testkit:<policy>` ids run a rule-based policy offline.
+ * out of shell history and trajectories); `testkit:<policy>` ids run a rule-based policy offline,
+ * from the one list `rlm eval` accepts too (@rlm/eval's `OFFLINE_POLICIES`).
  *
- * @throws RlmError `model.auth` for a missing key, `model.unknown_provider`, `config.invalid`
+ * @throws RlmError `model.auth` for a missing key, `model.unknown_provider` (also for an unknown
+ *   policy), `config.invalid`
  */
 export function resolveCliModel(
   id: string,
   env: Readonly<Record<string, string | undefined>>,
 ): LanguageModel {
   if (!id.startsWith(TESTKIT_PREFIX)) return resolveModel(id, { env });
-  const wanted = id.slice(TESTKIT_PREFIX.length);
-  // Both spellings work: `needle-finder` (CLI style) and `needleFinder` (the export's name).
-  const name = POLICY_NAMES.find(
-    (candidate) => toKebab(candidate) === wanted || candidate === wanted,
-  );
-  if (name === undefined) {
-    throw new RlmError({
-      code: 'model.unknown_provider',
-      message: `Unknown testkit policy "${wanted}" (known: ${POLICY_NAMES.map(toKebab).join(', ')})`,
-      details: { modelId: id },
-    });
-  }
+  const policy = offlinePolicy(offlinePolicyName(id));
   // Offline policies cost nothing: a known price of zero, so --max-cost works with them too.
-  return scriptedModel(policies[name](), {
-    id: `testkit/${wanted}`,
+  return scriptedModel(policy, {
+    id: `testkit/${id.slice(TESTKIT_PREFIX.length)}`,
     pricing: { inputPerMTok: 0, outputPerMTok: 0 },
   });
 }

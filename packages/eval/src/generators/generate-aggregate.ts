@@ -9,7 +9,8 @@ import {
   userId,
 } from './support-records.js';
 
-const MONTHS = [
+/** Month names as the `aggregate` questions write them. */
+export const MONTHS = [
   'January',
   'February',
   'March',

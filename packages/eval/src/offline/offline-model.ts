@@ -54,11 +54,61 @@ export function isOfflineModelId(id: string): boolean {
   return id.startsWith('testkit:');
 }
 
+/** `needle-finder` → `needleFinder`. */
+const toCamel = (name: string) =>
+  name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+/** `needleFinder` → `needle-finder`, as the command line writes it. */
+const toKebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+/**
+ * The policy an offline model id names: `testkit:needle-finder` and `testkit:needleFinder` both
+ * give `needleFinder`. The one list `rlm run` and `rlm eval` both accept.
+ *
+ * @throws RlmError `model.unknown_provider` naming the known policies
+ */
+export function offlinePolicyName(id: string): OfflinePolicyName {
+  const wanted = id.startsWith('testkit:') ? id.slice('testkit:'.length) : id;
+  const name = toCamel(wanted);
+  if ((OFFLINE_POLICIES as readonly string[]).includes(name)) return name as OfflinePolicyName;
+  throw new RlmError({
+    code: 'model.unknown_provider',
+    message: `Unknown testkit policy "${wanted}" (known: ${OFFLINE_POLICIES.map(toKebab).join(', ')})`,
+    details: { modelId: id },
+  });
+}
+
+/**
+ * The policy behind an offline model. With a `task` (rlm eval) it is tuned to the task: the
+ * needle pattern and record labels of its benchmark, and `reference` solves it from its metadata;
+ * without one (a run outside eval, such as `rlm run`) the testkit policies keep their defaults and
+ * `reference` recognises a built-in benchmark's question in the conversation.
+ */
+export function offlinePolicy(name: OfflinePolicyName, { task }: { task?: EvalTask } = {}): Policy {
+  const meta = task?.meta ?? {};
+  const pattern = typeof meta['needlePattern'] === 'string' ? meta['needlePattern'] : undefined;
+  switch (name) {
+    case 'reference':
+      return referencePolicy(task);
+    case 'needleFinder':
+      return needleFinder(pattern === undefined ? {} : { pattern });
+    case 'delegateToChild':
+      return delegateToChild(pattern === undefined ? {} : { pattern });
+    case 'chunkAndAggregate': {
+      if (task === undefined) return chunkAndAggregate();
+      const label = meta['label'];
+      return chunkAndAggregate({
+        labels: RECORD_LABELS,
+        ...(typeof label === 'string' ? { target: label } : {}),
+      });
+    }
+  }
+}
+
 /**
  * Builds the model behind `testkit:<policy>` for one task: a rule-based policy served by a
  * `scriptedModel` with nominal pricing, or (transport `fake-anthropic`) by a fake Anthropic server.
  *
- * @throws RlmError `cli.usage` naming `--model` for an unknown policy
+ * @throws RlmError `model.unknown_provider` naming the known policies
  */
 export function offlineModel(
   id: string,
@@ -69,19 +119,8 @@ export function offlineModel(
     transport = 'in-process',
   }: OfflineModelOptions,
 ): LanguageModel | FakeServerModel {
-  // Kebab-case works too (`testkit:needle-finder`), as shell users tend to write it.
-  const name = id
-    .slice('testkit:'.length)
-    .replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
-  if (!(OFFLINE_POLICIES as readonly string[]).includes(name)) {
-    throw new RlmError({
-      code: 'cli.usage',
-      message: `--model: unknown offline policy "${name}" (expected testkit:${OFFLINE_POLICIES.join(', testkit:')})`,
-      details: { option: '--model' },
-    });
-  }
-  const policy =
-    role === 'base' ? referencePolicy(task) : policyFor(name as OfflinePolicyName, task);
+  const name = offlinePolicyName(id);
+  const policy = role === 'base' ? referencePolicy(task) : offlinePolicy(name, { task });
   if (transport === 'fake-anthropic') return fakeAnthropicModel(policy, { contextWindow });
   // A known (nominal) price, so cost budgets work offline as they do against real providers.
   return scriptedModel((request) => policy(request), {
@@ -92,24 +131,4 @@ export function offlineModel(
       outputPerMTok: OFFLINE_PRICE_PER_MILLION.output,
     },
   });
-}
-
-function policyFor(name: OfflinePolicyName, task: EvalTask): Policy {
-  const pattern =
-    typeof task.meta['needlePattern'] === 'string' ? task.meta['needlePattern'] : undefined;
-  switch (name) {
-    case 'reference':
-      return referencePolicy(task);
-    case 'needleFinder':
-      return needleFinder(pattern === undefined ? {} : { pattern });
-    case 'delegateToChild':
-      return delegateToChild(pattern === undefined ? {} : { pattern });
-    case 'chunkAndAggregate': {
-      const label = task.meta['label'];
-      return chunkAndAggregate({
-        labels: RECORD_LABELS,
-        ...(typeof label === 'string' ? { target: label } : {}),
-      });
-    }
-  }
 }

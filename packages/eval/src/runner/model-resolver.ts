@@ -27,7 +27,7 @@ export type ClosableModelResolver = ModelResolver & { close(): Promise<void> };
  * client (and its rate limiter) is shared by every task. With `offlineTransport: 'fake-anthropic'`
  * each offline model gets its own fake Anthropic server; `close()` stops them.
  *
- * @throws RlmError `model.auth` for a missing key, `model.unknown_provider`, `cli.usage` for a bad offline id
+ * @throws RlmError `model.auth` for a missing key, `model.unknown_provider` (also for an unknown offline policy)
  */
 export function createModelResolver({
   env = {},
