@@ -65,6 +65,7 @@ export const ERROR_KIND_BY_CODE = {
   'cli.usage': 'usage',
   'cli.context_unreadable': 'usage',
   'cli.context_binary': 'usage',
+  'cli.context_empty': 'usage',
   'cli.context_too_large': 'usage',
   'cli.trajectory_invalid': 'usage',
   'cli.not_available': 'usage',

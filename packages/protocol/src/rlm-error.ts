@@ -64,6 +64,8 @@ export interface ErrorDetails {
   'cli.usage': { option: string };
   'cli.context_unreadable': { path: string; reason: string };
   'cli.context_binary': { path: string };
+  /** A directory or glob context with no text file left: `skipped` says which files were left out and why. */
+  'cli.context_empty': { path: string; skipped: readonly { file: string; reason: string }[] };
   'cli.context_too_large': { path: string; bytes: number; maxBytes: number };
   'cli.trajectory_invalid': { path: string; line: number | undefined };
   'cli.not_available': { feature: string };

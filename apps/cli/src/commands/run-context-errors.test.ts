@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
@@ -64,6 +64,33 @@ describe('rlm run context errors', () => {
     const result = await run(['--context', '*.nothing']);
     expectUsageError(result);
     expect(result.stderr).toContain('matched no files');
+  });
+
+  it('explains an empty directory and one with only skipped files', async () => {
+    mkdirSync(join(sandbox.dir, 'empty'));
+    const empty = await run(['--context', 'empty']);
+    expectUsageError(empty);
+    expect(empty.stderr).toBe(
+      'rlm: Context directory empty is empty; pass a directory with text files in it.\n',
+    );
+    mkdirSync(join(sandbox.dir, 'pics'));
+    writeFileSync(join(sandbox.dir, 'pics', 'cat.jpg'), Buffer.from([0xff, 0xd8, 0x00, 0x10]));
+    writeFileSync(join(sandbox.dir, 'pics', '.DS_Store'), 'x');
+    const skipped = await run(['--context', 'pics']);
+    expectUsageError(skipped);
+    expect(skipped.stderr).toContain(
+      'rlm: Context directory pics has no text file to read: skipped 1 file hidden (a name starting with a dot) (.DS_Store), 1 file binary (cat.jpg)',
+    );
+  });
+
+  it('refuses standard input given twice', async () => {
+    const result = await spawnCli(['run', 'q', '-c', '-', '-c', '-'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+      input: 'some text',
+    });
+    expectUsageError(result);
+    expect(result.stderr).toContain('standard input can be read only once');
   });
 
   it('prints the stack trace only with --debug', async () => {

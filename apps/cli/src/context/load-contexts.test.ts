@@ -85,6 +85,73 @@ describe('loadContexts', () => {
   });
 });
 
+describe('loadContexts refusing contexts with nothing to read', () => {
+  const codeOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'loaded',
+      (error: unknown) => (RlmError.is(error) ? error : 'not an RlmError'),
+    );
+
+  it('refuses an empty directory', async () => {
+    mkdirSync(join(sandbox.dir, 'empty'));
+    expect(await codeOf(loadContexts(['empty'], options))).toMatchObject({
+      code: 'cli.context_empty',
+      message: 'Context directory empty is empty; pass a directory with text files in it.',
+      details: { path: 'empty', skipped: [] },
+    });
+  });
+
+  it('names each skipped file and why: binary, excluded, hidden, not included', async () => {
+    write('docs/logo.png', Buffer.from([0x89, 0x50, 0x00, 0x01]));
+    write('docs/node_modules/pkg/index.md', 'excluded');
+    write('docs/.env', 'hidden');
+    const error = await codeOf(loadContexts(['docs'], options));
+    expect(error).toMatchObject({ code: 'cli.context_empty' });
+    expect((error as RlmError<'cli.context_empty'>).details.skipped).toEqual([
+      { file: '.env', reason: 'hidden' },
+      { file: 'logo.png', reason: 'binary' },
+      { file: 'node_modules/pkg/index.md', reason: 'excluded by **/node_modules/**' },
+    ]);
+    expect((error as RlmError).message).toBe(
+      'Context directory docs has no text file to read: skipped 1 file hidden (a name starting with a dot) (.env), 1 file binary (logo.png), 1 file excluded by **/node_modules/** (node_modules/pkg/index.md); pass text files, or change --include/--exclude.',
+    );
+    write('src/a.js', 'a');
+    write('src/b.js', 'b');
+    expect(await codeOf(loadContexts(['src'], { ...options, include: ['**/*.ts'] }))).toMatchObject(
+      {
+        details: {
+          skipped: [
+            { file: 'a.js', reason: 'not matched by --include' },
+            { file: 'b.js', reason: 'not matched by --include' },
+          ],
+        },
+      },
+    );
+  });
+
+  it('refuses a glob that matched only binary files', async () => {
+    write('img/a.png', Buffer.from([0, 1]));
+    write('img/b.png', Buffer.from([0, 2]));
+    expect(await codeOf(loadContexts(['img/*.png'], options))).toMatchObject({
+      code: 'cli.context_empty',
+      message:
+        'Context pattern img/*.png has no text file to read: skipped 2 files binary (img/a.png, img/b.png); pass text files, or change --include/--exclude.',
+    });
+  });
+
+  it('refuses - given twice before reading standard input', async () => {
+    let reads = 0;
+    const counting = { ...options, readStdin: async () => `read ${++reads}` };
+    expect(await codeOf(loadContexts(['-', 'x.txt', '-'], counting))).toMatchObject({
+      code: 'cli.usage',
+      details: { option: '--context' },
+      message:
+        '--context - (standard input) is given 2 times, but standard input can be read only once; pass - once, and save the other input to a file.',
+    });
+    expect(reads).toBe(0);
+  });
+});
+
 describe('formatContextReport', () => {
   it('names several contexts as the array indexes the model will use', async () => {
     write('a.txt', 'aa');

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { RlmError } from '@rlm/protocol';
 import { glob, isDynamicPattern } from 'tinyglobby';
+import { emptyContextError } from './empty-context-error.js';
 import { readTextFile, tooLarge } from './read-text-file.js';
 
 /** One `--context` argument after loading. */
@@ -31,12 +32,15 @@ export interface LoadContextsOptions {
  * Loads each `--context` argument: `-` reads standard input, a file its text, a directory every
  * text file below it (after include/exclude), and a glob pattern its matches.
  *
- * @throws RlmError `cli.context_unreadable`, `cli.context_binary`, `cli.context_too_large`
+ * @throws RlmError `cli.usage` for `-` given twice; `cli.context_unreadable`,
+ *   `cli.context_binary`, `cli.context_empty` (a directory or glob with no text file left),
+ *   `cli.context_too_large`
  */
 export async function loadContexts(
   specs: readonly string[],
   options: LoadContextsOptions,
 ): Promise<LoadedContext[]> {
+  assertStdinOnce(specs);
   const loaded: LoadedContext[] = [];
   let total = 0;
   for (const spec of specs) {
@@ -59,7 +63,16 @@ async function loadOne(spec: string, options: LoadContextsOptions): Promise<Load
   if (info?.isDirectory()) {
     const patterns = options.include.length > 0 ? [...options.include] : ['**/*'];
     const files = await glob(patterns, { cwd: path, ignore: [...options.exclude], dot: false });
-    return loadMany(spec, files.sort(), { ...options, cwd: path });
+    const loaded = await loadMany(spec, files.sort(), { ...options, cwd: path });
+    if (loaded.files > 0) return loaded;
+    throw await emptyContextError({
+      label: spec,
+      dir: path,
+      binary: loaded.skippedBinary,
+      include: options.include,
+      exclude: options.exclude,
+      kind: 'directory',
+    });
   }
   if (info === undefined && isDynamicPattern(spec)) {
     const files = await glob([spec], { cwd: options.cwd, ignore: [...options.exclude] });
@@ -70,7 +83,16 @@ async function loadOne(spec: string, options: LoadContextsOptions): Promise<Load
         details: { path: spec, reason: 'no_match' },
       });
     }
-    return loadMany(spec, files.sort(), options);
+    const loaded = await loadMany(spec, files.sort(), options);
+    if (loaded.files > 0) return loaded;
+    throw await emptyContextError({
+      label: spec,
+      dir: options.cwd,
+      binary: loaded.skippedBinary,
+      include: [],
+      exclude: options.exclude,
+      kind: 'glob',
+    });
   }
   const result = await readTextFile(path, { label: spec, maxBytes: options.maxBytes });
   if (!result.ok) {
@@ -105,4 +127,15 @@ async function loadMany(
     bytes += result.bytes;
   }
   return { label, value, bytes, files: Object.keys(value).length, skippedBinary };
+}
+
+/** Standard input can be read once: a second `-` would be an empty context, silently. */
+function assertStdinOnce(specs: readonly string[]): void {
+  const count = specs.filter((spec) => spec === '-').length;
+  if (count < 2) return;
+  throw new RlmError({
+    code: 'cli.usage',
+    message: `--context - (standard input) is given ${count} times, but standard input can be read only once; pass - once, and save the other input to a file.`,
+    details: { option: '--context' },
+  });
 }
