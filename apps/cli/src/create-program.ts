@@ -29,7 +29,7 @@ export function createProgram({ io, engine, version, setExitCode }: CreateProgra
     .helpOption('-h, --help', 'show help')
     .helpCommand('help [command]', 'show help for a command')
     .exitOverride()
-    // `rlm eval` passes its options through to @rlm/eval, which needs positional options.
+    // A command's options come after its name (`rlm eval --out x compare a b` keeps them apart).
     .enablePositionalOptions()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({

@@ -121,12 +121,29 @@ export {
 } from './report/summarize-rows.js';
 export { REPORT_FILES, writeReport } from './report/write-report.js';
 
-// ── Command line ────────────────────────
+// ── Command (what `rlm eval` runs) ──────
 
-export { EVAL_USAGE } from './cli/eval-usage.js';
 export {
-  EVAL_EXIT,
+  EVAL_PROGRESS_MODES,
+  type EvalCommandOptions,
+  type EvalCommandOptionsInput,
+  type EvalOptionIssue,
+  evalCommandOptionsSchema,
+  parseEvalCommandOptions,
+  safeParseEvalCommandOptions,
+} from './command/eval-command-options.js';
+export {
+  createProgressWriter,
+  PLAIN_PROGRESS_INTERVAL_MS,
+  type ProgressWriter,
+} from './command/progress-writer.js';
+export {
+  type CompareCommandOptions,
+  runCompareCommand,
+} from './command/run-compare-command.js';
+export {
   type EvalCommandIo,
+  type EvalCommandResult,
   runEvalCommand,
   systemsFrom,
-} from './cli/run-eval-command.js';
+} from './command/run-eval-command.js';

@@ -31,6 +31,21 @@ describe('rlm completion', () => {
     expect(complete(['rlm', 'trace', '--h'])).toBe('--html');
   });
 
+  it('completes eval with run’s spellings, leaves out the deprecated ones, and knows compare', () => {
+    expect(complete(['rlm', 'eval', '--max-c'])).toBe('--max-cost');
+    expect(complete(['rlm', 'eval', '--dri'])).toBe('--driver');
+    expect(complete(['rlm', 'eval', '--prompt'])).toBe('');
+    expect(complete(['rlm', 'eval', 'c'])).toBe('compare');
+    expect(complete(['rlm', 'eval', 'compare', '--'])).toBe('--json');
+  });
+
+  it('completes the values of options with a fixed set', () => {
+    expect(complete(['rlm', 'run', '--progress', ''])).toBe('tree plain none');
+    expect(complete(['rlm', 'resume', '--mode', 'c'])).toBe('coordinator');
+    expect(complete(['rlm', 'eval', '--benchmark', 'p'])).toBe('pairs');
+    expect(complete(['rlm', 'eval', '--driver', 'verify'])).toBe('verify-before-final');
+  });
+
   it('prints a zsh script that loads bash completion emulation', async () => {
     const result = await spawnCli(['completion', 'zsh'], { cwd: sandbox.dir, env: sandbox.env });
     expect(result.code).toBe(0);

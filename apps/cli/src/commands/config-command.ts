@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { CONFIG_KEY_NAMES, CONFIG_KEYS } from '../config/config-keys.js';
+import type { CliConfig, ConfigKey } from '../config/config-schema.js';
 import { defaultTrajectoryDir, resolveConfig } from '../config/resolve-config.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { addConfigOptions, type ConfigCommandOptions, readConfigFlags } from './config-options.js';
@@ -40,18 +41,9 @@ Examples:
       setExitCode(EXIT_CODES.answered);
       return;
     }
-    const rows = CONFIG_KEY_NAMES.map((key) => {
-      const value = resolved.config[key];
-      const shown =
-        key === 'trajectoryDir' && value === undefined
-          ? `${defaultTrajectoryDir(io.paths)} (data dir)`
-          : value === undefined
-            ? '—'
-            : Array.isArray(value)
-              ? value.join(', ') || '—'
-              : String(value);
-      return [key, shown, resolved.sources[key]] as const;
-    });
+    const rows = CONFIG_KEY_NAMES.map(
+      (key) => [key, shownValue(key, resolved.config[key], io), resolved.sources[key]] as const,
+    );
     const keyWidth = Math.max(...rows.map(([key]) => key.length));
     const valueWidth = Math.min(50, Math.max(...rows.map(([, value]) => value.length)));
     for (const [key, value, source] of rows) {
@@ -64,4 +56,15 @@ Examples:
     );
     setExitCode(EXIT_CODES.answered);
   });
+}
+
+/** How `rlm config` shows a value: unset keys with a computed default say what it is. */
+function shownValue(key: ConfigKey, value: CliConfig[ConfigKey], io: CliIo): string {
+  if (value === undefined) {
+    if (key === 'trajectoryDir') return `${defaultTrajectoryDir(io.paths)} (data dir)`;
+    if (key === 'progress') return 'tree on a terminal, plain otherwise';
+    return '—';
+  }
+  if (Array.isArray(value)) return value.join(', ') || '—';
+  return String(value);
 }

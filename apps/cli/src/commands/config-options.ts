@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { CONFIG_KEY_NAMES, CONFIG_KEYS, type ConfigKeyInfo } from '../config/config-keys.js';
 import type { ConfigKey } from '../config/config-schema.js';
 import { collect } from './collect-option.js';
@@ -30,11 +30,13 @@ export function addConfigOptions(
       continue;
     }
     const flags = `${info.flag} ${PLACEHOLDER[info.kind]}`;
-    if (info.kind === 'list') {
-      command.option(flags, `${description}; repeatable`, collect);
-    } else {
-      command.option(flags, description);
-    }
+    const option =
+      info.kind === 'list'
+        ? new Option(flags, `${description}; repeatable`).argParser(collect)
+        : new Option(flags, description);
+    // Shown in help and completed by the shell; the config schema still does the checking.
+    if (info.values !== undefined) option.argChoices = [...info.values];
+    command.addOption(option);
   }
   return command
     .option('--config <file>', 'read this config file instead of looking for rlm.config.json/.toml')

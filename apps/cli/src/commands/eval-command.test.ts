@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BENCHMARK_NAMES, OFFLINE_POLICIES, OFFLINE_TRANSPORTS } from '@rlm/eval';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
 
@@ -9,35 +10,102 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.dispose());
 
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  spawnCli(['eval', ...args], { cwd: sandbox.dir, env: { ...sandbox.env, ...env } });
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
 describe('rlm eval', () => {
-  it('forwards to @rlm/eval and writes its report', async () => {
-    const result = await spawnCli(
-      [
-        'eval',
-        '--benchmark',
-        'sniah',
-        '--sizes',
-        '8k',
-        '--model',
-        'testkit:needleFinder',
-        '--out',
-        'ev',
-      ],
-      { cwd: sandbox.dir, env: sandbox.env },
-    );
-    expect(result.code).toBe(0);
+  it('runs a benchmark offline and writes its report', async () => {
+    const result = await cli([
+      '--benchmark',
+      'sniah',
+      '--sizes',
+      '8k',
+      '--model',
+      'testkit:needle-finder',
+      '--out',
+      'ev',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^# Eval report/);
     expect(existsSync(join(sandbox.dir, 'ev', 'report.md'))).toBe(true);
-    expect(
-      readFileSync(join(sandbox.dir, 'ev', 'results.jsonl'), 'utf8')
-        .trim()
-        .split('\n').length,
-    ).toBeGreaterThan(0);
+    const rows = readFileSync(join(sandbox.dir, 'ev', 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
+    expect(rows).toHaveLength(2);
   });
 
-  it('passes usage errors through with exit code 2', async () => {
-    const result = await spawnCli(['eval', '--bogus'], { cwd: sandbox.dir, env: sandbox.env });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('rlm eval: --bogus is not a known option');
+  it('takes run’s spellings (--mode, --driver, --max-cost) and the old ones with a deprecation note', async () => {
+    const common = ['--benchmark', 'pairs', '--sizes', '3k', '--model', 'testkit:reference'];
+    const current = await cli([
+      ...common,
+      ...['--mode', 'solver', '--mode', 'coordinator', '--driver', 'verify-before-final'],
+      ...['--max-cost', '5', '--systems', 'rlm', '--out', 'new'],
+    ]);
+    expect(current.code, current.stderr).toBe(0);
+    expect(current.stderr).not.toContain('deprecated');
+    // Coordinator mode needs children with a REPL: its system runs at depth 2, and says so.
+    expect(current.stderr).toContain(
+      'rlm: --mode coordinator runs the rlm-coordinator system at max depth 2',
+    );
+    const old = await cli([
+      ...common,
+      ...['--prompt-mode', 'solver,coordinator', '--drivers', 'verify-before-final'],
+      ...['--max-cost-usd', '5', '--systems', 'rlm', '--out', 'old'],
+    ]);
+    expect(old.code, old.stderr).toBe(0);
+    for (const [alias, replacement] of [
+      ['--prompt-mode', '--mode'],
+      ['--drivers', '--driver'],
+      ['--max-cost-usd', '--max-cost'],
+    ]) {
+      expect(old.stderr).toContain(
+        `rlm: ${alias} is deprecated and goes away in the next release; use ${replacement}.`,
+      );
+    }
+    const manifest = (dir: string) =>
+      JSON.parse(readFileSync(join(sandbox.dir, dir, 'run.json'), 'utf8')) as { systems: unknown };
+    expect(manifest('old').systems).toEqual(manifest('new').systems);
+    expect(old.stdout).toMatch(/\| rlm-coordinator \| 100\.0%/);
+  });
+
+  it('exits 2 naming each bad or missing flag', async () => {
+    const cases: [string[], string][] = [
+      [['--model', 'testkit:reference'], 'rlm: --benchmark is required'],
+      [['--benchmark', 'quiz', '--model', 'x'], 'rlm: --benchmark: expected sniah'],
+      [['--benchmark', 'sniah', '--model', 'x', '--sizes', '8q'], '--sizes: expected sizes'],
+      [['--benchmark', 'sniah', '--model', 'x', '--attempts', '0'], '--attempts: expected a whole'],
+      [['--benchmark', 'sniah', '--model', 'x', '--driver', 'nope'], '--driver: unknown driver'],
+      [['--benchmark', 'sniah', '--model', 'x', '--colour'], "unknown option '--colour'"],
+      [
+        ['--benchmark', 'sniah', '--model', 'x', '--mode', 'coordinator', '--max-depth', '1'],
+        '--mode coordinator needs --max-depth 2 or more',
+      ],
+      [['--benchmark', 'sniah', '--model', 'testkit:genius'], 'Unknown testkit policy "genius"'],
+      [['compare', 'only-one'], "missing required argument 'b'"],
+      [['compare', 'nowhere', 'nothing'], 'No result rows'],
+    ];
+    for (const [argv, message] of cases) {
+      const result = await cli(argv);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr).toContain(message);
+    }
+  });
+
+  it('prints complete help: every flag, compare, and every offline policy', async () => {
+    const result = await cli(['--help']);
+    expect(result.code).toBe(0);
+    for (const flag of ['--benchmark', '--sizes', '--mode', '--driver', '--max-cost', '--resume']) {
+      expect(result.stdout).toContain(`${flag} `);
+    }
+    expect(result.stdout).toContain('compare [options] <a> <b>');
+    for (const name of OFFLINE_POLICIES) expect(result.stdout).toContain(`testkit:${kebab(name)}`);
+    // The choices help shows (and the shell completes) are @rlm/eval's own lists.
+    for (const name of [...BENCHMARK_NAMES, ...OFFLINE_TRANSPORTS]) {
+      expect(result.stdout).toContain(`"${name}"`);
+    }
+    // The old spellings still work, but help shows only the current ones.
+    expect(result.stdout).not.toMatch(/--prompt-mode|--drivers|--max-cost-usd/);
   });
 });

@@ -8,6 +8,7 @@ import { type PartialCliConfig, partialCliConfigSchema } from '../config/config-
 export function recordedCliConfig(record: Readonly<Record<string, JsonValue>>): PartialCliConfig {
   const parsed = partialCliConfigSchema.safeParse(record['cli']);
   if (!parsed.success) return {};
-  const { runStore: _store, ...config } = parsed.data;
+  // Where runs are stored and how progress shows belong to this invocation, not to the run.
+  const { runStore: _store, progress: _progress, ...config } = parsed.data;
   return config;
 }

@@ -63,7 +63,8 @@ async function resumeAction(
   const recorded = recordedCliConfig(stored.config);
   const resolved = resolveRunConfig(options, io, recorded);
   if (stored.status === 'budget_exceeded') assertBudgetRaised(id, { recorded, resolved });
-  const inputs = await prepareRunInputs(options, io, resolved.config);
+  const inputs = await prepareRunInputs(options, io, resolved);
+  if (!inputs.quiet) for (const note of inputs.notes) io.stderr.write(`${note}\n`);
   const resumeCommand = resumeCommandLine({
     runId: id,
     contexts: options.context ?? [],
@@ -71,7 +72,7 @@ async function resumeAction(
   });
   const completion = await runWithProgress(
     io,
-    { quiet: inputs.quiet, resumeCommand },
+    { progress: inputs.progress, resumeCommand },
     (signal, onEvent) => engine.resume({ ...inputs.request, runId: id, signal, onEvent }),
   );
   return reportRun(completion, { inputs, io, options });

@@ -35,7 +35,8 @@ describe('Ctrl-C during rlm run', () => {
         let seen = '';
         child.stderr?.on('data', (chunk: Buffer) => {
           seen += chunk.toString();
-          if (!interrupted && seen.includes('turn 2')) {
+          // Turn 1 is done: the run now waits on the model's slow second reply.
+          if (!interrupted && seen.includes('turn 1 done')) {
             interrupted = true;
             child.kill('SIGINT');
           }

@@ -41,11 +41,11 @@ describe('rlm run', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('42\n');
     expect(result.stderr).toContain('context ← notes.txt: 40 B\n');
+    expect(result.stderr).toMatch(/^run \S+ started: model anthropic\/claude-sonnet-5-5/m);
     expect(result.stderr).toMatch(
-      /\[depth 0\] run \S+ started: model anthropic\/claude-sonnet-5-5/,
+      /^turn 1 done in \S+: 1 block \(const text = Array\.isArray\(context\) \(\+\d+ lines\)\) · /m,
     );
-    expect(result.stderr).toContain('[depth 0]   block 1: const text = Array.isArray(context)');
-    expect(result.stderr).toContain('[depth 0] final answer (text)');
+    expect(result.stderr).toContain('\nfinal answer (text)\n');
     expect(result.stderr).toMatch(/Trajectory: .*\.data\/rlm\/trajectories\/\S+\.jsonl\n$/);
   });
 

@@ -65,7 +65,9 @@ async function runAction(
   }
   const inputs = await prepareRunInputs(options, io);
   if (!inputs.quiet) {
-    for (const line of formatContextReport(inputs.loaded)) io.stderr.write(`${line}\n`);
+    for (const line of [...formatContextReport(inputs.loaded), ...inputs.notes]) {
+      io.stderr.write(`${line}\n`);
+    }
   }
   const runId = randomUUID();
   const resumeCommand = resumeCommandLine({
@@ -75,7 +77,7 @@ async function runAction(
   });
   const completion = await runWithProgress(
     io,
-    { quiet: inputs.quiet, resumeCommand },
+    { progress: inputs.progress, resumeCommand },
     (signal, onEvent) => engine.run({ ...inputs.request, runId, query, signal, onEvent }),
   );
   return reportRun(completion, { inputs, io, options });

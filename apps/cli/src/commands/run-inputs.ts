@@ -1,6 +1,7 @@
 import type { RLMChatCompletion } from '@rlm/protocol';
 import type { CliIo } from '../cli-io.js';
-import type { CliConfig, PartialCliConfig } from '../config/config-schema.js';
+import type { CliConfig, PartialCliConfig, ProgressMode } from '../config/config-schema.js';
+import { coordinatorDepthNote } from '../config/coordinator-depth.js';
 import { ensureTrajectoryDir } from '../config/ensure-trajectory-dir.js';
 import { loadToolModules } from '../config/load-tool-modules.js';
 import { readDrivers } from '../config/read-drivers.js';
@@ -26,6 +27,10 @@ export interface RunInputs {
   loaded: LoadedContext[];
   quiet: boolean;
   json: boolean;
+  /** How progress shows: `--progress`, else a live tree on a terminal and plain lines off one; none when quiet. */
+  progress: ProgressMode;
+  /** What the configuration decided that the user should hear about (stderr, unless quiet). */
+  notes: string[];
 }
 
 /** The configuration of `rlm run` or `rlm resume`, from every layer (and a resumed run's record). */
@@ -51,14 +56,15 @@ export function runStorePathOf(config: CliConfig, io: CliIo): string {
 
 /**
  * Reads every `--context` and driver file, imports the tool modules, and checks the trajectory
- * directory before anything runs, so a bad input fails before a model is called. `config` is
- * resolved from the flags when not given.
+ * directory before anything runs, so a bad input fails before a model is called. The
+ * configuration is resolved from the flags when not given.
  */
 export async function prepareRunInputs(
   options: RunInputOptions & Record<string, unknown>,
   io: CliIo,
-  config: CliConfig = resolveRunConfig(options, io).config,
+  resolved: ResolvedConfig = resolveRunConfig(options, io),
 ): Promise<RunInputs> {
+  const { config } = resolved;
   const loaded = await loadContexts(options.context ?? [], {
     cwd: io.cwd,
     readStdin: () => io.readStdin(),
@@ -71,9 +77,13 @@ export async function prepareRunInputs(
   const tools = config.tools ? await loadToolModules(config.toolModules) : {};
   const trajectoryDir = config.trajectoryDir ?? defaultTrajectoryDir(io.paths);
   ensureTrajectoryDir(trajectoryDir);
+  const quiet = options.quiet === true;
+  const note = coordinatorDepthNote(resolved);
   return {
-    quiet: options.quiet === true,
+    quiet,
     json: options.json === true,
+    progress: quiet ? 'none' : (config.progress ?? (io.stderr.isTTY === true ? 'tree' : 'plain')),
+    notes: note === undefined ? [] : [note],
     loaded,
     request: {
       contexts: loaded.map((context) => context.value),

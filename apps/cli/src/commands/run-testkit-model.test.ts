@@ -32,7 +32,7 @@ describe('offline testkit models', () => {
     ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('90210\n');
-    expect(result.stderr).toContain('llm_query → testkit/needle-finder');
+    expect(result.stderr).toMatch(/^turn 2 done in \S+: .*\d+ llm_query → testkit\/needle-finder/m);
   });
 
   it('shows child runs at depth 1 in progress and in the trace', async () => {
@@ -53,7 +53,9 @@ describe('offline testkit models', () => {
       trajectoryPath: string;
     };
     expect(answer).toBe('90210');
-    expect(result.stderr).toMatch(/\[depth 1\] run \S+ started/);
+    expect(result.stderr).toMatch(
+      /^turn 2 done in \S+: .*2 rlm_query → testkit\/delegate-to-child/m,
+    );
     const trace = await cli(['trace', trajectoryPath]);
     expect(trace.stdout).toMatch(/^ {4}↳ rlm_query depth 1 testkit\/delegate-to-child ✓/m);
     expect(trace.stdout).toMatch(/^ {6}turn 1/m);

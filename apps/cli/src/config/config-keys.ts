@@ -1,4 +1,5 @@
-import type { ConfigKey } from './config-schema.js';
+import { PROMPT_MODES } from '@rlm/prompts';
+import { type ConfigKey, PROGRESS_MODES } from './config-schema.js';
 
 /** How a key is written outside a config file, and how its text turns into a value. */
 export interface ConfigKeyInfo {
@@ -8,6 +9,8 @@ export interface ConfigKeyInfo {
   flag: string;
   kind: 'string' | 'number' | 'list' | 'boolean';
   description: string;
+  /** Every value the key takes, for help and shell completion (the schema still checks them). */
+  values?: readonly string[];
 }
 
 /** One row per key: the only place that names env variables and flags, so they cannot drift apart. */
@@ -83,7 +86,9 @@ export const CONFIG_KEYS = {
     env: 'RLM_MODE',
     flag: '--mode',
     kind: 'string',
-    description: 'root prompt mode: solver or coordinator',
+    description:
+      'root prompt mode: solver or coordinator (coordinator raises a default depth to 2)',
+    values: PROMPT_MODES,
   },
   drivers: {
     env: 'RLM_DRIVERS',
@@ -121,6 +126,14 @@ export const CONFIG_KEYS = {
     flag: '--max-context-bytes',
     kind: 'number',
     description: 'largest context rlm run loads',
+  },
+  progress: {
+    env: 'RLM_PROGRESS',
+    flag: '--progress',
+    kind: 'string',
+    description:
+      'progress on stderr: tree (a live view, the default on a terminal), plain (about a line per turn or second, the default otherwise) or none',
+    values: PROGRESS_MODES,
   },
   include: {
     env: 'RLM_INCLUDE',

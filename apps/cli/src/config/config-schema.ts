@@ -2,6 +2,10 @@ import { z } from 'zod';
 
 const positiveInt = z.number().int().positive();
 
+/** How progress shows on stderr (`--progress`). */
+export const PROGRESS_MODES = ['tree', 'plain', 'none'] as const;
+export type ProgressMode = (typeof PROGRESS_MODES)[number];
+
 /**
  * Every configuration key `rlm` understands, as one strict schema: config files, environment
  * variables and flags are all validated by it, so an unknown or mistyped key is an error that
@@ -39,6 +43,11 @@ export const cliConfigSchema = z.strictObject({
   trajectoryDir: z.string().min(1).optional(),
   /** The SQLite file where runs and their checkpoints are kept (for `rlm resume`); `<data dir>/runs.db` when unset. */
   runStore: z.string().min(1).optional(),
+  /**
+   * How progress shows on stderr: `tree` (a live view), `plain` (about a line per turn or
+   * second, for logs) or `none`; unset means `tree` on a terminal and `plain` otherwise.
+   */
+  progress: z.enum(PROGRESS_MODES).optional(),
   /** The largest context (all inputs together) `rlm run` loads, in bytes. */
   maxContextBytes: positiveInt,
   /** Globs a directory context keeps (all files when empty). */

@@ -10,6 +10,7 @@ import {
   type PartialCliConfig,
   partialCliConfigSchema,
 } from './config-schema.js';
+import { withCoordinatorDepth } from './coordinator-depth.js';
 import { findProjectConfigFile, loadConfigFileIn, readConfigFile } from './load-config-file.js';
 import { isBuiltinDriverName } from './read-drivers.js';
 
@@ -46,9 +47,10 @@ const PATH_KEYS = new Set<ConfigKey>(['drivers', 'toolModules', 'trajectoryDir',
  * Merges the configuration layers, lowest to highest: defaults, the user config file, the project
  * config file (or `--config`), `RLM_*` environment variables, a resumed run's recorded
  * configuration, flags. Each layer is validated on its own so an error names the file, variable
- * or flag it came from.
+ * or flag it came from. Coordinator mode raises a default depth to 2 (`withCoordinatorDepth`).
  *
- * @throws RlmError `config.invalid` naming the source and key
+ * @throws RlmError `config.invalid` naming the source and key; for coordinator mode at a
+ *   configured depth of 1
  */
 export function resolveConfig({
   cwd,
@@ -89,7 +91,7 @@ export function resolveConfig({
     }
   }
   const config = cliConfigSchema.parse(merged);
-  return { config, sources, files };
+  return withCoordinatorDepth({ config, sources, files });
 }
 
 /** The default trajectory directory under the user's data dir. */

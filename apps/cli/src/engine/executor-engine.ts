@@ -198,9 +198,9 @@ function assertCostBudgetPriced(
   }
 }
 
-/** The configuration a resumed run reuses: all of it but where runs are stored. */
+/** The configuration a resumed run reuses: all of it but where runs are stored and how progress shows. */
 function recordable(config: CliConfig): Record<string, JsonValue> {
-  const { runStore: _store, ...rest } = config;
+  const { runStore: _store, progress: _progress, ...rest } = config;
   return JSON.parse(JSON.stringify(rest)) as Record<string, JsonValue>;
 }
 

@@ -2,17 +2,15 @@ import type { RunEvent } from '@rlm/protocol';
 import { TraceTree } from '@rlm/trace';
 import { createLogUpdate } from 'log-update';
 import type { OutputStream } from '../cli-io.js';
-import { formatPlainEvent } from './format-plain-event.js';
+import type { ProgressMode } from '../config/config-schema.js';
+import { createPlainProgress } from './plain-progress.js';
 import { renderRunTree } from './render-run-tree.js';
-
-/** How progress is shown: a redrawn tree, one line per event, or nothing. */
-export type ProgressMode = 'tty' | 'plain' | 'quiet';
 
 export interface ProgressReporterOptions {
   stream: OutputStream;
   mode: ProgressMode;
   now(): number;
-  /** @default mode === 'tty' */
+  /** @default mode === 'tree' */
   color?: boolean;
 }
 
@@ -25,32 +23,36 @@ export interface ProgressReporter {
   stop(): void;
 }
 
+/** The width log-update wraps at when the stream is not a terminal (`--progress tree` in a pipe). */
+const DEFAULT_COLUMNS = 80;
 /** Redraws at most this often; events can arrive far faster than a terminal can show them. */
 const FRAME_MS = 100;
 /** Redraw this often without events, so elapsed time keeps moving while the model thinks. */
 const TICK_MS = 500;
 
-/** Creates the progress view for `rlm run` on stderr. */
+/** Creates the progress view of `rlm run` and `rlm resume` on stderr: a live tree, plain lines, or none. */
 export function createProgressReporter({
   stream,
   mode,
   now,
-  color = mode === 'tty',
+  color = mode === 'tree',
 }: ProgressReporterOptions): ProgressReporter {
   const tree = new TraceTree();
-  if (mode === 'quiet') {
+  if (mode === 'none') {
     return { tree, onEvent: (event) => tree.apply(event), note() {}, stop() {} };
   }
   if (mode === 'plain') {
+    const plain = createPlainProgress({ tree, write: (line) => stream.write(`${line}\n`) });
+    const ticker = setInterval(() => plain.tick(now()), TICK_MS);
+    ticker.unref();
     return {
       tree,
       onEvent(event) {
         tree.apply(event);
-        const line = formatPlainEvent(event, tree);
-        if (line !== undefined) stream.write(`${line}\n`);
+        plain.onEvent(event);
       },
       note: (text) => stream.write(`${text}\n`),
-      stop() {},
+      stop: () => clearInterval(ticker),
     };
   }
   return createLiveReporter(tree, { stream, now, color });
@@ -68,14 +70,14 @@ function createLiveReporter(
     const rows = Math.max(5, (stream.rows ?? 24) - 2);
     const lines = renderRunTree(tree, {
       now: now(),
-      width: stream.columns ?? 100,
+      width: stream.columns ?? DEFAULT_COLUMNS,
       color,
       detail: 'live',
     });
     // Keep the status header and the newest lines when the tree outgrows the screen.
     const shown =
       lines.length > rows ? [lines[0] ?? '', '  …', ...lines.slice(-(rows - 2))] : lines;
-    log(shown.map((line) => clip(line, stream.columns ?? 100)).join('\n'));
+    log(shown.map((line) => clip(line, stream.columns ?? DEFAULT_COLUMNS)).join('\n'));
   };
   const ticker = setInterval(draw, TICK_MS);
   ticker.unref();

@@ -1,42 +1,20 @@
-import { BUILTIN_DRIVER_NAMES } from '@rlm/prompts';
+import { BUILTIN_DRIVER_NAMES, promptModeSchema } from '@rlm/prompts';
 import { RlmError } from '@rlm/protocol';
 import { z } from 'zod';
-import { benchmarkNameSchema } from '../generators/generate-benchmark.js';
+import { BENCHMARK_NAMES, benchmarkNameSchema } from '../generators/generate-benchmark.js';
 import { parseSize } from '../generators/parse-size.js';
 import { OFFLINE_TRANSPORTS } from '../offline/offline-model.js';
-import type { ParsedFlags } from './parse-flags.js';
 
-/** Flags of `rlm eval` that take a value. */
-export const EVAL_VALUE_FLAGS = [
-  'benchmark',
-  'sizes',
-  'tasks',
-  'seed',
-  'needles',
-  'systems',
-  'model',
-  'sub-model',
-  'max-depth',
-  'max-iterations',
-  'prompt-mode',
-  'drivers',
-  'attempts',
-  'concurrency',
-  'max-cost-usd',
-  'base-window',
-  'out',
-  'offline-transport',
-] as const;
-/** Flags of `rlm eval` that stand alone. */
-export const EVAL_BOOLEAN_FLAGS = ['resume', 'help'] as const;
+/** A whole number of at least `min`, whose error says so (the CLI passes text that is not a number as is). */
+function wholeNumber(min: number) {
+  const expected = `expected a whole number of ${min} or more`;
+  return z
+    .number({ error: (issue) => `${expected}, got ${JSON.stringify(issue.input)}` })
+    .int({ error: `${expected}` })
+    .min(min, { error: (issue) => `${expected}, got ${String(issue.input)}` });
+}
 
-const list = z.string().transform((text) =>
-  text
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== ''),
-);
-const count = z.coerce.number().int().positive();
+const count = wholeNumber(1);
 
 const benchmarkSchema = z.string().transform((text, context) => {
   if (text.startsWith('file:') && text.length > 'file:'.length) {
@@ -46,71 +24,124 @@ const benchmarkSchema = z.string().transform((text, context) => {
   if (name.success) return { kind: 'builtin' as const, name: name.data };
   context.addIssue({
     code: 'custom',
-    message: `expected sniah, aggregate, pairs, multidoc or file:PATH, got "${text}"`,
+    message: `expected ${BENCHMARK_NAMES.join(', ')} or file:PATH, got "${text}"`,
   });
   return z.NEVER;
 });
 
-/** `rlm eval` options after validation. */
-export const evalCommandOptionsSchema = z.object({
-  benchmark: benchmarkSchema,
-  sizes: z
-    .string()
-    .default('8k')
-    .transform((text, context) => {
-      try {
-        return text.split(',').map((size) => parseSize(size));
-      } catch (error) {
-        context.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
-  tasks: count.default(1),
-  seed: z.coerce.number().int().nonnegative().default(1),
-  needles: count.default(1),
-  systems: list.pipe(z.array(z.enum(['rlm', 'base'])).min(1)).default(['rlm', 'base']),
-  model: z.string().min(1),
-  'sub-model': z.string().min(1).optional(),
-  'max-depth': count.optional(),
-  'max-iterations': count.optional(),
-  'prompt-mode': list.pipe(z.array(z.enum(['solver', 'coordinator'])).min(1)).default(['solver']),
-  drivers: list
-    .pipe(
-      z.array(
-        z.string().refine((name) => (BUILTIN_DRIVER_NAMES as readonly string[]).includes(name), {
-          error: (issue) =>
-            `unknown driver "${String(issue.input)}" (built-ins: ${BUILTIN_DRIVER_NAMES.join(', ')})`,
-        }),
-      ),
-    )
-    .default([]),
-  attempts: count.default(1),
-  concurrency: count.default(1),
-  'max-cost-usd': z.coerce.number().positive().optional(),
-  'base-window': count.optional(),
-  out: z.string().min(1).default('eval-results'),
-  'offline-transport': z.enum(OFFLINE_TRANSPORTS).default('in-process'),
-  resume: z.literal(true).optional(),
+/** A size in characters: a number, or text such as `8k`, `1.5m`. */
+const sizeSchema = z.union([count, z.string()]).transform((size, context) => {
+  if (typeof size === 'number') return size;
+  try {
+    return parseSize(size);
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
 });
-export type EvalCommandOptions = z.output<typeof evalCommandOptionsSchema>;
+
+const driverSchema = z
+  .string()
+  .refine((name) => (BUILTIN_DRIVER_NAMES as readonly string[]).includes(name), {
+    error: (issue) =>
+      `unknown driver "${String(issue.input)}" (built-ins: ${BUILTIN_DRIVER_NAMES.join(', ')})`,
+  });
+
+/** How `runEvalCommand` shows progress on stderr. */
+export const EVAL_PROGRESS_MODES = ['tree', 'plain', 'none'] as const;
 
 /**
- * Validates parsed flags.
- *
- * @throws RlmError `cli.usage` naming the first bad flag and what it expects
+ * What `rlm eval` runs: the benchmark, the systems and how to run them. The one validation of
+ * these options: the CLI maps each key to its flag, library callers pass the object directly.
  */
-export function parseEvalCommandOptions(flags: ParsedFlags): EvalCommandOptions {
-  const result = evalCommandOptionsSchema.safeParse(flags.values);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const option = `--${String(issue?.path[0] ?? 'benchmark')}`;
-  const message =
-    issue?.code === 'invalid_type' && issue.input === undefined
-      ? 'is required'
-      : (issue?.message ?? 'is invalid');
+export const evalCommandOptionsSchema = z.strictObject({
+  /** `sniah`, `aggregate`, `pairs`, `multidoc`, or `file:PATH` (JSONL tasks, relative to `cwd`). */
+  benchmark: benchmarkSchema,
+  /** Context sizes in characters (numbers, or text such as `8k`, `1m`). @default ['8k'] */
+  sizes: z.array(sizeSchema).min(1).default([8_000]),
+  /** Tasks per size. @default 1 */
+  tasks: count.default(1),
+  /** Generator seed. @default 1 */
+  seed: wholeNumber(0).default(1),
+  /** sniah: needles per task (more than 1 asks for a set). @default 1 */
+  needles: count.default(1),
+  /** @default ['rlm', 'base'] */
+  systems: z
+    .array(z.enum(['rlm', 'base']))
+    .min(1)
+    .default(['rlm', 'base']),
+  /** Model id (`provider/model`, or `testkit:<policy>` to run offline). */
+  model: z.string().min(1),
+  /** Model behind `llm_query`. @default model */
+  subModel: z.string().min(1).optional(),
+  /** @default 1 for solver, 2 for coordinator (its children need a REPL) */
+  maxDepth: count.optional(),
+  maxIterations: count.optional(),
+  /** Prompt modes: one rlm system per mode (`rlm-solver`, `rlm-coordinator`). @default ['solver'] */
+  modes: z.array(promptModeSchema).min(1).default(['solver']),
+  /** Built-in driver names for the rlm systems. @default [] */
+  drivers: z.array(driverSchema).default([]),
+  /** Attempts per task and system (pass@k). @default 1 */
+  attempts: count.default(1),
+  /** Attempts running at once. @default 1 */
+  concurrency: count.default(1),
+  /** No new attempt starts once the rows cost this much (USD). */
+  maxCostUsd: z
+    .number({ error: (issue) => `expected US dollars, got ${JSON.stringify(issue.input)}` })
+    .positive({ error: 'expected more than 0 US dollars' })
+    .optional(),
+  /** Base system window in tokens. @default the model's */
+  baseWindow: count.optional(),
+  /** Output directory, relative to `cwd`. @default 'eval-results' */
+  out: z.string().min(1).default('eval-results'),
+  /** @default 'in-process' */
+  offlineTransport: z.enum(OFFLINE_TRANSPORTS).default('in-process'),
+  /** Keep finished rows in `out` and run only the rest. @default false */
+  resume: z.boolean().default(false),
+  /**
+   * `tree` redraws one progress line on a terminal, `plain` writes at most one line per second,
+   * `none` nothing. @default 'tree' on a terminal, 'plain' otherwise
+   */
+  progress: z.enum(EVAL_PROGRESS_MODES).optional(),
+});
+export type EvalCommandOptionsInput = z.input<typeof evalCommandOptionsSchema>;
+export type EvalCommandOptions = z.output<typeof evalCommandOptionsSchema>;
+
+/** One invalid option: its key and what was wrong. */
+export interface EvalOptionIssue {
+  key: keyof EvalCommandOptionsInput | '(root)';
+  message: string;
+}
+
+/** The options, or every issue by key (for a front end that names its own flags). */
+export function safeParseEvalCommandOptions(
+  input: unknown,
+): { ok: true; options: EvalCommandOptions } | { ok: false; issues: EvalOptionIssue[] } {
+  const result = evalCommandOptionsSchema.safeParse(input);
+  if (result.success) return { ok: true, options: result.data };
+  return {
+    ok: false,
+    issues: result.error.issues.map((issue) => {
+      const key = (issue.path[0] ?? '(root)') as EvalOptionIssue['key'];
+      const given = typeof input === 'object' && input !== null && key in input;
+      const missing = issue.code === 'invalid_type' && issue.path.length === 1 && !given;
+      return { key, message: missing ? 'is required' : issue.message };
+    }),
+  };
+}
+
+/**
+ * Validates `rlm eval` options.
+ *
+ * @throws RlmError `config.invalid` naming each bad key
+ */
+export function parseEvalCommandOptions(input: unknown): EvalCommandOptions {
+  const result = safeParseEvalCommandOptions(input);
+  if (result.ok) return result.options;
+  const issues = result.issues.map((issue) => `${issue.key}: ${issue.message}`);
   throw new RlmError({
-    code: 'cli.usage',
-    message: `${option} ${message}`,
-    details: { option },
+    code: 'config.invalid',
+    message: `Invalid eval options: ${issues.join('; ')}`,
+    details: { source: 'eval options', issues },
   });
 }

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { readResultRows } from '../runner/results-file.js';
-import { EVAL_EXIT, type EvalCommandIo, runEvalCommand } from './run-eval-command.js';
+import { type EvalCommandOptionsInput, parseEvalCommandOptions } from './eval-command-options.js';
+import { runCompareCommand } from './run-compare-command.js';
+import { type EvalCommandIo, runEvalCommand } from './run-eval-command.js';
 
 /** A fresh temporary directory, removed when the test ends. */
 async function tempDir(prefix: string): Promise<string> {
@@ -29,30 +31,26 @@ describe('runEvalCommand', () => {
   it('runs a benchmark offline for every prompt mode and the base system, then compares two runs', async () => {
     const cwd = await tempDir('eval-cli-');
     const first = io(cwd);
-    const args = [
-      '--benchmark',
-      'pairs',
-      '--sizes',
-      '3k',
-      '--model',
-      'testkit:reference',
-      '--prompt-mode',
-      'solver,coordinator',
-      '--systems',
-      'rlm,base',
-    ];
-    expect(await runEvalCommand([...args, '--out', 'a'], first.io)).toBe(EVAL_EXIT.ok);
+    const options: EvalCommandOptionsInput = {
+      benchmark: 'pairs',
+      sizes: ['3k'],
+      model: 'testkit:reference',
+      modes: ['solver', 'coordinator'],
+      systems: ['rlm', 'base'],
+    };
+    expect(await runEvalCommand({ ...options, out: 'a' }, first.io)).toMatchObject({
+      stoppedBy: null,
+      pending: 0,
+    });
     expect(first.stdout()).toMatch(/\| rlm-solver \| 100\.0%/);
     expect(first.stdout()).toMatch(/\| rlm-coordinator \| 100\.0%/);
     expect(first.stdout()).toMatch(/\| base \|/);
     expect(first.stderr()).toContain('3/3');
     expect(await readFile(join(cwd, 'a', 'report.md'), 'utf8')).toContain('# Eval report');
 
-    expect(await runEvalCommand([...args, '--out', 'b', '--systems', 'rlm'], io(cwd).io)).toBe(
-      EVAL_EXIT.ok,
-    );
+    await runEvalCommand({ ...options, out: 'b', systems: ['rlm'] }, io(cwd).io);
     const compare = io(cwd);
-    expect(await runEvalCommand(['compare', 'a', 'b'], compare.io)).toBe(EVAL_EXIT.ok);
+    await runCompareCommand({ a: 'a', b: 'b' }, compare.io);
     expect(compare.stdout()).toContain('# Comparison: a → b');
     expect(compare.stdout()).toContain('| rlm-solver | 100.0% | 100.0% | ±0.0% |');
     expect(compare.stdout()).toContain('Only in a: base');
@@ -78,22 +76,10 @@ describe('runEvalCommand', () => {
       },
     ];
     await writeFile(join(cwd, 'tasks.jsonl'), tasks.map((task) => JSON.stringify(task)).join('\n'));
-    const run = io(cwd);
-    expect(
-      await runEvalCommand(
-        [
-          '--benchmark',
-          'file:tasks.jsonl',
-          '--model',
-          'testkit:reference',
-          '--systems',
-          'base',
-          '--out',
-          'out',
-        ],
-        run.io,
-      ),
-    ).toBe(EVAL_EXIT.ok);
+    await runEvalCommand(
+      { benchmark: 'file:tasks.jsonl', model: 'testkit:reference', systems: ['base'], out: 'out' },
+      io(cwd).io,
+    );
     const rows = await readResultRows(join(cwd, 'out', 'results.jsonl'));
     expect(rows.map((row) => [row.taskId, row.answer, row.passed, row.benchmark])).toEqual([
       ['mine', '5550123', true, 'sniah'],
@@ -101,21 +87,18 @@ describe('runEvalCommand', () => {
     ]);
   });
 
-  it('reaches the policies through fake Anthropic servers and the real client with --offline-transport', async () => {
+  it('reaches the policies through fake Anthropic servers and the real client', async () => {
     const cwd = await tempDir('eval-cli-');
-    const args = [
-      '--benchmark',
-      'multidoc',
-      '--sizes',
-      '4k',
-      '--model',
-      'testkit:reference',
-      '--offline-transport',
-      'fake-anthropic',
-      '--out',
-      'out',
-    ];
-    expect(await runEvalCommand(args, io(cwd).io)).toBe(EVAL_EXIT.ok);
+    await runEvalCommand(
+      {
+        benchmark: 'multidoc',
+        sizes: [4_000],
+        model: 'testkit:reference',
+        offlineTransport: 'fake-anthropic',
+        out: 'out',
+      },
+      io(cwd).io,
+    );
     const rows = await readResultRows(join(cwd, 'out', 'results.jsonl'));
     expect(rows.map((row) => [row.system, row.passed, row.model])).toEqual([
       ['rlm-solver', true, 'anthropic/claude-sonnet-5-5'],
@@ -125,7 +108,7 @@ describe('runEvalCommand', () => {
     expect(rows.every((row) => row.costUsd > 0)).toBe(true);
   });
 
-  it('exits 130 when cancelled, keeping finished rows and writing their report', async () => {
+  it('stops when cancelled, keeping finished rows and writing their report; resume runs the rest', async () => {
     const cwd = await tempDir('eval-cli-');
     const controller = new AbortController();
     const run = io(cwd, { signal: controller.signal });
@@ -134,78 +117,88 @@ describe('runEvalCommand', () => {
       if (text.includes(' 1/4 ')) controller.abort();
       return write(text);
     };
-    const args = [
-      '--benchmark',
-      'sniah',
-      '--sizes',
-      '2k',
-      '--tasks',
-      '4',
-      '--systems',
-      'base',
-      '--model',
-      'testkit:reference',
-      '--out',
-      'out',
-    ];
-    expect(await runEvalCommand(args, run.io)).toBe(EVAL_EXIT.cancelled);
-    expect(run.stderr()).toContain('Cancelled: 3 attempts not run (use --resume to continue).');
+    const options: EvalCommandOptionsInput = {
+      benchmark: 'sniah',
+      sizes: ['2k'],
+      tasks: 4,
+      systems: ['base'],
+      model: 'testkit:reference',
+      out: 'out',
+    };
+    // Tree progress writes every update, so the abort comes right after the first attempt.
+    expect(await runEvalCommand({ ...options, progress: 'tree' }, run.io)).toMatchObject({
+      stoppedBy: 'cancelled',
+      pending: 3,
+    });
     expect(await readFile(join(cwd, 'out', 'report.md'), 'utf8')).toContain('| base | 100.0%');
 
     const resumed = io(cwd);
-    expect(await runEvalCommand([...args, '--resume'], resumed.io)).toBe(EVAL_EXIT.ok);
+    expect(await runEvalCommand({ ...options, resume: true }, resumed.io)).toMatchObject({
+      stoppedBy: null,
+    });
     expect(resumed.stderr()).toContain('4/4');
     expect(
       (await readFile(join(cwd, 'out', 'results.jsonl'), 'utf8')).trim().split('\n'),
     ).toHaveLength(4);
   });
 
-  it('exits 2 naming the line of a bad JSONL task', async () => {
+  it('names the line of a bad JSONL task', async () => {
     const cwd = await tempDir('eval-cli-');
     await writeFile(
       join(cwd, 'tasks.jsonl'),
       '{"id":"a","query":"q","context":"c","answer":"x"}\n{"id":"b"}\n',
     );
-    const run = io(cwd);
-    expect(
-      await runEvalCommand(
-        ['--benchmark', 'file:tasks.jsonl', '--model', 'testkit:reference'],
-        run.io,
-      ),
-    ).toBe(EVAL_EXIT.usage);
-    expect(run.stderr()).toContain('tasks.jsonl at line 2');
+    await expect(
+      runEvalCommand({ benchmark: 'file:tasks.jsonl', model: 'testkit:reference' }, io(cwd).io),
+    ).rejects.toMatchObject({ code: 'eval.invalid_task', message: /tasks\.jsonl at line 2/ });
   });
 
-  it('exits 2 with a message naming the flag for bad or missing options', async () => {
-    const cases: [string[], string][] = [
-      [['--model', 'testkit:reference'], '--benchmark is required'],
-      [['--benchmark', 'quiz', '--model', 'x'], '--benchmark'],
-      [['--benchmark', 'sniah', '--model', 'x', '--sizes', '8q'], '--sizes'],
-      [['--benchmark', 'sniah', '--model', 'x', '--attempts', '0'], '--attempts'],
-      [['--benchmark', 'sniah', '--model', 'x', '--colour'], '--colour is not a known option'],
-      [['--benchmark', 'sniah', '--model', 'testkit:genius'], 'unknown offline policy'],
-      [
-        ['--benchmark', 'sniah', '--model', 'x', '--drivers', 'verify-before-final,nope'],
-        '--drivers unknown driver "nope"',
-      ],
-      [['compare', 'only-one'], 'compare expects two runs'],
-    ];
-    for (const [argv, message] of cases) {
-      const run = io(tmpdir());
-      expect(await runEvalCommand(argv, run.io)).toBe(EVAL_EXIT.usage);
-      expect(run.stderr()).toContain(message);
-    }
-  });
-
-  it('exits 2 (a usage error) when a run to compare has no rows', async () => {
+  it('refuses a run to compare that has no rows', async () => {
     const run = io(await tempDir('eval-cli-'));
-    expect(await runEvalCommand(['compare', 'nowhere', 'nothing'], run.io)).toBe(EVAL_EXIT.usage);
-    expect(run.stderr()).toContain('No result rows');
+    await expect(runCompareCommand({ a: 'nowhere', b: 'nothing' }, run.io)).rejects.toMatchObject({
+      code: 'eval.invalid_results',
+      message: /No result rows/,
+    });
+  });
+});
+
+describe('parseEvalCommandOptions', () => {
+  it('fills the defaults and reads sizes given as text', () => {
+    expect(
+      parseEvalCommandOptions({ benchmark: 'sniah', model: 'x', sizes: ['8k', 1_000] }),
+    ).toMatchObject({
+      benchmark: { kind: 'builtin', name: 'sniah' },
+      sizes: [8_000, 1_000],
+      systems: ['rlm', 'base'],
+      modes: ['solver'],
+      attempts: 1,
+      resume: false,
+    });
   });
 
-  it('prints the usage for --help', async () => {
-    const run = io(tmpdir());
-    expect(await runEvalCommand(['--help'], run.io)).toBe(EVAL_EXIT.ok);
-    expect(run.stdout()).toContain('rlm eval compare <A> <B>');
+  it('names every bad key', () => {
+    const bad = {
+      benchmark: 'quiz',
+      model: 'x',
+      sizes: ['8q'],
+      attempts: 0,
+      drivers: ['verify-before-final', 'nope'],
+      colour: 'red',
+    };
+    expect(() => parseEvalCommandOptions(bad)).toThrow(
+      expect.objectContaining({
+        code: 'config.invalid',
+        details: expect.objectContaining({
+          issues: expect.arrayContaining([
+            expect.stringMatching(/^benchmark: expected sniah/),
+            expect.stringMatching(/^sizes: /),
+            expect.stringMatching(/^attempts: /),
+            expect.stringMatching(/^drivers: unknown driver "nope"/),
+            expect.stringMatching(/colour/),
+          ]),
+        }),
+      }),
+    );
+    expect(() => parseEvalCommandOptions({ benchmark: 'sniah' })).toThrow(/model: is required/);
   });
 });

@@ -1,0 +1,56 @@
+import { stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { RlmError } from '@rlm/protocol';
+import { compareRuns, renderComparison } from '../report/compare-runs.js';
+import { RESULTS_FILE, readResultRows } from '../runner/results-file.js';
+import type { EvalCommandIo } from './run-eval-command.js';
+
+export interface CompareCommandOptions {
+  /** The first run: its output directory or its results file (relative to `cwd`). */
+  a: string;
+  /** The second run. */
+  b: string;
+  /** Print the comparison as JSON instead of Markdown. @default false */
+  json?: boolean;
+}
+
+/**
+ * What `rlm eval compare A B` does: per-system accuracy and cost deltas between two runs, and
+ * the tasks that flipped, on stdout.
+ *
+ * @throws RlmError `eval.invalid_results` for a run without rows or a corrupt results file
+ */
+export async function runCompareCommand(
+  { a, b, json = false }: CompareCommandOptions,
+  io: Pick<EvalCommandIo, 'stdout' | 'cwd'>,
+): Promise<void> {
+  const rowsA = await readRun(resolve(io.cwd, a));
+  const rowsB = await readRun(resolve(io.cwd, b));
+  const comparison = compareRuns(rowsA, rowsB);
+  io.stdout.write(
+    json
+      ? `${JSON.stringify(comparison, null, 2)}\n`
+      : renderComparison(comparison, { labelA: a, labelB: b }),
+  );
+}
+
+/** Rows of a run given as its directory or its results file. */
+async function readRun(path: string) {
+  const file =
+    (await stat(path).catch(() => undefined))?.isDirectory() === true
+      ? join(path, RESULTS_FILE)
+      : path;
+  const rows = await readResultRows(file);
+  if (rows.length === 0) {
+    throw new RlmError({
+      code: 'eval.invalid_results',
+      message: `No result rows in ${file}`,
+      details: {
+        path: file,
+        line: undefined,
+        issues: ['no rows (wrong directory, or the run has not finished an attempt)'],
+      },
+    });
+  }
+  return rows;
+}
