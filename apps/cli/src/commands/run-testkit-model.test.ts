@@ -61,6 +61,21 @@ describe('offline testkit models', () => {
     expect(trace.stdout).toMatch(/^ {6}turn 1/m);
   });
 
+  it('raises the default depth to 2 for --mode coordinator and says so; refuses a set depth of 1', async () => {
+    const args = ['run', 'Magic number?', '-c', 'haystack.txt', '--model', 'testkit:needle-finder'];
+    const raised = await cli([...args, '--mode', 'coordinator', '--json']);
+    expect(raised.code, raised.stderr).toBe(0);
+    expect(raised.stderr).toContain(
+      'rlm: --mode coordinator runs at max depth 2 (its root delegates to children with a REPL); pass --max-depth to choose another.',
+    );
+    expect(JSON.parse(raised.stdout)).toMatchObject({ answer: '90210' });
+    const refused = await cli([...args, '--mode', 'coordinator', '--max-depth', '1']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'rlm: --mode coordinator needs --max-depth 2 or more (its root delegates to children with a REPL), but the max depth is 1 (from flag --max-depth)',
+    );
+  });
+
   it('names the known policies for an unknown one, exit 2', async () => {
     const result = await cli(['run', 'q', '--model', 'testkit:oracle']);
     expect(result.code).toBe(2);
