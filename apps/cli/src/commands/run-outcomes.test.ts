@@ -2,6 +2,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rlmChatCompletionSchema } from '@rlm/protocol';
+import { startFakeAnthropic } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
 
@@ -40,13 +41,37 @@ describe('rlm run outcomes: an answer only when the model gave one', () => {
   });
 
   it('gives no answer when FINAL_VAR names a variable a timed-out block left undefined', async () => {
-    // Turn 1 answers FINAL_VAR(answer) after turn 0's block timed out before assigning it:
-    // once the run ended `completed` with the answer "null".
-    for (const iterations of ['1', '3']) {
-      const result = await run(['--block-timeout-ms', '1', '--max-iterations', iterations]);
-      expect(result.code).toBe(3);
-      const completion = rlmChatCompletionSchema.parse(JSON.parse(result.stdout));
-      expect(completion).toMatchObject({ status: 'max_iterations', answer: null });
+    // Turn 0's block spins until the block timeout stops it, before it assigns `answer`; every
+    // later turn answers FINAL_VAR(answer): once the run ended `completed` with the answer "null".
+    // The loop never ends, so the timeout stops it however fast or slow the machine is.
+    const server = await startFakeAnthropic({
+      script: (request) =>
+        request.messages.some((message) => message.role === 'assistant')
+          ? 'FINAL_VAR(answer)'
+          : ['```repl', 'while (true) {}', "const answer = 'never';", '```'].join('\n'),
+    });
+    try {
+      for (const iterations of ['1', '3']) {
+        const result = await spawnCli(
+          ['run', 'q', '-c', 'haystack.txt', '--json', '--block-timeout-ms', '200'],
+          {
+            cwd: sandbox.dir,
+            env: {
+              ...sandbox.env,
+              ANTHROPIC_API_KEY: 'sk-test',
+              ANTHROPIC_BASE_URL: server.url,
+              RLM_MODEL: 'anthropic/claude-sonnet-5-5',
+              RLM_MAX_ITERATIONS: iterations,
+            },
+          },
+        );
+        expect(result.code, result.stderr).toBe(3);
+        expect(result.stderr).toContain('the block ran longer than its 200 ms wall-clock limit');
+        const completion = rlmChatCompletionSchema.parse(JSON.parse(result.stdout));
+        expect(completion).toMatchObject({ status: 'max_iterations', answer: null });
+      }
+    } finally {
+      await server.close();
     }
   });
 
