@@ -33,6 +33,8 @@ export const ERROR_KIND_BY_CODE = {
   'sandbox.invalid_value': 'usage',
   'sandbox.pattern_timeout': 'limit',
   'sandbox.invalid_pattern': 'usage',
+  'sandbox.reset': 'limit',
+  'sandbox.too_large': 'limit',
   'model.rate_limited': 'provider',
   'model.overloaded': 'provider',
   'model.context_too_long': 'provider',

@@ -46,7 +46,12 @@ export {
 
 // ── REPL ────────────────────────────────
 
-export type { ExecuteOptions, ReplEnvironment, VariableInfo } from './repl-environment.js';
+export type {
+  ExecuteOptions,
+  GetVariableOptions,
+  ReplEnvironment,
+  VariableInfo,
+} from './repl-environment.js';
 export {
   type BlockError,
   blockErrorSchema,

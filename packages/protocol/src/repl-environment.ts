@@ -15,6 +15,14 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
 }
 
+export interface GetVariableOptions {
+  /**
+   * Refuse a value longer than this many characters (its JSON text, or the string itself) with
+   * an `RlmError` `sandbox.too_large`, instead of copying it out of the REPL.
+   */
+  maxChars?: number;
+}
+
 /**
  * A persistent REPL in which model-written code runs (implemented by @rlm/sandbox).
  * Every method is async because the engine may live in another thread.
@@ -23,7 +31,7 @@ export interface ReplEnvironment {
   /** Runs one block; never rejects for errors in the code itself (they go to `stderr`/`error`). */
   execute(code: string, options?: ExecuteOptions): Promise<REPLResult>;
   /** A JSON-safe copy of a variable's value, or `undefined` if there is no such variable. */
-  getVariable(name: string): Promise<JsonValue | undefined>;
+  getVariable(name: string, options?: GetVariableOptions): Promise<JsonValue | undefined>;
   /** Defines (or replaces) a variable from the host, e.g. `context_2` or `history_1` in a session. */
   setVariable(name: string, value: JsonValue): Promise<void>;
   listVariables(): Promise<VariableInfo[]>;

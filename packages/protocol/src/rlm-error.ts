@@ -21,6 +21,10 @@ export interface ErrorDetails {
   'sandbox.invalid_value': { name: string; reason: string };
   'sandbox.pattern_timeout': { limitMs: number };
   'sandbox.invalid_pattern': { pattern: string };
+  /** The engine was replaced by a fresh one (a watchdog stopped it): the REPL's state is gone. */
+  'sandbox.reset': { reason: 'cpu' | 'wall' | 'aborted' | 'jobs' };
+  /** A value was refused at the sandbox boundary for its size (`limit` in the same unit as `size`). */
+  'sandbox.too_large': { what: string; size: number; limit: number };
   // model clients
   'model.rate_limited': { retryAfterMs: number | undefined; status: number };
   'model.overloaded': { status: number };

@@ -7,8 +7,21 @@ export const DEFAULT_MEMORY_BYTES = 512 * 1024 * 1024;
 export const DEFAULT_CPU_SLICE_MS = 30_000;
 /** Wall-clock time one block may take, including time spent awaiting host calls. */
 export const DEFAULT_BLOCK_TIMEOUT_MS = 600_000;
-/** Characters kept per stream (stdout, stderr) per block; the rest is cut with a marker. */
+/**
+ * Characters kept per stream (stdout, stderr) per block; the rest is cut with a marker. A thrown
+ * error's message and stack are cut to this too (its name to 200 characters).
+ */
 export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
+/**
+ * Characters a final answer (`FINAL`, `FINAL_VAR`) may have; a longer one is refused and the block
+ * fails with a `RangeError` (code `sandbox.too_large`) telling the model to answer shorter.
+ */
+export const DEFAULT_MAX_ANSWER_CHARS = 1_000_000;
+/**
+ * Characters of JSON one host call may carry each way (the guest's arguments, the host's result);
+ * a larger one rejects the guest's promise with a `RangeError` (code `sandbox.too_large`).
+ */
+export const DEFAULT_MAX_HOST_CALL_CHARS = 64 * 1024 * 1024;
 /** How long one context-helper scan (`grep`, `find_all`, `count`, …) may run before it is stopped. */
 export const DEFAULT_SCAN_TIMEOUT_MS = 10_000;
 /** QuickJS stack limit in a worker thread (which gets a 32 MiB native stack). */
@@ -37,6 +50,10 @@ export const sandboxLimitsSchema = z
     blockTimeoutMs: z.number().int().positive().optional(),
     /** @default DEFAULT_MAX_OUTPUT_CHARS */
     maxOutputChars: z.number().int().positive().optional(),
+    /** @default DEFAULT_MAX_ANSWER_CHARS */
+    maxAnswerChars: z.number().int().positive().optional(),
+    /** @default DEFAULT_MAX_HOST_CALL_CHARS */
+    maxHostCallChars: z.number().int().positive().optional(),
     /** @default DEFAULT_SCAN_TIMEOUT_MS */
     scanTimeoutMs: z.number().int().positive().optional(),
     /** @default DEFAULT_STACK_BYTES, or DEFAULT_INLINE_STACK_BYTES with `isolation: 'inline'` */
@@ -136,6 +153,8 @@ export function resolveLimits(
     cpuSliceMs: limits?.cpuSliceMs ?? DEFAULT_CPU_SLICE_MS,
     blockTimeoutMs: limits?.blockTimeoutMs ?? DEFAULT_BLOCK_TIMEOUT_MS,
     maxOutputChars: limits?.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
+    maxAnswerChars: limits?.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS,
+    maxHostCallChars: limits?.maxHostCallChars ?? DEFAULT_MAX_HOST_CALL_CHARS,
     scanTimeoutMs: limits?.scanTimeoutMs ?? DEFAULT_SCAN_TIMEOUT_MS,
     stackBytes:
       limits?.stackBytes ??

@@ -4,6 +4,7 @@ import type { Worker } from 'node:worker_threads';
 import type { REPLResult } from '@rlm/protocol';
 import { describe, expect, it } from 'vitest';
 import { compiledEngine } from './engine/load-quickjs.js';
+import { newWatchdogBuffer } from './engine/watchdog-cell.js';
 import { resolveLimits } from './sandbox-options.js';
 import type { FromWorker, ToWorker, WorkerBoot } from './worker-messages.js';
 import { WorkerPool } from './worker-pool.js';
@@ -62,6 +63,7 @@ async function boot(): Promise<WorkerBoot> {
     type: 'boot',
     init: { ...init, compiled: await compiledEngine() },
     abortFlag: new SharedArrayBuffer(4),
+    watchdog: newWatchdogBuffer(),
   };
 }
 

@@ -10,9 +10,9 @@
  * for every module it loads.
  */
 import { type MessagePort, parentPort } from 'node:worker_threads';
-import type { JsonValue } from '@rlm/protocol';
 import type { HostCaller } from './engine/host-bridge.js';
 import { QuickJsEngine } from './engine/quickjs-engine.js';
+import { sharedWatchdogCell } from './engine/watchdog-cell.js';
 import { fromWireError, toWireError } from './wire-error.js';
 import type { FromWorker, Request, ToWorker, WorkerBoot } from './worker-messages.js';
 
@@ -22,7 +22,7 @@ const port: MessagePort = parentPort;
 const send = (message: FromWorker): void => port.postMessage(message);
 
 interface PendingCall {
-  resolve: (value: JsonValue | undefined) => void;
+  resolve: (text: string | undefined) => void;
   reject: (error: Error) => void;
 }
 
@@ -54,7 +54,7 @@ class Session {
     if (message.type === 'hostResult') {
       const pending = this.#pendingCalls.get(message.callId);
       this.#pendingCalls.delete(message.callId);
-      if (message.ok) pending?.resolve(message.value);
+      if (message.ok) pending?.resolve(message.text);
       else pending?.reject(fromWireError(message.error));
       return;
     }
@@ -73,29 +73,31 @@ class Session {
 
   async #handle(id: number, request: Request): Promise<unknown> {
     const engine = this.#engine;
-    switch (request.type) {
-      case 'execute': {
-        const controller = new AbortController();
-        this.#blockControllers.set(id, controller);
-        try {
-          return await engine.execute(request.code, {
-            signal: controller.signal,
-            interrupted: () => Atomics.load(this.#abortFlag, 0) === id,
-          });
-        } finally {
-          this.#blockControllers.delete(id);
-        }
+    // Blocks and reads run guest code: an abort reaches them through a controller (while they
+    // await) and the shared flag (while guest code runs).
+    const controller = new AbortController();
+    this.#blockControllers.set(id, controller);
+    const stop = {
+      signal: controller.signal,
+      interrupted: () => Atomics.load(this.#abortFlag, 0) === id,
+    };
+    try {
+      switch (request.type) {
+        case 'execute':
+          return await engine.execute(request.code, stop);
+        case 'getVariable':
+          return engine.getVariable(request.name, { ...stop, maxChars: request.maxChars });
+        case 'setVariable':
+          engine.setVariable(request.name, request.value);
+          return null;
+        case 'listVariables':
+          return engine.listVariables(stop);
+        case 'dispose':
+          this.#engine.dispose();
+          return null;
       }
-      case 'getVariable':
-        return engine.getVariable(request.name);
-      case 'setVariable':
-        engine.setVariable(request.name, request.value);
-        return null;
-      case 'listVariables':
-        return engine.listVariables();
-      case 'dispose':
-        this.#engine.dispose();
-        return null;
+    } finally {
+      this.#blockControllers.delete(id);
     }
   }
 }
@@ -131,7 +133,9 @@ async function serve(boot: WorkerBoot): Promise<void> {
   const pendingCalls = new Map<number, PendingCall>();
   let engine: QuickJsEngine;
   try {
-    engine = await QuickJsEngine.create(boot.init, hostCaller(pendingCalls));
+    engine = await QuickJsEngine.create(boot.init, hostCaller(pendingCalls), {
+      watchdog: sharedWatchdogCell(boot.watchdog),
+    });
   } catch (error) {
     send({ type: 'initFailed', error: toWireError(error) });
     return;

@@ -1,4 +1,6 @@
-import type { ReplEnvironment } from '@rlm/protocol';
+import type { GetVariableOptions, ReplEnvironment } from '@rlm/protocol';
+
+export type { GetVariableOptions };
 
 /** Where the engine runs. */
 export type SandboxIsolation = 'worker' | 'inline';

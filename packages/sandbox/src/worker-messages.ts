@@ -7,6 +7,8 @@ export interface WorkerBoot {
   init: EngineInit;
   /** Int32Array[0] holds the id of the request to abort: the interrupt handler reads it while guest code runs. */
   abortFlag: SharedArrayBuffer;
+  /** Where the engine publishes the deadline of the guest code it runs (see watchdog-cell.ts). */
+  watchdog: SharedArrayBuffer;
 }
 
 /** A failure that crosses the thread boundary (RlmError fields or a plain error). */
@@ -19,7 +21,7 @@ export interface WireError {
 
 export type Request =
   | { type: 'execute'; code: string }
-  | { type: 'getVariable'; name: string }
+  | { type: 'getVariable'; name: string; maxChars?: number }
   | { type: 'setVariable'; name: string; value: JsonValue }
   | { type: 'listVariables' }
   | { type: 'dispose' };
@@ -28,7 +30,8 @@ export type Request =
 export type ToWorker =
   | { type: 'request'; id: number; request: Request }
   | { type: 'abort'; id: number }
-  | { type: 'hostResult'; callId: number; ok: true; value: JsonValue | undefined }
+  /** `text`: the result as JSON, already within `maxHostCallChars`. */
+  | { type: 'hostResult'; callId: number; ok: true; text: string | undefined }
   | { type: 'hostResult'; callId: number; ok: false; error: WireError };
 
 /** Worker → host. */

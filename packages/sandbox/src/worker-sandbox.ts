@@ -1,194 +1,218 @@
 import type { Worker } from 'node:worker_threads';
 import type { ExecuteOptions, JsonValue, REPLResult, VariableInfo } from '@rlm/protocol';
+import { RlmError } from '@rlm/protocol/core';
+import { bootWorker } from './boot-worker.js';
 import { poisonedError } from './engine/engine-faults.js';
 import { compiledEngine } from './engine/load-quickjs.js';
-import type { Sandbox } from './sandbox.js';
+import { newWatchdogBuffer } from './engine/watchdog-cell.js';
+import { callHostFunction } from './host-functions.js';
+import type { GetVariableOptions, Sandbox } from './sandbox.js';
 import { assertSettable, disposedError } from './sandbox-guards.js';
-import type { HostFunction } from './sandbox-options.js';
+import type { HostFunction, ResolvedLimits } from './sandbox-options.js';
+import { type ResetReason, resetBlockError, resetResult } from './sandbox-reset.js';
 import { bindToSignal, type SandboxSetup } from './sandbox-setup.js';
 import { SerialQueue } from './serial-queue.js';
 import { fromWireError, toWireError } from './wire-error.js';
 import type { FromWorker, Request, ToWorker, WorkerBoot } from './worker-messages.js';
 import { workerPool } from './worker-pool.js';
+import { ABORT_GRACE_MS, watchRequest } from './worker-watchdog.js';
 
 /** How long `dispose()` waits for an aborted block, then for the reset, before terminating the worker. */
 const DISPOSE_GRACE_MS = 1_000;
 /** Extra time past a block's own limits before the host gives up on an unresponsive worker. */
-const WATCHDOG_GRACE_MS = 10_000;
+const UNRESPONSIVE_GRACE_MS = 10_000;
 
 interface PendingReply {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
+  /** Settles the request when its worker is terminated: the engine it ran on is gone. */
+  kill: (error: RlmError<'sandbox.reset'>, reason: ResetReason) => void;
+}
+
+/** One engine of this sandbox on one worker; a reset replaces it with a fresh one. */
+interface Engine {
+  worker: Worker;
+  abortFlag: Int32Array;
+  watchdog: SharedArrayBuffer;
+  /** Removes this sandbox's listeners from the worker. */
+  detach: () => void;
 }
 
 /**
  * A sandbox whose engine runs in a worker_thread: CPU-bound guest code never blocks the host's
  * event loop, host functions run here and are reached by message passing, and aborts reach
- * running guest code through a shared flag the engine's interrupt handler reads. The worker comes
- * from the process's pool and, when this sandbox is disposed cleanly, goes back to it after freeing
- * this sandbox's engine (see worker-pool.ts); otherwise it is terminated.
+ * running guest code through a shared flag the engine's interrupt handler reads.
+ *
+ * A watchdog outside the engine (worker-watchdog.ts) terminates the worker when guest code
+ * overruns its deadline (a native builtin the interrupt handler cannot stop) or ignores an abort;
+ * the sandbox then comes back on a fresh engine with the same payloads and host-set variables, and
+ * the block reports `sandbox.reset`. The worker comes from the process's pool and, when this
+ * sandbox is disposed cleanly, goes back to it after freeing this sandbox's engine (see
+ * worker-pool.ts); otherwise it is terminated.
  */
 export class WorkerSandbox implements Sandbox {
   readonly isolation = 'worker' as const;
-  readonly #worker: Worker;
+  readonly #setup: SandboxSetup;
   readonly #functions: Record<string, HostFunction>;
-  readonly #abortFlag: Int32Array;
-  readonly #watchdogMs: number;
+  readonly #limits: ResolvedLimits;
   readonly #queue = new SerialQueue();
   readonly #replies = new Map<number, PendingReply>();
   readonly #hostCalls = new Map<number, AbortController>();
+  /** What the host set with `setVariable`, replayed on a fresh engine after a reset. */
+  readonly #variables = new Map<string, JsonValue>();
   /** Aborted by `dispose()`: stops the running block. */
   readonly #lifetime = new AbortController();
+  #engine: Engine | undefined;
+  /** A fresh engine being started after a reset; requests wait for it. */
+  #restarting: Promise<void> | undefined;
   #nextId = 1;
   #poisonReason: string | undefined;
   #disposed = false;
   #unbind: () => void = () => {};
-  /** The worker failed or exited before it answered the boot (rather than refusing it). */
-  #lostBeforeReady = false;
-  /** Removes this sandbox's listeners from the worker (before it goes back to the pool). */
-  #detach: () => void = () => {};
 
-  private constructor(worker: Worker, setup: SandboxSetup, abortFlag: SharedArrayBuffer) {
-    this.#worker = worker;
+  private constructor(setup: SandboxSetup) {
+    this.#setup = setup;
     this.#functions = setup.functions;
-    this.#abortFlag = new Int32Array(abortFlag);
-    const { limits } = setup.init;
-    this.#watchdogMs = limits.blockTimeoutMs + limits.cpuSliceMs + WATCHDOG_GRACE_MS;
+    this.#limits = setup.init.limits;
   }
 
   static async create(setup: SandboxSetup): Promise<WorkerSandbox> {
-    const abortFlag = new SharedArrayBuffer(4);
+    const sandbox = new WorkerSandbox(setup);
+    sandbox.#attach(await sandbox.#boot());
+    sandbox.#unbind = bindToSignal(setup.signal, () => sandbox.dispose());
+    return sandbox;
+  }
+
+  /** Starts an engine on a worker: the payloads, plus every variable the host has set so far. */
+  async #boot(): Promise<{ worker: Worker; boot: WorkerBoot }> {
     // The main thread compiles the engine once; each worker gets the compiled module.
     const boot: WorkerBoot = {
       type: 'boot',
-      init: { ...setup.init, compiled: await compiledEngine() },
-      abortFlag,
+      init: {
+        ...this.#setup.init,
+        variables: [...this.#variables],
+        compiled: await compiledEngine(),
+      },
+      abortFlag: new SharedArrayBuffer(4),
+      watchdog: newWatchdogBuffer(),
     };
-    // A pooled worker can die (killed, out of memory) between its last sandbox and this boot; then
-    // the next one gets the boot. Each retry uses up a pooled worker, and a fresh worker that dies
-    // before it is ready is a real failure, so this ends.
-    for (;;) {
-      const pooled = workerPool.idleCount > 0;
-      const sandbox = WorkerSandbox.#boot(workerPool.take(), setup, boot);
-      try {
-        await sandbox.#started();
-      } catch (error) {
-        if (pooled && sandbox.#lostBeforeReady) continue;
-        throw error;
-      }
-      workerPool.warm();
-      sandbox.#unbind = bindToSignal(setup.signal, () => sandbox.dispose());
-      return sandbox;
-    }
+    return { worker: await bootWorker(boot), boot };
   }
 
-  /** Sends the boot message; the worker's answer and exit are events, delivered after this. */
-  static #boot(worker: Worker, setup: SandboxSetup, boot: WorkerBoot): WorkerSandbox {
-    try {
-      worker.postMessage(boot);
-    } catch (error) {
-      // A boot that cannot be cloned: the taken worker is ref'd and would keep the process alive.
-      void worker.terminate();
-      throw error;
-    }
-    return new WorkerSandbox(worker, setup, boot.abortFlag);
-  }
-
-  #started(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const onMessage = (message: FromWorker): void => {
-        if (message.type === 'ready') {
-          cleanup();
-          this.#listen();
-          resolve();
-        } else if (message.type === 'initFailed') {
-          cleanup();
-          void this.#worker.terminate();
-          reject(fromWireError(message.error));
-        }
-      };
-      const onError = (error: Error): void => {
-        cleanup();
-        this.#lostBeforeReady = true;
-        reject(error);
-      };
-      // Without this a worker that dies before answering (it may have been started long before,
-      // as a spare) would leave creation waiting forever.
-      const onExit = (code: number): void => {
-        cleanup();
-        this.#lostBeforeReady = true;
-        reject(poisonedError(`the worker exited (code ${code}) before it was ready`));
-      };
-      const cleanup = (): void => {
-        this.#worker.off('message', onMessage);
-        this.#worker.off('error', onError);
-        this.#worker.off('exit', onExit);
-      };
-      this.#worker.on('message', onMessage);
-      this.#worker.on('error', onError);
-      this.#worker.on('exit', onExit);
-    });
-  }
-
-  #listen(): void {
-    const onMessage = (message: FromWorker): void => this.#onMessage(message);
+  #attach({ worker, boot }: { worker: Worker; boot: WorkerBoot }): void {
+    const onMessage = (message: FromWorker): void => this.#onMessage(worker, message);
     const onError = (error: Error): void => this.#poison(`the worker failed: ${error.message}`);
     const onExit = (code: number): void => {
       if (this.#disposed) this.#rejectAll(disposedError());
       else this.#poison(`the worker exited (code ${code})`);
     };
-    this.#worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-    this.#detach = () => {
-      this.#worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    this.#engine = {
+      worker,
+      abortFlag: new Int32Array(boot.abortFlag),
+      watchdog: boot.watchdog,
+      detach: () => {
+        worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      },
     };
   }
 
-  #onMessage(message: FromWorker): void {
+  get #current(): Engine {
+    if (this.#engine === undefined) throw poisonedError('the sandbox has no engine');
+    return this.#engine;
+  }
+
+  #onMessage(worker: Worker, message: FromWorker): void {
     if (message.type === 'reply') {
       const pending = this.#replies.get(message.id);
       this.#replies.delete(message.id);
       if (message.ok) pending?.resolve(message.value);
       else pending?.reject(fromWireError(message.error));
     } else if (message.type === 'hostCall') {
-      this.#runHostCall(message.callId, message.name, message.args);
+      this.#runHostCall(worker, message);
     } else if (message.type === 'hostCancel') {
       this.#hostCalls.get(message.callId)?.abort();
       this.#hostCalls.delete(message.callId);
     }
   }
 
-  #runHostCall(callId: number, name: string, args: JsonValue[]): void {
+  #runHostCall(
+    worker: Worker,
+    { callId, name, args }: { callId: number; name: string; args: JsonValue[] },
+  ): void {
     const controller = new AbortController();
     this.#hostCalls.set(callId, controller);
-    const fn = Object.hasOwn(this.#functions, name) ? this.#functions[name] : undefined;
-    const work =
-      fn === undefined
-        ? Promise.reject(new Error(`no host function named ${name}`))
-        : Promise.resolve().then(() => fn.call(args, { signal: controller.signal }));
-    work
+    const gate = () => this.#disposed;
+    const maxHostCallChars = this.#limits.maxHostCallChars;
+    callHostFunction(
+      { name, args, signal: controller.signal },
+      { functions: this.#functions, gate, maxHostCallChars },
+    )
       .then(
-        (value) => this.#post({ type: 'hostResult', callId, ok: true, value }),
+        (text) => this.#post(worker, { type: 'hostResult', callId, ok: true, text }),
         (error: unknown) =>
-          this.#post({ type: 'hostResult', callId, ok: false, error: toWireError(error) }),
+          this.#post(worker, { type: 'hostResult', callId, ok: false, error: toWireError(error) }),
       )
       .finally(() => this.#hostCalls.delete(callId));
   }
 
-  #post(message: ToWorker): void {
-    if (!this.#disposed && this.#poisonReason === undefined) this.#worker.postMessage(message);
+  /** Posts to `worker` if it still serves this sandbox (call ids are only unique per worker). */
+  #post(worker: Worker, message: ToWorker): void {
+    if (this.#disposed || this.#poisonReason !== undefined) return;
+    if (this.#engine?.worker === worker) worker.postMessage(message);
   }
 
   #poison(reason: string): void {
     if (this.#poisonReason !== undefined) return;
     this.#poisonReason = reason;
+    this.#abortHostCalls();
+    this.#rejectAll(poisonedError(reason));
+  }
+
+  #abortHostCalls(): void {
     for (const controller of this.#hostCalls.values()) controller.abort();
     this.#hostCalls.clear();
-    this.#rejectAll(poisonedError(reason));
   }
 
   #rejectAll(error: Error): void {
     for (const pending of this.#replies.values()) pending.reject(error);
     this.#replies.clear();
+  }
+
+  /**
+   * Terminates the worker (its engine overran a deadline, ignored an abort, or asked to be
+   * replaced), settles what was waiting on it, and starts a fresh engine.
+   */
+  #reset(reason: ResetReason): void {
+    const engine = this.#engine;
+    if (engine === undefined || this.#poisonReason !== undefined) return;
+    this.#engine = undefined;
+    engine.detach();
+    void engine.worker.terminate();
+    this.#abortHostCalls();
+    const blockError = resetBlockError(reason, {
+      limits: this.#limits,
+      abortGraceMs: ABORT_GRACE_MS,
+    });
+    const error = new RlmError({
+      code: 'sandbox.reset',
+      message: blockError.message,
+      details: { reason },
+    });
+    const pending = [...this.#replies.values()];
+    this.#replies.clear();
+    for (const reply of pending) reply.kill(error, reason);
+    this.#restarting = this.#boot().then(
+      (started) => {
+        // Disposed meanwhile: nothing will use (or give back) this worker.
+        if (this.#disposed) void started.worker.terminate();
+        else this.#attach(started);
+      },
+      (failure: unknown) =>
+        this.#poison(
+          `the sandbox could not start a fresh engine after a reset: ${failure instanceof Error ? failure.message : String(failure)}`,
+        ),
+    );
   }
 
   get poisoned(): boolean {
@@ -197,32 +221,47 @@ export class WorkerSandbox implements Sandbox {
 
   /** The worker thread serving this sandbox (after `dispose()` it may serve the next one). */
   get threadId(): number {
-    return this.#worker.threadId;
+    return this.#current.worker.threadId;
   }
 
   get disposed(): boolean {
     return this.#disposed;
   }
 
-  #request(request: Request, signal?: AbortSignal): Promise<unknown> {
+  #request(
+    request: Request,
+    { signal, onKill }: { signal?: AbortSignal; onKill?: PendingReply['kill'] } = {},
+  ): Promise<unknown> {
     if (this.#poisonReason !== undefined) return Promise.reject(poisonedError(this.#poisonReason));
+    const engine = this.#current;
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
         // The flag stops CPU-bound code at the next interrupt check; the message wakes a block
         // that is awaiting host calls.
-        Atomics.store(this.#abortFlag, 0, id);
-        this.#post({ type: 'abort', id });
+        Atomics.store(engine.abortFlag, 0, id);
+        this.#post(engine.worker, { type: 'abort', id });
       };
-      const watchdog =
+      // Disposing an engine runs no guest code; everything else is watched from out here.
+      const unwatch =
+        request.type === 'dispose'
+          ? () => {}
+          : watchRequest({
+              cell: engine.watchdog,
+              signal,
+              onKill: (reason) => this.#reset(reason),
+            });
+      // The last resort: a worker that answers nothing long past every limit.
+      const unresponsive =
         request.type === 'execute'
-          ? setTimeout(() => {
-              this.#poison('the worker stopped responding');
-              void this.#worker.terminate();
-            }, this.#watchdogMs)
+          ? setTimeout(
+              () => this.#reset('wall'),
+              this.#limits.blockTimeoutMs + this.#limits.cpuSliceMs + UNRESPONSIVE_GRACE_MS,
+            )
           : undefined;
       const settle = (): void => {
-        clearTimeout(watchdog);
+        unwatch();
+        clearTimeout(unresponsive);
         signal?.removeEventListener('abort', onAbort);
       };
       this.#replies.set(id, {
@@ -234,8 +273,13 @@ export class WorkerSandbox implements Sandbox {
           settle();
           reject(error);
         },
+        kill: (error, reason) => {
+          settle();
+          if (onKill === undefined) reject(error);
+          else onKill(error, reason);
+        },
       });
-      this.#worker.postMessage({ type: 'request', id, request } satisfies ToWorker);
+      engine.worker.postMessage({ type: 'request', id, request } satisfies ToWorker);
       if (signal?.aborted) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
     });
@@ -247,33 +291,75 @@ export class WorkerSandbox implements Sandbox {
         options.signal === undefined
           ? this.#lifetime.signal
           : AbortSignal.any([options.signal, this.#lifetime.signal]);
-      const result = (await this.#request({ type: 'execute', code }, signal)) as REPLResult;
+      const started = performance.now();
+      const result = await new Promise<REPLResult>((resolve, reject) => {
+        this.#request(
+          { type: 'execute', code },
+          {
+            signal,
+            onKill: (_error, reason) =>
+              resolve(
+                resetResult(
+                  resetBlockError(reason, { limits: this.#limits, abortGraceMs: ABORT_GRACE_MS }),
+                  performance.now() - started,
+                ),
+              ),
+          },
+        ).then((value) => resolve(value as REPLResult), reject);
+      });
       // The engine poisoned itself during this block: later calls must fail fast, here too.
       if (result.error?.code === 'sandbox.poisoned') this.#poison(result.error.message);
+      // The engine could not stop what the block left running: it asks to be replaced.
+      else if (result.error?.code === 'sandbox.reset' && this.#engine !== undefined) {
+        this.#reset('jobs');
+      }
       return result;
     });
   }
 
-  async getVariable(name: string): Promise<JsonValue | undefined> {
+  async getVariable(
+    name: string,
+    options: GetVariableOptions = {},
+  ): Promise<JsonValue | undefined> {
     return this.#serially(
-      async () => (await this.#request({ type: 'getVariable', name })) as JsonValue | undefined,
+      async () =>
+        (await this.#request(
+          {
+            type: 'getVariable',
+            name,
+            ...(options.maxChars === undefined ? {} : { maxChars: options.maxChars }),
+          },
+          { signal: this.#lifetime.signal },
+        )) as JsonValue | undefined,
     );
   }
 
   async setVariable(name: string, value: JsonValue): Promise<void> {
     assertSettable(name, value, Object.keys(this.#functions));
-    await this.#serially(() => this.#request({ type: 'setVariable', name, value }));
+    await this.#serially(async () => {
+      await this.#request({ type: 'setVariable', name, value });
+      this.#variables.set(name, value);
+    });
   }
 
   async listVariables(): Promise<VariableInfo[]> {
     return this.#serially(
-      async () => (await this.#request({ type: 'listVariables' })) as VariableInfo[],
+      async () =>
+        (await this.#request(
+          { type: 'listVariables' },
+          { signal: this.#lifetime.signal },
+        )) as VariableInfo[],
     );
   }
 
+  /** Runs `task` after earlier requests and any engine restart; refused once disposed. */
   #serially<T>(task: () => Promise<T>): Promise<T> {
     if (this.#disposed) return Promise.reject(disposedError());
-    return this.#queue.run(() => (this.#disposed ? Promise.reject(disposedError()) : task()));
+    return this.#queue.run(async () => {
+      await this.#restarting;
+      if (this.#disposed) throw disposedError();
+      return task();
+    });
   }
 
   async dispose(): Promise<void> {
@@ -281,23 +367,27 @@ export class WorkerSandbox implements Sandbox {
     this.#unbind();
     this.#lifetime.abort();
     this.#disposed = true;
-    for (const controller of this.#hostCalls.values()) controller.abort();
-    this.#hostCalls.clear();
-    // Give the aborted block a moment to report back, then have the worker free its engine and
-    // WASM instance and go back to the pool. A worker that cannot do that in time (still busy,
-    // failed, poisoned) is terminated whatever it is doing. Anything still waiting is rejected.
+    this.#abortHostCalls();
+    // Give the aborted block a moment to report back (and a restart to finish), then have the
+    // worker free its engine and WASM instance and go back to the pool. A worker that cannot do
+    // that in time (still busy, failed, poisoned) is terminated whatever it is doing. Anything
+    // still waiting is rejected.
     const idle = await withinGrace(this.#queue.run(async () => undefined).then(() => true));
-    if (idle && this.#poisonReason === undefined && (await withinGrace(this.#reset()))) {
-      this.#detach();
-      workerPool.give(this.#worker);
-    } else {
-      await this.#worker.terminate();
+    const engine = this.#engine;
+    if (engine !== undefined) {
+      if (idle && this.#poisonReason === undefined && (await withinGrace(this.#resetEngine()))) {
+        engine.detach();
+        workerPool.give(engine.worker);
+      } else {
+        engine.detach();
+        await engine.worker.terminate();
+      }
     }
     this.#rejectAll(disposedError());
   }
 
   /** Asks the worker to free this sandbox's engine; true once it has and waits for a new boot. */
-  async #reset(): Promise<boolean> {
+  async #resetEngine(): Promise<boolean> {
     try {
       await this.#request({ type: 'dispose' });
       return this.#poisonReason === undefined;

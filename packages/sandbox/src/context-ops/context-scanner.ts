@@ -4,6 +4,7 @@ import type { JsonValue } from '@rlm/protocol';
 import { RlmError } from '@rlm/protocol/core';
 import { scriptUrl } from '../script-url.js';
 import { SerialQueue } from '../serial-queue.js';
+import { fromWireError } from '../wire-error.js';
 import type { FromScanWorker, ScanOperation, ToScanWorker } from './scan-messages.js';
 
 /** The context helpers, in the order the prompt documents them. */
@@ -88,6 +89,7 @@ export class ContextScanner {
     const requestId = this.#nextRequest++;
     const { timeoutMs } = this.#options;
     return new Promise<JsonValue>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
       const finish = (): void => {
         clearTimeout(timer);
         worker.off('message', onMessage);
@@ -98,11 +100,29 @@ export class ContextScanner {
         if (this.#worker === worker) this.#worker = undefined;
         void worker.terminate();
       };
+      const onTimeout = (): void => {
+        finish();
+        stopWorker();
+        reject(
+          new RlmError({
+            code: 'sandbox.pattern_timeout',
+            message: `the scan took longer than ${timeoutMs} ms and was stopped; simplify the pattern (nested quantifiers like (a+)+ can take exponential time)`,
+            details: { limitMs: timeoutMs },
+          }),
+        );
+      };
       const onMessage = (message: FromScanWorker): void => {
         if (message.requestId !== requestId) return;
+        // The deadline covers the scan alone: a cold worker's start-up and the copy of the
+        // payload it needed first do not count against the pattern. (The block's own limits
+        // and abort still bound the whole call.)
+        if (message.type === 'started') {
+          timer = setTimeout(onTimeout, timeoutMs);
+          return;
+        }
         finish();
         if (message.ok) resolve(message.value);
-        else reject(new Error(message.message));
+        else reject(fromWireError(message.error));
       };
       const onError = (error: Error): void => {
         finish();
@@ -114,17 +134,6 @@ export class ContextScanner {
         stopWorker();
         reject(signal.reason);
       };
-      const timer = setTimeout(() => {
-        finish();
-        stopWorker();
-        reject(
-          new RlmError({
-            code: 'sandbox.pattern_timeout',
-            message: `the scan took longer than ${timeoutMs} ms and was stopped; simplify the pattern (nested quantifiers like (a+)+ can take exponential time)`,
-            details: { limitMs: timeoutMs },
-          }),
-        );
-      }, timeoutMs);
       worker.on('message', onMessage);
       worker.on('error', onError);
       signal.addEventListener('abort', onAbort, { once: true });

@@ -1,10 +1,10 @@
 import { describeIssues, type JsonValue, RlmError } from '@rlm/protocol';
 import { z } from 'zod';
 import type { ScanOperation } from './scan-messages.js';
+import { MAX_HELPER_ITEMS } from './scan-operations.js';
 
 /** Most results a helper returns unless `max` says otherwise. */
 export const DEFAULT_HELPER_MAX_ITEMS = 1_000;
-const MAX_ITEMS_CEILING = 100_000;
 
 /** A pattern as the guest sends it: a regex source string, or a RegExp converted by the scaffold. */
 const patternSchema = z.union([
@@ -19,7 +19,7 @@ const flagsSchema = z
   .string()
   .regex(/^[dgimsuvy]*$/, 'flags may only use d, g, i, m, s, u, v, y')
   .optional();
-const maxSchema = z.number().int().positive().max(MAX_ITEMS_CEILING).optional();
+const maxSchema = z.number().int().positive().max(MAX_HELPER_ITEMS).optional();
 
 const grepArgs = z.tuple([
   patternSchema,
@@ -49,7 +49,11 @@ const linesArgs = z.tuple([
 const chunkArgs = z.tuple([
   z.number().int().positive(),
   z
-    .object({ overlap: z.number().int().nonnegative().optional(), target: targetSchema })
+    .object({
+      overlap: z.number().int().nonnegative().optional(),
+      max: maxSchema,
+      target: targetSchema,
+    })
     .strict()
     .optional(),
 ]);
@@ -171,7 +175,15 @@ export function parseHelperCall(
           details: { name: helper, reason: 'overlap >= size' },
         });
       }
-      return { payload: payloadName(options?.target), operation: { op: 'chunk', size, overlap } };
+      return {
+        payload: payloadName(options?.target),
+        operation: {
+          op: 'chunk',
+          size,
+          overlap,
+          maxItems: options?.max ?? DEFAULT_HELPER_MAX_ITEMS,
+        },
+      };
     }
     default:
       throw new RlmError({

@@ -1,4 +1,5 @@
 import type { JsonValue } from '@rlm/protocol';
+import type { WireError } from '../worker-messages.js';
 
 /** One helper operation on one payload, as the scan worker receives it. */
 export type ScanOperation =
@@ -13,12 +14,14 @@ export type ScanOperation =
   | { op: 'find_all'; source: string; flags: string; maxItems: number; maxChars: number }
   | { op: 'count'; source: string; flags: string }
   | { op: 'lines'; start: number; end: number; maxChars: number }
-  | { op: 'chunk'; size: number; overlap: number };
+  | { op: 'chunk'; size: number; overlap: number; maxItems: number };
 
 export type ToScanWorker =
   | { type: 'payload'; name: string; text: string }
   | { type: 'run'; requestId: number; payload: string; operation: ScanOperation };
 
 export type FromScanWorker =
+  /** The scan began: its deadline starts now (not while the worker started or took the payload). */
+  | { type: 'started'; requestId: number }
   | { type: 'result'; requestId: number; ok: true; value: JsonValue }
-  | { type: 'result'; requestId: number; ok: false; message: string };
+  | { type: 'result'; requestId: number; ok: false; error: WireError };

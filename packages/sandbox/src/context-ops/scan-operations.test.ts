@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   chunkBounds,
+  chunkCount,
   countMatches,
   findAll,
   globalPattern,
@@ -172,7 +173,9 @@ describe('chunkBounds', () => {
         fc.integer({ min: 0, max: 49 }),
         (text, size, rawOverlap) => {
           const overlap = rawOverlap % size;
-          const chunks = chunkBounds(text, { size, overlap, starts: lineStarts(text) });
+          const starts = lineStarts(text);
+          const chunks = chunkBounds(text, { size, overlap, starts, maxItems: 100_000 });
+          expect(chunks).toHaveLength(chunkCount(text.length, { size, overlap }));
           expect(chunks[0]?.start).toBe(0);
           expect(chunks.at(-1)?.end).toBe(text.length);
           for (const [i, chunk] of chunks.entries()) {
@@ -181,6 +184,16 @@ describe('chunkBounds', () => {
           }
         },
       ),
+    );
+  });
+
+  it('refuses, before making any, more chunks than maxItems', () => {
+    const text = 'x'.repeat(8 * 1024 * 1024);
+    expect(() => chunkBounds(text, { size: 1, overlap: 0, starts: [0], maxItems: 1_000 })).toThrow(
+      expect.objectContaining({
+        code: 'sandbox.too_large',
+        details: { what: 'chunk', size: 8 * 1024 * 1024, limit: 1_000 },
+      }),
     );
   });
 });

@@ -1,8 +1,13 @@
+import { RlmError } from '@rlm/protocol/core';
+
 /**
  * The context helpers' work on one payload string, as pure functions. They run on the host (in
  * a scan worker that can be terminated when a pattern runs away) because V8 scans text 100–300×
  * faster than QuickJS. Offsets are UTF-16 indices, the same as `context.slice()` in the guest.
  */
+
+/** The largest `max` a helper accepts. */
+export const MAX_HELPER_ITEMS = 100_000;
 
 /** Limits every result is cut to, with a note saying how much was left out. */
 export interface ResultCaps {
@@ -220,11 +225,39 @@ export interface ChunkBounds {
   endLine: number;
 }
 
-/** Boundaries of consecutive `size`-character chunks overlapping by `overlap` characters. */
+/** How many chunks `chunkBounds` makes of `length` characters. */
+export function chunkCount(
+  length: number,
+  { size, overlap }: { size: number; overlap: number },
+): number {
+  return length <= size ? 1 : 1 + Math.ceil((length - size) / (size - overlap));
+}
+
+/**
+ * Boundaries of consecutive `size`-character chunks overlapping by `overlap` characters.
+ *
+ * @throws RlmError `sandbox.too_large` when there would be more than `maxItems` chunks (counted
+ *   before any is made: a cut list would silently leave part of the context uncovered)
+ */
 export function chunkBounds(
   text: string,
-  { size, overlap, starts }: { size: number; overlap: number; starts: readonly number[] },
+  {
+    size,
+    overlap,
+    starts,
+    maxItems,
+  }: { size: number; overlap: number; starts: readonly number[]; maxItems: number },
 ): ChunkBounds[] {
+  const count = chunkCount(text.length, { size, overlap });
+  if (count > maxItems) {
+    const larger = `a size of about ${Math.ceil((text.length - overlap) / maxItems) + overlap} or more`;
+    const remedy = count <= MAX_HELPER_ITEMS ? `${larger}, or { max: ${count} }` : larger;
+    throw new RlmError({
+      code: 'sandbox.too_large',
+      message: `chunk: ${count} chunks of ${size} characters would cover this context, more than max (${maxItems}); use ${remedy}`,
+      details: { what: 'chunk', size: count, limit: maxItems },
+    });
+  }
   const chunks: ChunkBounds[] = [];
   const step = size - overlap;
   for (let start = 0, index = 0; start < text.length || index === 0; start += step, index++) {

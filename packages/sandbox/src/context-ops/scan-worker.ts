@@ -5,6 +5,7 @@
  */
 import { type MessagePort, parentPort } from 'node:worker_threads';
 import type { JsonValue } from '@rlm/protocol';
+import { toWireError } from '../wire-error.js';
 import type { FromScanWorker, ScanOperation, ToScanWorker } from './scan-messages.js';
 import {
   chunkBounds,
@@ -62,6 +63,7 @@ port.on('message', (message: ToScanWorker) => {
     lineIndexes.delete(message.name);
     return;
   }
+  port.postMessage({ type: 'started', requestId: message.requestId } satisfies FromScanWorker);
   const text = payloads.get(message.payload);
   let reply: FromScanWorker;
   try {
@@ -73,12 +75,7 @@ port.on('message', (message: ToScanWorker) => {
       value: run(message.payload, text, message.operation),
     };
   } catch (error) {
-    reply = {
-      type: 'result',
-      requestId: message.requestId,
-      ok: false,
-      message: error instanceof Error ? error.message : String(error),
-    };
+    reply = { type: 'result', requestId: message.requestId, ok: false, error: toWireError(error) };
   }
   port.postMessage(reply);
 });

@@ -2,12 +2,13 @@ import type { RlmError } from '@rlm/protocol/core';
 import type { ResolvedLimits } from '../sandbox-options.js';
 import { limitErrors } from './block-outcome.js';
 import type { Interrupts } from './interrupts.js';
+import type { WatchdogCell } from './watchdog-cell.js';
 
 /** One block's time accounting. */
 export interface BlockClock {
   signal: AbortSignal;
   wallDeadline: number;
-  /** Runs guest work under the block's remaining CPU allowance. */
+  /** Runs guest work under the block's remaining CPU allowance (and the watchdog). */
   slice<T>(work: () => T): T;
   /** The limit that stopped the block, if one did. */
   stopped(): RlmError | undefined;
@@ -21,12 +22,16 @@ export interface BlockClockOptions {
   signal: AbortSignal;
   /** Another thread's abort flag, read by the interrupt handler. */
   interrupted: (() => boolean) | undefined;
+  /** Where each slice's deadline is published for the watchdog outside the engine. */
+  watchdog: WatchdogCell;
 }
 
 /**
  * Starts a block's clock: guest code runs in slices, each with an interrupt deadline set to the
  * CPU time the block has left (time spent awaiting host calls does not count), while the
- * wall-clock deadline covers the whole block.
+ * wall-clock deadline covers the whole block. Each slice's deadline is also published to the
+ * watchdog, which stops the thread when a native builtin overruns it. The host's own reads of
+ * guest values (`getVariable`, `listVariables`) get a clock of their own with the same limits.
  */
 export function startBlockClock({
   limits,
@@ -34,6 +39,7 @@ export function startBlockClock({
   guard,
   signal,
   interrupted,
+  watchdog,
 }: BlockClockOptions): BlockClock {
   let cpuUsed = 0;
   const wallDeadline = Date.now() + limits.blockTimeoutMs;
@@ -45,10 +51,13 @@ export function startBlockClock({
     slice: <T>(work: () => T): T => {
       const start = Date.now();
       // Whichever comes first: the CPU time left, or the block's wall-clock deadline.
-      interrupts.deadline = Math.min(start + (limits.cpuSliceMs - cpuUsed), wallDeadline);
+      const cpuDeadline = start + Math.max(0, limits.cpuSliceMs - cpuUsed);
+      interrupts.deadline = Math.min(cpuDeadline, wallDeadline);
+      watchdog.arm(interrupts.deadline, cpuDeadline <= wallDeadline ? 'cpu' : 'wall');
       try {
         return guard(work);
       } finally {
+        watchdog.disarm();
         cpuUsed += Date.now() - start;
         interrupts.deadline = Number.POSITIVE_INFINITY;
       }

@@ -1,12 +1,17 @@
 import type { BlockError } from '@rlm/protocol';
 import { type ErrorCode, RlmError } from '@rlm/protocol/core';
 
+/** Characters of a thrown error's name that leave the sandbox (message and stack: `maxOutputChars`). */
+export const MAX_ERROR_NAME_CHARS = 200;
+
 /** A guest error as the prelude's `describeError` reports it. */
 export interface GuestErrorInfo {
   name: string;
   message: string;
   stack: string;
   lineNumber: number | null;
+  /** The code of an error the scaffold raised (a helper's `RlmError`, an oversized answer). */
+  code: string | null;
 }
 
 const BLOCK_FRAME = /\(?block\.js:(\d+)(?::\d+)?\)?/;
@@ -22,7 +27,7 @@ export function errorLine(info: GuestErrorInfo): number | undefined {
 /** A `BlockError` for an exception thrown by guest code. */
 export function guestBlockError(info: GuestErrorInfo): BlockError {
   const line = errorLine(info);
-  const code = engineErrorCode(info);
+  const code = engineErrorCode(info) ?? info.code ?? undefined;
   return {
     name: info.name,
     message: info.message,
@@ -50,7 +55,7 @@ export function limitBlockError(error: RlmError): BlockError {
 /** The stderr text for a block error: `Name: message` plus the line, as the model sees it. */
 export function formatBlockError(error: BlockError): string {
   const head =
-    error.name === 'RlmError'
+    error.name === 'RlmError' && error.code !== undefined
       ? `RlmError [${error.code}]: ${error.message}`
       : `${error.name}: ${error.message}`;
   return error.line === undefined

@@ -38,7 +38,7 @@ describe('QuickJsEngine', () => {
       },
       (_name, _args, signal) =>
         new Promise((resolve, reject) => {
-          const timer = setTimeout(() => resolve(1), 30);
+          const timer = setTimeout(() => resolve('1'), 30);
           signal.addEventListener('abort', () => {
             clearTimeout(timer);
             reject(new Error('aborted'));

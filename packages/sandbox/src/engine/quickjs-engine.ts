@@ -1,40 +1,26 @@
-import type { BlockError, JsonValue, REPLResult, VariableInfo } from '@rlm/protocol';
+import type { JsonValue, REPLResult, VariableInfo } from '@rlm/protocol';
 import { RESERVED_NAMES, RlmError } from '@rlm/protocol/core';
-import type {
-  QuickJSContext,
-  QuickJSHandle,
-  QuickJSRuntime,
-  QuickJSWASMModule,
-} from 'quickjs-emscripten-core';
+import type { QuickJSContext, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { toBoundedJson } from '../bounded-json.js';
 import { CONTEXT_HELPER_NAMES, ContextScanner } from '../context-ops/context-scanner.js';
 import type { ResolvedLimits } from '../sandbox-options.js';
-import { type BlockClock, startBlockClock } from './block-clock.js';
-import {
-  formatBlockError,
-  guestBlockError,
-  limitBlockError,
-  limitErrors,
-} from './block-outcome.js';
-import {
-  EngineFault,
-  outOfMemory,
-  poisonedError,
-  ScaffoldTimeout,
-  undescribedError,
-} from './engine-faults.js';
-import { GUEST_PRELUDE } from './guest-prelude.js';
+import { MAX_ERROR_NAME_CHARS } from './block-outcome.js';
+import { EngineFault, outOfMemory, poisonedError } from './engine-faults.js';
+import { type EngineParts, type EngineRunOptions, endClock, startClock } from './engine-parts.js';
+import { GUEST_PRELUDE } from './guest-prelude.generated.js';
 import { HostBridge, type HostCaller } from './host-bridge.js';
 import { Interrupts } from './interrupts.js';
+import { dropLeftoverJobs } from './leftover-jobs.js';
 import { type CompiledEngine, loadQuickJs } from './load-quickjs.js';
 import { newGuestString } from './new-guest-string.js';
-import { rewriteBlock } from './rewrite-block.js';
+import { runBlock } from './run-block.js';
 import { SCAFFOLD_CALL_MS, Scaffold } from './scaffold.js';
+import { UNWATCHED, type WatchdogCell } from './watchdog-cell.js';
 
-/** JS_EVAL_FLAG_ASYNC: top-level await, completion value as a promise of `{ value }`. */
-const EVAL_FLAG_ASYNC = 1 << 7;
-const BLOCK_FILE = 'block.js';
-/** Upper bound on leftover jobs drained (interrupted) after a block was stopped. */
-const MAX_DRAIN_ROUNDS = 1_000;
+export type { EngineRunOptions } from './engine-parts.js';
+
+/** CPU time `listVariables` may spend measuring sizes before it lists types only. */
+const MEASURE_SIZES_MS = 2_000;
 
 /** Everything needed to build an engine; plain data so it can cross a worker boundary. */
 export interface EngineInit {
@@ -46,25 +32,27 @@ export interface EngineInit {
   /** Context helpers: host functions that are ordinary, rebindable names. */
   helperNames: string[];
   limits: ResolvedLimits;
+  /** Variables the host set (`setVariable`) on an engine this one replaces, in order. */
+  variables?: [string, JsonValue][];
   /** The engine compiled by another thread (saves a worker compiling it again). */
   compiled?: CompiledEngine;
 }
 
-export interface EngineExecuteOptions {
-  signal?: AbortSignal;
-  /** Checked by the interrupt handler: lets another thread stop CPU-bound code (SharedArrayBuffer flag). */
-  interrupted?: () => boolean;
+export interface EngineReadOptions extends EngineRunOptions {
+  /** A value larger than this (as JSON) is refused with `sandbox.too_large`. */
+  maxChars?: number;
 }
-
-type Settled =
-  | { kind: 'value'; holder: QuickJSHandle }
-  | { kind: 'thrown'; error: QuickJSHandle }
-  | { kind: 'limit'; error: RlmError }
-  | { kind: 'fault'; reason: string };
 
 /**
  * One QuickJS runtime + context in its own WASM module, with the scaffold installed. Runs on the
  * thread that owns it (the caller's in `inline` mode, a worker's in `worker` mode).
+ *
+ * Guest code runs only under a clock: a block's slices (see run-block.ts), or the clock the host's
+ * own reads of guest values get. Everything the scaffold does with guest values that can reach
+ * guest code (printing a completion value, describing a thrown value, naming variable types,
+ * copying a variable) runs inside such a slice, with its interrupt handler, CPU budget, abort and
+ * watchdog; host functions answer only while a block runs; leftover jobs are stopped before
+ * anything else runs.
  */
 export class QuickJsEngine {
   readonly #runtime: QuickJSRuntime;
@@ -73,14 +61,19 @@ export class QuickJsEngine {
   readonly #limits: ResolvedLimits;
   readonly #scanner: ContextScanner;
   readonly #interrupts = new Interrupts();
-  #scaffold: Scaffold | undefined;
-  #poisonReason: string | undefined;
+  readonly #watchdog: WatchdogCell;
+  #parts: EngineParts | undefined;
   #disposed = false;
-  /** Host calls the running block left pending, counted when it ends. */
-  #unawaited: Record<string, number> = {};
+  /** Set by a fault before the scaffold (and so `#parts`) exists. */
+  #earlyPoison: string | undefined;
 
-  private constructor(module: QuickJSWASMModule, caller: HostCaller, limits: ResolvedLimits) {
+  private constructor(
+    module: QuickJSWASMModule,
+    caller: HostCaller,
+    { limits, watchdog }: { limits: ResolvedLimits; watchdog: WatchdogCell },
+  ) {
     this.#limits = limits;
+    this.#watchdog = watchdog;
     const scanner = new ContextScanner({
       timeoutMs: limits.scanTimeoutMs,
       maxChars: limits.maxOutputChars,
@@ -91,17 +84,36 @@ export class QuickJsEngine {
     this.#runtime.setInterruptHandler(this.#interrupts.handler);
     this.#context = this.#runtime.newContext();
     // Context helpers run here, on the thread that owns the engine; everything else goes to the host.
-    this.#bridge = new HostBridge(this.#context, (name, args, signal) =>
-      CONTEXT_HELPER_NAMES.includes(name)
-        ? scanner.run(name, args, signal)
-        : caller(name, args, signal),
+    const helperCaller: HostCaller = async (name, args, signal) =>
+      toBoundedJson(
+        await scanner.run(name, args, signal),
+        `the result of ${name}`,
+        limits.maxHostCallChars,
+      );
+    this.#bridge = new HostBridge(
+      this.#context,
+      (name, args, signal) =>
+        CONTEXT_HELPER_NAMES.includes(name)
+          ? helperCaller(name, args, signal)
+          : caller(name, args, signal),
+      {
+        values: {
+          parse: (text) => this.#sc.parseResult(text),
+          error: (name, message, code) => this.#sc.hostError(name, message, code),
+        },
+        maxMessageChars: limits.maxOutputChars,
+      },
     );
   }
 
   /** Loads a module, installs the scaffold and injects the context payloads. */
-  static async create(init: EngineInit, caller: HostCaller): Promise<QuickJsEngine> {
+  static async create(
+    init: EngineInit,
+    caller: HostCaller,
+    { watchdog = UNWATCHED }: { watchdog?: WatchdogCell } = {},
+  ): Promise<QuickJsEngine> {
     const module = await loadQuickJs(init.limits.memoryBytes, init.compiled);
-    const engine = new QuickJsEngine(module, caller, init.limits);
+    const engine = new QuickJsEngine(module, caller, { limits: init.limits, watchdog });
     try {
       engine.#install(init);
     } catch (error) {
@@ -116,18 +128,22 @@ export class QuickJsEngine {
 
   /** Why the engine can no longer run code, if it cannot. */
   get poisonReason(): string | undefined {
-    return this.#poisonReason;
+    return this.#parts?.poisonReason ?? this.#earlyPoison;
   }
 
   #install(init: EngineInit): void {
     const context = this.#context;
+    const limits = this.#limits;
     const config = JSON.stringify({
       reserved: RESERVED_NAMES,
       functions: init.functionNames,
       helpers: init.helperNames,
       meta: init.meta,
-      maxOutputChars: this.#limits.maxOutputChars,
-      ballastBytes: Math.min(4 * 1024 * 1024, Math.max(256 * 1024, this.#limits.memoryBytes / 64)),
+      maxOutputChars: limits.maxOutputChars,
+      maxAnswerChars: limits.maxAnswerChars,
+      maxHostCallChars: limits.maxHostCallChars,
+      maxErrorNameChars: MAX_ERROR_NAME_CHARS,
+      ballastBytes: Math.min(4 * 1024 * 1024, Math.max(256 * 1024, limits.memoryBytes / 64)),
     });
     const factory = context.unwrapResult(
       context.evalCode(GUEST_PRELUDE, 'prelude.js', { type: 'global' }),
@@ -142,23 +158,40 @@ export class QuickJsEngine {
     factory.dispose();
     hostCall.dispose();
     configHandle.dispose();
-    this.#scaffold = new Scaffold({
+    const guard = <T>(work: () => T): T => this.#guard(work);
+    this.#parts = {
+      runtime: this.#runtime,
       context,
-      internals: context.unwrapResult(result),
+      bridge: this.#bridge,
+      scaffold: new Scaffold({
+        context,
+        internals: context.unwrapResult(result),
+        interrupts: this.#interrupts,
+        guard,
+        memoryBytes: limits.memoryBytes,
+      }),
       interrupts: this.#interrupts,
-      guard: (work) => this.#guard(work),
-      memoryBytes: this.#limits.memoryBytes,
-    });
+      watchdog: this.#watchdog,
+      limits,
+      guard,
+      poisonReason: undefined,
+      resetReason: undefined,
+    };
     init.contexts.forEach((payload, index) => {
       this.setVariable(`context_${index}`, payload);
     });
     if (init.contexts.length > 0) this.#sc.call('alias', ['context', 'context_0']).dispose();
+    for (const [name, value] of init.variables ?? []) this.setVariable(name, value);
+  }
+
+  get #p(): EngineParts {
+    if (this.#parts === undefined) throw new EngineFault('the scaffold is not installed');
+    return this.#parts;
   }
 
   /** The installed scaffold (present from `create()` on). */
   get #sc(): Scaffold {
-    if (this.#scaffold === undefined) throw new EngineFault('the scaffold is not installed');
-    return this.#scaffold;
+    return this.#p.scaffold;
   }
 
   /** Runs engine work; any non-QuickJS exception means the runtime may be corrupt. */
@@ -167,209 +200,19 @@ export class QuickJsEngine {
       return work();
     } catch (error) {
       if (error instanceof RlmError || error instanceof EngineFault) throw error;
-      this.#poisonReason = `engine fault: ${error instanceof Error ? error.name : 'unknown'}: ${
+      const reason = `engine fault: ${error instanceof Error ? error.name : 'unknown'}: ${
         error instanceof Error ? error.message : String(error)
       }`;
-      throw new EngineFault(this.#poisonReason);
+      if (this.#parts === undefined) this.#earlyPoison = reason;
+      else this.#parts.poisonReason = reason;
+      throw new EngineFault(reason);
     }
   }
 
-  /** Runs one block. Guest errors and limits go into the result; only a dead engine throws. */
-  async execute(code: string, options: EngineExecuteOptions = {}): Promise<REPLResult> {
+  /** Runs one block (see run-block.ts). Guest errors and limits go into the result. */
+  async execute(code: string, options: EngineRunOptions = {}): Promise<REPLResult> {
     this.#assertUsable();
-    const started = performance.now();
-    const namesBefore = this.#sc.callString('userNames');
-    let settled: Settled;
-    try {
-      settled = await this.#run(code, options);
-    } catch (error) {
-      if (!(error instanceof EngineFault)) throw error;
-      settled = { kind: 'fault', reason: error.message };
-    } finally {
-      this.#unawaited = this.#bridge.endBlock();
-      this.#interrupts.check = undefined;
-      this.#interrupts.deadline = Number.POSITIVE_INFINITY;
-    }
-    if (settled.kind === 'fault') return this.#faultResult(settled.reason, started);
-    try {
-      return this.#finish(settled, namesBefore, started);
-    } catch (error) {
-      if (!(error instanceof EngineFault)) throw error;
-      return this.#faultResult(error.message, started);
-    }
-  }
-
-  async #run(code: string, options: EngineExecuteOptions): Promise<Settled> {
-    const clock = startBlockClock({
-      limits: this.#limits,
-      interrupts: this.#interrupts,
-      guard: (work) => this.#guard(work),
-      signal: options.signal ?? new AbortController().signal,
-      interrupted: options.interrupted,
-    });
-    const source = rewriteBlock(code) ?? code;
-    const evaluated = clock.slice(() =>
-      this.#context.evalCode(source, BLOCK_FILE, EVAL_FLAG_ASYNC),
-    );
-    const limit = clock.stopped();
-    if (evaluated.error) {
-      if (limit === undefined) return { kind: 'thrown', error: evaluated.error };
-      evaluated.error.dispose();
-      return { kind: 'limit', error: limit };
-    }
-    try {
-      return limit ? { kind: 'limit', error: limit } : await this.#settle(evaluated.value, clock);
-    } finally {
-      evaluated.value.dispose();
-    }
-  }
-
-  /** Pumps jobs and awaits host calls until the block's promise settles or a limit stops it. */
-  async #settle(promise: QuickJSHandle, clock: BlockClock): Promise<Settled> {
-    for (;;) {
-      clock.slice(() => this.#pumpJobs());
-      const limit = clock.stopped();
-      if (limit) return { kind: 'limit', error: limit };
-      const settled = this.#settledState(promise);
-      if (settled) return settled;
-      if (this.#bridge.inFlight === 0) return { kind: 'limit', error: limitErrors.deadlock() };
-      const outcome = await this.#bridge.waitForSettle(clock.wallDeadline, clock.signal);
-      if (outcome === 'deadline') {
-        return { kind: 'limit', error: limitErrors.wall(this.#limits.blockTimeoutMs) };
-      }
-      if (outcome === 'aborted') return { kind: 'limit', error: limitErrors.aborted() };
-    }
-  }
-
-  #settledState(promise: QuickJSHandle): Settled | undefined {
-    const state = this.#context.getPromiseState(promise);
-    if (state.type === 'fulfilled') {
-      return { kind: 'value', holder: state.notAPromise ? promise.dup() : state.value };
-    }
-    if (state.type === 'rejected') return { kind: 'thrown', error: state.error };
-    return undefined;
-  }
-
-  /** Runs queued promise jobs until none is left or the interrupt handler stops one. */
-  #pumpJobs(): void {
-    while (this.#runtime.hasPendingJob()) {
-      const result = this.#runtime.executePendingJobs();
-      if (result.error) {
-        result.error.dispose();
-        if (this.#interrupts.reason !== undefined) return;
-      }
-    }
-  }
-
-  /** Interrupts every job left over from a stopped block, so none of it runs in the next one. */
-  #drainLeftoverJobs(): void {
-    this.#interrupts.force = true;
-    try {
-      for (let round = 0; round < MAX_DRAIN_ROUNDS && this.#runtime.hasPendingJob(); round++) {
-        const result = this.#guard(() => this.#runtime.executePendingJobs(1));
-        if (result.error) result.error.dispose();
-      }
-    } finally {
-      this.#interrupts.force = false;
-      this.#interrupts.reason = undefined;
-    }
-  }
-
-  #finish(
-    settled: Exclude<Settled, { kind: 'fault' }>,
-    namesBefore: string,
-    started: number,
-  ): REPLResult {
-    let error: BlockError | null = null;
-    let note = '';
-    if (settled.kind === 'limit') {
-      this.#drainLeftoverJobs();
-      error = limitBlockError(settled.error);
-    } else if (settled.kind === 'thrown') {
-      const info = this.#sc.describe(settled.error);
-      settled.error.dispose();
-      // The scaffold fails to describe an error almost only when memory is exhausted.
-      error = info === undefined ? undescribedError() : guestBlockError(info);
-      if (error.code === 'sandbox.out_of_memory') note = this.#recoverFromOutOfMemory(namesBefore);
-    }
-    try {
-      if (settled.kind === 'value') note += this.#sc.printCompletion(settled.holder);
-      return this.#collect({ error, note, started });
-    } catch (failure) {
-      // QuickJS throws `null` when it cannot even allocate the error object, so an exhausted
-      // heap often shows up only here, when the scaffold's own work fails.
-      if (!(failure instanceof EngineFault) || this.#poisonReason !== undefined) throw failure;
-      const recovered = this.#recoverFromOutOfMemory(namesBefore);
-      if (this.#poisonReason !== undefined) throw new EngineFault(this.#poisonReason);
-      return this.#collect({ error: undescribedError(), note: note + recovered, started });
-    } finally {
-      if (settled.kind === 'value') settled.holder.dispose();
-    }
-  }
-
-  #collect({
-    error,
-    note,
-    started,
-  }: {
-    error: BlockError | null;
-    note: string;
-    started: number;
-  }): REPLResult {
-    const unrestored = JSON.parse(this.#sc.callString('restore')) as string[];
-    const restoreNote =
-      unrestored.length > 0
-        ? `note: could not restore the scaffold name(s) ${unrestored.join(', ')}\n`
-        : '';
-    const finalAnswer = this.#sc.takeFinal();
-    const locals = JSON.parse(this.#sc.callString('locals')) as Record<string, string>;
-    const output = this.#sc.takeOutput();
-    return {
-      stdout: output.stdout,
-      stderr: output.stderr + (error ? formatBlockError(error) : '') + note + restoreNote,
-      locals,
-      executionTime: performance.now() - started,
-      llmCalls: [],
-      finalAnswer,
-      error,
-      unawaitedCalls: this.#unawaited,
-    };
-  }
-
-  /**
-   * After an out-of-memory error the runtime still works if the garbage is unreachable: remove the
-   * globals this block created, then probe with a small allocation. If memory stays full, the
-   * engine is poisoned and the caller must create a new sandbox.
-   */
-  #recoverFromOutOfMemory(namesBefore: string): string {
-    try {
-      const cleared = this.#sc.reclaimMemory(namesBefore);
-      return cleared.length > 0
-        ? `note: to free memory, variables created by this block were cleared: ${cleared.join(', ')}\n`
-        : '';
-    } catch {
-      this.#poisonReason ??= 'memory stayed exhausted after an out-of-memory error';
-      return 'note: memory is still exhausted; this sandbox is poisoned and refuses further blocks\n';
-    }
-  }
-
-  #faultResult(reason: string, started: number): REPLResult {
-    this.#poisonReason ??= reason;
-    const error: BlockError = {
-      name: 'RlmError',
-      message: `the engine failed and this sandbox is poisoned (${reason})`,
-      code: 'sandbox.poisoned',
-    };
-    return {
-      stdout: '',
-      stderr: formatBlockError(error),
-      locals: {},
-      executionTime: performance.now() - started,
-      llmCalls: [],
-      finalAnswer: null,
-      error,
-      unawaitedCalls: this.#unawaited,
-    };
+    return runBlock(this.#p, code, options);
   }
 
   #assertUsable(): void {
@@ -380,17 +223,52 @@ export class QuickJsEngine {
         details: {},
       });
     }
-    if (this.#poisonReason !== undefined) throw poisonedError(this.#poisonReason);
+    const poisoned = this.poisonReason;
+    if (poisoned !== undefined) throw poisonedError(poisoned);
   }
 
-  /** A JSON-safe copy of a user or scaffold variable, or `undefined` when it does not exist. */
-  getVariable(name: string): JsonValue | undefined {
+  /**
+   * Runs a host read of guest values under a clock of its own (the block limits, `signal`, the
+   * watchdog), with host functions refusing calls, then stops any job it left behind.
+   *
+   * @throws RlmError `sandbox.timeout` / `sandbox.aborted` when that clock stopped the read
+   */
+  #read<T>(
+    operation: string,
+    { options, limits = this.#limits }: { options: EngineRunOptions; limits?: ResolvedLimits },
+    work: (within: <R>(slice: () => R) => R) => T,
+  ): T {
     this.#assertUsable();
+    const parts = this.#p;
+    const clock = startClock(parts, options, limits);
     try {
-      return this.#sc.readVariable(name);
+      return work(clock.slice);
     } catch (failure) {
-      throw this.#publicError(failure, `getVariable(${name})`);
+      const limit = failure instanceof EngineFault ? clock.stopped() : undefined;
+      throw limit ?? this.#publicError(failure, operation);
+    } finally {
+      endClock(parts);
+      if (!dropLeftoverJobs(parts)) parts.resetReason = 'jobs';
     }
+  }
+
+  /**
+   * A JSON-safe copy of a user or scaffold variable, or `undefined` when it does not exist.
+   *
+   * @throws RlmError `sandbox.too_large` when it is larger than `maxChars` as JSON
+   */
+  getVariable(name: string, options: EngineReadOptions = {}): JsonValue | undefined {
+    const maxChars = options.maxChars ?? Number.MAX_SAFE_INTEGER;
+    const read = this.#read(`getVariable(${name})`, { options }, (within) =>
+      this.#sc.readVariable(name, maxChars, within),
+    );
+    if (read.kind === 'missing') return undefined;
+    if (read.kind === 'value') return read.value;
+    throw new RlmError({
+      code: 'sandbox.too_large',
+      message: `the variable ${name} takes ${read.size > maxChars ? `more than ${maxChars}` : read.size} characters, more than the ${maxChars} asked for`,
+      details: { what: `variable ${name}`, size: read.size, limit: maxChars },
+    });
   }
 
   /** Defines a global from the host; scaffold names (`context_N`, `history`, …) are pinned. */
@@ -410,25 +288,31 @@ export class QuickJsEngine {
     }
     // Parsing a large payload is real work: it gets a block's CPU allowance, not the scaffold's.
     const json = JSON.stringify(value);
-    this.#sc.call('setJson', [name, json], this.#limits.cpuSliceMs).dispose();
+    this.#sc.call('setJson', [name, json], { allowanceMs: this.#limits.cpuSliceMs }).dispose();
     this.#scanner.setPayload(name, value);
   }
 
   /** User variables with type and approximate size (size 0 when measuring them took too long). */
-  listVariables(): VariableInfo[] {
-    this.#assertUsable();
+  listVariables(options: EngineRunOptions = {}): VariableInfo[] {
+    const cpuSliceMs = Math.min(this.#limits.cpuSliceMs, MEASURE_SIZES_MS);
     try {
-      return JSON.parse(this.#sc.callString('listVariables', ['sizes'])) as VariableInfo[];
+      const listed = this.#read(
+        'listVariables',
+        { options, limits: { ...this.#limits, cpuSliceMs } },
+        (within) => this.#sc.callString('listVariables', [true], { within }),
+      );
+      return JSON.parse(listed) as VariableInfo[];
     } catch (failure) {
-      if (!(failure instanceof ScaffoldTimeout)) throw this.#publicError(failure, 'listVariables');
-      return JSON.parse(this.#sc.callString('listVariables', ['types'])) as VariableInfo[];
+      if (!RlmError.is(failure, 'sandbox.timeout')) throw failure;
+      return JSON.parse(this.#sc.callString('listVariables', [false])) as VariableInfo[];
     }
   }
 
   /** Turns an internal failure of a host-initiated call into the typed error callers match on. */
   #publicError(failure: unknown, operation: string): unknown {
     if (!(failure instanceof EngineFault)) return failure;
-    if (this.#poisonReason !== undefined) return poisonedError(this.#poisonReason);
+    const poisoned = this.poisonReason;
+    if (poisoned !== undefined) return poisonedError(poisoned);
     return new RlmError({
       code: 'sandbox.invalid_value',
       message: `${operation} failed: ${failure.message}`,
@@ -442,9 +326,9 @@ export class QuickJsEngine {
    */
   disposeStrictly(): void {
     this.#disposed = true;
-    this.#bridge.endBlock();
+    this.#bridge.close();
     this.#scanner.dispose();
-    this.#scaffold?.dispose();
+    this.#parts?.scaffold.dispose();
     this.#context.dispose();
     this.#runtime.dispose();
   }
@@ -453,13 +337,13 @@ export class QuickJsEngine {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
-    this.#bridge.endBlock();
+    this.#bridge.close();
     this.#scanner.dispose();
     // A faulted runtime may be corrupt: freeing it can trip QuickJS's leak assertion (which aborts
     // the WASM module). Its memory is released with the module when nothing references it.
-    if (this.#poisonReason !== undefined) return;
+    if (this.poisonReason !== undefined) return;
     try {
-      this.#scaffold?.dispose();
+      this.#parts?.scaffold.dispose();
       this.#context.dispose();
       this.#runtime.dispose();
     } catch {

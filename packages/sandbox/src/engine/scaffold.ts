@@ -1,32 +1,27 @@
 import type { JsonValue } from '@rlm/protocol';
 import { truncationMarker } from '@rlm/protocol/core';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
+import type { BlockEnd, ScaffoldInternals } from '../guest/install-scaffold.js';
 import type { GuestErrorInfo } from './block-outcome.js';
 import { EngineFault, outOfMemory, ScaffoldTimeout } from './engine-faults.js';
 import type { Interrupts } from './interrupts.js';
 import { newGuestString } from './new-guest-string.js';
 
-/** CPU time allowed for the scaffold's own work (listing variables, formatting) after a block. */
+/** CPU time allowed for the scaffold's own trusted work (no guest code runs in it). */
 export const SCAFFOLD_CALL_MS = 2_000;
 
-/** The internals the guest prelude returns (see guest-prelude.ts). */
-export type ScaffoldFunction =
-  | 'takeOutput'
-  | 'formatCompletion'
-  | 'takeFinal'
-  | 'restore'
-  | 'locals'
-  | 'listVariables'
-  | 'getVariable'
-  | 'setVariable'
-  | 'setJson'
-  | 'alias'
-  | 'userNames'
-  | 'deleteGlobals'
-  | 'describeError'
-  | 'holdBallast';
+/** A function of the guest prelude's internals (see src/guest/install-scaffold.ts). */
+export type ScaffoldFunction = keyof ScaffoldInternals;
 
-type Argument = string | QuickJSHandle;
+type Argument = string | number | boolean | QuickJSHandle;
+
+/**
+ * How a scaffold call is timed: `trusted` gets its own short allowance, `{ allowanceMs }` a
+ * longer one (both for calls that run no guest code); `within` runs it inside a slice the caller
+ * opens (a block's or a read's), so guest code it reaches shares that slice's budget, abort and
+ * watchdog.
+ */
+export type CallTiming = 'trusted' | { allowanceMs: number } | { within: <T>(work: () => T) => T };
 
 interface ScaffoldParts {
   context: QuickJSContext;
@@ -37,10 +32,24 @@ interface ScaffoldParts {
   memoryBytes: number;
 }
 
-/**
- * The host's side of the guest scaffold: calls into the prelude's internals, each with a short
- * CPU allowance of its own, and reads their results.
- */
+/** Runs a call in whatever slice (or drain) is already running, without changing its timing. */
+const INHERIT: CallTiming = { within: (work) => work() };
+
+/** The block's output and answer, as the host reads them when a block ends. */
+export interface EndedBlock {
+  stdout: string;
+  stderr: string;
+  finalAnswer: string | null;
+  unrestored: string[];
+}
+
+/** A variable as `readVariable` returns it. */
+export type ReadVariable =
+  | { kind: 'missing' }
+  | { kind: 'value'; value: JsonValue }
+  | { kind: 'too_large'; size: number };
+
+/** The host's side of the guest scaffold: calls into the prelude's internals and reads results. */
 export class Scaffold {
   readonly #parts: ScaffoldParts;
   /** Fetched up front: calling it needs no allocation, which matters when the heap is full. */
@@ -54,28 +63,32 @@ export class Scaffold {
   /**
    * Calls an internal; strings become guest strings.
    *
-   * @throws ScaffoldTimeout when the allowance ran out, EngineFault when the call failed
+   * @throws ScaffoldTimeout when a trusted call's allowance ran out, EngineFault when the call
+   *   failed (for a `within` call, the caller's clock tells whether a limit stopped it)
    */
   call(
     name: ScaffoldFunction,
     args: Argument[] = [],
-    allowanceMs = SCAFFOLD_CALL_MS,
+    timing: CallTiming = 'trusted',
   ): QuickJSHandle {
-    const { context, internals, interrupts, guard, memoryBytes } = this.#parts;
+    const { context, internals, interrupts, guard } = this.#parts;
     const owned: QuickJSHandle[] = [];
     try {
-      const handles = args.map((arg) => {
-        if (typeof arg !== 'string') return arg;
-        const handle = newGuestString(context, arg) ?? context.newString(arg);
-        owned.push(handle);
-        if (context.typeof(handle) !== 'string') throw outOfMemory(memoryBytes);
-        return handle;
-      });
+      const handles = args.map((arg) => this.#toHandle(arg, owned));
       const fn = context.getProp(internals, name);
-      const { value: result, timedOut } = interrupts.withAllowance(allowanceMs, () =>
-        guard(() => context.callFunction(fn, context.undefined, handles)),
-      );
-      fn.dispose();
+      const invoke = () => guard(() => context.callFunction(fn, context.undefined, handles));
+      let result: ReturnType<typeof invoke>;
+      let timedOut = false;
+      try {
+        if (timing === 'trusted' || 'allowanceMs' in timing) {
+          const allowanceMs = timing === 'trusted' ? SCAFFOLD_CALL_MS : timing.allowanceMs;
+          ({ value: result, timedOut } = interrupts.withAllowance(allowanceMs, invoke));
+        } else {
+          result = timing.within(invoke);
+        }
+      } finally {
+        fn.dispose();
+      }
       if (result.error) {
         result.error.dispose();
         if (timedOut) throw new ScaffoldTimeout(`the scaffold's ${name} ran out of time`);
@@ -87,9 +100,29 @@ export class Scaffold {
     }
   }
 
+  #toHandle(arg: Argument, owned: QuickJSHandle[]): QuickJSHandle {
+    const { context, memoryBytes } = this.#parts;
+    if (typeof arg === 'object') return arg;
+    // The booleans are static handles of the context: never disposed.
+    if (typeof arg === 'boolean') return arg ? context.true : context.false;
+    const handle =
+      typeof arg === 'number'
+        ? context.newNumber(arg)
+        : (newGuestString(context, arg) ?? context.newString(arg));
+    owned.push(handle);
+    if (typeof arg === 'string' && context.typeof(handle) !== 'string') {
+      throw outOfMemory(memoryBytes);
+    }
+    return handle;
+  }
+
   /** Calls an internal that returns a string (usually JSON). */
-  callString(name: ScaffoldFunction, args: Argument[] = []): string {
-    const handle = this.call(name, args);
+  callString(
+    name: ScaffoldFunction,
+    args: Argument[] = [],
+    timing: CallTiming = 'trusted',
+  ): string {
+    const handle = this.call(name, args, timing);
     try {
       return this.#parts.context.getString(handle);
     } finally {
@@ -97,78 +130,85 @@ export class Scaffold {
     }
   }
 
-  /** The guest error's name, message and stack; `undefined` when it could not be read. */
-  describe(error: QuickJSHandle): GuestErrorInfo | undefined {
-    try {
-      return JSON.parse(this.callString('describeError', [error])) as GuestErrorInfo;
-    } catch (failure) {
-      if (failure instanceof ScaffoldTimeout) {
-        return {
-          name: 'Error',
-          message: 'the thrown value could not be described in time',
-          stack: '',
-          lineNumber: null,
-        };
-      }
-      if (failure instanceof EngineFault) return undefined;
-      throw failure;
-    }
+  /** Starts collecting a block's output; returns the user variable names before it (JSON). */
+  beginBlock(): string {
+    return this.callString('beginBlock');
   }
 
-  /** Prints the block's completion value; a note instead when printing it took too long. */
-  printCompletion(holder: QuickJSHandle): string {
-    try {
-      this.call('formatCompletion', [holder]).dispose();
-      return '';
-    } catch (failure) {
-      if (!(failure instanceof ScaffoldTimeout)) throw failure;
-      return 'note: the value of the last expression could not be printed in time\n';
-    }
+  /** Prints the block's completion value, inside the block's slice. */
+  printCompletion(holder: QuickJSHandle, within: <T>(work: () => T) => T): void {
+    this.call('formatCompletion', [holder], { within }).dispose();
   }
 
-  /** The block's final answer (and resets it for the next block). */
-  takeFinal(): string | null {
-    const { context } = this.#parts;
-    const handle = this.call('takeFinal');
-    try {
-      return context.typeof(handle) === 'string' ? context.getString(handle) : null;
-    } finally {
-      handle.dispose();
-    }
-  }
-
-  /** The block's stdout and stderr, each with a marker when some of it was cut. */
-  takeOutput(): { stdout: string; stderr: string } {
-    const raw = JSON.parse(this.callString('takeOutput')) as {
-      stdout: string;
-      stderr: string;
-      droppedStdout: number;
-      droppedStderr: number;
+  /** The thrown value's name, message and stack (already cut), read inside the block's slice. */
+  describe(error: QuickJSHandle, within: <T>(work: () => T) => T): GuestErrorInfo {
+    const raw = JSON.parse(this.callString('describeError', [error], { within })) as {
+      name: { text: string; dropped: number };
+      message: { text: string; dropped: number };
+      stack: { text: string; dropped: number };
+      lineNumber: number | null;
+      code: string | null;
     };
+    const marked = (cut: { text: string; dropped: number }) =>
+      cut.dropped > 0 ? cut.text + truncationMarker(cut.dropped) : cut.text;
+    return {
+      name: marked(raw.name),
+      message: marked(raw.message),
+      stack: raw.stack.text,
+      lineNumber: raw.lineNumber,
+      code: raw.code,
+    };
+  }
+
+  /** `{ name: type }` of the user variables; `within` a slice, or `basic` (no guest code). */
+  locals(timing: 'trusted' | { within: <T>(work: () => T) => T }): Record<string, string> {
+    const basic = timing === 'trusted';
+    return JSON.parse(this.callString('locals', [basic], timing)) as Record<string, string>;
+  }
+
+  /** Ends the block: restores scaffold names, takes the answer and the output (with markers). */
+  endBlock(): EndedBlock {
+    const raw = JSON.parse(this.callString('endBlock')) as BlockEnd;
     const marker = (dropped: number): string =>
       dropped > 0 ? `${truncationMarker(dropped)}\n` : '';
     return {
       stdout: raw.stdout + marker(raw.droppedStdout),
       stderr: raw.stderr + marker(raw.droppedStderr),
+      finalAnswer: raw.finalAnswer,
+      unrestored: raw.unrestored,
     };
   }
 
-  /** A JSON-safe copy of a global, or `undefined` when there is none. */
-  readVariable(name: string): JsonValue | undefined {
+  /** A JSON-safe copy of a global (read inside the caller's slice). */
+  readVariable(name: string, maxChars: number, within: <T>(work: () => T) => T): ReadVariable {
     const { context } = this.#parts;
-    const entry = this.call('getVariable', [name]);
+    const entry = this.call('readVariable', [name, maxChars], { within });
     try {
       const kindHandle = context.getProp(entry, 0);
       const kind = context.getNumber(kindHandle);
       kindHandle.dispose();
-      if (kind === 0) return undefined;
+      if (kind === 0) return { kind: 'missing' };
       const payload = context.getProp(entry, 1);
-      const text = context.getString(payload);
-      payload.dispose();
-      return kind === 1 ? text : (JSON.parse(text) as JsonValue);
+      try {
+        if (kind === 3) return { kind: 'too_large', size: context.getNumber(payload) };
+        const text = context.getString(payload);
+        return { kind: 'value', value: kind === 1 ? text : (JSON.parse(text) as JsonValue) };
+      } finally {
+        payload.dispose();
+      }
     } finally {
       entry.dispose();
     }
+  }
+
+  /** The guest value of a host result; called inside the block's slice, whose timing it keeps. */
+  parseResult(text: string): QuickJSHandle {
+    return this.call('parseJson', [text], INHERIT);
+  }
+
+  /** A guest error for a failed host call (with a code the guest can trust); keeps the timing. */
+  hostError(name: string, message: string, code: string | undefined): QuickJSHandle {
+    return this.call('hostError', [name, message, code ?? ''], INHERIT);
   }
 
   /**

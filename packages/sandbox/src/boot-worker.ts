@@ -1,0 +1,70 @@
+import type { Worker } from 'node:worker_threads';
+import { poisonedError } from './engine/engine-faults.js';
+import { fromWireError } from './wire-error.js';
+import type { FromWorker, WorkerBoot } from './worker-messages.js';
+import { workerPool } from './worker-pool.js';
+
+/**
+ * Boots a sandbox engine on a worker from the pool and resolves with the worker once its engine
+ * is ready. A pooled worker can die (killed, out of memory) between its last sandbox and this
+ * boot; then the next one gets the boot. Each retry uses up a pooled worker, and a fresh worker
+ * that dies before it is ready is a real failure, so this ends.
+ *
+ * @throws RlmError the engine's own start-up error, or `sandbox.poisoned` for a worker that died
+ */
+export async function bootWorker(boot: WorkerBoot): Promise<Worker> {
+  for (;;) {
+    const pooled = workerPool.idleCount > 0;
+    const worker = workerPool.take();
+    try {
+      worker.postMessage(boot);
+    } catch (error) {
+      // A boot that cannot be cloned: the taken worker is ref'd and would keep the process alive.
+      void worker.terminate();
+      throw error;
+    }
+    const outcome = await started(worker);
+    if (outcome.ok) {
+      workerPool.warm();
+      return worker;
+    }
+    if (pooled && outcome.lostBeforeReady) continue;
+    throw outcome.error;
+  }
+}
+
+type Started = { ok: true } | { ok: false; error: Error; lostBeforeReady: boolean };
+
+function started(worker: Worker): Promise<Started> {
+  return new Promise((resolve) => {
+    const onMessage = (message: FromWorker): void => {
+      if (message.type === 'ready') {
+        cleanup();
+        resolve({ ok: true });
+      } else if (message.type === 'initFailed') {
+        cleanup();
+        void worker.terminate();
+        resolve({ ok: false, error: fromWireError(message.error), lostBeforeReady: false });
+      }
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      resolve({ ok: false, error, lostBeforeReady: true });
+    };
+    // Without this a worker that dies before answering (it may have been started long before,
+    // as a spare) would leave the boot waiting forever.
+    const onExit = (code: number): void => {
+      cleanup();
+      const error = poisonedError(`the worker exited (code ${code}) before it was ready`);
+      resolve({ ok: false, error, lostBeforeReady: true });
+    };
+    const cleanup = (): void => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  });
+}

@@ -1,0 +1,253 @@
+import type { BlockError, REPLResult } from '@rlm/protocol';
+import type { RlmError } from '@rlm/protocol/core';
+import type { QuickJSHandle } from 'quickjs-emscripten-core';
+import { type ResetReason, resetBlockError, resetResult } from '../sandbox-reset.js';
+import type { BlockClock } from './block-clock.js';
+import {
+  formatBlockError,
+  guestBlockError,
+  limitBlockError,
+  limitErrors,
+} from './block-outcome.js';
+import { EngineFault, undescribedError } from './engine-faults.js';
+import { type EngineParts, type EngineRunOptions, endClock, startClock } from './engine-parts.js';
+import { dropLeftoverJobs, pumpJobs } from './leftover-jobs.js';
+import { rewriteBlock } from './rewrite-block.js';
+
+/** JS_EVAL_FLAG_ASYNC: top-level await, completion value as a promise of `{ value }`. */
+const EVAL_FLAG_ASYNC = 1 << 7;
+const BLOCK_FILE = 'block.js';
+
+type Settled =
+  | { kind: 'value'; holder: QuickJSHandle }
+  | { kind: 'thrown'; error: QuickJSHandle }
+  | { kind: 'limit'; error: RlmError };
+
+/**
+ * Runs one block. Guest code runs only in the block's slices: the code itself, the jobs it
+ * queues, the host results applied to its promises, and then (under the same clock) printing its
+ * completion value, describing what it threw and naming its variables' types. Host functions
+ * answer until the block's promise settles or a limit stops it; the jobs it leaves are stopped
+ * before this returns. Guest errors and limits go into the result; only a dead engine throws.
+ */
+export async function runBlock(
+  parts: EngineParts,
+  code: string,
+  options: EngineRunOptions,
+): Promise<REPLResult> {
+  const started = performance.now();
+  if (parts.resetReason !== undefined) return resetOutcome(parts, parts.resetReason, started);
+  const clock = startClock(parts, options);
+  try {
+    const namesBefore = parts.scaffold.beginBlock();
+    parts.bridge.open();
+    let settled: Settled;
+    try {
+      settled = await evaluate(parts, code, clock);
+    } finally {
+      // The block has ended: its host calls are aborted and guest code can start no more.
+      parts.bridge.close();
+    }
+    return finish(parts, settled, { clock, namesBefore, started });
+  } catch (error) {
+    if (!(error instanceof EngineFault)) throw error;
+    return faultResult(parts, error.message, started);
+  } finally {
+    parts.bridge.close();
+    endClock(parts);
+  }
+}
+
+async function evaluate(parts: EngineParts, code: string, clock: BlockClock): Promise<Settled> {
+  const source = rewriteBlock(code) ?? code;
+  const evaluated = clock.slice(() => parts.context.evalCode(source, BLOCK_FILE, EVAL_FLAG_ASYNC));
+  const limit = clock.stopped();
+  if (evaluated.error) {
+    if (limit === undefined) return { kind: 'thrown', error: evaluated.error };
+    evaluated.error.dispose();
+    return { kind: 'limit', error: limit };
+  }
+  try {
+    return limit ? { kind: 'limit', error: limit } : await settle(parts, evaluated.value, clock);
+  } finally {
+    evaluated.value.dispose();
+  }
+}
+
+/** Pumps jobs and applies host results until the block's promise settles or a limit stops it. */
+async function settle(
+  parts: EngineParts,
+  promise: QuickJSHandle,
+  clock: BlockClock,
+): Promise<Settled> {
+  const { bridge, limits } = parts;
+  for (;;) {
+    clock.slice(() => {
+      bridge.applyArrived();
+      pumpJobs(parts);
+    });
+    const limit = clock.stopped();
+    if (limit) return { kind: 'limit', error: limit };
+    const settled = settledState(parts, promise);
+    if (settled) return settled;
+    if (bridge.inFlight === 0) return { kind: 'limit', error: limitErrors.deadlock() };
+    const outcome = await bridge.waitForSettle(clock.wallDeadline, clock.signal);
+    if (outcome === 'deadline') {
+      return { kind: 'limit', error: limitErrors.wall(limits.blockTimeoutMs) };
+    }
+    if (outcome === 'aborted') return { kind: 'limit', error: limitErrors.aborted() };
+  }
+}
+
+function settledState({ context }: EngineParts, promise: QuickJSHandle): Settled | undefined {
+  const state = context.getPromiseState(promise);
+  if (state.type === 'fulfilled') {
+    return { kind: 'value', holder: state.notAPromise ? promise.dup() : state.value };
+  }
+  if (state.type === 'rejected') return { kind: 'thrown', error: state.error };
+  return undefined;
+}
+
+interface Report {
+  error: BlockError | null;
+  note: string;
+  locals: Record<string, string>;
+}
+
+function finish(
+  parts: EngineParts,
+  settled: Settled,
+  { clock, namesBefore, started }: { clock: BlockClock; namesBefore: string; started: number },
+): REPLResult {
+  const report = reportBlock(parts, settled, { clock, namesBefore });
+  const ended = parts.scaffold.endBlock();
+  if (!dropLeftoverJobs(parts)) {
+    parts.resetReason = 'jobs';
+    return resetOutcome(parts, 'jobs', started);
+  }
+  const restoreNote =
+    ended.unrestored.length > 0
+      ? `note: could not restore the scaffold name(s) ${ended.unrestored.join(', ')}\n`
+      : '';
+  const { error, note, locals } = report;
+  return {
+    stdout: ended.stdout,
+    stderr: ended.stderr + (error ? formatBlockError(error) : '') + note + restoreNote,
+    locals,
+    executionTime: performance.now() - started,
+    llmCalls: [],
+    finalAnswer: ended.finalAnswer,
+    error,
+  };
+}
+
+/** What the block ended with, its completion value printed and its variables' types. */
+function reportBlock(
+  parts: EngineParts,
+  settled: Settled,
+  { clock, namesBefore }: { clock: BlockClock; namesBefore: string },
+): Report {
+  try {
+    let error: BlockError | null = null;
+    let note = '';
+    if (settled.kind === 'limit') error = limitBlockError(settled.error);
+    else if (settled.kind === 'thrown') {
+      error = describeThrown(parts, settled.error, clock);
+      if (error.code === 'sandbox.out_of_memory') note = recoverFromOutOfMemory(parts, namesBefore);
+    } else {
+      error = printCompletion(parts, settled.holder, clock);
+    }
+    return { error, note, locals: typesOfLocals(parts, clock) };
+  } catch (failure) {
+    // QuickJS throws `null` when it cannot even allocate the error object, so an exhausted
+    // heap often shows up only here, when the scaffold's own work fails.
+    if (!(failure instanceof EngineFault) || parts.poisonReason !== undefined) throw failure;
+    const recovered = recoverFromOutOfMemory(parts, namesBefore);
+    if (parts.poisonReason !== undefined) throw new EngineFault(parts.poisonReason);
+    return { error: undescribedError(), note: recovered, locals: parts.scaffold.locals('trusted') };
+  } finally {
+    if (settled.kind === 'value') settled.holder.dispose();
+  }
+}
+
+/** The thrown value as a block error, read under the block's clock. */
+function describeThrown(parts: EngineParts, thrown: QuickJSHandle, clock: BlockClock): BlockError {
+  try {
+    return guestBlockError(parts.scaffold.describe(thrown, clock.slice));
+  } catch (failure) {
+    if (!(failure instanceof EngineFault)) throw failure;
+    const limit = clock.stopped();
+    // The scaffold fails to describe an error almost only when memory is exhausted.
+    return limit === undefined ? undescribedError() : limitBlockError(limit);
+  } finally {
+    thrown.dispose();
+  }
+}
+
+/** Prints the completion value under the block's clock; a limit hit meanwhile is the block's. */
+function printCompletion(
+  parts: EngineParts,
+  holder: QuickJSHandle,
+  clock: BlockClock,
+): BlockError | null {
+  try {
+    parts.scaffold.printCompletion(holder, clock.slice);
+    return null;
+  } catch (failure) {
+    const limit = failure instanceof EngineFault ? clock.stopped() : undefined;
+    if (limit === undefined) throw failure;
+    return limitBlockError(limit);
+  }
+}
+
+/** Variable types under the block's clock; without running guest code once that budget is gone. */
+function typesOfLocals({ scaffold }: EngineParts, clock: BlockClock): Record<string, string> {
+  if (clock.stopped() === undefined) {
+    try {
+      return scaffold.locals({ within: clock.slice });
+    } catch (failure) {
+      if (!(failure instanceof EngineFault) || clock.stopped() === undefined) throw failure;
+    }
+  }
+  return scaffold.locals('trusted');
+}
+
+/**
+ * After an out-of-memory error the runtime still works if the garbage is unreachable: remove the
+ * globals this block created, then probe with a small allocation. If memory stays full, the
+ * engine is poisoned and the caller must create a new sandbox.
+ */
+function recoverFromOutOfMemory(parts: EngineParts, namesBefore: string): string {
+  try {
+    const cleared = parts.scaffold.reclaimMemory(namesBefore);
+    return cleared.length > 0
+      ? `note: to free memory, variables created by this block were cleared: ${cleared.join(', ')}\n`
+      : '';
+  } catch {
+    parts.poisonReason ??= 'memory stayed exhausted after an out-of-memory error';
+    return 'note: memory is still exhausted; this sandbox is poisoned and refuses further blocks\n';
+  }
+}
+
+function resetOutcome(parts: EngineParts, reason: ResetReason, started: number): REPLResult {
+  const error = resetBlockError(reason, { limits: parts.limits, abortGraceMs: 0 });
+  return resetResult(error, performance.now() - started);
+}
+
+function faultResult(parts: EngineParts, reason: string, started: number): REPLResult {
+  parts.poisonReason ??= reason;
+  const error: BlockError = {
+    name: 'RlmError',
+    message: `the engine failed and this sandbox is poisoned (${reason})`,
+    code: 'sandbox.poisoned',
+  };
+  return {
+    stdout: '',
+    stderr: formatBlockError(error),
+    locals: {},
+    executionTime: performance.now() - started,
+    llmCalls: [],
+    finalAnswer: null,
+    error,
+  };
+}

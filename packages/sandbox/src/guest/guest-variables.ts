@@ -1,0 +1,234 @@
+import { toJsonText } from './json-copy.js';
+import {
+  append,
+  defineHidden,
+  defineProperty,
+  freeze,
+  getOwnPropertyDescriptor,
+  getOwnPropertyNames,
+  indexOf,
+  isAccessor,
+  isFrozen,
+  isWellFormed,
+  jsonParse,
+  jsonStringify,
+  list,
+  matches,
+  objectKeys,
+  record,
+} from './primordials.js';
+import { basicTypeName, typeName } from './type-name.js';
+
+/** The global object, captured before any guest code could shadow `globalThis`. */
+const G: Record<string, unknown> = globalThis as unknown as Record<string, unknown>;
+const NUMBERED = /^(context|history)_\d+$/;
+
+/** Names the engine itself defines: never user variables. */
+const baseline = record<Record<string, true>>();
+/** Scaffold names (reserved, host functions, `context_N`, `history_N`). */
+const reserved = record<Record<string, true>>();
+/** Context helpers: hidden from the variable list only while they still hold the helper. */
+const helpers = record<Record<string, unknown>>();
+/** Scaffold values restored after every block: name → value. */
+const pinned = record<Record<string, unknown>>();
+
+/** Records the names present before the scaffold adds anything, and the reserved ones. */
+export function recordBaseline(reservedNames: readonly string[]): void {
+  const names = getOwnPropertyNames(G);
+  for (let index = 0; index < names.length; index++) baseline[names[index] as string] = true;
+  for (let index = 0; index < reservedNames.length; index++) {
+    reserved[reservedNames[index] as string] = true;
+  }
+}
+
+export function isScaffold(name: string): boolean {
+  return reserved[name] === true || matches(NUMBERED, name);
+}
+
+export function isBaseline(name: string): boolean {
+  return baseline[name] === true;
+}
+
+export function defineGlobal(name: string, value: unknown): void {
+  defineHidden(G, name, value);
+}
+
+/** Defines a scaffold global that is restored after every block. */
+export function pin(name: string, value: unknown): void {
+  pinned[name] = value;
+  reserved[name] = true;
+  defineGlobal(name, value);
+}
+
+/** Defines a context helper: an ordinary global a model may rebind. */
+export function defineHelper(name: string, value: unknown): void {
+  helpers[name] = value;
+  defineGlobal(name, value);
+}
+
+/** A global as an own property of the global object: its value, or that it is an accessor. */
+export interface GlobalSlot {
+  found: boolean;
+  accessor: boolean;
+  value: unknown;
+}
+
+export function globalSlot(name: string): GlobalSlot {
+  const slot = record<GlobalSlot>();
+  const descriptor = getOwnPropertyDescriptor(G, name);
+  slot.found = descriptor !== undefined;
+  slot.accessor = descriptor !== undefined && isAccessor(descriptor);
+  slot.value = descriptor === undefined || slot.accessor ? undefined : descriptor.value;
+  return slot;
+}
+
+/** The user's variables: globals that are neither the engine's nor the scaffold's. */
+export function userNames(): string[] {
+  const names = getOwnPropertyNames(G);
+  const out = list<string>();
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index] as string;
+    if (baseline[name] === true || isScaffold(name)) continue;
+    if (helpers[name] !== undefined && globalSlot(name).value === helpers[name]) continue;
+    append(out, name);
+  }
+  return out;
+}
+
+/** `{ name: type }` of the user variables (see `typeName`; may run guest code). */
+export function locals(basic: boolean): string {
+  const names = userNames();
+  const out = record<Record<string, string>>();
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index] as string;
+    const slot = globalSlot(name);
+    out[name] = slot.accessor
+      ? 'accessor'
+      : basic
+        ? basicTypeName(slot.value)
+        : typeName(slot.value);
+  }
+  return jsonStringify(out);
+}
+
+/** Most characters `listVariables` serializes to measure one variable. */
+const MAX_MEASURED_CHARS = 64 * 1024 * 1024;
+
+/** `[{ name, type, size }]` of the user variables; sizes only when asked (may run guest code). */
+export function listVariables(withSizes: boolean): string {
+  const names = userNames();
+  const out = list<unknown>();
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index] as string;
+    const slot = globalSlot(name);
+    const info = record<{ name: string; type: string; size: number }>();
+    info.name = name;
+    info.type = slot.accessor
+      ? 'accessor'
+      : withSizes
+        ? typeName(slot.value)
+        : basicTypeName(slot.value);
+    info.size = slot.accessor || !withSizes ? 0 : sizeOf(slot.value);
+    append(out, info);
+  }
+  return jsonStringify(out);
+}
+
+/** The JSON length of a value; 0 when it cannot be measured (memory is short, a trap throws). */
+function sizeOf(value: unknown): number {
+  if (typeof value === 'string') return value.length;
+  try {
+    const text = toJsonText(value, MAX_MEASURED_CHARS);
+    return typeof text === 'string' ? text.length : text.size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A variable as the host reads it: `[0]` when there is none, `[1, text]` for a string that can
+ * travel as it is, `[2, json]` for anything else, `[3, size]` when it is larger than `maxChars`.
+ */
+export function readVariable(name: string, maxChars: number): unknown[] {
+  const slot = globalSlot(name);
+  const out = list<unknown>();
+  if (!slot.found || (baseline[name] === true && !isScaffold(name))) {
+    append(out, 0);
+    return out;
+  }
+  const value = slot.accessor ? null : slot.value;
+  // The host reads strings as UTF-8 C strings: one holding a NUL or a lone surrogate travels as
+  // JSON instead (which escapes both).
+  if (typeof value === 'string' && isWellFormed(value) && indexOf(value, '\u0000', 0) === -1) {
+    append(out, value.length > maxChars ? 3 : 1);
+    append(out, value.length > maxChars ? value.length : value);
+    return out;
+  }
+  const text = toJsonText(value, maxChars);
+  append(out, typeof text === 'string' ? 2 : 3);
+  append(out, typeof text === 'string' ? text : text.size);
+  return out;
+}
+
+/** Sets a global from the host; scaffold names are pinned, `__rlm` deeply frozen. */
+export function setVariable(name: string, value: unknown): void {
+  if (name === '__rlm') pin(name, deepFreeze(value));
+  else if (isScaffold(name)) pin(name, value);
+  else defineGlobal(name, value);
+}
+
+export function setJson(name: string, json: string): void {
+  setVariable(name, jsonParse(json));
+}
+
+/** Empties the named globals (top-level `var` bindings cannot be deleted). */
+export function deleteGlobals(namesJson: string): void {
+  const names = jsonParse(namesJson) as string[];
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index] as string;
+    const descriptor = getOwnPropertyDescriptor(G, name);
+    if (descriptor === undefined) continue;
+    if (descriptor.configurable === true) {
+      delete G[name];
+    } else if (!isAccessor(descriptor) && descriptor.writable === true) {
+      const empty = record<PropertyDescriptor>();
+      empty.value = undefined;
+      defineProperty(G, name, empty);
+    }
+  }
+}
+
+/** Puts back every scaffold global a block rebound; returns the names it could not restore. */
+export function restore(): string[] {
+  const failed = list<string>();
+  const names = objectKeys(pinned);
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index] as string;
+    const descriptor = getOwnPropertyDescriptor(G, name);
+    if (
+      descriptor !== undefined &&
+      !isAccessor(descriptor) &&
+      descriptor.value === pinned[name] &&
+      descriptor.writable === true &&
+      descriptor.configurable === true
+    ) {
+      continue;
+    }
+    try {
+      defineGlobal(name, pinned[name]);
+    } catch {
+      append(failed, name);
+    }
+  }
+  return failed;
+}
+
+/** Freezes a host-provided JSON value and everything in it. */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || isFrozen(value)) return value;
+  const keys = objectKeys(value);
+  for (let index = 0; index < keys.length; index++) {
+    deepFreeze((value as Record<string, unknown>)[keys[index] as string]);
+  }
+  return freeze(value);
+}

@@ -1,0 +1,183 @@
+import { codedError, describeError } from './guest-errors.js';
+import { FINAL, FINAL_VAR, SHOW_VARS, takeFinal } from './guest-final.js';
+import { type HostCall, helperFunction, hostFunction } from './guest-host-calls.js';
+import {
+  deepFreeze,
+  defineHelper,
+  deleteGlobals,
+  globalSlot,
+  listVariables,
+  locals,
+  pin,
+  readVariable,
+  recordBaseline,
+  restore,
+  setJson,
+  setVariable,
+  userNames,
+} from './guest-variables.js';
+import { formatArgs, inspect } from './inspect-value.js';
+import { openOutput, type StreamName, takeOutput, write } from './output-streams.js';
+import { ArrayBufferCtor, freeze, jsonParse, jsonStringify, record } from './primordials.js';
+import { configureLimits, type ScaffoldConfig } from './scaffold-settings.js';
+
+/**
+ * The guest prelude's entry point. The build turns the guest modules into one script that
+ * evaluates to this function (see scripts/embed-script.mjs); the engine evaluates it once per
+ * sandbox, before any user code, and calls it with the raw host-call function and the JSON config.
+ * It defines the globals guest code sees and returns the internals only the host can reach.
+ */
+export function installScaffold(hostCall: HostCall, configJson: string): ScaffoldInternals {
+  const config = jsonParse(configJson) as ScaffoldConfig;
+  configureLimits(config);
+  recordBaseline(config.reserved);
+  const consoleObject = makeConsole();
+  pin('console', consoleObject);
+  pin('print', consoleObject.log);
+  pin('FINAL', FINAL);
+  pin('FINAL_VAR', FINAL_VAR);
+  pin('SHOW_VARS', SHOW_VARS);
+  pin('__rlm', deepFreeze(config.meta));
+  for (let index = 0; index < config.functions.length; index++) {
+    const name = config.functions[index] as string;
+    pin(name, hostFunction(hostCall, name));
+  }
+  for (let index = 0; index < config.helpers.length; index++) {
+    const name = config.helpers[index] as string;
+    defineHelper(name, helperFunction(hostCall, name));
+  }
+  // Ballast: memory held back so that, after an out-of-memory error, releasing it leaves room
+  // for the scaffold's own work (listing and clearing the variables that filled the heap).
+  let ballast: ArrayBuffer | null = null;
+  const holdBallast = (): void => {
+    if (ballast === null) ballast = new ArrayBufferCtor(config.ballastBytes);
+  };
+  holdBallast();
+  return freeze(
+    internals({
+      releaseBallast: () => {
+        ballast = null;
+      },
+      holdBallast,
+    }),
+  );
+}
+
+function logTo(stream: StreamName): Log {
+  return (...args: unknown[]) => write(stream, `${formatArgs(args)}\n`);
+}
+
+type Log = (...args: unknown[]) => void;
+interface GuestConsole {
+  log: Log;
+  info: Log;
+  debug: Log;
+  dir: Log;
+  table: Log;
+  warn: Log;
+  error: Log;
+  assert: (condition: unknown, ...rest: unknown[]) => void;
+}
+
+/** `console`: an ordinary frozen object (a literal defines its properties without setters). */
+function makeConsole(): GuestConsole {
+  return freeze({
+    log: logTo('stdout'),
+    info: logTo('stdout'),
+    debug: logTo('stdout'),
+    dir: logTo('stdout'),
+    table: logTo('stdout'),
+    warn: logTo('stderr'),
+    error: logTo('stderr'),
+    assert: (condition: unknown, ...rest: unknown[]) => {
+      if (condition) return;
+      write('stderr', `Assertion failed${rest.length > 0 ? `: ${formatArgs(rest)}` : ''}\n`);
+    },
+  });
+}
+
+/** What the host reads at the end of a block (as JSON). */
+export interface BlockEnd {
+  stdout: string;
+  stderr: string;
+  droppedStdout: number;
+  droppedStderr: number;
+  finalAnswer: string | null;
+  /** Scaffold names a block rebound that could not be put back. */
+  unrestored: string[];
+}
+
+/** The functions the host calls; none is reachable from a global. */
+export interface ScaffoldInternals {
+  /** Starts a block: output is collected again. Returns the user variable names (JSON). */
+  beginBlock(): string;
+  /** Prints the block's completion value (`{ value }` from the async evaluation). */
+  formatCompletion(holder: { value: unknown }): void;
+  /** A thrown value, described and cut to the caps (JSON of `DescribedError`). */
+  describeError(error: unknown): string;
+  /** `{ name: type }` of the user variables; `basic` runs no guest code at all. */
+  locals(basic: boolean): string;
+  /** Ends a block: restores scaffold names, takes the answer and the output (JSON of `BlockEnd`). */
+  endBlock(): string;
+  listVariables(withSizes: boolean): string;
+  readVariable(name: string, maxChars: number): unknown[];
+  setVariable(name: string, value: unknown): void;
+  setJson(name: string, json: string): void;
+  alias(to: string, from: string): void;
+  userNames(): string;
+  deleteGlobals(namesJson: string): void;
+  releaseBallast(): void;
+  holdBallast(): void;
+  /** Turns a host result (JSON text) into the value a guest promise resolves with. */
+  parseJson(text: string): unknown;
+  /** The error a host call's promise rejects with (`code` '' for none). */
+  hostError(name: string, message: string, code: string): Error;
+}
+
+function internals(
+  ballast: Pick<ScaffoldInternals, 'releaseBallast' | 'holdBallast'>,
+): ScaffoldInternals {
+  const out = record<ScaffoldInternals>();
+  out.beginBlock = () => {
+    openOutput();
+    return jsonStringify(userNames());
+  };
+  out.formatCompletion = (holder) => {
+    const value = holder.value;
+    if (value === undefined) return;
+    let text: string;
+    try {
+      text = inspect(value);
+    } catch (error) {
+      // A trap or getter threw: say so. (A stopped block's interrupt cannot be caught here.)
+      text = `[the value could not be printed: ${formatArgs([error])}]`;
+    }
+    write('stdout', `${text}\n`);
+  };
+  out.describeError = describeError;
+  out.locals = locals;
+  out.endBlock = () => {
+    const end = record<BlockEnd>();
+    end.unrestored = restore();
+    end.finalAnswer = takeFinal();
+    const output = takeOutput();
+    end.stdout = output.stdout;
+    end.stderr = output.stderr;
+    end.droppedStdout = output.droppedStdout;
+    end.droppedStderr = output.droppedStderr;
+    return jsonStringify(end);
+  };
+  out.listVariables = listVariables;
+  out.readVariable = readVariable;
+  out.setVariable = setVariable;
+  out.setJson = setJson;
+  out.alias = (to, from) => setVariable(to, globalSlot(from).value);
+  out.userNames = () => jsonStringify(userNames());
+  out.deleteGlobals = deleteGlobals;
+  out.releaseBallast = ballast.releaseBallast;
+  out.holdBallast = ballast.holdBallast;
+  out.parseJson = (text) => jsonParse(text);
+  out.hostError = (name, message, code) =>
+    codedError(name, message, code === '' ? undefined : code);
+  return out;
+}

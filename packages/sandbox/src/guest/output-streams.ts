@@ -1,0 +1,73 @@
+import { append, joinList, list, record, slice } from './primordials.js';
+import { limits } from './scaffold-settings.js';
+
+export type StreamName = 'stdout' | 'stderr';
+
+interface Stream {
+  parts: string[];
+  used: number;
+  dropped: number;
+}
+
+/** A block's output, taken by the host when the block ends. */
+export interface TakenOutput {
+  stdout: string;
+  stderr: string;
+  droppedStdout: number;
+  droppedStderr: number;
+}
+
+function emptyStream(): Stream {
+  const stream = record<Stream>();
+  stream.parts = list<string>();
+  stream.used = 0;
+  stream.dropped = 0;
+  return stream;
+}
+
+const streams = record<Record<StreamName, Stream>>();
+streams.stdout = emptyStream();
+streams.stderr = emptyStream();
+/**
+ * Output is collected only while a block runs. Guest code that runs at other times (a leftover
+ * job being stopped, a getter reached while the host reads a variable) prints nowhere: its text
+ * would otherwise appear in the next block's output.
+ */
+let open = false;
+
+/** Starts collecting a block's output. */
+export function openOutput(): void {
+  open = true;
+}
+
+/** Appends to a stream, keeping at most `maxOutputChars` and counting what is left out. */
+export function write(name: StreamName, text: string): void {
+  if (!open) return;
+  const stream = streams[name];
+  const room = limits.maxOutputChars - stream.used;
+  if (room <= 0) {
+    stream.dropped += text.length;
+    return;
+  }
+  if (text.length > room) {
+    append(stream.parts, slice(text, 0, room));
+    stream.dropped += text.length - room;
+    stream.used = limits.maxOutputChars;
+    return;
+  }
+  append(stream.parts, text);
+  stream.used += text.length;
+}
+
+/** The block's output so far; stops collecting and starts the next block's streams empty. */
+export function takeOutput(): TakenOutput {
+  open = false;
+  const taken = record<TakenOutput>();
+  taken.stdout = joinList(streams.stdout.parts, '');
+  taken.stderr = joinList(streams.stderr.parts, '');
+  taken.droppedStdout = streams.stdout.dropped;
+  taken.droppedStderr = streams.stderr.dropped;
+  streams.stdout = emptyStream();
+  streams.stderr = emptyStream();
+  return taken;
+}
