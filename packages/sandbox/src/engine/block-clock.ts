@@ -8,10 +8,15 @@ import type { WatchdogCell } from './watchdog-cell.js';
 export interface BlockClock {
   signal: AbortSignal;
   wallDeadline: number;
-  /** Runs guest work under the block's remaining CPU allowance (and the watchdog). */
-  slice<T>(work: () => T): T;
+  /**
+   * Runs guest work under the block's remaining CPU allowance (and the watchdog); `maxMs` caps
+   * this slice further (for the scaffold's own reporting, which must not use up a whole budget).
+   */
+  slice<T>(work: () => T, maxMs?: number): T;
   /** The limit that stopped the block, if one did. */
   stopped(): RlmError | undefined;
+  /** Whether the last slice was stopped by its own `maxMs` (the block itself goes on). */
+  capped(): boolean;
 }
 
 export interface BlockClockOptions {
@@ -48,21 +53,27 @@ export function startBlockClock({
   return {
     signal,
     wallDeadline,
-    slice: <T>(work: () => T): T => {
+    slice: <T>(work: () => T, maxMs = Number.POSITIVE_INFINITY): T => {
       const start = Date.now();
+      if (interrupts.reason === 'capped') interrupts.reason = undefined;
       // Whichever comes first: the CPU time left, or the block's wall-clock deadline.
       const cpuDeadline = start + Math.max(0, limits.cpuSliceMs - cpuUsed);
-      interrupts.deadline = Math.min(cpuDeadline, wallDeadline);
+      const budgetDeadline = Math.min(cpuDeadline, wallDeadline);
+      interrupts.deadline = Math.min(budgetDeadline, start + maxMs);
       watchdog.arm(interrupts.deadline, cpuDeadline <= wallDeadline ? 'cpu' : 'wall');
       try {
         return guard(work);
       } finally {
         watchdog.disarm();
         cpuUsed += Date.now() - start;
+        if (interrupts.reason === 'cpu' && interrupts.deadline < budgetDeadline) {
+          interrupts.reason = 'capped';
+        }
         interrupts.deadline = Number.POSITIVE_INFINITY;
       }
     },
     stopped: () => {
+      if (interrupts.reason === 'capped') return undefined;
       if (interrupts.reason === 'cpu') {
         return Date.now() >= wallDeadline && cpuUsed < limits.cpuSliceMs
           ? limitErrors.wall(limits.blockTimeoutMs)
@@ -71,5 +82,6 @@ export function startBlockClock({
       if (interrupts.reason === 'aborted' || signal.aborted) return limitErrors.aborted();
       return undefined;
     },
+    capped: () => interrupts.reason === 'capped',
   };
 }

@@ -1,5 +1,8 @@
-/** Why the interrupt handler stopped guest code. */
-export type InterruptReason = 'cpu' | 'aborted' | 'forced';
+/**
+ * Why the interrupt handler stopped guest code; `capped` when a slice's own cap (shorter than the
+ * block's budget) ran out, which stops that slice only.
+ */
+export type InterruptReason = 'cpu' | 'capped' | 'aborted' | 'forced';
 
 /**
  * The state QuickJS's interrupt handler reads while guest code runs: a CPU deadline, an abort

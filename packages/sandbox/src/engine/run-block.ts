@@ -17,6 +17,8 @@ import { rewriteBlock } from './rewrite-block.js';
 /** JS_EVAL_FLAG_ASYNC: top-level await, completion value as a promise of `{ value }`. */
 const EVAL_FLAG_ASYNC = 1 << 7;
 const BLOCK_FILE = 'block.js';
+/** CPU time naming the variables' types may take of a block's budget. */
+const LOCALS_MS = 250;
 
 type Settled =
   | { kind: 'value'; holder: QuickJSHandle }
@@ -200,13 +202,17 @@ function printCompletion(
   }
 }
 
-/** Variable types under the block's clock; without running guest code once that budget is gone. */
+/**
+ * Variable types, under the block's clock and at most `LOCALS_MS` of it (a hostile getter must not
+ * cost every later block its whole budget); without running guest code once that time is gone.
+ */
 function typesOfLocals({ scaffold }: EngineParts, clock: BlockClock): Record<string, string> {
   if (clock.stopped() === undefined) {
     try {
-      return scaffold.locals({ within: clock.slice });
+      return scaffold.locals({ within: (work) => clock.slice(work, LOCALS_MS) });
     } catch (failure) {
-      if (!(failure instanceof EngineFault) || clock.stopped() === undefined) throw failure;
+      if (!(failure instanceof EngineFault)) throw failure;
+      if (clock.stopped() === undefined && !clock.capped()) throw failure;
     }
   }
   return scaffold.locals('trusted');

@@ -1,9 +1,9 @@
 import { formatArgs } from './inspect-value.js';
+import { jsonText } from './json-text.js';
 import {
   call,
   defineHidden,
   ErrorCtor,
-  jsonStringify,
   newWeakMap,
   record,
   slice,
@@ -105,5 +105,5 @@ export function describeError(error: unknown): string {
   described.stack = cutText(fields.stack, limits.maxOutputChars);
   described.lineNumber = fields.lineNumber;
   described.code = codeOf(error) ?? null;
-  return jsonStringify(described);
+  return jsonText(described);
 }

@@ -1,4 +1,5 @@
 import { toJsonText } from './json-copy.js';
+import { jsonText } from './json-text.js';
 import {
   append,
   defineHidden,
@@ -11,7 +12,6 @@ import {
   isFrozen,
   isWellFormed,
   jsonParse,
-  jsonStringify,
   list,
   matches,
   objectKeys,
@@ -108,7 +108,7 @@ export function locals(basic: boolean): string {
         ? basicTypeName(slot.value)
         : typeName(slot.value);
   }
-  return jsonStringify(out);
+  return jsonText(out);
 }
 
 /** Most characters `listVariables` serializes to measure one variable. */
@@ -131,7 +131,7 @@ export function listVariables(withSizes: boolean): string {
     info.size = slot.accessor || !withSizes ? 0 : sizeOf(slot.value);
     append(out, info);
   }
-  return jsonStringify(out);
+  return jsonText(out);
 }
 
 /** The JSON length of a value; 0 when it cannot be measured (memory is short, a trap throws). */

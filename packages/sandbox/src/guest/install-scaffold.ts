@@ -17,8 +17,9 @@ import {
   userNames,
 } from './guest-variables.js';
 import { formatArgs, inspect } from './inspect-value.js';
+import { jsonText } from './json-text.js';
 import { openOutput, type StreamName, takeOutput, write } from './output-streams.js';
-import { ArrayBufferCtor, freeze, jsonParse, jsonStringify, record } from './primordials.js';
+import { ArrayBufferCtor, freeze, jsonParse, record } from './primordials.js';
 import { configureLimits, type ScaffoldConfig } from './scaffold-settings.js';
 
 /**
@@ -140,7 +141,7 @@ function internals(
   const out = record<ScaffoldInternals>();
   out.beginBlock = () => {
     openOutput();
-    return jsonStringify(userNames());
+    return jsonText(userNames());
   };
   out.formatCompletion = (holder) => {
     const value = holder.value;
@@ -165,14 +166,14 @@ function internals(
     end.stderr = output.stderr;
     end.droppedStdout = output.droppedStdout;
     end.droppedStderr = output.droppedStderr;
-    return jsonStringify(end);
+    return jsonText(end);
   };
   out.listVariables = listVariables;
   out.readVariable = readVariable;
   out.setVariable = setVariable;
   out.setJson = setJson;
   out.alias = (to, from) => setVariable(to, globalSlot(from).value);
-  out.userNames = () => jsonStringify(userNames());
+  out.userNames = () => jsonText(userNames());
   out.deleteGlobals = deleteGlobals;
   out.releaseBallast = ballast.releaseBallast;
   out.holdBallast = ballast.holdBallast;

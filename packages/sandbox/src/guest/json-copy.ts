@@ -1,5 +1,6 @@
 import { type Brand, brandOf, regexpText } from './brand-checks.js';
 import { functionText } from './inspect-value.js';
+import { jsonText } from './json-text.js';
 import {
   append,
   call,
@@ -8,7 +9,6 @@ import {
   errorToString,
   getOwnPropertyDescriptor,
   isAccessor,
-  jsonStringify,
   list,
   mapEntries,
   mapIteratorNext,
@@ -37,7 +37,8 @@ import {
  */
 
 const MAX_COPY_NODES = 1_000_000;
-const MAX_COPY_DEPTH = 1_000;
+// Deeper values are cut: the copy and its serializer recurse, and an inline sandbox has a small stack.
+const MAX_COPY_DEPTH = 100;
 
 /** The copy did not fit in the characters allowed. */
 export interface TooLarge {
@@ -200,7 +201,7 @@ export function toJsonText(value: unknown, maxChars: number): string | TooLarge 
     if (error !== OVERFLOW) throw error;
     return tooLarge(budget.chars);
   }
-  const text: string = jsonStringify(copied);
+  const text: string = jsonText(copied);
   return text.length > maxChars ? tooLarge(text.length) : text;
 }
 

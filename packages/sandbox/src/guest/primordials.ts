@@ -57,6 +57,7 @@ export const promiseReject = Promise.reject;
 export const ArrayBufferCtor = ArrayBuffer;
 export const mathMin = Math.min;
 export const numberIsNaN = Number.isNaN;
+export const numberIsFinite = Number.isFinite;
 const WeakMapCtor = WeakMap;
 export const weakMapGet = WeakMap.prototype.get;
 export const weakMapSet = WeakMap.prototype.set;
