@@ -17,6 +17,8 @@ import { rewriteBlock } from './rewrite-block.js';
 /** JS_EVAL_FLAG_ASYNC: top-level await, completion value as a promise of `{ value }`. */
 const EVAL_FLAG_ASYNC = 1 << 7;
 const BLOCK_FILE = 'block.js';
+/** How long a block may go on without letting its thread's timers and I/O run. */
+const YIELD_EVERY_MS = 50;
 /** CPU time naming the variables' types may take of a block's budget. */
 const LOCALS_MS = 250;
 
@@ -76,14 +78,24 @@ async function evaluate(parts: EngineParts, code: string, clock: BlockClock): Pr
   }
 }
 
-/** Pumps jobs and applies host results until the block's promise settles or a limit stops it. */
+/**
+ * Pumps jobs and applies host results until the block's promise settles or a limit stops it.
+ * Host results that arrive without any I/O (a function that answers at once) settle as
+ * microtasks, which could keep the thread's timers and I/O waiting for the whole block: the loop
+ * lets them run every `YIELD_EVERY_MS`.
+ */
 async function settle(
   parts: EngineParts,
   promise: QuickJSHandle,
   clock: BlockClock,
 ): Promise<Settled> {
   const { bridge, limits } = parts;
+  let yielded = Date.now();
   for (;;) {
+    if (Date.now() - yielded > YIELD_EVERY_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      yielded = Date.now();
+    }
     clock.slice(() => {
       bridge.applyArrived();
       pumpJobs(parts);
@@ -154,8 +166,13 @@ function reportBlock(
     let note = '';
     if (settled.kind === 'limit') error = limitBlockError(settled.error);
     else if (settled.kind === 'thrown') {
+      // The thrown value may be an exhausted heap's own error: describing it needs the room the
+      // ballast holds back. (QuickJS can corrupt its heap when an allocation fails in the
+      // middle of some built-ins, so the scaffold never works with the heap full.)
+      parts.scaffold.releaseBallast();
       error = describeThrown(parts, settled.error, clock);
       if (error.code === 'sandbox.out_of_memory') note = recoverFromOutOfMemory(parts, namesBefore);
+      else parts.scaffold.holdBallast();
     } else {
       error = printCompletion(parts, settled.holder, clock);
     }

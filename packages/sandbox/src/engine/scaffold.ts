@@ -140,6 +140,19 @@ export class Scaffold {
     this.call('formatCompletion', [holder], { within }).dispose();
   }
 
+  /** Lets go of the memory held back for the scaffold's own work (needs no allocation). */
+  releaseBallast(): void {
+    const { context, guard } = this.#parts;
+    const released = guard(() => context.callFunction(this.#releaseBallast, context.undefined));
+    if (released.error) released.error.dispose();
+    else released.value.dispose();
+  }
+
+  /** Takes the ballast back; fails (EngineFault) when memory is still exhausted. */
+  holdBallast(): void {
+    this.call('holdBallast').dispose();
+  }
+
   /** The thrown value's name, message and stack (already cut), read inside the block's slice. */
   describe(error: QuickJSHandle, within: <T>(work: () => T) => T): GuestErrorInfo {
     const raw = JSON.parse(this.callString('describeError', [error], { within })) as {
@@ -219,10 +232,7 @@ export class Scaffold {
    * @throws EngineFault (or an engine error) when memory stays exhausted
    */
   reclaimMemory(namesBefore: string): string[] {
-    const { context, guard } = this.#parts;
-    const released = guard(() => context.callFunction(this.#releaseBallast, context.undefined));
-    if (released.error) released.error.dispose();
-    else released.value.dispose();
+    this.releaseBallast();
     const before = new Set(JSON.parse(namesBefore) as string[]);
     const now = JSON.parse(this.callString('userNames')) as string[];
     const created = now.filter((name) => !before.has(name));

@@ -1,3 +1,4 @@
+import { ownData } from './brand-checks.js';
 import { codedError, describeError } from './guest-errors.js';
 import { FINAL, FINAL_VAR, SHOW_VARS, takeFinal } from './guest-final.js';
 import { type HostCall, helperFunction, hostFunction } from './guest-host-calls.js';
@@ -144,7 +145,9 @@ function internals(
     return jsonText(userNames());
   };
   out.formatCompletion = (holder) => {
-    const value = holder.value;
+    // QuickJS fills the holder with an assignment, which a guest setter at Object.prototype.value
+    // can intercept: read only what it really holds.
+    const value = ownData(holder, 'value');
     if (value === undefined) return;
     let text: string;
     try {
