@@ -3,7 +3,7 @@
 // ── Creating a sandbox ──────────────────
 
 export { createSandbox } from './create-sandbox.js';
-export type { Sandbox, SandboxIsolation } from './sandbox.js';
+export type { GetVariableOptions, Sandbox, SandboxIsolation } from './sandbox.js';
 
 // ── Options and limits ──────────────────
 
@@ -11,6 +11,8 @@ export {
   DEFAULT_BLOCK_TIMEOUT_MS,
   DEFAULT_CPU_SLICE_MS,
   DEFAULT_INLINE_STACK_BYTES,
+  DEFAULT_MAX_ANSWER_CHARS,
+  DEFAULT_MAX_HOST_CALL_CHARS,
   DEFAULT_MAX_OUTPUT_CHARS,
   DEFAULT_MEMORY_BYTES,
   DEFAULT_SCAN_TIMEOUT_MS,

@@ -8,6 +8,6 @@ export const CONTEXT_HELPERS_PROMPT = `Fast context helpers (async, run outside 
 - \`await find_all(pattern, { flags, max, target })\` → \`{ matches: [{ match, index, groups }], total, note? }\`: every match with its offset (use \`context.slice(index, …)\` to read around it).
 - \`await count(pattern, { flags, target })\` → number of matches.
 - \`await lines(start, end, { target })\` → the text of lines start..end (1-based, inclusive).
-- \`await chunk(size, { overlap, target })\` → \`[{ index, start, end, startLine, endLine }]\` boundaries for \`context.slice(start, end)\`.
+- \`await chunk(size, { overlap, max, target })\` → \`[{ index, start, end, startLine, endLine }]\` boundaries for \`context.slice(start, end)\` (more than \`max\` chunks, default 10000, is an error: pick a larger size).
 They read \`context\` by default; \`target: 2\` reads \`context_2\`. Results are capped; \`note\` says how much was left out.
 Example: \`const hits = await grep(/error code \\d+/i, { context: 2 }); print(hits.total, hits.matches.slice(0, 5));\``;

@@ -5,6 +5,12 @@ import { MAX_HELPER_ITEMS } from './scan-operations.js';
 
 /** Most results a helper returns unless `max` says otherwise. */
 export const DEFAULT_HELPER_MAX_ITEMS = 1_000;
+/**
+ * Most chunks `chunk` makes unless `max` says otherwise. Boundaries are small (about 70
+ * characters each), and a list cut short would leave part of the context unread, so the cap is
+ * higher than other helpers' and passing it is an error rather than a cut.
+ */
+export const DEFAULT_CHUNK_MAX_ITEMS = 10_000;
 
 /** A pattern as the guest sends it: a regex source string, or a RegExp converted by the scaffold. */
 const patternSchema = z.union([
@@ -181,7 +187,7 @@ export function parseHelperCall(
           op: 'chunk',
           size,
           overlap,
-          maxItems: options?.max ?? DEFAULT_HELPER_MAX_ITEMS,
+          maxItems: options?.max ?? DEFAULT_CHUNK_MAX_ITEMS,
         },
       };
     }

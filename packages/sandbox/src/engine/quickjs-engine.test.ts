@@ -19,6 +19,13 @@ const BLOCKS = [
   'Promise.reject(new Error("unhandled")); 2',
   'const big = []; while (true) big.push("x".repeat(1000) + big.length)',
   'new Proxy({}, {})',
+  'new Proxy({}, { ownKeys() { for (;;) {} } })',
+  'throw { get message() { slow(); return "m" } }',
+  'FINAL("x".repeat(2e6))',
+  'await chunk(1, { max: 2 })',
+  '(async () => { for (;;) { await null } })(); for (;;) {}',
+  'Object.defineProperty(Array.prototype, "0", { set() { throw 1 }, configurable: true }); print([1])',
+  'var trap = new Proxy({}, { ownKeys() { Promise.resolve().then(() => 1); return [] } }); 1',
 ];
 
 describe('QuickJsEngine', () => {
@@ -47,6 +54,10 @@ describe('QuickJsEngine', () => {
     );
     for (const code of [...BLOCKS, ...BLOCKS]) await engine.execute(code);
     engine.getVariable('context');
+    engine.getVariable('trap');
+    expect(() => engine.getVariable('context', { maxChars: 3 })).toThrow(
+      expect.objectContaining({ code: 'sandbox.too_large' }),
+    );
     engine.listVariables();
     engine.setVariable('history', [1]);
     expect(engine.poisonReason).toBeUndefined();
