@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { RunRecord, RunStore } from '@rlm/memory';
-import { type JsonValue, RlmError, type RunEvent, type TrajectoryRecord } from '@rlm/protocol';
+import {
+  capRunEvent,
+  type JsonValue,
+  RlmError,
+  type RunEvent,
+  type TrajectoryRecord,
+} from '@rlm/protocol';
 import type { Logger } from 'pino';
 import type { Principal } from './api-key-store.js';
 import type { ContextMeta, ContextStore } from './context-store.js';
@@ -116,7 +122,8 @@ export function createRunManager(options: RunManagerOptions): RunManager {
 
   async function persist(runId: string, events: readonly RunEvent[]): Promise<void> {
     for (const event of events) {
-      await store.appendEvent(runId, event);
+      // The executor already caps what it emits; this covers the server's own events too.
+      await store.appendEvent(runId, capRunEvent(event));
       metrics.observeEvent(event);
     }
     hub.notify(runId);

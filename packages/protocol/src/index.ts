@@ -68,6 +68,7 @@ export { isReservedName, RESERVED_NAMES } from './reserved-names.js';
 
 // ── Runs, events and trajectories ───────
 
+export { capRunEvent, MAX_RUN_EVENT_CHARS } from './cap-run-event.js';
 export {
   type RLMChatCompletion,
   type RunStatus,

@@ -99,7 +99,7 @@ describe.each(ISOLATIONS)(
         expect(next.error).toBeNull();
         expect(next.stdout).toMatch(/^2\n\d+\n$/);
         const later = await sandbox.execute('leaked');
-        expect(later.stdout).toBe(next.stdout.split('\n')[1] + '\n');
+        expect(later.stdout).toBe(`${next.stdout.split('\n')[1]}\n`);
         expect(ping.callsAfterClose).toBe(0);
       });
     });

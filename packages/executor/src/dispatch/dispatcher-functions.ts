@@ -7,12 +7,14 @@ import type { TaskDispatcher } from './task-dispatcher.js';
 export const DELEGATE_HOST_FUNCTION = '__rlm_delegate';
 
 /**
- * Guest code run once when a dispatcher sandbox opens. Host functions are asynchronous in the
- * sandbox, but `delegate` must hand back its id at once (code writes `[delegate(a), delegate(b)]`),
- * so the guest numbers tasks itself and fires the host call without waiting for it.
+ * Guest code run when a dispatcher sandbox opens (and again after its REPL was reset). Host
+ * functions are asynchronous in the sandbox, but `delegate` must hand back its id at once (code
+ * writes `[delegate(a), delegate(b)]`), so the guest numbers tasks itself, after the `started`
+ * ones, and fires the host call without waiting for it.
  */
-export const DELEGATE_SETUP = `var delegate = (function (start) {
-  var count = 0;
+export function delegateSetup(started = 0): string {
+  return `var delegate = (function (start) {
+  var count = ${started};
   return function delegate(task, options) {
     count += 1;
     var id = 't' + count;
@@ -20,6 +22,7 @@ export const DELEGATE_SETUP = `var delegate = (function (start) {
     return id;
   };
 })(${DELEGATE_HOST_FUNCTION});`;
+}
 
 const delegateArgsSchema = z.tuple([
   z.string(),

@@ -16,18 +16,25 @@ function abortOn(controller: AbortController, when: (event: RunEvent) => boolean
   return { state, onEvent };
 }
 
+/**
+ * Settling after an abort takes milliseconds (the sandbox's abort flag, the model calls' signals);
+ * at worst the worker sandbox's watchdog settles a stuck block after its 500 ms grace. The bound
+ * is that plus generous slack for a busy shared machine: far below any other limit in play.
+ */
+const SETTLES_WITHIN_MS = 5_000;
+
 const hang = (request: { signal?: AbortSignal }) =>
   sleep(60_000, { signal: request.signal }).then(() => 'late');
 
 describe('cancellation', () => {
-  it('stops a block spinning in while(true) within a second', async () => {
+  it('stops a block spinning in while(true) soon after the abort', async () => {
     const controller = new AbortController();
     const { state, onEvent } = abortOn(controller, (event) => event.type === 'block-start');
     const model = scriptedModel([repl('while (true) {}')]);
     const rlm = createRLM({ model, isolation: 'worker', onEvent });
     const result = await rlm.completion('ctx', { signal: controller.signal });
     expect(result.status).toBe('cancelled');
-    expect(performance.now() - state.abortedAt).toBeLessThan(1000);
+    expect(performance.now() - state.abortedAt).toBeLessThan(SETTLES_WITHIN_MS);
   });
 
   it('aborts every in-flight call of a batched fan-out', async () => {
@@ -46,7 +53,7 @@ describe('cancellation', () => {
     expect(result.status).toBe('cancelled');
     expect(subModel.calls).toBe(7);
     expect(subModel.requests.every((request) => request.signal?.aborted)).toBe(true);
-    expect(performance.now() - state.abortedAt).toBeLessThan(1000);
+    expect(performance.now() - state.abortedAt).toBeLessThan(SETTLES_WITHIN_MS);
   });
 
   it('stops a child spinning in while(true), and its parent', async () => {
@@ -72,7 +79,7 @@ describe('cancellation', () => {
     });
     const result = await rlm.completion('ctx', { signal: controller.signal });
     expect(result.status).toBe('cancelled');
-    expect(performance.now() - state.abortedAt).toBeLessThan(1000);
+    expect(performance.now() - state.abortedAt).toBeLessThan(SETTLES_WITHIN_MS);
     const childEnd = events.find((event) => event.type === 'run-end' && event.depth === 1);
     expect(childEnd).toMatchObject({ status: 'cancelled' });
   });

@@ -1,5 +1,17 @@
-import { type CodeBlock, parseFinalMarker, type ReplEnvironment } from '@rlm/protocol';
-import { missingVariableNote, undefinedVariableNote } from './turn-notes.js';
+import {
+  type CodeBlock,
+  type JsonValue,
+  parseFinalMarker,
+  type ReplEnvironment,
+  RlmError,
+} from '@rlm/protocol';
+import { DEFAULT_MAX_ANSWER_CHARS } from '@rlm/sandbox';
+import {
+  missingVariableNote,
+  tooLargeVariableNote,
+  undefinedVariableNote,
+  unreadableVariableNote,
+} from './turn-notes.js';
 
 /** The answer a turn produced, or a note telling the model why its marker was not an answer. */
 export type TurnAnswer =
@@ -11,10 +23,37 @@ function stringify(value: unknown): string {
 }
 
 /**
+ * Reads the variable a `FINAL_VAR` in the text names, capped like an answer given with FINAL in
+ * code so a huge variable never leaves the sandbox. A read the sandbox refused or stopped (too
+ * large, a trap that loops, a reset) is a note for the model; the run goes on.
+ */
+async function readAnswerVariable(
+  sandbox: ReplEnvironment,
+  name: string,
+): Promise<{ value: JsonValue | undefined } | { note: string }> {
+  try {
+    const options = { maxChars: DEFAULT_MAX_ANSWER_CHARS };
+    return { value: name === '' ? undefined : await sandbox.getVariable(name, options) };
+  } catch (error) {
+    if (RlmError.is(error, 'sandbox.too_large')) {
+      return { note: tooLargeVariableNote(name, DEFAULT_MAX_ANSWER_CHARS) };
+    }
+    if (
+      RlmError.is(error) &&
+      error.code.startsWith('sandbox.') &&
+      error.code !== 'sandbox.disposed'
+    ) {
+      return { note: unreadableVariableNote(name, error.message) };
+    }
+    throw error;
+  }
+}
+
+/**
  * Finds a turn's final answer: a `FINAL`/`FINAL_VAR` executed in code wins (the first block that
  * set one); otherwise the text markers, with `FINAL_VAR` resolved from the sandbox. A variable
- * that is missing, empty or holds `undefined` is not an answer; the returned note says why and
- * lists the variables that do exist.
+ * that is missing, empty, holds `undefined`, is too large or cannot be read is not an answer; the
+ * returned note says why and lists the variables that do exist.
  */
 export async function turnAnswer(
   response: string,
@@ -28,7 +67,9 @@ export async function turnAnswer(
   if (marker === null) return { kind: 'none' };
   if (marker.kind === 'final') return { kind: 'answer', answer: marker.value, source: 'text' };
   const name = marker.varName;
-  const value = name === '' ? undefined : await sandbox.getVariable(name);
+  const read = await readAnswerVariable(sandbox, name);
+  if ('note' in read) return { kind: 'none', note: read.note };
+  const value = read.value;
   // A JSON-safe copy turns `undefined` into null: only the variable's type tells them apart.
   const variables = value === undefined || value === null ? await sandbox.listVariables() : [];
   const holdsUndefined =

@@ -3,7 +3,8 @@ import { createSandbox } from '@rlm/sandbox';
 import type { ResolvedRLMConfig } from '../config/rlm-config.js';
 import type { ToolDefinition } from '../config/tool-definition.js';
 import {
-  DELEGATE_SETUP,
+  DELEGATE_HOST_FUNCTION,
+  delegateSetup,
   dispatcherFunctions,
   type ProposedAnswer,
 } from '../dispatch/dispatcher-functions.js';
@@ -58,9 +59,10 @@ export async function openSandbox(
   const { blockTimeoutMs, cpuSliceMs, memoryBytes, maxOutputChars } = config.limits;
   // One payload keeps the plain `context` option (unchanged); several become `context_0…`.
   const payloads = contexts.length === 0 ? { context } : { contexts: [context, ...contexts] };
+  const delegations = { started: 0 };
   const sandbox = await createSandbox({
     ...payloads,
-    functions,
+    functions: dispatcher ? countingDelegations(functions, delegations) : functions,
     meta,
     limits: {
       blockTimeoutMs,
@@ -72,16 +74,57 @@ export async function openSandbox(
     isolation: config.isolation,
     contextHelpers: config.contextHelpers,
   });
-  if (dispatcher) {
-    const setup = await sandbox.execute(DELEGATE_SETUP, { signal });
-    if (setup.error !== null) {
-      await sandbox.dispose().catch(() => undefined);
-      throw new RlmError({
-        code: 'sandbox.poisoned',
-        message: `The dispatcher could not be set up in the sandbox: ${setup.error.message}`,
-        details: { reason: setup.error.message },
-      });
-    }
+  if (!dispatcher) return sandbox;
+  const setup = await sandbox.execute(delegateSetup(), { signal });
+  if (setup.error !== null) {
+    await sandbox.dispose().catch(() => undefined);
+    throw new RlmError({
+      code: 'sandbox.poisoned',
+      message: `The dispatcher could not be set up in the sandbox: ${setup.error.message}`,
+      details: { reason: setup.error.message },
+    });
   }
-  return sandbox;
+  return settingUpDelegateAfterReset(sandbox, delegations);
+}
+
+/** Counts the tasks `delegate()` starts, so a reset REPL numbers new ones after them. */
+function countingDelegations(
+  functions: Record<string, ToolDefinition>,
+  delegations: { started: number },
+): Record<string, ToolDefinition> {
+  const delegate = functions[DELEGATE_HOST_FUNCTION];
+  if (delegate === undefined) return functions;
+  return {
+    ...functions,
+    [DELEGATE_HOST_FUNCTION]: {
+      ...delegate,
+      call: (args, options) => {
+        delegations.started += 1;
+        return delegate.call(args, options);
+      },
+    },
+  };
+}
+
+/**
+ * A sandbox whose engine was reset (`sandbox.reset`) lost `delegate`, which setup code defined:
+ * it is defined again, numbering tasks after those already started, before the next block.
+ */
+function settingUpDelegateAfterReset(
+  sandbox: ReplEnvironment,
+  delegations: { started: number },
+): ReplEnvironment {
+  return {
+    async execute(code, options) {
+      const result = await sandbox.execute(code, options);
+      if (result.error?.code === 'sandbox.reset') {
+        await sandbox.execute(delegateSetup(delegations.started), options).catch(() => undefined);
+      }
+      return result;
+    },
+    getVariable: (name, options) => sandbox.getVariable(name, options),
+    setVariable: (name, value) => sandbox.setVariable(name, value),
+    listVariables: () => sandbox.listVariables(),
+    dispose: () => sandbox.dispose(),
+  };
 }

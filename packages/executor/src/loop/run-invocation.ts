@@ -34,6 +34,7 @@ import {
   extraContextsNote,
   FIRST_TURN_NUDGE,
   LAST_ITERATION_NOTE,
+  REPL_RESET_NOTE,
   sessionPayloadNote,
   skippedBlocksNote,
 } from './turn-notes.js';
@@ -163,6 +164,16 @@ async function answerOf(
   return marked.kind === 'answer' ? marked : (proposedAnswer(node, state) ?? marked);
 }
 
+/** What the model is told about how its blocks ran: skipped blocks, a REPL that was reset. */
+function blockNotes({ found, ran }: { found: number; ran: readonly CodeBlock[] }): string[] {
+  const notes: string[] = [];
+  if (found > ran.length) notes.push(skippedBlocksNote(ran.length, found - ran.length));
+  if (ran.some((block) => block.result.error?.code === 'sandbox.reset')) {
+    notes.push(REPL_RESET_NOTE);
+  }
+  return notes;
+}
+
 /** One turn: model call, blocks, history, limits, final answer. Returns the answer if any. */
 async function turn(
   node: RunNode,
@@ -213,8 +224,7 @@ async function turn(
       { maxCharacterLength: config.limits.maxOutputChars },
     ),
   );
-  const notes: string[] = [];
-  if (found.length > maxBlocks) notes.push(skippedBlocksNote(maxBlocks, found.length - maxBlocks));
+  const notes = blockNotes({ found: found.length, ran: blocks });
   countErrors(node, state, blocks);
   const verdict = await answerOf(node, { state, text, blocks, sandbox });
   if (verdict.kind === 'none' && verdict.note !== undefined) notes.push(verdict.note);

@@ -29,6 +29,28 @@ export function skippedBlocksNote(ran: number, skipped: number): string {
   );
 }
 
+/** Sent after a turn in which the sandbox had to be restarted (a block's error is `sandbox.reset`). */
+export const REPL_RESET_NOTE =
+  'Your REPL was reset during this turn: a block ran past its limits inside a single built-in call ' +
+  'the sandbox could not interrupt (its error above says which), so the sandbox was restarted on a ' +
+  'fresh engine. Every variable and function you defined earlier is gone; `context` and the helper ' +
+  'functions are back. Rebuild only what you need, in smaller steps (no single JSON.stringify, sort ' +
+  'or regex over a huge value).';
+
+/** Sent when `FINAL_VAR(name)` in the text named a variable too large to be an answer. */
+export function tooLargeVariableNote(name: string, maxChars: number): string {
+  return (
+    `FINAL_VAR(${name}) is not an answer: \`${name}\` holds more than ${maxChars} characters, the ` +
+    'most a final answer may have. Answer with something shorter (a summary, or only the part the ' +
+    'question asks for).'
+  );
+}
+
+/** Sent when `FINAL_VAR(name)` in the text named a variable the sandbox could not read. */
+export function unreadableVariableNote(name: string, reason: string): string {
+  return `FINAL_VAR(${name}) is not an answer: \`${name}\` could not be read (${reason}).`;
+}
+
 /** Sent when `FINAL_VAR(name)` in the text named a variable that does not exist or is empty. */
 export function missingVariableNote(name: string, existing: readonly string[]): string {
   const list =

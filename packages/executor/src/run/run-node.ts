@@ -1,4 +1,4 @@
-import { RUN_EVENT_VERSION, type RunEvent, type SubCallRecord } from '@rlm/protocol';
+import { capRunEvent, RUN_EVENT_VERSION, type RunEvent, type SubCallRecord } from '@rlm/protocol';
 import type { BudgetScope } from './budget-scope.js';
 import type { RunTree } from './run-tree.js';
 
@@ -41,8 +41,9 @@ export class RunNode {
     this.scope = scope;
   }
 
+  /** Emits an event, cut to `MAX_RUN_EVENT_CHARS` of JSON so no listener or record gets more. */
   emit(body: RunEventBody): void {
-    const event = {
+    const event = capRunEvent({
       v: RUN_EVENT_VERSION,
       runId: this.runId,
       parentRunId: this.parentRunId,
@@ -50,7 +51,7 @@ export class RunNode {
       depth: this.depth,
       at: this.tree.now(),
       ...body,
-    } as RunEvent;
+    } as RunEvent);
     this.tree.recorder?.event(event);
     this.tree.bus.emit(event);
   }
