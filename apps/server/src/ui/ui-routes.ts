@@ -2,8 +2,8 @@ import { TRACE_CSS } from '@rlm/trace';
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env.js';
 import { AGENT_PAGE_JS } from './agent-page-script.js';
-import { COMMON_JS } from './common-script.js';
-import { RUN_PAGE_JS } from './run-page-script.js';
+import { COMMON_JS } from './common-script.generated.js';
+import { RUN_PAGE_JS } from './run-page-script.generated.js';
 import { uiShell } from './ui-shell.js';
 import { UI_CSS } from './ui-styles.js';
 
@@ -43,6 +43,8 @@ export function uiRoutes(): Hono<AppEnv> {
       uiShell({
         title: `Run ${c.req.param('id')}`,
         script: 'run-page.js',
+        // The run page's script carries the shared code itself (built from real source files).
+        common: false,
         styles: ['ui.css', 'trace.css'],
         main: '<div id="run-status-line"></div>\n<div id="trace" data-testid="run-tree"></div>',
         dataset: { 'run-id': c.req.param('id') },

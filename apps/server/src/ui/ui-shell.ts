@@ -5,6 +5,8 @@ export interface UiShellOptions {
   title: string;
   /** The page's script under `/ui/assets/`, loaded after `common.js`. */
   script: string;
+  /** Load `common.js` before the page's script (a script that bundles it does not need it). @default true */
+  common?: boolean;
   /** `data-*` attributes of `<body>` that tell the script what to load. */
   dataset: Record<string, string>;
   /** Style sheets under `/ui/assets/`. @default ['ui.css'] */
@@ -20,6 +22,7 @@ export function uiShell({
   dataset,
   styles = ['ui.css'],
   main = '',
+  common = true,
 }: UiShellOptions): string {
   // Attribute names and `main` are this server's own constants; every value goes through `html`.
   const attributes = Object.entries(dataset).map(
@@ -46,7 +49,7 @@ ${links}
   <p class="hint">The key stays in this tab (sessionStorage) and is sent only as a Bearer header. You can also open this page as <code>…#key=&lt;your key&gt;</code>.</p>
 </form>
 <main id="app">${trustedHtml(main)}</main>
-<script src="/ui/assets/common.js"></script>
+${common ? html`<script src="/ui/assets/common.js"></script>` : ''}
 <script src="/ui/assets/${script}"></script>
 </body>
 </html>
