@@ -202,6 +202,8 @@ export class WorkerSandbox implements Sandbox {
     const pending = [...this.#replies.values()];
     this.#replies.clear();
     for (const reply of pending) reply.kill(error, reason);
+    // Disposing: nothing will run on a fresh engine.
+    if (this.#disposed) return;
     this.#restarting = this.#boot().then(
       (started) => {
         // Disposed meanwhile: nothing will use (or give back) this worker.
