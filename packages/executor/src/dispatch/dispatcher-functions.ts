@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ToolDefinition } from '../config/tool-definition.js';
 import type { TaskDispatcher } from './task-dispatcher.js';
 
-/** The host function behind the guest's synchronous `delegate` (see `DELEGATE_SETUP`). */
+/** The host function behind the guest's synchronous `delegate` (see `delegateSetup`). */
 export const DELEGATE_HOST_FUNCTION = '__rlm_delegate';
 
 /**
