@@ -17,15 +17,26 @@ function lastPrompt(requests: readonly ModelRequest[]): string {
   return (requests.at(-1)?.messages ?? []).map((message) => message.content).join('\n');
 }
 
-/** One native call that runs for seconds: only the worker's watchdog can stop it. */
-const RUNAWAY =
-  'var deep = {}; for (let i = 0; i < 30_000; i++) deep = { deep };\nJSON.stringify(deep).length';
+/**
+ * One native call that runs for many seconds (quadratic in the depth): only the worker's watchdog
+ * can stop it. The object is built over two blocks, each well within its CPU budget.
+ */
+const RUNAWAY = [
+  'var deep = {}; for (let i = 0; i < 30_000; i++) deep = { deep }; 1',
+  'for (let i = 0; i < 30_000; i++) deep = { deep }; 1',
+  'JSON.stringify(deep).length',
+];
+
+/** A response running `blocks` in order. */
+function repls(blocks: readonly string[]): string {
+  return blocks.map((code) => repl(code)).join('\n');
+}
 
 describe('the loop and the sandbox limits', () => {
   it('tells the model its REPL was reset, and the next turn runs on a fresh engine', async () => {
     const model = scriptedModel((request) => {
       const turn = turnOf(request);
-      if (turn === 0) return repl(`var kept = 1;\n${RUNAWAY}`);
+      if (turn === 0) return repls(['var kept = 1', ...RUNAWAY]);
       if (turn === 1) return repl('print(typeof kept, context.length)');
       return 'FINAL(done)';
     });
@@ -42,7 +53,7 @@ describe('the loop and the sandbox limits', () => {
     const model = scriptedModel((request) => {
       if (!isRoot(request)) return 'FINAL(sub done)';
       const turn = turnOf(request);
-      if (turn === 0) return repl(`print(delegate("first"));\n${RUNAWAY}`);
+      if (turn === 0) return repls(['print(delegate("first"))', ...RUNAWAY]);
       if (turn === 1) return repl('print(delegate("second"))');
       return 'FINAL(done)';
     });

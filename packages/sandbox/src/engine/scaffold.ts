@@ -54,6 +54,8 @@ export class Scaffold {
   readonly #parts: ScaffoldParts;
   /** Fetched up front: calling it needs no allocation, which matters when the heap is full. */
   readonly #releaseBallast: QuickJSHandle;
+  /** Handles of the internals called so far: fetching one per call would cost a crossing. */
+  readonly #functions = new Map<ScaffoldFunction, QuickJSHandle>();
 
   constructor(parts: ScaffoldParts) {
     this.#parts = parts;
@@ -71,23 +73,19 @@ export class Scaffold {
     args: Argument[] = [],
     timing: CallTiming = 'trusted',
   ): QuickJSHandle {
-    const { context, internals, interrupts, guard } = this.#parts;
+    const { context, interrupts, guard } = this.#parts;
     const owned: QuickJSHandle[] = [];
     try {
       const handles = args.map((arg) => this.#toHandle(arg, owned));
-      const fn = context.getProp(internals, name);
+      const fn = this.#function(name);
       const invoke = () => guard(() => context.callFunction(fn, context.undefined, handles));
       let result: ReturnType<typeof invoke>;
       let timedOut = false;
-      try {
-        if (timing === 'trusted' || 'allowanceMs' in timing) {
-          const allowanceMs = timing === 'trusted' ? SCAFFOLD_CALL_MS : timing.allowanceMs;
-          ({ value: result, timedOut } = interrupts.withAllowance(allowanceMs, invoke));
-        } else {
-          result = timing.within(invoke);
-        }
-      } finally {
-        fn.dispose();
+      if (timing === 'trusted' || 'allowanceMs' in timing) {
+        const allowanceMs = timing === 'trusted' ? SCAFFOLD_CALL_MS : timing.allowanceMs;
+        ({ value: result, timedOut } = interrupts.withAllowance(allowanceMs, invoke));
+      } else {
+        result = timing.within(invoke);
       }
       if (result.error) {
         result.error.dispose();
@@ -98,6 +96,15 @@ export class Scaffold {
     } finally {
       for (const handle of owned) handle.dispose();
     }
+  }
+
+  #function(name: ScaffoldFunction): QuickJSHandle {
+    let fn = this.#functions.get(name);
+    if (fn === undefined) {
+      fn = this.#parts.context.getProp(this.#parts.internals, name);
+      this.#functions.set(name, fn);
+    }
+    return fn;
   }
 
   #toHandle(arg: Argument, owned: QuickJSHandle[]): QuickJSHandle {
@@ -214,8 +221,21 @@ export class Scaffold {
     }
   }
 
-  /** The guest value of a host result; called inside the block's slice, whose timing it keeps. */
+  /**
+   * The guest value of a host result; called inside the block's slice, whose timing it keeps. A
+   * string result (the usual case: a model's reply) becomes a guest string directly.
+   */
   parseResult(text: string): QuickJSHandle {
+    if (text.startsWith('"')) {
+      const { context, memoryBytes } = this.#parts;
+      const direct = newGuestString(context, JSON.parse(text) as string);
+      if (direct !== undefined && context.typeof(direct) === 'string') return direct;
+      // A handle that is not a string: memory is short (see newGuestString).
+      if (direct !== undefined) {
+        direct.dispose();
+        throw outOfMemory(memoryBytes);
+      }
+    }
     return this.call('parseJson', [text], INHERIT);
   }
 
@@ -242,6 +262,8 @@ export class Scaffold {
   }
 
   dispose(): void {
+    for (const fn of this.#functions.values()) fn.dispose();
+    this.#functions.clear();
     this.#releaseBallast.dispose();
     this.#parts.internals.dispose();
   }
