@@ -25,8 +25,8 @@ const BUILTINS = {
   // the builtin returning, is what ends it.
   'a 60,000-deep object': {
     setup: [
-      'var big = {}; for (let i = 0; i < 30_000; i++) big = { big }; 1',
-      'for (let i = 0; i < 30_000; i++) big = { big }; 1',
+      'var big = {}; 1',
+      ...Array.from({ length: 4 }, () => 'for (let i = 0; i < 15_000; i++) big = { big }; 1'),
     ],
     run: 'JSON.stringify(big).length',
   },

@@ -19,11 +19,11 @@ function lastPrompt(requests: readonly ModelRequest[]): string {
 
 /**
  * One native call that runs for many seconds (quadratic in the depth): only the worker's watchdog
- * can stop it. The object is built over two blocks, each well within its CPU budget.
+ * can stop it. The object is built over several blocks, each well within its CPU budget.
  */
 const RUNAWAY = [
-  'var deep = {}; for (let i = 0; i < 30_000; i++) deep = { deep }; 1',
-  'for (let i = 0; i < 30_000; i++) deep = { deep }; 1',
+  'var deep = {}; 1',
+  ...Array.from({ length: 4 }, () => 'for (let i = 0; i < 15_000; i++) deep = { deep }; 1'),
   'JSON.stringify(deep).length',
 ];
 
