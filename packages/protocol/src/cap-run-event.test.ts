@@ -16,6 +16,7 @@ function blockEnd(stdout: string, stderr: string, finalAnswer: string | null): R
     executionTime: 1,
     finalAnswer,
     error: { name: 'Error', message: stderr },
+    unawaitedCalls: {},
   };
 }
 

@@ -44,5 +44,6 @@ export function resetResult(error: BlockError, executionTime: number): REPLResul
     llmCalls: [],
     finalAnswer: null,
     error,
+    unawaitedCalls: {},
   };
 }

@@ -209,16 +209,22 @@ export class HostBridge {
   /**
    * Ends the current block's calls and closes the bridge: aborts their signals, drops their late
    * results and frees their guest promises (left pending forever, so code waiting on them never
-   * resumes). Until `open()`, guest calls are refused.
+   * resumes). Until `open()`, guest calls are refused. Returns how many calls of each function
+   * were still pending: the block never awaited them.
    */
-  close(): void {
+  close(): Record<string, number> {
     this.#open = false;
     this.#generation += 1;
     this.#controller.abort();
     this.#controller = blockController();
-    for (const entry of this.#pending) entry.deferred.dispose();
+    const unawaited: Record<string, number> = {};
+    for (const entry of this.#pending) {
+      unawaited[entry.name] = (unawaited[entry.name] ?? 0) + 1;
+      entry.deferred.dispose();
+    }
     this.#pending.clear();
     this.#arrived.length = 0;
+    return unawaited;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { BlockError, REPLResult } from '@rlm/protocol';
+import type { BlockError, REPLResult, UnawaitedCalls } from '@rlm/protocol';
 import type { RlmError } from '@rlm/protocol/core';
 import type { QuickJSHandle } from 'quickjs-emscripten-core';
 import { type ResetReason, resetBlockError, resetResult } from '../sandbox-reset.js';
@@ -42,6 +42,7 @@ export async function runBlock(
   const started = performance.now();
   if (parts.resetReason !== undefined) return resetOutcome(parts, parts.resetReason, started);
   const clock = startClock(parts, options);
+  let unawaited: UnawaitedCalls = {};
   try {
     const namesBefore = parts.scaffold.beginBlock();
     parts.bridge.open();
@@ -50,12 +51,15 @@ export async function runBlock(
       settled = await evaluate(parts, code, clock);
     } finally {
       // The block has ended: its host calls are aborted and guest code can start no more.
-      parts.bridge.close();
+      unawaited = parts.bridge.close();
     }
-    return finish(parts, settled, { clock, namesBefore, started });
+    return {
+      ...finish(parts, settled, { clock, namesBefore, started }),
+      unawaitedCalls: unawaited,
+    };
   } catch (error) {
     if (!(error instanceof EngineFault)) throw error;
-    return faultResult(parts, error.message, started);
+    return { ...faultResult(parts, error.message, started), unawaitedCalls: unawaited };
   } finally {
     parts.bridge.close();
     endClock(parts);
@@ -152,6 +156,7 @@ function finish(
     llmCalls: [],
     finalAnswer: ended.finalAnswer,
     error,
+    unawaitedCalls: {},
   };
 }
 
@@ -272,5 +277,6 @@ function faultResult(parts: EngineParts, reason: string, started: number): REPLR
     llmCalls: [],
     finalAnswer: null,
     error,
+    unawaitedCalls: {},
   };
 }

@@ -65,7 +65,10 @@ function variableKey(name: string): string {
   return key;
 }
 
-/** `FINAL_VAR(name)`: answers with a variable; a missing one gives an error string and sets nothing. */
+/**
+ * `FINAL_VAR(name)`: answers with a variable; a missing one, or one that holds `undefined`, gives
+ * an error string and sets nothing.
+ */
 export function FINAL_VAR(name: unknown): string {
   if (typeof name !== 'string') return FINAL(name);
   const key = variableKey(name);
@@ -76,6 +79,10 @@ export function FINAL_VAR(name: unknown): string {
     !isBaseline(key) &&
     (!isScaffold(key) || key === 'context' || key === 'history' || matches(NUMBERED_PAYLOAD, key));
   if (!visible) return `Error: Variable '${key}' not found. ${availableVariables()}`;
+  // undefined is never an answer (a block that stopped before assigning leaves it so).
+  if (slot.value === undefined) {
+    return `Error: Variable '${key}' holds undefined, which is not an answer. Assign it a value first.`;
+  }
   return FINAL(slot.value);
 }
 
