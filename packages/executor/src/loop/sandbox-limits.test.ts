@@ -23,9 +23,11 @@ function lastPrompt(requests: readonly ModelRequest[]): string {
  */
 const RUNAWAY = [
   'var deep = {}; 1',
-  ...Array.from({ length: 4 }, () => 'for (let i = 0; i < 15_000; i++) deep = { deep }; 1'),
+  ...Array.from({ length: 20 }, () => 'for (let i = 0; i < 3_000; i++) deep = { deep }; 1'),
   'JSON.stringify(deep).length',
 ];
+/** Room for the blocks above in one turn. */
+const LIMITS = { cpuSliceMs: 1_000, maxBlocksPerIteration: 30 };
 
 /** A response running `blocks` in order. */
 function repls(blocks: readonly string[]): string {
@@ -40,7 +42,7 @@ describe('the loop and the sandbox limits', () => {
       if (turn === 1) return repl('print(typeof kept, context.length)');
       return 'FINAL(done)';
     });
-    const rlm = testRLM({ model, isolation: 'worker', limits: { cpuSliceMs: 1_000 } });
+    const rlm = testRLM({ model, isolation: 'worker', limits: LIMITS });
     const result = await rlm.completion('abcdef', { query: 'q' });
     expect(result.status).toBe('completed');
     const secondTurn = model.requests[1]?.messages.map((message) => message.content).join('\n');
@@ -62,7 +64,7 @@ describe('the loop and the sandbox limits', () => {
       isolation: 'worker',
       maxDepth: 2,
       promptMode: 'coordinator',
-      limits: { cpuSliceMs: 1_000 },
+      limits: LIMITS,
     });
     const result = await rlm.completion('ctx', { query: 'q' });
     expect(result.status).toBe('completed');
