@@ -6,11 +6,15 @@ export const WATCHDOG_POLL_MS = 100;
 /**
  * How far past its deadline guest code may run before its worker is terminated. The engine's
  * interrupt handler stops ordinary code within milliseconds of the deadline; only a native builtin
- * that never returns to it (or a thread the machine did not schedule for this long) gets here.
+ * that never returns to it gets here (or a thread a very busy machine did not schedule for this
+ * long, which is why the grace is not shorter).
  */
-export const OVERRUN_GRACE_MS = 1_000;
-/** How long an aborted request may take to answer before its worker is terminated. */
-export const ABORT_GRACE_MS = 500;
+export const OVERRUN_GRACE_MS = 2_000;
+/**
+ * How long an aborted request may take to answer before its worker is terminated: short, so
+ * `execute()` settles within about a second of an abort, whatever guest code is doing.
+ */
+export const ABORT_GRACE_MS = 750;
 
 export interface WatchOptions {
   /** The worker's watchdog cell (see watchdog-cell.ts). */

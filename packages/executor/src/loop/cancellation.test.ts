@@ -18,7 +18,7 @@ function abortOn(controller: AbortController, when: (event: RunEvent) => boolean
 
 /**
  * Settling after an abort takes milliseconds (the sandbox's abort flag, the model calls' signals);
- * at worst the worker sandbox's watchdog settles a stuck block after its 500 ms grace. The bound
+ * at worst the worker sandbox's watchdog settles a stuck block after its 750 ms grace. The bound
  * is that plus generous slack for a busy shared machine: far below any other limit in play.
  */
 const SETTLES_WITHIN_MS = 5_000;
