@@ -84,6 +84,30 @@ describe('cancellation', () => {
     expect(childEnd).toMatchObject({ status: 'cancelled' });
   });
 
+  it('settles soon after an abort during a builtin the engine cannot interrupt, far inside its CPU limit', async () => {
+    const controller = new AbortController();
+    const state = { abortedAt: 0 };
+    // JSON.stringify of a 60,000-deep object runs for many seconds in one native call; only the
+    // worker watchdog's abort grace can end it this soon (the CPU limit is the 30 s default).
+    const runaway = 'JSON.stringify(deep).length';
+    const onEvent = (event: RunEvent) => {
+      if (event.type === 'block-start' && event.code.includes(runaway)) {
+        setTimeout(() => {
+          state.abortedAt = performance.now();
+          controller.abort(new Error('user pressed stop'));
+        }, 300);
+      }
+    };
+    const model = scriptedModel([
+      repl(`var deep = {};\nfor (let i = 0; i < 60_000; i++) deep = { deep };\n${runaway}`),
+    ]);
+    const rlm = createRLM({ model, isolation: 'worker', onEvent });
+    const result = await rlm.completion('ctx', { signal: controller.signal });
+    expect(result.status).toBe('cancelled');
+    expect(state.abortedAt).toBeGreaterThan(0);
+    expect(performance.now() - state.abortedAt).toBeLessThan(SETTLES_WITHIN_MS);
+  });
+
   it('cancels the run when a stream consumer breaks out', async () => {
     const model = scriptedModel([repl('while (true) {}')]);
     const rlm = createRLM({ model, isolation: 'worker' });
