@@ -164,9 +164,16 @@ async function createKey(): Promise<string> {
   return (JSON.parse(stdout) as { key: string }).key;
 }
 
+/**
+ * Each test starts processes (the CLI, the server twice) and waits up to 30 s at a time for what
+ * they do; on a shared machine under a full parallel test run, one test took past 60 s. The bound
+ * covers the waits inside it, not a speed expectation.
+ */
+const PROCESS_TEST_MS = 180_000;
+
 describe('rlm-server process', () => {
   it('resumes a run killed with the process from its last checkpoint, without redoing earlier turns', {
-    timeout: 60_000,
+    timeout: PROCESS_TEST_MS,
   }, async () => {
     const key = await createKey();
     const first = await startServer();
@@ -213,7 +220,7 @@ describe('rlm-server process', () => {
   });
 
   it('stops on SIGTERM with exit code 0, leaving a run to resume from its checkpoint at the next start', {
-    timeout: 60_000,
+    timeout: PROCESS_TEST_MS,
   }, async () => {
     const key = await createKey();
     const first = await startServer();
@@ -249,7 +256,7 @@ describe('rlm-server process', () => {
     }
   });
 
-  it('refuses a revoked key in a running server', { timeout: 60_000 }, async () => {
+  it('refuses a revoked key in a running server', { timeout: PROCESS_TEST_MS }, async () => {
     const key = await createKey();
     const server = await startServer();
     try {
