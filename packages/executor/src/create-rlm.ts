@@ -10,6 +10,17 @@ import {
 import { parseRLMConfig, type ResolvedRLMConfig, type RLMConfig } from './config/rlm-config.js';
 import { runInvocation } from './loop/run-invocation.js';
 import { iterationsFor, rootSystemPrompt } from './loop/system-prompts.js';
+import {
+  type OutputSchema,
+  type OutputSpec,
+  outputFromJsonSchema,
+  outputSpec,
+} from './output/output-spec.js';
+import {
+  type CompletionResult,
+  type TypedCompletion,
+  typedCompletion,
+} from './output/typed-completion.js';
 import type { CheckpointData } from './resume/checkpoint-data.js';
 import { loadResumePoint } from './resume/load-resume-point.js';
 import { EventBus, type RunEventHandler } from './run/event-bus.js';
@@ -23,7 +34,9 @@ import { TrajectoryRecorder } from './trajectory/trajectory-recorder.js';
 import type { TrajectorySink } from './trajectory/trajectory-sink.js';
 
 /** Options of one `completion()` or `stream()` call. */
-export interface CompletionOptions {
+export interface CompletionOptions<
+  TOutput extends OutputSchema | undefined = OutputSchema | undefined,
+> {
   /** The question about the context; without it, the context itself is the prompt. */
   query?: string | undefined;
   /** Cancels the whole run tree: in-flight model calls, children and running code. */
@@ -40,35 +53,58 @@ export interface CompletionOptions {
    * `dir` file is appended to, no second header is written). Give the id with `generateId`.
    */
   rerun?: boolean | undefined;
+  /**
+   * A zod schema the final answer must match, replacing the configured `output` for this run:
+   * the prompt shows its JSON Schema, an answer that does not match is refused (the model is
+   * told where and why) and the run goes on, and the result's `answer` is the parsed value.
+   */
+  output?: TOutput;
 }
 
-/** A configured Recursive Language Model. */
-export interface RLM {
+/** Options of `resume()`. */
+export interface ResumeOptions<
+  TOutput extends OutputSchema | undefined = OutputSchema | undefined,
+> {
+  context: JsonValue;
+  /** The run's payloads after the first, as given to `completion()`. */
+  contexts?: readonly JsonValue[] | undefined;
+  signal?: AbortSignal | undefined;
+  /**
+   * The run's output schema; when absent, the configured one, else the one the checkpoint
+   * recorded (rebuilt from its JSON Schema, so the answer is then typed `unknown`).
+   */
+  output?: TOutput;
+}
+
+/** A configured Recursive Language Model; `TOutput` is the configured `output` schema. */
+export interface RLM<TOutput extends OutputSchema | undefined = undefined> {
   /** The validated configuration. */
   readonly config: ResolvedRLMConfig;
   /**
    * Runs the RLM over `context` to its end. Never rejects for model, code or budget failures:
-   * they are a `status` (with `error` and `partialAnswer`) on the result.
+   * they are a `status` (with `error` and `partialAnswer`) on the result. With an `output`
+   * schema (here or in the config) the answer is the parsed value, typed by the schema.
    */
-  completion(context: JsonValue, options?: CompletionOptions): Promise<RLMChatCompletion>;
+  completion<TRunOutput extends OutputSchema | undefined = TOutput>(
+    context: JsonValue,
+    options?: CompletionOptions<TRunOutput>,
+  ): Promise<CompletionResult<TRunOutput>>;
   /** The same run as an ordered stream of events; breaking out of the loop cancels the run. */
   stream(context: JsonValue, options?: CompletionOptions): AsyncIterable<RunEvent>;
-  /** A persistent session: one sandbox kept across `completion()` calls until `close()`. */
-  session(): RLMSession;
+  /**
+   * A persistent session: one sandbox kept across `completion()` calls until `close()`. Its
+   * answers follow the configured `output`.
+   */
+  session(): RLMSession<TOutput>;
   /**
    * Continues an interrupted run (same `runId`) from its latest checkpoint in `runStore`, over
    * the same `context`: earlier blocks re-run with recorded results, then the loop goes on live.
    * @throws RlmError `executor.no_checkpoint`, `executor.replay_divergence` (another context)
    */
-  resume(
+  resume<TRunOutput extends OutputSchema | undefined = TOutput>(
     runId: string,
-    options: {
-      context: JsonValue;
-      /** The run's payloads after the first, as given to `completion()`. */
-      contexts?: readonly JsonValue[] | undefined;
-      signal?: AbortSignal | undefined;
-    },
-  ): Promise<RLMChatCompletion>;
+    options: ResumeOptions<TRunOutput>,
+  ): Promise<CompletionResult<TRunOutput>>;
 }
 
 /** Internal hooks shared by `createRLM` and `replay`. */
@@ -76,6 +112,33 @@ export interface RunHooks {
   respond?: ModelResponder;
   listener?: RunEventHandler;
   rootRunId?: string;
+  /** The recorded JSON Schema of a replayed run's output, shown in its prompt as recorded. */
+  outputJsonSchema?: Record<string, JsonValue>;
+}
+
+/** A run's output spec: this call's schema, the configured one, or the one a checkpoint recorded. */
+function resolveOutput(
+  config: ResolvedRLMConfig,
+  {
+    options,
+    hooks,
+    resume,
+  }: { options: CompletionOptions; hooks: RunHooks; resume: CheckpointData | undefined },
+): OutputSpec | undefined {
+  const schema = options.output ?? config.output;
+  const recorded = hooks.outputJsonSchema ?? resume?.output;
+  if (schema !== undefined) return outputSpec(schema, hooks.outputJsonSchema);
+  if (recorded === undefined) return undefined;
+  return outputSpec(outputFromJsonSchema(recorded, { source: 'recorded output schema' }), recorded);
+}
+
+/** The configuration a trajectory header or run record keeps, with the run's output schema. */
+function recordedConfig(
+  config: ResolvedRLMConfig,
+  output: OutputSpec | undefined,
+): Record<string, JsonValue> {
+  const kept = trajectoryConfig(config);
+  return output === undefined ? kept : { ...kept, output: output.jsonSchema };
 }
 
 /**
@@ -91,7 +154,14 @@ function openRecorder(
     now,
     resume,
     rerun,
-  }: { rootRunId: string; now: () => number; resume: CheckpointData | undefined; rerun: boolean },
+    output,
+  }: {
+    rootRunId: string;
+    now: () => number;
+    resume: CheckpointData | undefined;
+    rerun: boolean;
+    output: OutputSpec | undefined;
+  },
 ): TrajectoryRecorder | null {
   const trajectory = config.trajectory;
   if (trajectory === undefined) return null;
@@ -109,7 +179,7 @@ function openRecorder(
   }
   const recorder = new TrajectoryRecorder(sink);
   if (fresh) {
-    recorder.header({ runId: rootRunId, createdAt: now(), config: trajectoryConfig(config) });
+    recorder.header({ runId: rootRunId, createdAt: now(), config: recordedConfig(config, output) });
   }
   return recorder;
 }
@@ -117,17 +187,32 @@ function openRecorder(
 /** Marks the root's run record as running; a record made beforehand (a queued server run) is reused. */
 async function openRunRecord(
   store: RunStore,
-  { rootRunId, config }: { rootRunId: string; config: ResolvedRLMConfig },
+  {
+    rootRunId,
+    config,
+    output,
+  }: { rootRunId: string; config: ResolvedRLMConfig; output: OutputSpec | undefined },
 ): Promise<void> {
   if ((await store.getRun(rootRunId)) === undefined) {
-    await store.createRun({ id: rootRunId, config: trajectoryConfig(config) });
+    await store.createRun({ id: rootRunId, config: recordedConfig(config, output) });
   } else {
     await store.updateRun(rootRunId, { status: 'running' });
   }
 }
 
-/** Runs one tree: builds its shared state, runs the root, closes the trajectory. */
+/** Runs one tree: its result with the answer as text (JSON text for a typed answer). */
 export async function runTree(
+  config: ResolvedRLMConfig,
+  input: Parameters<typeof runTreeWithOutput>[1],
+): Promise<RLMChatCompletion> {
+  return (await runTreeWithOutput(config, input)).result;
+}
+
+/**
+ * Runs one tree: builds its shared state, runs the root, closes the trajectory. Returns the
+ * output spec the run used, so callers can type its answer.
+ */
+async function runTreeWithOutput(
   config: ResolvedRLMConfig,
   {
     context,
@@ -142,7 +227,7 @@ export async function runTree(
     session?: SessionBinding;
     resume?: CheckpointData;
   },
-): Promise<RLMChatCompletion> {
+): Promise<{ result: RLMChatCompletion; output: OutputSpec | undefined }> {
   options.signal?.throwIfAborted();
   // Bad input is the caller's error: reject before anything starts (nothing is written).
   queryMetadata(context);
@@ -162,6 +247,7 @@ export async function runTree(
       details: { source: 'options', issues: ['rerun: expected none in a session run'] },
     });
   }
+  const output = resolveOutput(config, { options, hooks, resume });
   const now = config.now ?? Date.now;
   const rootRunId = hooks.rootRunId ?? (config.generateId ?? randomUUID)();
   const recorder = openRecorder(config, {
@@ -169,6 +255,7 @@ export async function runTree(
     now,
     resume,
     rerun: options.rerun === true,
+    output,
   });
   const tree: RunTree = {
     config,
@@ -181,7 +268,7 @@ export async function runTree(
   const { maxTokens, maxCostUsd, maxSubcalls, maxWallTimeMs } = config.budget;
   const store = config.runStore;
   try {
-    if (store !== undefined) await openRunRecord(store, { rootRunId, config });
+    if (store !== undefined) await openRunRecord(store, { rootRunId, config, output });
     const result = await runInvocation(tree, {
       runId: rootRunId,
       parentRunId: null,
@@ -190,7 +277,7 @@ export async function runTree(
       ...(contexts.length === 0 ? {} : { contexts }),
       query: options.query,
       model: config.model,
-      systemPrompt: rootSystemPrompt(config),
+      systemPrompt: rootSystemPrompt(config, output),
       maxIterations: iterationsFor(config, 0),
       limits: { maxTokens, maxCostUsd, maxSubcalls },
       deadlineAt: maxWallTimeMs === undefined ? undefined : now() + maxWallTimeMs,
@@ -198,11 +285,12 @@ export async function runTree(
       session,
       resume,
       rerun: options.rerun === true,
+      output,
     });
     await store
       ?.updateRun(rootRunId, { status: result.status, usage: result.usage })
       .catch(() => undefined);
-    return result;
+    return { result, output };
   } finally {
     await recorder?.close().catch(() => undefined);
   }
@@ -217,25 +305,25 @@ export async function runTree(
  */
 export async function resumeTree(
   config: ResolvedRLMConfig,
-  {
-    runId,
-    context,
-    contexts,
-    signal,
-  }: {
-    runId: string;
-    context: JsonValue;
-    contexts?: readonly JsonValue[] | undefined;
-    signal?: AbortSignal | undefined;
-  },
-): Promise<RLMChatCompletion> {
+  { runId, context, contexts, signal, output }: ResumeOptions & { runId: string },
+): Promise<TypedCompletion<unknown>> {
   const data = await loadResumePoint(config.runStore, { runId, context, contexts });
-  return runTree(config, {
+  const run = await runTreeWithOutput(config, {
     context,
-    options: { query: data.query ?? undefined, contexts, signal },
+    options: { query: data.query ?? undefined, contexts, signal, output },
     hooks: { rootRunId: runId },
     resume: data,
   });
+  return typedCompletion(run.result, run.output);
+}
+
+/** `completion()`: one run, its answer typed by its output schema. */
+async function typedRun(
+  config: ResolvedRLMConfig,
+  input: Parameters<typeof runTreeWithOutput>[1],
+): Promise<TypedCompletion<unknown>> {
+  const { result, output } = await runTreeWithOutput(config, input);
+  return typedCompletion(result, output);
 }
 
 /** Streams one tree's events; `return()` (a `break`) cancels the run and waits for it to wind down. */
@@ -294,24 +382,29 @@ export function streamTree(
 
 /**
  * Creates a Recursive Language Model: the root model works through a JavaScript REPL holding the
- * context, calls sub-models and child RLMs from code, and ends with `FINAL(...)`.
+ * context, calls sub-models and child RLMs from code, and ends with `FINAL(...)`. With `output`
+ * (a zod schema) every `completion()` answer is checked against it and typed by it.
  *
  * @throws RlmError `config.invalid` naming each bad field
  * @example
  * const rlm = createRLM({ model: anthropic({ model: 'claude-sonnet-4-5' }) });
  * const result = await rlm.completion(bigText, { query: 'Who signed the contract?' });
+ * const typed = await rlm.completion(bigText, { query: 'Parties?', output: z.array(z.string()) });
+ * typed.answer; // string[] | null
  */
-export function createRLM(config: RLMConfig): RLM {
+export function createRLM<TOutput extends OutputSchema | undefined = undefined>(
+  config: RLMConfig & { output?: TOutput },
+): RLM<TOutput> {
   const resolved = parseRLMConfig(config);
+  // The typed signatures are the schema's promise; the runtime parses every answer with it.
   return {
     config: resolved,
-    completion: (context, options) => runTree(resolved, { context, options }),
+    completion: (context, options) => typedRun(resolved, { context, options }) as Promise<never>,
     stream: (context, options) => streamTree(resolved, { context, options }),
-    resume: (runId, { context, contexts, signal }) =>
-      resumeTree(resolved, { runId, context, contexts, signal }),
+    resume: (runId, options) => resumeTree(resolved, { runId, ...options }) as Promise<never>,
     session: () =>
       createSession(resolved, ({ payload, options, binding }) =>
-        runTree(resolved, { context: payload, options, session: binding }),
-      ),
+        typedRun(resolved, { context: payload, options, session: binding }),
+      ) as unknown as RLMSession<TOutput>,
   };
 }

@@ -73,11 +73,21 @@ export {
   rlmConfigSchema,
 } from './config/rlm-config.js';
 export type { ToolDefinition } from './config/tool-definition.js';
-export { type CompletionOptions, createRLM, type RLM } from './create-rlm.js';
+export {
+  type CompletionOptions,
+  createRLM,
+  type ResumeOptions,
+  type RLM,
+} from './create-rlm.js';
 export { checkResumable, type ResumeTarget } from './resume/load-resume-point.js';
 export { DEFAULT_RESERVED_OUTPUT_TOKENS } from './run/call-model.js';
 export type { RunEventHandler } from './run/event-bus.js';
 export type { RLMSession } from './session/rlm-session.js';
+
+// ── Typed answers ───────────────────────
+
+export { type OutputSchema, outputFromJsonSchema } from './output/output-spec.js';
+export type { CompletionResult, TypedCompletion } from './output/typed-completion.js';
 
 // ── Coordinator dispatch ────────────────
 

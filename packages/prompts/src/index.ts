@@ -24,6 +24,7 @@ export { type ToolSpec, toolSpecSchema } from './system/tool-spec.js';
 // ── RLM prompt sections ─────────────────
 
 export { joinSections, type PromptSection, SECTION_SEPARATOR } from './prompt-section.js';
+export { answerFormat } from './system/answer-format.js';
 export { COORDINATOR_WORKFLOW, coordinatorWorkflow } from './system/coordinator-workflow.js';
 export { delegationCapability } from './system/delegation-capability.js';
 export { DELEGATION_TIPS, delegationTips } from './system/delegation-tips.js';

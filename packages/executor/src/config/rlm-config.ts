@@ -1,6 +1,7 @@
 import type { RunStore, Scratchpad } from '@rlm/memory';
 import { isReservedName, type LanguageModel, parseSchema, RlmError } from '@rlm/protocol';
 import { z } from 'zod';
+import { isOutputSchema, type OutputSchema } from '../output/output-spec.js';
 import type { RunEventHandler } from '../run/event-bus.js';
 import type { TrajectorySink } from '../trajectory/trajectory-sink.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -227,6 +228,15 @@ export const rlmConfigSchema = z
           typeof (value as RunStore).latestCheckpoint === 'function',
         { message: 'expected a RunStore from @rlm/memory (store.runs)' },
       )
+      .optional(),
+    /**
+     * A zod schema the root's final answer must match (a typed answer); `completion()`'s own
+     * `output` replaces it for one run. The prompt shows its JSON Schema.
+     */
+    output: z
+      .custom<OutputSchema>(isOutputSchema, {
+        message: 'expected a zod schema, such as z.object({…})',
+      })
       .optional(),
     /** Refuse, once, a final answer given on turn 0 before any code ran. @default true */
     firstTurnGuard: z.boolean().default(true),

@@ -13,9 +13,18 @@ import {
   unreadableVariableNote,
 } from './turn-notes.js';
 
-/** The answer a turn produced, or a note telling the model why its marker was not an answer. */
+/**
+ * The answer a turn produced, or a note telling the model why its marker was not an answer.
+ * `value` is the variable's own value for a `FINAL_VAR` in the text (typed answers check it as
+ * it is, not its JSON text).
+ */
 export type TurnAnswer =
-  | { kind: 'answer'; answer: string; source: 'code' | 'text' | 'set_answer' }
+  | {
+      kind: 'answer';
+      answer: string;
+      value?: JsonValue | undefined;
+      source: 'code' | 'text' | 'set_answer';
+    }
   | { kind: 'none'; note?: string };
 
 function stringify(value: unknown): string {
@@ -76,7 +85,7 @@ export async function turnAnswer(
     value === null &&
     variables.some((variable) => variable.name === name && variable.type === 'undefined');
   if (value !== undefined && !holdsUndefined && stringify(value) !== '') {
-    return { kind: 'answer', answer: stringify(value), source: 'text' };
+    return { kind: 'answer', answer: stringify(value), value, source: 'text' };
   }
   const names = (variables.length > 0 ? variables : await sandbox.listVariables()).map(
     (variable) => variable.name,

@@ -1,4 +1,5 @@
 import type { JsonValue, LanguageModel, RLMChatCompletion } from '@rlm/protocol';
+import type { OutputSpec } from '../output/output-spec.js';
 import type { CheckpointData } from '../resume/checkpoint-data.js';
 import type { BudgetScope, ScopeLimits } from '../run/budget-scope.js';
 import type { SessionBinding } from '../session/session-binding.js';
@@ -30,6 +31,8 @@ export interface InvocationSpec {
   session?: SessionBinding | undefined;
   /** The checkpoint a resumed root continues from. */
   resume?: CheckpointData | undefined;
+  /** The root's typed-answer schema: a final answer counts only when it matches. */
+  output?: OutputSpec | undefined;
   /** A root run again from its first turn after a stop without a checkpoint. */
   rerun?: boolean | undefined;
 }

@@ -11,7 +11,6 @@ import {
   type RLMChatCompletion,
   type RunStatus,
 } from '@rlm/protocol';
-import type { ProposedAnswer } from '../dispatch/dispatcher-functions.js';
 import type { TaskDispatcher } from '../dispatch/task-dispatcher.js';
 import type { ResumableState, TurnCheckpointer } from '../resume/turn-checkpointer.js';
 import { BudgetScope } from '../run/budget-scope.js';
@@ -26,7 +25,7 @@ import {
   fullConversation,
   noteRootCall,
 } from './compaction.js';
-import { type TurnAnswer, turnAnswer } from './final-answer.js';
+import { turnAnswer } from './final-answer.js';
 import { invocationMeta, setUpInvocation } from './invocation-setup.js';
 import type { InvocationSpec } from './invocation-spec.js';
 import {
@@ -38,9 +37,11 @@ import {
   sessionPayloadNote,
   skippedBlocksNote,
 } from './turn-notes.js';
+import { turnVerdict, type VerdictState } from './turn-verdict.js';
+import { typedAnswer } from './typed-answer.js';
 
 /** Mutable state of one invocation's loop. */
-interface LoopState extends CompactionState, ResumableState {
+interface LoopState extends CompactionState, ResumableState, VerdictState {
   history: ChatMessage[];
   iterations: number;
   codeEverRan: boolean;
@@ -50,8 +51,6 @@ interface LoopState extends CompactionState, ResumableState {
   partial: string | null;
   /** The root's background tasks (dispatcher mode only). */
   dispatcher: TaskDispatcher | null;
-  /** The latest `set_answer`. */
-  proposed: ProposedAnswer | null;
 }
 
 interface Outcome {
@@ -142,28 +141,6 @@ function turnPrompt({
   );
 }
 
-/** A `set_answer` confident enough to end the run, when no `FINAL` came first. */
-function proposedAnswer(node: RunNode, state: LoopState): TurnAnswer | null {
-  const threshold = node.tree.config.confidenceThreshold;
-  const proposed = state.proposed;
-  if (threshold === undefined || proposed === null || proposed.confidence < threshold) return null;
-  return { kind: 'answer', answer: proposed.content, source: 'set_answer' };
-}
-
-/** The turn's answer: FINAL (the normal way to finish) first, then a confident `set_answer`. */
-async function answerOf(
-  node: RunNode,
-  {
-    state,
-    text,
-    blocks,
-    sandbox,
-  }: { state: LoopState; text: string; blocks: readonly CodeBlock[]; sandbox: ReplEnvironment },
-): Promise<TurnAnswer> {
-  const marked = await turnAnswer(text, { blocks, sandbox });
-  return marked.kind === 'answer' ? marked : (proposedAnswer(node, state) ?? marked);
-}
-
 /** What the model is told about how its blocks ran: skipped blocks, a REPL that was reset. */
 function blockNotes({ found, ran }: { found: number; ran: readonly CodeBlock[] }): string[] {
   const notes: string[] = [];
@@ -226,7 +203,7 @@ async function turn(
   );
   const notes = blockNotes({ found: found.length, ran: blocks });
   countErrors(node, state, blocks);
-  const verdict = await answerOf(node, { state, text, blocks, sandbox });
+  const verdict = await turnVerdict(node, { spec, state, text, blocks, sandbox });
   if (verdict.kind === 'none' && verdict.note !== undefined) notes.push(verdict.note);
   const answer =
     verdict.kind === 'answer' && !refusedByGuard(node, { state, iteration }) ? verdict : null;
@@ -263,7 +240,10 @@ async function defaultAnswer(
     purpose: 'default_answer',
   });
   if (response.text.trim() !== '') state.partial = response.text;
-  const verdict = await turnAnswer(response.text, { blocks: [], sandbox: await sandbox });
+  const verdict = typedAnswer(
+    spec.output,
+    await turnAnswer(response.text, { blocks: [], sandbox: await sandbox }),
+  );
   if (verdict.kind !== 'answer') return null;
   node.emit({ type: 'final-answer', answer: verdict.answer, source: 'default_answer' });
   return verdict.answer;
@@ -348,6 +328,7 @@ export async function runInvocation(
     partial: null,
     dispatcher: null,
     proposed: null,
+    refusedProposal: null,
     archive: [],
     compactedPrefix: 0,
     lastCall: null,

@@ -1,6 +1,7 @@
 import { buildFlatPrompt, buildSystemPrompt, type SystemPromptOptions } from '@rlm/prompts';
 import type { LanguageModel } from '@rlm/protocol';
 import type { ResolvedRLMConfig } from '../config/rlm-config.js';
+import type { OutputSpec } from '../output/output-spec.js';
 
 /** True when the root gets the background-task verbs: `dispatcher`, else coordinator mode. */
 export function dispatcherEnabled(config: ResolvedRLMConfig): boolean {
@@ -49,14 +50,18 @@ function sharedOptions(config: ResolvedRLMConfig, depth: number, toolNames?: rea
   };
 }
 
-/** The root's system prompt: the configured mode, with drivers, after the caller's prefix. */
-export function rootSystemPrompt(config: ResolvedRLMConfig): string {
+/**
+ * The root's system prompt: the configured mode, with the answer format of a typed answer and
+ * drivers, after the caller's prefix.
+ */
+export function rootSystemPrompt(config: ResolvedRLMConfig, output?: OutputSpec): string {
   const own = buildSystemPrompt({
     ...sharedOptions(config, 0),
     mode: config.promptMode,
     dispatcher: dispatcherEnabled(config),
     drivers: config.drivers as SystemPromptOptions['drivers'],
     model: config.model.id,
+    ...(output === undefined ? {} : { output: output.jsonSchema }),
   });
   return config.systemPromptPrefix === undefined ? own : `${config.systemPromptPrefix}\n\n${own}`;
 }

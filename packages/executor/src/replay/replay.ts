@@ -174,6 +174,16 @@ function recordedConfig(records: readonly TrajectoryRecord[], options: ReplayOpt
   };
 }
 
+/** The JSON Schema of a recorded typed answer: replay checks answers against it and shows it as recorded. */
+function recordedOutput(
+  records: readonly TrajectoryRecord[],
+): Record<string, JsonValue> | undefined {
+  const output = findTrajectoryHeader(records)?.config['output'];
+  return typeof output === 'object' && output !== null && !Array.isArray(output)
+    ? output
+    : undefined;
+}
+
 function checkContext(
   events: readonly RunEvent[],
   payloads: readonly [JsonValue, ...JsonValue[]],
@@ -235,11 +245,13 @@ export async function replay(
       ? controller.signal
       : AbortSignal.any([options.signal, controller.signal]);
   const events: RunEvent[] = [];
+  const output = recordedOutput(records);
   const result = await runTree(parseRLMConfig(recordedConfig(records, options)), {
     context: options.context,
     options: { query, signal, ...(contexts.length === 0 ? {} : { contexts }) },
     hooks: {
       rootRunId: header?.runId,
+      ...(output === undefined ? {} : { outputJsonSchema: output }),
       listener: (event) => {
         events.push(event);
       },

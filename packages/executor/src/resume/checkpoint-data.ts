@@ -1,4 +1,4 @@
-import { chatMessageSchema, RlmError, usageSummarySchema } from '@rlm/protocol';
+import { chatMessageSchema, jsonValueSchema, RlmError, usageSummarySchema } from '@rlm/protocol';
 import { z } from 'zod';
 import { recordedHostCallSchema } from './host-call-log.js';
 
@@ -29,6 +29,8 @@ export const checkpointDataSchema = z.object({
   subcalls: z.number().int().nonnegative(),
   /** Size of the run's JSONL trajectory file after this turn, when it has one. */
   trajectoryBytes: z.number().int().nonnegative().nullable().optional(),
+  /** The JSON Schema of a typed answer: a resume without its own `output` checks against it. */
+  output: z.record(z.string(), jsonValueSchema).optional(),
   counters: z.object({
     calls: z.number().int().nonnegative(),
     children: z.number().int().nonnegative(),

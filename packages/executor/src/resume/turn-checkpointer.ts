@@ -115,6 +115,7 @@ export class TurnCheckpointer {
       subcalls: this.#node.scope.subcalls,
       counters: this.#node.counters,
       trajectoryBytes: fileSize(this.#node.tree.recorder?.path),
+      ...(this.#spec.output === undefined ? {} : { output: this.#spec.output.jsonSchema }),
     };
     await this.#store
       .saveCheckpoint(this.#spec.runId, iteration, data as unknown as JsonValue)

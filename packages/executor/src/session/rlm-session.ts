@@ -1,26 +1,28 @@
-import {
-  type ChatMessage,
-  type JsonValue,
-  type ReplEnvironment,
-  type RLMChatCompletion,
-  RlmError,
-} from '@rlm/protocol';
+import { type ChatMessage, type JsonValue, type ReplEnvironment, RlmError } from '@rlm/protocol';
 import type { ResolvedRLMConfig } from '../config/rlm-config.js';
 import type { ToolDefinition } from '../config/tool-definition.js';
 import type { CompletionOptions } from '../create-rlm.js';
 import { DELEGATE_HOST_FUNCTION } from '../dispatch/dispatcher-functions.js';
 import { openSandbox } from '../loop/open-sandbox.js';
+import type { OutputSchema } from '../output/output-spec.js';
+import type { CompletionResult, TypedCompletion } from '../output/typed-completion.js';
 import type { SessionBinding } from './session-binding.js';
 
-/** A conversation with one RLM that keeps its REPL between `completion()` calls. */
-export interface RLMSession {
+/**
+ * A conversation with one RLM that keeps its REPL between `completion()` calls; answers follow
+ * the RLM's configured `output` schema (`TOutput`).
+ */
+export interface RLMSession<TOutput extends OutputSchema | undefined = undefined> {
   /**
    * Runs the RLM over a new payload in the session's sandbox: the first payload is `context`
    * (`context_0`), the n-th `context_<n-1>`; every earlier conversation is in `history_<i>`
    * (the first also in `history`), and variables defined by earlier runs are still there.
    * Calls made while another is running wait for it.
    */
-  completion(payload: JsonValue, options?: CompletionOptions): Promise<RLMChatCompletion>;
+  completion(
+    payload: JsonValue,
+    options?: Omit<CompletionOptions, 'output'>,
+  ): Promise<CompletionResult<TOutput>>;
   /** Disposes the sandbox; later `completion()` calls reject with `executor.cancelled`. */
   close(): Promise<void>;
 }
@@ -28,9 +30,9 @@ export interface RLMSession {
 /** Runs one root invocation bound to a session (`runTree` with the binding). */
 export type SessionRun = (input: {
   payload: JsonValue;
-  options: CompletionOptions | undefined;
+  options: Omit<CompletionOptions, 'output'> | undefined;
   binding: SessionBinding;
-}) => Promise<RLMChatCompletion>;
+}) => Promise<TypedCompletion<unknown>>;
 
 function closedError(): RlmError<'executor.cancelled'> {
   return new RlmError({
@@ -45,7 +47,10 @@ function closedError(): RlmError<'executor.cancelled'> {
  * so each name is a stable forwarder to whichever run is active; between runs a call answers
  * with an error string.
  */
-export function createSession(config: ResolvedRLMConfig, run: SessionRun): RLMSession {
+export function createSession(
+  config: ResolvedRLMConfig,
+  run: SessionRun,
+): RLMSession<OutputSchema | undefined> {
   const lifetime = new AbortController();
   let sandbox: Promise<ReplEnvironment> | undefined;
   let active: Record<string, ToolDefinition> | undefined;

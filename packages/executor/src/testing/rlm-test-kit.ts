@@ -1,5 +1,5 @@
 import type { ChatMessage, ModelRequest, RunEvent } from '@rlm/protocol';
-import { createRLM, type RLM, type RLMConfig } from '../index.js';
+import { createRLM, type OutputSchema, type RLM, type RLMConfig } from '../index.js';
 
 /** A response holding one ```repl block. */
 export function repl(code: string, prose = 'Next step:'): string {
@@ -19,8 +19,10 @@ export function isSubCall(request: ModelRequest): boolean {
 }
 
 /** An RLM with inline sandboxes (fast, deterministic) unless the test asks for workers. */
-export function testRLM(config: RLMConfig): RLM {
-  return createRLM({ isolation: 'inline', ...config });
+export function testRLM<TOutput extends OutputSchema | undefined = undefined>(
+  config: RLMConfig & { output?: TOutput },
+): RLM<TOutput> {
+  return createRLM<TOutput>({ isolation: 'inline', ...config });
 }
 
 /** Collects a run's events for assertions. */

@@ -31,6 +31,11 @@ export const systemPromptOptionsSchema = z.object({
   dispatcher: z.boolean().default(false),
   /** A caller's instructions for a child: the prompt becomes a specialist prompt. */
   systemPrompt: z.string().trim().min(1).optional(),
+  /**
+   * The JSON Schema the root's final answer must match (a typed answer): described in an
+   * `Answer format` section. Ignored below the root (children answer their caller in text).
+   */
+  output: z.record(z.string(), z.unknown()).optional(),
   /** The model this prompt is for, matched against drivers' `model` globs. */
   model: z.string().min(1).optional(),
 });

@@ -1,6 +1,7 @@
 import { RlmError } from '@rlm/protocol';
 import { resolveDrivers } from '../drivers/resolve-drivers.js';
 import type { PromptSection } from '../prompt-section.js';
+import { answerFormat } from './answer-format.js';
 import { coordinatorWorkflow } from './coordinator-workflow.js';
 import { delegationCapability } from './delegation-capability.js';
 import { delegationTips } from './delegation-tips.js';
@@ -66,6 +67,11 @@ function driverSections(options: ResolvedSystemPromptOptions): PromptSection[] {
   }));
 }
 
+function outputSections(options: ResolvedSystemPromptOptions): PromptSection[] {
+  if (options.depth > 0 || options.output === undefined) return [];
+  return [{ id: 'answer-format', title: 'Answer format', text: answerFormat(options.output) }];
+}
+
 function flatSections(options: ResolvedSystemPromptOptions): PromptSection[] {
   return [{ id: 'flat', title: 'One-shot answerer', text: buildFlatPrompt(options) }];
 }
@@ -89,6 +95,7 @@ function specialistSections(
           },
         ]
       : []),
+    ...outputSections(options),
     ...driverSections(options),
   ];
 }
@@ -108,7 +115,8 @@ function assertModeFits(options: ResolvedSystemPromptOptions, delegates: boolean
  * The sections of an RLM system prompt, in order, each with an id and title; `buildSystemPrompt`
  * joins them. Rules: at `depth >= maxDepth` only the one-shot prompt; delegation sections only when
  * `depth < maxDepth - 1`; the coordinator workflow only for the root in coordinator mode (children
- * are always solvers); drivers only at the root; a `systemPrompt` makes a specialist prompt.
+ * are always solvers); the answer format (a typed answer's JSON Schema) and drivers only at the
+ * root; a `systemPrompt` makes a specialist prompt.
  *
  * @throws RlmError `config.invalid` for bad options, or coordinator mode without delegation
  * @throws RlmError `prompts.driver_not_found`, `prompts.driver_conflict`
@@ -143,6 +151,7 @@ export function systemPromptSections(input: SystemPromptOptions): PromptSection[
           },
         ]
       : []),
+    ...outputSections(options),
     ...driverSections(options),
   ];
 }

@@ -1,0 +1,55 @@
+import type { CodeBlock, ReplEnvironment } from '@rlm/protocol';
+import type { ProposedAnswer } from '../dispatch/dispatcher-functions.js';
+import type { RunNode } from '../run/run-node.js';
+import { type TurnAnswer, turnAnswer } from './final-answer.js';
+import type { InvocationSpec } from './invocation-spec.js';
+import { typedAnswer } from './typed-answer.js';
+
+/** The loop state a turn's verdict reads and updates. */
+export interface VerdictState {
+  /** The latest `set_answer`. */
+  proposed: ProposedAnswer | null;
+  /** A `set_answer` the output schema refused: not checked (or reported) again. */
+  refusedProposal: ProposedAnswer | null;
+}
+
+/** A `set_answer` confident enough to end the run, when no `FINAL` came first. */
+function proposedAnswer(node: RunNode, state: VerdictState): TurnAnswer | null {
+  const threshold = node.tree.config.confidenceThreshold;
+  const proposed = state.proposed;
+  if (threshold === undefined || proposed === null || proposed.confidence < threshold) return null;
+  if (proposed === state.refusedProposal) return null;
+  return { kind: 'answer', answer: proposed.content, source: 'set_answer' };
+}
+
+/**
+ * The turn's answer: FINAL (the normal way to finish) first, then a confident `set_answer`, each
+ * checked against the run's output schema when it has one.
+ */
+export async function turnVerdict(
+  node: RunNode,
+  {
+    spec,
+    state,
+    text,
+    blocks,
+    sandbox,
+  }: {
+    spec: InvocationSpec;
+    state: VerdictState;
+    text: string;
+    blocks: readonly CodeBlock[];
+    sandbox: ReplEnvironment;
+  },
+): Promise<TurnAnswer> {
+  const marked = typedAnswer(spec.output, await turnAnswer(text, { blocks, sandbox }));
+  if (marked.kind === 'answer') return marked;
+  const proposed = proposedAnswer(node, state);
+  if (proposed === null) return marked;
+  const typed = typedAnswer(spec.output, proposed);
+  if (typed.kind === 'answer') return typed;
+  state.refusedProposal = state.proposed;
+  // A refused FINAL says so first; the refused set_answer's note follows.
+  const notes = [marked.note, typed.note].filter((note) => note !== undefined);
+  return { kind: 'none', note: notes.join('\n\n') };
+}
