@@ -58,6 +58,16 @@ const smokeChecks = {
       'export { wrong };',
     ].join('\n'),
   },
+  // Parses a command line and types the tool set; connecting needs a server, which the tests start.
+  '@rlm/mcp': {
+    js: "m.parseMcpCommandLine('node server.mjs --x').args.length === 2 && typeof m.mcpTools === 'function'",
+    ts: [
+      "import { mcpTools, type McpToolSet } from '@rlm/mcp';",
+      "export const open = (): Promise<McpToolSet> => mcpTools({ command: 'node', args: ['s.mjs'] });",
+      '// @ts-expect-error a tool set has no such method; fails if the types were `any`.',
+      'export const wrong = async () => (await open()).connect();',
+    ].join('\n'),
+  },
   '@rlm/trace': {
     js: "m.joinHtml(['<i>', 1], ' ').toString() === '&lt;i&gt; 1' && m.parseTrajectory('{\"kind\":\"ev').length === 0",
     ts: [

@@ -80,6 +80,9 @@ export const ERROR_KIND_BY_CODE = {
   'server.conflict': 'usage',
   'server.unavailable': 'internal',
   'server.internal': 'internal',
+  'mcp.connection_failed': 'usage',
+  'mcp.invalid_arguments': 'usage',
+  'mcp.tool_failed': 'provider',
 } as const satisfies Record<ErrorCode, ErrorKind>;
 
 /**

@@ -84,6 +84,10 @@ export interface ErrorDetails {
   'server.conflict': { reason: string };
   'server.unavailable': { reason: string };
   'server.internal': { requestId: string };
+  // mcp (tools from Model Context Protocol servers)
+  'mcp.connection_failed': { server: string; reason: string };
+  'mcp.invalid_arguments': { tool: string; issues: readonly string[] };
+  'mcp.tool_failed': { tool: string };
 }
 
 /** A stable, namespaced error code such as `sandbox.timeout`. */

@@ -39,6 +39,7 @@ function sharedOptions(config: ResolvedRLMConfig, depth: number, toolNames?: rea
     tools: allowedTools(config, toolNames).map(([name, tool]) => ({
       name,
       description: tool.description,
+      ...(tool.signature === undefined ? {} : { signature: tool.signature }),
     })),
     models:
       models.length > 1
