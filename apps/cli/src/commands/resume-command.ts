@@ -4,6 +4,7 @@ import { CONFIG_KEYS } from '../config/config-keys.js';
 import type { PartialCliConfig } from '../config/config-schema.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import type { ExitCode } from '../exit-code.js';
+import { addMcpOptions, readMcpOptions } from './mcp-options.js';
 import { recordedCliConfig } from './recorded-config.js';
 import { resumeCommandLine } from './resume-command-line.js';
 import type { RunCommandDeps } from './run-command.js';
@@ -22,6 +23,7 @@ export function registerResumeCommand(program: Command, deps: RunCommandDeps): v
     .description('continue an interrupted run from its last finished turn')
     .argument('<run-id>', 'the id of the interrupted run (its trajectory file is <run-id>.jsonl)');
   addRunOptions(command);
+  addMcpOptions(command);
   command.addHelpText(
     'after',
     `
@@ -31,7 +33,8 @@ budget continues from its last finished turn; the turn that was interrupted runs
 model, limits and budgets are reused unless a flag overrides them (a run a budget stopped needs a
 larger one). The context is not stored: pass the same --context arguments as the original run.
 Checks come in this order: the run, then the context, then credentials. Its trajectory file is
-continued. Exit codes as for rlm run.
+continued. Exit codes as for rlm run. MCP servers are not recorded: pass the same --mcp and
+--mcp-url flags again. A run started with --output-schema keeps its schema (its checkpoint has it).
 
 Examples:
   $ rlm resume 4f1c2a9e-… --context notes.txt
@@ -63,6 +66,7 @@ async function resumeAction(
   const recorded = recordedCliConfig(stored.config);
   const resolved = resolveRunConfig(options, io, recorded);
   if (stored.status === 'budget_exceeded') assertBudgetRaised(id, { recorded, resolved });
+  const mcpServers = await readMcpOptions(options);
   const inputs = await prepareRunInputs(options, io, resolved);
   if (!inputs.quiet) for (const note of inputs.notes) io.stderr.write(`${note}\n`);
   const resumeCommand = resumeCommandLine({
@@ -73,7 +77,8 @@ async function resumeAction(
   const completion = await runWithProgress(
     io,
     { progress: inputs.progress, resumeCommand },
-    (signal, onEvent) => engine.resume({ ...inputs.request, runId: id, signal, onEvent }),
+    (signal, onEvent) =>
+      engine.resume({ ...inputs.request, mcpServers, runId: id, signal, onEvent }),
   );
   return reportRun(completion, { inputs, io, options });
 }

@@ -5,6 +5,8 @@ import type { CliIo } from '../cli-io.js';
 import { formatContextReport } from '../context/format-context-report.js';
 import type { RunEngine } from '../engine/run-engine.js';
 import type { ExitCode } from '../exit-code.js';
+import { addMcpOptions, readMcpOptions } from './mcp-options.js';
+import { addOutputSchemaOption, readOutputSchemaOption } from './output-schema-option.js';
 import { resumeCommandLine } from './resume-command-line.js';
 import { prepareRunInputs, reportRun } from './run-inputs.js';
 import { addRunOptions, type RunInputOptions } from './run-options.js';
@@ -25,6 +27,8 @@ export function registerRunCommand(program: Command, deps: RunCommandDeps): void
     )
     .argument('<query>', 'the question or task');
   addRunOptions(command);
+  addMcpOptions(command);
+  addOutputSchemaOption(command);
   command.addHelpText(
     'after',
     `
@@ -43,7 +47,10 @@ Examples:
   $ rlm run "Find the magic number" -c notes.txt --model testkit:needle-finder   # offline demo
   $ rlm run "Which orders failed checksum?" -c orders.json --tool ./checksum-tools.mjs
   $ rlm run "…" -c big.log --no-tools   # bare REPL: no grep/find_all/… helpers, no tool modules
-  $ rlm run "…" -c data.json --json | jq .usage`,
+  $ rlm run "…" -c data.json --json | jq .usage
+  $ rlm run "Extract the invoice" -c invoice.txt --output-schema invoice.schema.json   # JSON answer
+  $ rlm run "Which issues mention crashes?" -c log.txt --mcp "npx -y @acme/issues-mcp"
+  $ rlm run "…" -c notes.md --mcp-url https://tools.example.com/mcp --mcp-header "authorization: Bearer $TOKEN"`,
   );
   command.action(async (query: string, options: RunInputOptions & Record<string, unknown>) => {
     deps.setExitCode(await runAction(query, options, deps));
@@ -63,6 +70,9 @@ async function runAction(
       details: { option: 'query' },
     });
   }
+  // Checked before any context is read or any model is called.
+  const output = await readOutputSchemaOption(options, io);
+  const mcpServers = await readMcpOptions(options);
   const inputs = await prepareRunInputs(options, io);
   if (!inputs.quiet) {
     for (const line of [...formatContextReport(inputs.loaded), ...inputs.notes]) {
@@ -78,7 +88,16 @@ async function runAction(
   const completion = await runWithProgress(
     io,
     { progress: inputs.progress, resumeCommand },
-    (signal, onEvent) => engine.run({ ...inputs.request, runId, query, signal, onEvent }),
+    (signal, onEvent) =>
+      engine.run({
+        ...inputs.request,
+        ...(output === undefined ? {} : { output }),
+        mcpServers,
+        runId,
+        query,
+        signal,
+        onEvent,
+      }),
   );
   return reportRun(completion, { inputs, io, options });
 }

@@ -2,8 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { RLM, RLMConfig } from '@rlm/executor';
 import type { Store } from '@rlm/memory';
-import { type JsonValue, type LanguageModel, RlmError } from '@rlm/protocol';
+import {
+  type JsonValue,
+  type LanguageModel,
+  type RLMChatCompletion,
+  RlmError,
+  type RunEvent,
+} from '@rlm/protocol';
 import type { CliConfig } from '../config/config-schema.js';
+import { openMcpTools } from './open-mcp-tools.js';
 import type { ResumableRun, ResumeRequest, RunEngine, RunRequest } from './run-engine.js';
 import { toContextPayloads } from './to-context-payloads.js';
 
@@ -44,9 +51,21 @@ export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEn
   }
 
   /** Builds the RLM over an open store (models resolved: this is where credentials are needed). */
-  async function rlmFor(request: RunRequest | ResumeRequest, store: Store): Promise<RLM> {
+  async function rlmFor(
+    request: RunRequest | ResumeRequest,
+    {
+      store,
+      models: { model, subModel },
+      tools,
+      onEvent,
+    }: {
+      store: Store;
+      models: Awaited<ReturnType<typeof modelsFor>>;
+      tools: RLMConfig['tools'];
+      onEvent: (event: RunEvent) => void;
+    },
+  ): Promise<RLM> {
     const { createRLM } = await import('@rlm/executor');
-    const { model, subModel } = await modelsFor(request);
     const { config } = request;
     assertCostBudgetPriced(config, [model, subModel]);
     return createRLM({
@@ -56,7 +75,7 @@ export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEn
       maxIterations: config.maxIterations,
       promptMode: config.mode,
       drivers: request.drivers,
-      tools: request.tools,
+      tools,
       contextHelpers: config.tools,
       budget: budgetOf(config),
       ...(config.blockTimeoutMs === undefined
@@ -65,25 +84,63 @@ export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEn
       trajectory: { dir: request.trajectoryDir },
       runStore: store.runs,
       generateId: () => request.runId,
-      onEvent: (event) => request.onEvent(event),
+      onEvent,
     });
+  }
+
+  /**
+   * Runs `start` with the request's MCP tools open (closed when it ends), reporting the answer as
+   * text: a typed answer as the JSON text its `final-answer` event recorded.
+   */
+  async function withRunTools(
+    request: RunRequest | ResumeRequest,
+    start: (input: {
+      tools: RLMConfig['tools'];
+      onEvent: (event: RunEvent) => void;
+    }) => Promise<{ answer: unknown } & Omit<RLMChatCompletion, 'answer'>>,
+  ): Promise<RLMChatCompletion> {
+    const mcp = await openMcpTools(request.mcpServers ?? [], {
+      tools: request.tools,
+      signal: request.signal,
+    });
+    let answerText: string | null = null;
+    try {
+      const result = await start({
+        tools: mcp.tools,
+        onEvent: (event) => {
+          if (event.type === 'final-answer' && event.depth === 0) answerText = event.answer;
+          request.onEvent(event);
+        },
+      });
+      return {
+        ...result,
+        answer: result.answer === null ? null : (answerText ?? JSON.stringify(result.answer)),
+      };
+    } finally {
+      await mcp.close();
+    }
   }
 
   return {
     async run(request) {
       const store = await openStore(request.runStorePath);
       try {
-        const rlm = await rlmFor(request, store);
-        // Recorded before the run starts, so `rlm resume` can reuse the same configuration.
-        await store.runs.createRun({
-          id: request.runId,
-          config: { cli: recordable(request.config) },
-        });
-        const { context, contexts } = toContextPayloads(request.contexts);
-        return await rlm.completion(context, {
-          query: request.query,
-          contexts,
-          signal: request.signal,
+        // Credentials first: a missing key fails before any MCP server is started.
+        const models = await modelsFor(request);
+        return await withRunTools(request, async ({ tools, onEvent }) => {
+          const rlm = await rlmFor(request, { store, models, tools, onEvent });
+          // Recorded before the run starts, so `rlm resume` can reuse the same configuration.
+          await store.runs.createRun({
+            id: request.runId,
+            config: { cli: recordable(request.config) },
+          });
+          const { context, contexts } = toContextPayloads(request.contexts);
+          return rlm.completion(context, {
+            query: request.query,
+            contexts,
+            signal: request.signal,
+            output: request.output,
+          });
         });
       } finally {
         await store.close();
@@ -102,10 +159,14 @@ export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEn
       try {
         await findResumable(store, request);
         await checkContexts(store, request);
-        const rlm = await rlmFor(request, store);
-        return await rlm.resume(request.runId, {
-          ...toContextPayloads(request.contexts),
-          signal: request.signal,
+        const models = await modelsFor(request);
+        return await withRunTools(request, async ({ tools, onEvent }) => {
+          const rlm = await rlmFor(request, { store, models, tools, onEvent });
+          return rlm.resume(request.runId, {
+            ...toContextPayloads(request.contexts),
+            signal: request.signal,
+            output: request.output,
+          });
         });
       } finally {
         await store.close();

@@ -1,4 +1,5 @@
-import type { ToolDefinition } from '@rlm/executor';
+import type { OutputSchema, ToolDefinition } from '@rlm/executor';
+import type { McpServerSpec } from '@rlm/mcp';
 import type { DriverRef } from '@rlm/prompts';
 import type { JsonValue, RLMChatCompletion, RunEvent } from '@rlm/protocol';
 import type { CliConfig } from '../config/config-schema.js';
@@ -15,6 +16,16 @@ export interface RunRequest {
   drivers: DriverRef[];
   /** Host tools from the `--tool` modules (none when `config.tools` is off). */
   tools: Record<string, ToolDefinition>;
+  /**
+   * MCP servers (`--mcp`, `--mcp-url`) whose tools join `tools`: the engine connects before the
+   * run and closes the connections when it ends.
+   */
+  mcpServers?: readonly McpServerSpec[];
+  /**
+   * `--output-schema`: the answer must match it, and the completion's `answer` is its JSON text.
+   * A resumed run without one keeps the schema its checkpoint recorded.
+   */
+  output?: OutputSchema;
   trajectoryDir: string;
   /**
    * The SQLite file the run is recorded in (with `config` under `cli`, so `rlm resume` can reuse

@@ -1,0 +1,61 @@
+import type { McpServerSpec } from '@rlm/mcp';
+import { RlmError } from '@rlm/protocol';
+import type { Command } from 'commander';
+import { collect } from './collect-option.js';
+
+/** `--mcp "<command line>"`, `--mcp-url URL` and `--mcp-header "name: value"`, each repeatable. */
+export function addMcpOptions(command: Command): Command {
+  return command
+    .option(
+      '--mcp <command>',
+      'start an MCP server (a command line, quoted) and give its tools to the REPL; repeatable',
+      collect,
+    )
+    .option('--mcp-url <url>', 'an MCP server over Streamable HTTP; repeatable', collect)
+    .option(
+      '--mcp-header <header>',
+      'a header ("name: value") sent to every --mcp-url server; repeatable',
+      collect,
+    );
+}
+
+function headersOf(lines: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    const name = colon < 0 ? '' : line.slice(0, colon).trim();
+    if (name === '' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      throw new RlmError({
+        code: 'cli.usage',
+        message: `--mcp-header expects "name: value", such as "authorization: Bearer …"; got "${line.slice(0, 40)}"`,
+        details: { option: '--mcp-header' },
+      });
+    }
+    headers[name] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+/**
+ * The MCP servers the flags name, in order: every `--mcp` command line, then every `--mcp-url`
+ * (with the `--mcp-header` headers).
+ * @throws RlmError `config.invalid` for a command line with shell syntax; `cli.usage` for a bad header
+ */
+export async function readMcpOptions(options: Record<string, unknown>): Promise<McpServerSpec[]> {
+  const lines = (options['mcp'] as string[] | undefined) ?? [];
+  const urls = (options['mcpUrl'] as string[] | undefined) ?? [];
+  const headers = headersOf((options['mcpHeader'] as string[] | undefined) ?? []);
+  if (urls.length === 0 && Object.keys(headers).length > 0) {
+    throw new RlmError({
+      code: 'cli.usage',
+      message: '--mcp-header goes with --mcp-url; pass the server URL too.',
+      details: { option: '--mcp-header' },
+    });
+  }
+  if (lines.length === 0 && urls.length === 0) return [];
+  const { parseMcpCommandLine } = await import('@rlm/mcp');
+  return [
+    ...lines.map((line) => parseMcpCommandLine(line)),
+    ...urls.map((url) => (Object.keys(headers).length === 0 ? { url } : { url, headers })),
+  ];
+}
