@@ -1,5 +1,6 @@
-import { createRLM, type RLMConfig } from '@rlm/executor';
-import { type LanguageModel, RlmError } from '@rlm/protocol';
+import { createRLM, outputFromJsonSchema, type RLMConfig } from '@rlm/executor';
+import { type McpToolSet, mcpTools } from '@rlm/mcp';
+import { type LanguageModel, type RLMChatCompletion, RlmError } from '@rlm/protocol';
 import { findTrajectoryHeader, replayingModel, responseReplay } from '@rlm/trace';
 import type { RunEngine, RunEngineInput } from './run-engine.js';
 
@@ -30,39 +31,115 @@ export function createExecutorEngine({
   return {
     async run(input) {
       const { model, subModel } = runModels(input, resolveModel);
-      const { budget } = input;
-      const rlm = createRLM({
-        model,
-        subModel,
-        maxDepth: budget.maxDepth,
-        maxIterations: budget.maxIterations,
-        budget: executorBudget(budget, [model, subModel]),
-        tools: { ...(input.tools ?? {}) },
-        trajectory: {
-          write: input.onTrajectory,
-          async close() {},
-        },
-        onEvent: input.onEvent,
-        ...(input.runStore === undefined ? {} : { runStore: input.runStore }),
-        ...(input.systemPrompt === undefined ? {} : { systemPromptPrefix: input.systemPrompt }),
-        generateId: () => input.runId,
-        isolation,
-      });
-      const { context, query, signal } = input;
-      if (input.resume === true) {
-        try {
-          return await rlm.resume(input.runId, { context, signal });
-        } catch (error) {
-          // A checkpoint this version cannot read (or none): start over with the replay. It fails
-          // before the run goes on, so nothing was emitted twice.
-          if (!RlmError.is(error, 'executor.no_checkpoint')) throw error;
-        }
+      const output =
+        input.outputSchema === undefined
+          ? undefined
+          : outputFromJsonSchema(input.outputSchema, { source: 'the run output schema' });
+      // The profile's MCP servers live as long as this run: opened here, closed when it ends.
+      const mcp = await openProfileMcp(input);
+      try {
+        return asText(await runWith(input, { model, subModel, output, mcp }));
+      } finally {
+        await Promise.all(mcp.map((set) => set.close()));
       }
-      // The earlier attempt started the run (its header and run-start are stored): go on with it.
-      const rerun = findTrajectoryHeader(input.recorded ?? []) !== undefined;
-      return rlm.completion(context, { query, signal, rerun });
     },
   };
+
+  async function runWith(
+    input: RunEngineInput,
+    {
+      model,
+      subModel,
+      output,
+      mcp,
+    }: {
+      model: LanguageModel;
+      subModel: LanguageModel;
+      output: RLMConfig['output'];
+      mcp: readonly McpToolSet[];
+    },
+  ) {
+    const { budget } = input;
+    const rlm = createRLM({
+      model,
+      subModel,
+      maxDepth: budget.maxDepth,
+      maxIterations: budget.maxIterations,
+      budget: executorBudget(budget, [model, subModel]),
+      tools: mergeTools(input.tools ?? {}, mcp),
+      trajectory: {
+        write: input.onTrajectory,
+        async close() {},
+      },
+      onEvent: input.onEvent,
+      ...(input.runStore === undefined ? {} : { runStore: input.runStore }),
+      ...(input.systemPrompt === undefined ? {} : { systemPromptPrefix: input.systemPrompt }),
+      generateId: () => input.runId,
+      isolation,
+    });
+    const { context, query, signal } = input;
+    if (input.resume === true) {
+      try {
+        return await rlm.resume(input.runId, { context, signal, output });
+      } catch (error) {
+        // A checkpoint this version cannot read (or none): start over with the replay. It fails
+        // before the run goes on, so nothing was emitted twice.
+        if (!RlmError.is(error, 'executor.no_checkpoint')) throw error;
+      }
+    }
+    // The earlier attempt started the run (its header and run-start are stored): go on with it.
+    const rerun = findTrajectoryHeader(input.recorded ?? []) !== undefined;
+    return rlm.completion(context, { query, signal, rerun, output });
+  }
+}
+
+/** A typed answer as its JSON text: the server stores and returns answers as text. */
+function asText(
+  result: Omit<RLMChatCompletion, 'answer'> & { answer: unknown },
+): RLMChatCompletion {
+  const { answer } = result;
+  return {
+    ...result,
+    answer: answer === null || typeof answer === 'string' ? answer : JSON.stringify(answer),
+  };
+}
+
+/** Connects to the profile's MCP servers in order; on a failure closes those already open. */
+async function openProfileMcp(input: RunEngineInput): Promise<McpToolSet[]> {
+  const sets: McpToolSet[] = [];
+  try {
+    for (const server of input.profile.mcp ?? [])
+      sets.push(await mcpTools(server, { signal: input.signal }));
+  } catch (error) {
+    await Promise.all(sets.map((set) => set.close()));
+    throw error;
+  }
+  return sets;
+}
+
+/**
+ * The run's tools (an agent's) and its MCP tools in one record.
+ * @throws RlmError `config.invalid` when two of them have one name
+ */
+function mergeTools(
+  own: NonNullable<RunEngineInput['tools']>,
+  mcp: readonly McpToolSet[],
+): NonNullable<RLMConfig['tools']> {
+  const tools: NonNullable<RLMConfig['tools']> = { ...own };
+  for (const set of mcp) {
+    for (const [name, tool] of Object.entries(set.tools)) {
+      if (Object.hasOwn(tools, name)) {
+        const issue = `mcp: the tool ${name} is defined twice (two servers, or a server and the run's own tools)`;
+        throw new RlmError({
+          code: 'config.invalid',
+          message: `Invalid profile: ${issue}`,
+          details: { source: 'profile', issues: [issue] },
+        });
+      }
+      tools[name] = tool;
+    }
+  }
+  return tools;
 }
 
 /**

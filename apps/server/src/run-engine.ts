@@ -58,6 +58,11 @@ export interface RunEngineInput {
   recorded?: readonly TrajectoryRecord[];
   /** REPL functions by name. */
   tools?: Readonly<Record<string, EngineTool>>;
+  /**
+   * A JSON Schema the answer must match: the run goes on until the model's final answer does, and
+   * the completion's `answer` is the answer's JSON text.
+   */
+  outputSchema?: Readonly<Record<string, JsonValue>>;
 }
 
 /**

@@ -45,6 +45,8 @@ export interface SubmitRunInput {
   /** Agent turns: the layered system prompt and the REPL tools of this turn. */
   systemPrompt?: string;
   tools?: Readonly<Record<string, EngineTool>>;
+  /** The JSON Schema the answer must match (kept in the run's metadata). */
+  outputSchema?: Readonly<Record<string, JsonValue>>;
 }
 
 /** A submitted run: its stored record and a promise of how it ends. */
@@ -208,7 +210,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     hooks: Pick<RunEngineInput, 'onEvent' | 'onTrajectory'>,
   ): Promise<RunEngineInput> {
     const { input, controller } = run;
-    const { systemPrompt, tools, recorded, resume } = input;
+    const { systemPrompt, tools, recorded, resume, outputSchema } = input;
     return {
       runId,
       query: input.query,
@@ -226,6 +228,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       ...(tools === undefined ? {} : { tools }),
       ...(recorded === undefined ? {} : { recorded }),
       ...(resume === true ? { resume } : {}),
+      ...(outputSchema === undefined ? {} : { outputSchema }),
     };
   }
 
@@ -320,6 +323,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
           model: profileNamed(input.profileName).model,
           budget: input.budget,
           agentId: input.agentId ?? null,
+          ...(input.outputSchema === undefined ? {} : { outputSchema: input.outputSchema }),
         });
         record = await store.createRun({ id: runId, status: 'queued', owner: keyId, config: meta });
         if (stored !== undefined) await contexts.commit(stored);
@@ -366,7 +370,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       for (const record of await unfinishedRuns(store)) {
         const plan = await restartPlan(record, { config, contexts });
         if ('rerun' in plan) {
-          const { owner, query, contextId, profile, budget } = plan.rerun;
+          const { owner, query, contextId, profile, budget, outputSchema } = plan.rerun;
           const checkpoint = await store.latestCheckpoint(record.id);
           const recorded = await store.trajectory(record.id);
           const message = restartMessage(record.status, {
@@ -385,6 +389,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
             budget,
             recorded,
             ...(checkpoint === undefined ? {} : { resume: true }),
+            ...(outputSchema === undefined ? {} : { outputSchema }),
           });
           requeued.push(record.id);
           continue;

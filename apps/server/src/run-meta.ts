@@ -1,3 +1,4 @@
+import { jsonValueSchema } from '@rlm/protocol';
 import { z } from 'zod';
 
 /**
@@ -21,5 +22,7 @@ export const runMetaSchema = z.object({
     maxSubcalls: z.number().int().positive(),
   }),
   agentId: z.string().nullable(),
+  /** The JSON Schema the answer must match (a chat request's `response_format`). */
+  outputSchema: z.record(z.string(), jsonValueSchema).optional(),
 });
 export type RunMeta = z.infer<typeof runMetaSchema>;

@@ -1,7 +1,31 @@
 import { join } from 'node:path';
+import { mcpServerSpecSchema, parseMcpCommandLine, type ResolvedMcpServerSpec } from '@rlm/mcp';
 import { describeIssues, RlmError } from '@rlm/protocol';
 import { prettifyError, z } from 'zod';
 import { defaultDataDir } from './default-data-dir.js';
+
+/** An MCP server of a profile: `{ command, args?, env?, cwd? }`, `{ url, headers? }` or a command line. */
+const profileMcpServerSchema = z
+  .union([z.string(), z.record(z.string(), z.unknown())], {
+    error: 'expected a command line or { command, args?, env?, cwd? } or { url, headers? }',
+  })
+  .transform((value, context): ResolvedMcpServerSpec => {
+    if (typeof value === 'string') {
+      try {
+        return { ...parseMcpCommandLine(value) };
+      } catch (error) {
+        const message = RlmError.is(error) ? error.message : String(error);
+        context.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      }
+    }
+    const parsed = mcpServerSpecSchema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) {
+      context.addIssue({ code: 'custom', message: issue.message, path: [...issue.path] });
+    }
+    return z.NEVER;
+  });
 
 /** One model profile: what `model` in a request (or `profile` in a run) selects. */
 export const modelProfileSchema = z.object({
@@ -11,6 +35,11 @@ export const modelProfileSchema = z.object({
   subModel: z.string().min(1).optional(),
   maxIterations: z.number().int().positive().default(20),
   maxDepth: z.number().int().positive().default(1),
+  /**
+   * MCP servers whose tools every run of this profile gets in its REPL. Each run connects when it
+   * starts and closes the connections when it ends.
+   */
+  mcp: z.array(profileMcpServerSchema).default([]),
 });
 export type ModelProfile = z.infer<typeof modelProfileSchema>;
 

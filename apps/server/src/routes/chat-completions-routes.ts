@@ -1,8 +1,13 @@
+import { outputFromJsonSchema } from '@rlm/executor';
 import { RlmError, totalUsage } from '@rlm/protocol';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../app-env.js';
-import { chatCompletionRequestSchema, toRunInput } from '../chat-completion-request.js';
+import {
+  answerSchemaOf,
+  chatCompletionRequestSchema,
+  toRunInput,
+} from '../chat-completion-request.js';
 import { effectiveBudget } from '../effective-budget.js';
 import { guardedSse } from '../guarded-sse.js';
 import { ownProfile, profileNames } from '../own-profile.js';
@@ -39,6 +44,11 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
         });
       }
       const { query, context } = toRunInput(body);
+      const outputSchema = answerSchemaOf(body);
+      // A schema the runtime cannot check is the caller's error: refused before the run exists.
+      if (outputSchema !== undefined) {
+        outputFromJsonSchema(outputSchema, { source: 'response_format.json_schema.schema' });
+      }
       const { record, done } = await runs.submit({
         principal,
         kind: 'chat',
@@ -46,6 +56,7 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
         inlineContext: context,
         profileName: body.model,
         budget: effectiveBudget(profile, undefined, config.maxima),
+        ...(outputSchema === undefined ? {} : { outputSchema }),
       });
       const id = `chatcmpl-${record.id}`;
       const created = Math.floor(record.createdAt / 1000);
