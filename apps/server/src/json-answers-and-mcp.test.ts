@@ -74,14 +74,10 @@ describe('chat completions with response_format', () => {
     const response = await server.request('/v1/chat/completions', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'default',
-        messages: [{ role: 'user', content: 'x' }],
-        response_format: {
-          type: 'json_schema',
-          json_schema: { name: 'x', schema: { if: { type: 'string' }, then: {} } },
-        },
-      }),
+      // A conditional schema (if/then/else), written as text: `then` as a key makes a thenable.
+      body: `{"model": "default", "messages": [{"role": "user", "content": "x"}],
+        "response_format": {"type": "json_schema",
+          "json_schema": {"name": "x", "schema": {"if": {"type": "string"}, "then": {}}}}}`,
     });
     expect(response.status).toBe(400);
     expect(await response.text()).toContain('response_format.json_schema.schema');
@@ -113,6 +109,6 @@ describe("a profile's MCP servers", () => {
       parseServerConfig({
         profiles: { default: { model: 'm', mcp: ['server | tee log'] } },
       }),
-    ).toThrow(/shell syntax[^]*at profiles\.default\.mcp\[0\]/);
+    ).toThrow(/shell syntax[\s\S]*at profiles\.default\.mcp\[0\]/);
   });
 });
