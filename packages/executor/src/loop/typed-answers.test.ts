@@ -89,6 +89,19 @@ describe('typed answers (output schema)', () => {
     expectTypeOf(rlm.session()).toEqualTypeOf<RLMSession<z.ZodArray<z.ZodString>>>();
   });
 
+  it('types the answers of a session by the configured output', async () => {
+    const model = scriptedModel([repl('const n = 7'), 'FINAL_VAR(n)', 'FINAL(n is 7)', 'FINAL(8)']);
+    const session = testRLM({ model, output: z.number() }).session();
+    try {
+      expect((await session.completion('first')).answer).toBe(7);
+      const second = await session.completion('second');
+      expect(second.answer).toBe(8);
+      expect(noteBefore(model.requests[3])).toContain('not accepted');
+    } finally {
+      await session.close();
+    }
+  });
+
   it('keeps plain text answers without an output schema', async () => {
     const model = scriptedModel([repl('print(1)'), 'FINAL({"a": 1})']);
     const result = await testRLM({ model }).completion('ctx');
