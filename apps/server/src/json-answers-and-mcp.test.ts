@@ -36,7 +36,7 @@ const cityFormat = {
   },
 } as const;
 
-describe('chat completions with response_format', () => {
+describe('chat completions with response_format', { timeout: 60_000 }, () => {
   it('answers json_schema requests with JSON the schema accepts, refusing others on the way', async () => {
     const model = scriptedModel([
       repl('const found = { city: "Paris", population: "2.1M" }'),
@@ -85,7 +85,7 @@ describe('chat completions with response_format', () => {
   });
 });
 
-describe("a profile's MCP servers", () => {
+describe("a profile's MCP servers", { timeout: 60_000 }, () => {
   it('gives every run of the profile the server’s tools', async () => {
     const model = scriptedModel([repl('const r = await add({ a: 1, b: 2 })'), 'FINAL_VAR(r)']);
     await using server = await startTestServer({
