@@ -58,9 +58,29 @@ const smokeChecks = {
       'export { wrong };',
     ].join('\n'),
   },
-  // Parses a command line and types the tool set; connecting needs a server, which the tests start.
+  // Starts a real MCP server (the SDK @rlm/mcp installed, over stdio) from the installed package,
+  // calls one of its tools, and has a bad argument refused by the schema check before the call.
   '@rlm/mcp': {
-    js: "m.parseMcpCommandLine('node server.mjs --x').args.length === 2 && typeof m.mcpTools === 'function'",
+    js: `await (async () => {
+      const server = [
+        "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
+        "import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';",
+        "import { z } from 'zod';",
+        "const s = new McpServer({ name: 'smoke', version: '1.0.0' });",
+        "s.registerTool('add', { description: 'Adds.', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }));",
+        'await s.connect(new StdioServerTransport());',
+      ].join(' ');
+      const { args } = m.parseMcpCommandLine("node --input-type=module -e 'the server'");
+      const set = await m.mcpTools({ command: process.execPath, args: [args[0], args[1], server] });
+      try {
+        const signal = new AbortController().signal;
+        const sum = await set.tools.add.call([{ a: 2, b: 3 }], { signal });
+        const refused = await set.tools.add.call([{ a: 'two', b: 3 }], { signal }).then(() => false, (error) => error.code === 'mcp.invalid_arguments');
+        return sum === '5' && refused && set.tools.add.signature === '({ a: number, b: number })';
+      } finally {
+        await set.close();
+      }
+    })()`,
     ts: [
       "import { mcpTools, type McpToolSet } from '@rlm/mcp';",
       "export const open = (): Promise<McpToolSet> => mcpTools({ command: 'node', args: ['s.mjs'] });",
