@@ -59,3 +59,19 @@ export async function readMcpOptions(options: Record<string, unknown>): Promise<
     ...urls.map((url) => (Object.keys(headers).length === 0 ? { url } : { url, headers })),
   ];
 }
+
+/**
+ * The MCP flags as `rlm resume` takes them again (runs do not record their servers). A header's
+ * value is left out, since it is usually a secret and the line is printed: `name: …` shows what
+ * to fill in.
+ */
+export function mcpResumeFlags(options: Record<string, unknown>): string[] {
+  const flags: string[] = [];
+  for (const line of (options['mcp'] as string[] | undefined) ?? []) flags.push('--mcp', line);
+  for (const url of (options['mcpUrl'] as string[] | undefined) ?? []) flags.push('--mcp-url', url);
+  for (const header of (options['mcpHeader'] as string[] | undefined) ?? []) {
+    const colon = header.indexOf(':');
+    flags.push('--mcp-header', `${colon < 0 ? header : header.slice(0, colon)}: …`);
+  }
+  return flags;
+}

@@ -7,8 +7,9 @@ function quote(argument: string): string {
 
 /**
  * The exact command that continues run `runId`: its `--context` arguments as given (the contexts
- * are not stored), and `--run-store` when the run used another store. Everything else (model,
- * limits, budgets) `rlm resume` reads from the run's record.
+ * are not stored), `--run-store` when the run used another store, and `flags` (the MCP servers,
+ * which are not stored either). Everything else (model, limits, budgets) `rlm resume` reads from
+ * the run's record.
  *
  * @example
  * resumeCommandLine({ runId: 'r1', contexts: ['notes.txt', 'my file.md'] });
@@ -18,13 +19,16 @@ export function resumeCommandLine({
   runId,
   contexts,
   runStore,
+  flags = [],
 }: {
   runId: string;
   contexts: readonly string[];
   runStore?: string;
+  flags?: readonly string[];
 }): string {
   const parts = ['rlm', 'resume', quote(runId)];
   for (const context of contexts) parts.push('-c', quote(context));
   if (runStore !== undefined) parts.push('--run-store', quote(runStore));
+  for (const flag of flags) parts.push(quote(flag));
   return parts.join(' ');
 }

@@ -4,7 +4,7 @@ import { CONFIG_KEYS } from '../config/config-keys.js';
 import type { PartialCliConfig } from '../config/config-schema.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import type { ExitCode } from '../exit-code.js';
-import { addMcpOptions, readMcpOptions } from './mcp-options.js';
+import { addMcpOptions, mcpResumeFlags, readMcpOptions } from './mcp-options.js';
 import { recordedCliConfig } from './recorded-config.js';
 import { resumeCommandLine } from './resume-command-line.js';
 import type { RunCommandDeps } from './run-command.js';
@@ -33,8 +33,8 @@ budget continues from its last finished turn; the turn that was interrupted runs
 model, limits and budgets are reused unless a flag overrides them (a run a budget stopped needs a
 larger one). The context is not stored: pass the same --context arguments as the original run.
 Checks come in this order: the run, then the context, then credentials. Its trajectory file is
-continued. Exit codes as for rlm run. MCP servers are not recorded: pass the same --mcp and
---mcp-url flags again. A run started with --output-schema keeps its schema (its checkpoint has it).
+continued. Exit codes as for rlm run. MCP servers are not recorded: pass the same --mcp,
+--mcp-url and --mcp-header flags again (the printed resume command has them, header values as …). A run started with --output-schema keeps its schema (its checkpoint has it).
 
 Examples:
   $ rlm resume 4f1c2a9e-… --context notes.txt
@@ -73,6 +73,7 @@ async function resumeAction(
     runId: id,
     contexts: options.context ?? [],
     ...(typeof options['runStore'] === 'string' ? { runStore: options['runStore'] } : {}),
+    flags: mcpResumeFlags(options),
   });
   const completion = await runWithProgress(
     io,

@@ -5,7 +5,7 @@ import type { CliIo } from '../cli-io.js';
 import { formatContextReport } from '../context/format-context-report.js';
 import type { RunEngine } from '../engine/run-engine.js';
 import type { ExitCode } from '../exit-code.js';
-import { addMcpOptions, readMcpOptions } from './mcp-options.js';
+import { addMcpOptions, mcpResumeFlags, readMcpOptions } from './mcp-options.js';
 import { addOutputSchemaOption, readOutputSchemaOption } from './output-schema-option.js';
 import { resumeCommandLine } from './resume-command-line.js';
 import { prepareRunInputs, reportRun } from './run-inputs.js';
@@ -84,6 +84,7 @@ async function runAction(
     runId,
     contexts: options.context ?? [],
     ...(typeof options['runStore'] === 'string' ? { runStore: options['runStore'] } : {}),
+    flags: mcpResumeFlags(options),
   });
   const completion = await runWithProgress(
     io,

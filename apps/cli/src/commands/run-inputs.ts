@@ -16,6 +16,7 @@ import { modelEndpoint } from '../engine/model-endpoint.js';
 import type { RunRequest } from '../engine/run-engine.js';
 import type { ExitCode } from '../exit-code.js';
 import { readConfigFlags } from './config-options.js';
+import { mcpResumeFlags } from './mcp-options.js';
 import { reportCompletion } from './report-completion.js';
 import { resumeCommandLine } from './resume-command-line.js';
 import type { RunInputOptions } from './run-options.js';
@@ -116,6 +117,7 @@ export function reportRun(
       runId: completion.runId,
       contexts: options.context ?? [],
       ...(typeof options['runStore'] === 'string' ? { runStore: options['runStore'] } : {}),
+      flags: mcpResumeFlags(options),
     }),
   });
 }
