@@ -38,6 +38,14 @@ describe('RLM config', () => {
     expect(() => createRLM({ model, tools: { 'bad name': tool } })).toThrow(/identifiers/);
   });
 
+  it('refuses a tool named like a context helper while the helpers are on, naming it', () => {
+    const tool = { description: 'd', call: async () => null };
+    expect(() => createRLM({ model, tools: { grep: tool } })).toThrow(
+      /context helper.*prefix.*tools\.grep/s,
+    );
+    expect(() => createRLM({ model, contextHelpers: false, tools: { grep: tool } })).not.toThrow();
+  });
+
   it('checks the coordination options and keeps tools from hiding dispatcher functions', () => {
     const tool = { description: 'd', call: async () => null };
     expect(() => createRLM({ model, confidenceThreshold: 1.5 })).toThrow(/confidenceThreshold/);

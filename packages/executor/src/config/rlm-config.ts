@@ -1,5 +1,6 @@
 import type { RunStore, Scratchpad } from '@rlm/memory';
 import { isReservedName, type LanguageModel, parseSchema, RlmError } from '@rlm/protocol';
+import { CONTEXT_HELPER_NAMES } from '@rlm/sandbox';
 import { z } from 'zod';
 import { isOutputSchema, type OutputSchema } from '../output/output-spec.js';
 import type { RunEventHandler } from '../run/event-bus.js';
@@ -263,6 +264,19 @@ export const rlmConfigSchema = z
           path: ['budget', 'maxCostUsd'],
           message: `the price of ${model.id} is unknown, so a cost budget cannot be enforced: pass \`pricing\` (USD per million tokens) to its client, or leave out maxCostUsd`,
         });
+      }
+    }
+    // The sandbox defines its context helpers itself and refuses a function of the same name; said
+    // here, the caller learns it from createRLM instead of from a run that ends in an error.
+    if (config.contextHelpers) {
+      for (const name of Object.keys(config.tools)) {
+        if (CONTEXT_HELPER_NAMES.includes(name)) {
+          context.addIssue({
+            code: 'custom',
+            path: ['tools', name],
+            message: `'${name}' is a context helper: rename the tool (an MCP tool set takes a prefix) or set contextHelpers: false`,
+          });
+        }
       }
     }
     // The dispatcher's verbs are added after the tools: a tool of the same name would be hidden.
