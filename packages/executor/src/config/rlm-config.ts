@@ -266,31 +266,37 @@ export const rlmConfigSchema = z
         });
       }
     }
-    // The sandbox defines its context helpers itself and refuses a function of the same name; said
-    // here, the caller learns it from createRLM instead of from a run that ends in an error.
-    if (config.contextHelpers) {
-      for (const name of Object.keys(config.tools)) {
-        if (CONTEXT_HELPER_NAMES.includes(name)) {
-          context.addIssue({
-            code: 'custom',
-            path: ['tools', name],
-            message: `'${name}' is a context helper: rename the tool (an MCP tool set takes a prefix) or set contextHelpers: false`,
-          });
-        }
-      }
-    }
-    // The dispatcher's verbs are added after the tools: a tool of the same name would be hidden.
-    if (!(config.dispatcher ?? config.promptMode === 'coordinator')) return;
-    for (const name of Object.keys(config.tools)) {
-      if (DISPATCHER_NAMES.includes(name)) {
-        context.addIssue({
-          code: 'custom',
-          path: ['tools', name],
-          message: `'${name}' is a dispatcher function (the root has the dispatcher)`,
-        });
-      }
+    for (const [name, message] of shadowedToolNames(config)) {
+      context.addIssue({ code: 'custom', path: ['tools', name], message });
     }
   });
+
+/** Tools whose names the root sandbox defines itself, each with why. */
+function shadowedToolNames(config: {
+  tools: Record<string, unknown>;
+  contextHelpers: boolean;
+  dispatcher?: boolean | undefined;
+  promptMode: string;
+}): [string, string][] {
+  const dispatcher = config.dispatcher ?? config.promptMode === 'coordinator';
+  return Object.keys(config.tools).flatMap((name): [string, string][] => {
+    // The sandbox refuses a function named like a helper; said here, the caller learns it from
+    // createRLM instead of from a run that ends in an error.
+    if (config.contextHelpers && CONTEXT_HELPER_NAMES.includes(name)) {
+      return [
+        [
+          name,
+          `'${name}' is a context helper: rename the tool (an MCP tool set takes a prefix) or set contextHelpers: false`,
+        ],
+      ];
+    }
+    // The dispatcher's verbs are added after the tools: a tool of the same name would be hidden.
+    if (dispatcher && DISPATCHER_NAMES.includes(name)) {
+      return [[name, `'${name}' is a dispatcher function (the root has the dispatcher)`]];
+    }
+    return [];
+  });
+}
 
 /** What `createRLM` accepts. */
 export type RLMConfig = z.input<typeof rlmConfigSchema>;
