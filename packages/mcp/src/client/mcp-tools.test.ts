@@ -28,7 +28,7 @@ describe('mcpTools over stdio (a real child process)', () => {
 
   it('lists every tool under a JavaScript name, with its call shape and parameter notes', () => {
     expect(Object.keys(set.tools).sort()).toEqual(
-      ['add', 'call_count', 'explode', 'lorem', 'shout', 'word_count'].sort(),
+      ['add', 'call_count', 'explode', 'lorem', 'shout', 'wait', 'word_count'].sort(),
     );
     expect(set.tools['add']).toMatchObject({
       signature: '({ a: number, b: number })',
@@ -62,6 +62,24 @@ describe('mcpTools over stdio (a real child process)', () => {
     const failed = call(set, 'explode');
     await expect(failed).rejects.toMatchObject({ code: 'mcp.tool_failed' });
     await expect(failed).rejects.toThrow('explode failed: the tool broke: disk on fire');
+  });
+
+  it('aborts a call in flight when its signal fires, with the signal’s reason', async () => {
+    const tool = set.tools['wait'];
+    if (tool === undefined) throw new Error('no tool wait');
+    const controller = new AbortController();
+    const waiting = tool.call([{ ms: 120_000 }], { signal: controller.signal });
+    // Abort once the server has the call, so the cancellation crosses the wire.
+    await expect
+      .poll(async () => ((await call(set, 'call_count')) as { names: string[] }).names, {
+        timeout: 30_000,
+      })
+      .toContain('wait');
+    const reason = new Error('block stopped');
+    controller.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+    // The connection is still usable afterwards.
+    expect(await call(set, 'add', { a: 1, b: 1 })).toEqual({ sum: 2 });
   });
 
   it('cuts a long result with a visible marker', async () => {

@@ -56,6 +56,21 @@ export function createFixtureServer() {
       return { content: [{ type: 'text', text: 'x'.repeat(n) }] };
     },
   );
+  server.registerTool(
+    'wait',
+    { description: 'Answers after ms milliseconds.', inputSchema: { ms: z.number().int() } },
+    async ({ ms }, extra) => {
+      seen('wait', { ms });
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        extra.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      return { content: [{ type: 'text', text: extra.signal.aborted ? 'cancelled' : 'waited' }] };
+    },
+  );
   server.registerTool('call_count', { description: 'How many calls this server received.' }, async () => ({
     content: [{ type: 'text', text: String(calls.length) }],
     structuredContent: { count: calls.length, names: calls.map((call) => call.name) },
