@@ -3,6 +3,12 @@
 // ── Models ──────────────────────────────
 
 export {
+  type AISDKLanguageModel,
+  DEFAULT_AI_SDK_MAX_TOKENS,
+  type FromAISDKOptions,
+  fromAISDK,
+} from './models/ai-sdk-model.js';
+export {
   type AnthropicOptions,
   anthropic,
   DEFAULT_ANTHROPIC_BASE_URL,

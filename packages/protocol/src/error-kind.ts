@@ -46,6 +46,7 @@ export const ERROR_KIND_BY_CODE = {
   'model.timeout': 'provider',
   'model.aborted': 'cancelled',
   'model.unknown_provider': 'usage',
+  'model.refused': 'provider',
   'executor.budget_exceeded': 'limit',
   'executor.cancelled': 'cancelled',
   'executor.replay_divergence': 'usage',

@@ -9,8 +9,17 @@ export const chatMessageSchema = z.object({
 });
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 
-/** Why the model stopped: normalised across providers. */
-export const stopReasonSchema = z.enum(['end_turn', 'max_tokens', 'stop_sequence', 'other']);
+/**
+ * Why the model stopped: normalised across providers. `refusal` is the provider declining to
+ * answer (Anthropic's `refusal`, a content filter): the executor ends the call with `model.refused`.
+ */
+export const stopReasonSchema = z.enum([
+  'end_turn',
+  'max_tokens',
+  'stop_sequence',
+  'refusal',
+  'other',
+]);
 export type StopReason = z.infer<typeof stopReasonSchema>;
 
 /** The serialisable part of a model request (what trajectories record). */
@@ -42,6 +51,14 @@ export const modelResponseSchema = z.object({
   model: z.string(),
   /** Cost of this call in US dollars, from the client's pricing table; absent when unknown. */
   costUsd: z.number().nonnegative().optional(),
+  /** What the provider said about a `refusal` stop, when it said anything. */
+  refusal: z
+    .object({
+      /** The provider's policy category (Anthropic: `cyber`, `bio`, …), or null. */
+      category: z.string().nullable(),
+      explanation: z.string().nullable(),
+    })
+    .optional(),
 });
 export type ModelResponse = z.infer<typeof modelResponseSchema>;
 

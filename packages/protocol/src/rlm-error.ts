@@ -41,6 +41,11 @@ export interface ErrorDetails {
   'model.timeout': { limitMs: number };
   'model.aborted': Record<string, never>;
   'model.unknown_provider': { modelId: string };
+  /**
+   * The model declined to answer (Anthropic's `refusal` stop reason, a provider's content
+   * filter): asking the same again will not help. `category` is the provider's policy category.
+   */
+  'model.refused': { model: string; category: string | null };
   // executor
   'executor.budget_exceeded': { limit: string; used: number; max: number };
   'executor.cancelled': Record<string, never>;

@@ -156,6 +156,7 @@ function toResponse(
     model: partial.model ?? model,
     requestId: partial.requestId ?? `req_scripted_${index + 1}`,
     ...(costUsd === undefined ? {} : { costUsd }),
+    ...(partial.refusal === undefined ? {} : { refusal: partial.refusal }),
   });
 }
 

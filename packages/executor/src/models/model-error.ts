@@ -1,4 +1,4 @@
-import { RlmError } from '@rlm/protocol';
+import { type ModelResponse, RlmError } from '@rlm/protocol';
 
 /** What a provider error says, in provider-neutral terms. */
 export interface ProviderFailure {
@@ -153,5 +153,23 @@ export function missingKeyError({
     code: 'model.auth',
     message: `${modelId} has no API key: set ${variable} or pass the \`${option}\` option.${hint === '' ? '' : ` ${hint}`}`,
     details: { status: undefined, variable, option },
+  });
+}
+
+/**
+ * The `model.refused` error for a response that stopped with `refusal`: the provider declined to
+ * answer, which no retry changes. Names the provider's category and explanation when it gave them.
+ */
+export function refusedError(response: ModelResponse): RlmError<'model.refused'> {
+  const category = response.refusal?.category ?? null;
+  const explanation = response.refusal?.explanation ?? null;
+  const why = [
+    category === null ? '' : ` (policy category: ${category})`,
+    explanation === null ? '' : `: ${explanation}`,
+  ].join('');
+  return new RlmError({
+    code: 'model.refused',
+    message: `${response.model}: the model refused to answer${why}`,
+    details: { model: response.model, category },
   });
 }

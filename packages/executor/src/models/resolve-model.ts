@@ -1,4 +1,5 @@
-import { type LanguageModel, RlmError } from '@rlm/protocol';
+import { type LanguageModel, type ModelPricing, RlmError } from '@rlm/protocol';
+import { type AISDKLanguageModel, fromAISDK, isAISDKLanguageModel } from './ai-sdk-model.js';
 import { anthropic, DEFAULT_ANTHROPIC_BASE_URL } from './anthropic-model.js';
 import type { PromptCachingMode } from './anthropic-params.js';
 import { missingKeyError } from './model-error.js';
@@ -33,6 +34,8 @@ export interface ResolveModelOptions {
   contextWindow?: number;
   /** Anthropic only. @default 'auto' */
   promptCaching?: PromptCachingMode;
+  /** Prices for an AI SDK model (`fromAISDK`'s `pricing`); ids use their own price tables. */
+  pricing?: ModelPricing;
   fetch?: typeof fetch;
 }
 
@@ -45,14 +48,21 @@ const LOCAL_HINT =
  * - `openai/gpt-…` (key `OPENAI_API_KEY`, base URL `OPENAI_BASE_URL`; no key needed when the base
  *   URL points elsewhere than OpenAI);
  * - `openrouter/<vendor>/<model>` (key `OPENROUTER_API_KEY`);
- * - `openai-compatible/<model>@http://host:port/v1` (key optional; without `@url`, `OPENAI_BASE_URL`).
+ * - `openai-compatible/<model>@http://host:port/v1` (key optional; without `@url`, `OPENAI_BASE_URL`);
+ * - a Vercel AI SDK language model object (`google('gemini-2.5-flash')`), adapted by `fromAISDK`
+ *   with the options that apply to it (`maxTokens`, `contextWindow`, `pricing`, `maxRetries`,
+ *   `timeoutMs`, `limiter`, `maxConcurrency`).
  *
  * @throws RlmError `model.auth` for a missing key (naming the variable to set and the `apiKey`
  *   option), `model.unknown_provider`, `config.invalid` for a malformed id.
  * @example
  * const model = resolveModel('anthropic/claude-sonnet-5-5', { env: process.env });
  */
-export function resolveModel(modelId: string, options: ResolveModelOptions = {}): LanguageModel {
+export function resolveModel(
+  modelId: string | AISDKLanguageModel,
+  options: ResolveModelOptions = {},
+): LanguageModel {
+  if (typeof modelId !== 'string') return fromAISDKModel(modelId, options);
   const slash = modelId.indexOf('/');
   const provider = slash < 0 ? modelId : modelId.slice(0, slash);
   const rest = slash < 0 ? '' : modelId.slice(slash + 1);
@@ -75,15 +85,32 @@ interface BuildContext {
   options: ResolveModelOptions;
 }
 
-/** Client options shared by every provider (everything but keys, URLs and caching). */
+/** Client options shared by every provider (everything but keys, URLs, caching and prices). */
 function sharedOptions({
   env: _env,
   apiKey: _key,
   baseURL: _url,
   promptCaching: _caching,
+  pricing: _pricing,
   ...shared
 }: ResolveModelOptions) {
   return shared;
+}
+
+function fromAISDKModel(model: AISDKLanguageModel, options: ResolveModelOptions): LanguageModel {
+  if (!isAISDKLanguageModel(model)) {
+    throw new RlmError({
+      code: 'config.invalid',
+      message:
+        'resolveModel expects a model id (`provider/model`) or an AI SDK language model object',
+      details: { source: 'model', issues: ['model: expected a string id or an AI SDK model'] },
+    });
+  }
+  const { fetch: _fetch, ...shared } = sharedOptions(options);
+  return fromAISDK(model, {
+    ...shared,
+    ...(options.pricing === undefined ? {} : { pricing: options.pricing }),
+  });
 }
 
 const BUILDERS: Record<ModelProvider, (model: string, context: BuildContext) => LanguageModel> = {

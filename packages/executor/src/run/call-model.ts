@@ -6,6 +6,7 @@ import {
   RlmError,
   type TokenUsage,
 } from '@rlm/protocol';
+import { refusedError } from '../models/model-error.js';
 import type { CallEstimate, Reservation } from './budget-scope.js';
 import { errorInfo } from './error-info.js';
 import { raceAbort } from './race-abort.js';
@@ -91,8 +92,9 @@ function failedCallUsage(
  * the provider reported, else the reservation), and gives up as soon as the scope or `signal`
  * aborts.
  *
- * @throws RlmError `executor.budget_exceeded` when the budget has no room for the call; the
- *   model's errors; the scope's abort reason.
+ * @throws RlmError `executor.budget_exceeded` when the budget has no room for the call;
+ *   `model.refused` when the model declined to answer (after the call is charged); the model's
+ *   errors; the scope's abort reason.
  */
 export async function callModel(node: RunNode, input: CallModelInput): Promise<ModelResponse> {
   const { tree } = node;
@@ -159,6 +161,8 @@ export async function callModel(node: RunNode, input: CallModelInput): Promise<M
   });
   if (reservation === null) node.scope.charge(response);
   else node.scope.settle(reservation, response);
+  // Charged like any call, then an error: a refusal is not an answer the loop can go on from.
+  if (response.stopReason === 'refusal') throw refusedError(response);
   return response;
 }
 
