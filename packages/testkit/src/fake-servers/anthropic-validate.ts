@@ -2,6 +2,7 @@ import type { ZodType } from 'zod';
 import type { FakeAnthropicModel } from './anthropic-models.js';
 import type { CacheBlock } from './anthropic-prompt-cache.js';
 import {
+  type AnthropicMessagesBody,
   type AnthropicPromptBody,
   anthropicMessagesBodySchema,
   anthropicPromptBodySchema,
@@ -31,7 +32,8 @@ export type AnthropicValidation =
 
 /**
  * Checks a request in the order the API does what matters to clients: route, auth, version
- * header, body shape, removed sampling parameters, breakpoint count, model, context window.
+ * header, body shape, removed sampling parameters, empty messages, thinking and effort settings,
+ * breakpoint count, model, context window.
  */
 export function validateAnthropicRequest(
   record: FakeRequestRecord,
@@ -67,6 +69,8 @@ export function validateAnthropicRequest(
   if (version >= ANTHROPIC_VERSION_2026 && removed !== undefined) {
     return fail(400, `${removed}: Extra inputs are not permitted`);
   }
+  const problem = contentProblem(body, isCount);
+  if (problem !== undefined) return fail(400, problem);
   const { blocks, breakpointCount } = cacheBlocksOf(body);
   if (breakpointCount > MAX_CACHE_BREAKPOINTS) {
     return fail(
@@ -109,4 +113,68 @@ function checkHeaders(
 function bearerToken(header: string | undefined): string | undefined {
   const match = header === undefined ? null : /^Bearer\s+(.*)$/i.exec(header);
   return match?.[1]?.trim();
+}
+
+/** What the API refuses in the messages, thinking and effort settings of a valid-shaped body. */
+function contentProblem(body: AnthropicPromptBody, isCount: boolean): string | undefined {
+  return (
+    emptyMessageProblem(body) ??
+    (isCount ? undefined : thinkingProblem(body as AnthropicMessagesBody)) ??
+    effortProblem(body)
+  );
+}
+
+/** The `output_config.effort` values the API accepts. */
+const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'];
+/** The smallest `thinking.budget_tokens` the API accepts. */
+const MIN_THINKING_BUDGET = 1024;
+
+/**
+ * The API refuses a message with no content, or with only blank text, anywhere but as the final
+ * assistant turn (a prefill).
+ */
+function emptyMessageProblem(body: AnthropicPromptBody): string | undefined {
+  const last = body.messages.length - 1;
+  for (const [index, message] of body.messages.entries()) {
+    if (index === last && message.role === 'assistant') continue;
+    const content = message.content;
+    const blank =
+      typeof content === 'string'
+        ? content.trim() === ''
+        : content.length === 0 ||
+          content.every(
+            (block) =>
+              block.type === 'text' &&
+              String((block as { text?: unknown }).text ?? '').trim() === '',
+          );
+    if (blank) {
+      return `messages.${index}: all messages must have non-empty content except for the optional final assistant message`;
+    }
+  }
+  return undefined;
+}
+
+/** `thinking` must be enabled with 1024 ≤ budget_tokens < max_tokens, adaptive, or disabled. */
+function thinkingProblem(body: AnthropicMessagesBody): string | undefined {
+  const thinking = (body as { thinking?: unknown }).thinking;
+  if (thinking === undefined) return undefined;
+  const { type, budget_tokens: budget } = thinking as { type?: unknown; budget_tokens?: unknown };
+  if (type === 'adaptive' || type === 'disabled') return undefined;
+  if (type !== 'enabled') return `thinking.type: expected 'enabled', 'adaptive' or 'disabled'`;
+  if (typeof budget !== 'number' || !Number.isInteger(budget) || budget < MIN_THINKING_BUDGET) {
+    return `thinking.enabled.budget_tokens: Input should be greater than or equal to ${MIN_THINKING_BUDGET}`;
+  }
+  if (budget >= body.max_tokens) {
+    return '`max_tokens` must be greater than `thinking.budget_tokens`';
+  }
+  return undefined;
+}
+
+function effortProblem(body: AnthropicPromptBody): string | undefined {
+  const config = (body as { output_config?: { effort?: unknown } }).output_config;
+  const effort = config?.effort;
+  if (effort === undefined || effort === null) return undefined;
+  return typeof effort === 'string' && EFFORTS.includes(effort)
+    ? undefined
+    : `output_config.effort: Input should be ${EFFORTS.map((value) => `'${value}'`).join(', ')}`;
 }

@@ -1,10 +1,9 @@
-import { estimateTokens } from '../estimate-tokens.js';
+import { buildMessage, streamSteps } from './anthropic-message.js';
 import { DEFAULT_FAKE_ANTHROPIC_MODELS, type FakeAnthropicModel } from './anthropic-models.js';
-import { type CacheAccount, createPromptCache } from './anthropic-prompt-cache.js';
+import { createPromptCache } from './anthropic-prompt-cache.js';
 import { type AnthropicMessagesBody, conversationOf } from './anthropic-request.js';
 import { validateAnthropicRequest } from './anthropic-validate.js';
 import {
-  type BodyStep,
   type FakeExchange,
   type FakeRequestRecord,
   sendBody,
@@ -14,9 +13,7 @@ import {
   createReplySource,
   exhaustedReply,
   type FakeModelRequest,
-  type FakeReply,
   type FakeScript,
-  splitIntoChunks,
 } from './fake-reply.js';
 import { serveReply } from './serve-reply.js';
 
@@ -193,156 +190,4 @@ function defaultMessage(type: string): string {
   if (type === 'overloaded_error') return 'Overloaded';
   if (type === 'rate_limit_error') return 'Rate limited: too many requests';
   return type.replaceAll('_', ' ');
-}
-
-interface BuiltMessage {
-  id: string;
-  type: 'message';
-  role: 'assistant';
-  model: string;
-  content: { type: 'text'; text: string; citations: null }[];
-  stop_reason: string;
-  stop_sequence: string | null;
-  usage: {
-    input_tokens: number;
-    output_tokens: number;
-    cache_creation_input_tokens: number;
-    cache_read_input_tokens: number;
-    cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
-    service_tier: 'standard';
-  };
-}
-
-function buildMessage({
-  body,
-  reply,
-  account,
-  id,
-}: {
-  body: AnthropicMessagesBody;
-  reply: FakeReply;
-  account: CacheAccount;
-  id: string;
-}): BuiltMessage {
-  const { text, stopReason, stopSequence } = finishText(reply, body);
-  return {
-    id,
-    type: 'message',
-    role: 'assistant',
-    model: body.model,
-    content: text === '' ? [] : [{ type: 'text', text, citations: null }],
-    stop_reason: stopReason,
-    stop_sequence: stopSequence,
-    usage: {
-      input_tokens: reply.usage?.inputTokens ?? account.inputTokens,
-      output_tokens: reply.usage?.outputTokens ?? Math.max(1, estimateTokens(text)),
-      cache_creation_input_tokens: account.cacheWrite5mTokens + account.cacheWrite1hTokens,
-      cache_read_input_tokens: reply.usage?.cacheReadTokens ?? account.cacheReadTokens,
-      cache_creation: {
-        ephemeral_5m_input_tokens: account.cacheWrite5mTokens,
-        ephemeral_1h_input_tokens: account.cacheWrite1hTokens,
-      },
-      service_tier: 'standard',
-    },
-  };
-}
-
-/** Applies stop sequences and `max_tokens` to the scripted text, as the real API would. */
-function finishText(
-  reply: FakeReply,
-  body: AnthropicMessagesBody,
-): { text: string; stopReason: string; stopSequence: string | null } {
-  let text = reply.text ?? '';
-  let stopReason = 'end_turn';
-  let stopSequence: string | null = null;
-  let cut = text.length;
-  for (const sequence of body.stop_sequences ?? []) {
-    const at = sequence === '' ? -1 : text.indexOf(sequence);
-    if (at >= 0 && at < cut) {
-      cut = at;
-      stopSequence = sequence;
-    }
-  }
-  if (stopSequence !== null) {
-    text = text.slice(0, cut);
-    stopReason = 'stop_sequence';
-  } else if (estimateTokens(text) > body.max_tokens) {
-    text = text.slice(0, body.max_tokens * 4);
-    stopReason = 'max_tokens';
-  }
-  return { text, stopReason: reply.stopReason ?? stopReason, stopSequence };
-}
-
-function sse(event: string, data: Record<string, unknown>): string {
-  return `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`;
-}
-
-/** The SSE event sequence of a message, with the reply's stream faults applied. */
-function streamSteps(message: BuiltMessage, reply: FakeReply): BodyStep[] {
-  const faults = reply.stream ?? {};
-  const text = message.content[0]?.text ?? '';
-  const deltas = splitIntoChunks(text, faults.chunks);
-  const { usage } = message;
-  const startUsage = {
-    input_tokens: usage.input_tokens,
-    output_tokens: 1,
-    cache_creation_input_tokens: usage.cache_creation_input_tokens,
-    cache_read_input_tokens: usage.cache_read_input_tokens,
-    cache_creation: usage.cache_creation,
-    service_tier: usage.service_tier,
-  };
-  const head = [
-    sse('message_start', {
-      message: {
-        ...message,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: startUsage,
-      },
-    }),
-    sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-    sse('ping', {}),
-  ];
-  const writes: string[] = [...head];
-  const steps = (): BodyStep[] =>
-    writes.map((write, index) => ({
-      write,
-      delayMs: index === 0 ? 0 : (faults.eventDelayMs ?? 0),
-    }));
-  for (let index = 0; index <= deltas.length; index += 1) {
-    if (faults.errorAfterChunks === index) {
-      writes.push(
-        sse('error', {
-          error: {
-            type: faults.errorType ?? 'overloaded_error',
-            message: faults.errorMessage ?? 'Overloaded',
-          },
-        }),
-      );
-      return steps();
-    }
-    if (faults.truncateAfterChunks === index) return steps();
-    if (faults.resetAfterChunks === index) return [...steps(), { reset: true }];
-    const delta = deltas[index];
-    if (delta !== undefined) {
-      writes.push(
-        sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: delta } }),
-      );
-    }
-  }
-  writes.push(
-    sse('content_block_stop', { index: 0 }),
-    sse('message_delta', {
-      delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence },
-      usage: {
-        output_tokens: usage.output_tokens,
-        input_tokens: usage.input_tokens,
-        cache_creation_input_tokens: usage.cache_creation_input_tokens,
-        cache_read_input_tokens: usage.cache_read_input_tokens,
-      },
-    }),
-    sse('message_stop', {}),
-  );
-  return steps();
 }

@@ -25,8 +25,18 @@ export interface FakeStreamFaults {
 export interface FakeReply {
   /** The assistant text of a successful reply. @default '' */
   text?: string;
-  /** The provider-native stop reason (`end_turn`, `stop`, …); derived from the request when absent. */
+  /** The provider-native stop reason (`end_turn`, `stop`, `pause_turn`, …); derived from the request when absent. */
   stopReason?: string;
+  /**
+   * Anthropic only: the thinking text, sent as a `thinking` block (with a signature) before the
+   * text when the request turned thinking on; its tokens count in `output_tokens`.
+   */
+  thinking?: string;
+  /**
+   * Anthropic only: a refusal. The stop reason becomes `refusal` and `stop_details` carries the
+   * category and explanation.
+   */
+  refusal?: { category?: string | null; explanation?: string | null };
   /**
    * Overrides for the reported token counts. `cacheReadTokens` becomes `cache_read_input_tokens`
    * (Anthropic) or `prompt_tokens_details.cached_tokens` (OpenAI, counted inside `prompt_tokens`).
