@@ -13,6 +13,7 @@ export {
   anthropic,
   DEFAULT_ANTHROPIC_BASE_URL,
   DEFAULT_ANTHROPIC_MAX_TOKENS,
+  DEFAULT_MAX_PAUSE_CONTINUATIONS,
   DEFAULT_MODEL_MAX_RETRIES,
   DEFAULT_MODEL_TIMEOUT_MS,
 } from './models/anthropic-model.js';
@@ -24,8 +25,13 @@ export {
   DEFAULT_ANTHROPIC_CONTEXT_WINDOW,
 } from './models/anthropic-models.js';
 export {
+  type AnthropicEffort,
+  type AnthropicThinking,
+  anthropicEffortSchema,
+  anthropicThinkingSchema,
   type CacheTtl,
   MAX_CACHE_BREAKPOINTS,
+  MIN_THINKING_BUDGET_TOKENS,
   type PromptCachingMode,
 } from './models/anthropic-params.js';
 export {

@@ -71,11 +71,11 @@ describe('anthropic', () => {
     });
   });
 
-  it('maps a context-window stop to max_tokens and refusals to other', async () => {
+  it('maps a context-window stop to max_tokens and a refusal to refusal with its details', async () => {
     await using server = await startFakeAnthropic({
       script: [
         { text: 'cut', stopReason: 'model_context_window_exceeded' },
-        { text: '', stopReason: 'refusal' },
+        { text: '', refusal: { category: 'bio', explanation: 'No.' } },
       ],
     });
     const model = clientFor(server);
@@ -85,7 +85,8 @@ describe('anthropic', () => {
     });
     await expect(model.complete(ask('x'))).resolves.toMatchObject({
       text: '',
-      stopReason: 'other',
+      stopReason: 'refusal',
+      refusal: { category: 'bio', explanation: 'No.' },
     });
   });
 

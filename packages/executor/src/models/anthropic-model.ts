@@ -1,24 +1,31 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { MessageDeltaUsage, Usage } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import {
-  costOfCall,
   type LanguageModel,
   type ModelPricing,
   type ModelRequest,
   type ModelResponse,
+  parseSchema,
   RlmError,
-  type StopReason,
   type TokenUsage,
 } from '@rlm/protocol';
+import { z } from 'zod';
 import { fromAnthropicError } from './anthropic-error.js';
 import { anthropicModelInfo, DEFAULT_ANTHROPIC_CONTEXT_WINDOW } from './anthropic-models.js';
 import {
+  type AnthropicEffort,
+  type AnthropicThinking,
+  anthropicEffortSchema,
+  anthropicOutputCap,
+  anthropicThinkingSchema,
   buildAnthropicParams,
   type CacheTtl,
   countCacheBreakpoints,
   MAX_CACHE_BREAKPOINTS,
   type PromptCachingMode,
 } from './anthropic-params.js';
+import { type AnthropicReply, AnthropicReplyAccumulator } from './anthropic-reply.js';
+import { combineReplies } from './anthropic-response.js';
 import { abortedError, missingKeyError } from './model-error.js';
 import { createModelLimiter, type ModelLimiter } from './model-limiter.js';
 import { readModelStream } from './read-model-stream.js';
@@ -32,6 +39,12 @@ export const DEFAULT_ANTHROPIC_MAX_TOKENS = 16_000;
 export const DEFAULT_MODEL_TIMEOUT_MS = 600_000;
 /** SDK retries of failed requests before headers (429, 5xx, 529, connection errors). */
 export const DEFAULT_MODEL_MAX_RETRIES = 2;
+/**
+ * Requests one call may make to finish a turn the API paused (`pause_turn`), each resending the
+ * paused response so the model goes on from it. A turn still paused after them ends as cut
+ * (`max_tokens`).
+ */
+export const DEFAULT_MAX_PAUSE_CONTINUATIONS = 4;
 
 export interface AnthropicOptions {
   /** The Claude model id, e.g. `claude-sonnet-5-5`. */
@@ -63,18 +76,37 @@ export interface AnthropicOptions {
   contextWindow?: number;
   /** Overrides the price table entry of the model (needed for models missing from it). */
   pricing?: ModelPricing;
+  /**
+   * Extended thinking, sent as `thinking`: `{ type: 'enabled', budgetTokens }` (at least 1024,
+   * added on top of `maxTokens`) or `{ type: 'adaptive' }`. Thinking tokens are output tokens:
+   * budgets reserve and charge them. Off when absent.
+   */
+  thinking?: AnthropicThinking;
+  /** How much effort the model spends, sent as `output_config.effort`. The API's default when absent. */
+  effort?: AnthropicEffort;
+  /** @default DEFAULT_MAX_PAUSE_CONTINUATIONS */
+  maxPauseContinuations?: number;
   /** A custom fetch (proxies, tests). */
   fetch?: typeof fetch;
 }
+
+const optionsSchema = z.looseObject({
+  thinking: anthropicThinkingSchema.optional(),
+  effort: anthropicEffortSchema.optional(),
+  maxPauseContinuations: z.number().int().nonnegative().optional(),
+});
 
 /**
  * A `LanguageModel` on the official Anthropic SDK. Always streams (so large `max_tokens` never
  * trips the SDK's non-streaming guard), caches the growing conversation, reports usage with
  * cache reads and writes and the cost from `ANTHROPIC_MODELS`, and maps failures to `model.*`
  * errors. The SDK retries failures before headers; a stream that fails after headers with no
- * text yet is retried once more here (the SDK never does).
+ * text yet is retried once more here (the SDK never does). Passes `thinking` and `effort`
+ * through; a `refusal` stop is a `refusal` stop reason with the API's category and explanation;
+ * a `pause_turn` stop is continued (the paused response sent back) until the turn ends.
  *
- * @throws RlmError `model.auth` at once when `apiKey` is missing or empty; from `complete`:
+ * @throws RlmError `model.auth` at once when `apiKey` is missing or empty; `config.invalid` for
+ *   a bad `thinking` or `effort`; from `complete`:
  *   `model.rate_limited`, `model.overloaded`, `model.context_too_long`, `model.auth`,
  *   `model.bad_request`, `model.not_found`, `model.server_error`, `model.network`, `model.timeout`,
  *   `model.aborted`.
@@ -82,7 +114,12 @@ export interface AnthropicOptions {
  * const model = anthropic({ model: 'claude-sonnet-5-5', apiKey: env.ANTHROPIC_API_KEY });
  * const { text, usage, costUsd } = await model.complete({ messages: [{ role: 'user', content: 'hi' }] });
  */
-export function anthropic({
+export function anthropic(options: AnthropicOptions): LanguageModel {
+  parseSchema(optionsSchema, options, { what: 'anthropic options', code: 'config.invalid' });
+  return anthropicClient(options);
+}
+
+function anthropicClient({
   model,
   apiKey,
   baseURL = DEFAULT_ANTHROPIC_BASE_URL,
@@ -96,6 +133,9 @@ export function anthropic({
   maxTokens = DEFAULT_ANTHROPIC_MAX_TOKENS,
   contextWindow,
   pricing,
+  thinking,
+  effort,
+  maxPauseContinuations = DEFAULT_MAX_PAUSE_CONTINUATIONS,
   fetch,
 }: AnthropicOptions): LanguageModel {
   const id = `anthropic/${model}`;
@@ -121,8 +161,20 @@ export function anthropic({
     ...(fetch === undefined ? {} : { fetch }),
   });
 
-  async function streamOnce(request: ModelRequest, state: AttemptState): Promise<ModelResponse> {
-    const params = buildAnthropicParams(request, { model, maxTokens, promptCaching, cacheTtl });
+  async function streamOnce(
+    request: ModelRequest,
+    { state, earlier }: { state: AttemptState; earlier: readonly AnthropicReply[] },
+  ): Promise<AnthropicReply> {
+    const continuation: ContentBlockParam[] = earlier.flatMap((reply) => reply.content);
+    const params = buildAnthropicParams(request, {
+      model,
+      maxTokens,
+      promptCaching,
+      cacheTtl,
+      thinking,
+      effort,
+      continuation,
+    });
     if (countCacheBreakpoints(params) > MAX_CACHE_BREAKPOINTS) {
       throw new RlmError({
         code: 'model.bad_request',
@@ -141,7 +193,7 @@ export function anthropic({
         throw fromAnthropicError(error, context);
       });
     state.afterHeaders = true;
-    const reply = new ReplyAccumulator();
+    const reply = new AnthropicReplyAccumulator();
     await readModelStream(stream, {
       modelId: id,
       idle,
@@ -152,153 +204,55 @@ export function anthropic({
         reply.add(event);
         if (reply.hasText) state.textDelivered = true;
         if (event.type === 'message_start' || event.type === 'content_block_delta') {
-          request.onUsage?.(reply.usageSoFar());
+          request.onUsage?.(addUsage(earlier, reply.usageSoFar()));
         }
       },
       isComplete: () => reply.stopped,
       missing: 'message_stop',
     });
-    return reply.toResponse({ id, requestId, price });
+    return { ...reply.reply(), requestId: requestId ?? undefined };
+  }
+
+  /** One turn: the first response, then continuations while the API pauses the turn. */
+  async function turn(request: ModelRequest): Promise<ModelResponse> {
+    const replies: AnthropicReply[] = [];
+    while (true) {
+      const earlier = [...replies];
+      const reply = await withStreamRetry((state) => streamOnce(request, { state, earlier }), {
+        maxRetries,
+        signal: request.signal,
+      });
+      replies.push(reply);
+      if (reply.stopReason !== 'pause_turn' || replies.length > maxPauseContinuations) {
+        return combineReplies(replies, { id, price });
+      }
+    }
   }
 
   async function complete(request: ModelRequest): Promise<ModelResponse> {
     if (request.signal?.aborted) throw abortedError(id, request.signal);
-    return queue.run(
-      limiterKey,
-      () =>
-        withStreamRetry((state) => streamOnce(request, state), {
-          maxRetries,
-          signal: request.signal,
-        }),
-      request.signal,
-    );
+    return queue.run(limiterKey, () => turn(request), request.signal);
   }
 
   return {
     id,
     contextWindow: contextWindow ?? known?.contextWindow ?? DEFAULT_ANTHROPIC_CONTEXT_WINDOW,
-    maxOutputTokens: maxTokens,
+    // Thinking tokens are output tokens: an enabled budget is part of the worst case.
+    maxOutputTokens: anthropicOutputCap(maxTokens, thinking),
     ...(price === undefined ? {} : { pricing: price }),
     complete,
   };
 }
 
-const STOP_REASONS: Readonly<Record<string, StopReason>> = {
-  end_turn: 'end_turn',
-  max_tokens: 'max_tokens',
-  stop_sequence: 'stop_sequence',
-  // The window filled up while generating: like max_tokens, the output was cut.
-  model_context_window_exceeded: 'max_tokens',
-};
-
-/** Folds stream events into the final text, stop reason and usage. */
-class ReplyAccumulator {
-  hasText = false;
-  stopped = false;
-  private stopReason: StopReason = 'other';
-  private usage = {
-    input_tokens: 0,
-    output_tokens: 0,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
-    ephemeral_1h_input_tokens: 0,
-  };
-  private textBlocks = new Map<number, string>();
-  private streamedChars = 0;
-
-  /**
-   * Usage as far as the stream has told: input (with cache) from `message_start`, output as the
-   * larger of what was reported and an estimate of the text streamed so far (4 characters a token).
-   */
-  usageSoFar(): TokenUsage {
-    return {
-      inputTokens: this.usage.input_tokens,
-      outputTokens: Math.max(this.usage.output_tokens, Math.ceil(this.streamedChars / 4)),
-      cacheReadTokens: this.usage.cache_read_input_tokens,
-      cacheWriteTokens: this.usage.cache_creation_input_tokens,
-    };
-  }
-
-  add(event: Anthropic.MessageStreamEvent): void {
-    switch (event.type) {
-      case 'message_start':
-        this.mergeUsage(event.message.usage);
-        break;
-      case 'content_block_delta':
-        if (event.delta.type === 'text_delta') {
-          this.textBlocks.set(
-            event.index,
-            (this.textBlocks.get(event.index) ?? '') + event.delta.text,
-          );
-          this.streamedChars += event.delta.text.length;
-          if (event.delta.text !== '') this.hasText = true;
-        }
-        break;
-      case 'message_delta':
-        this.stopReason = STOP_REASONS[event.delta.stop_reason ?? ''] ?? 'other';
-        this.mergeUsage(event.usage);
-        break;
-      case 'message_stop':
-        this.stopped = true;
-        break;
-      default:
-        break;
-    }
-  }
-
-  // message_delta usage values are cumulative totals: overwrite, never add.
-  private mergeUsage(usage: Usage | MessageDeltaUsage): void {
-    if (usage.input_tokens != null) this.usage.input_tokens = usage.input_tokens;
-    if (usage.output_tokens != null) this.usage.output_tokens = usage.output_tokens;
-    if (usage.cache_creation_input_tokens != null) {
-      this.usage.cache_creation_input_tokens = usage.cache_creation_input_tokens;
-    }
-    if (usage.cache_read_input_tokens != null) {
-      this.usage.cache_read_input_tokens = usage.cache_read_input_tokens;
-    }
-    const split = 'cache_creation' in usage ? usage.cache_creation : undefined;
-    if (split != null) this.usage.ephemeral_1h_input_tokens = split.ephemeral_1h_input_tokens;
-  }
-
-  toResponse({
-    id,
-    requestId,
-    price,
-  }: {
-    id: string;
-    requestId: string | null | undefined;
-    price: ModelPricing | undefined;
-  }): ModelResponse {
-    const usage = this.usage;
-    const write1h = Math.min(usage.ephemeral_1h_input_tokens, usage.cache_creation_input_tokens);
-    const costUsd =
-      price === undefined
-        ? undefined
-        : costOfCall(price, {
-            inputTokens: usage.input_tokens,
-            outputTokens: usage.output_tokens,
-            cacheReadTokens: usage.cache_read_input_tokens,
-            cacheWrite5mTokens: usage.cache_creation_input_tokens - write1h,
-            cacheWrite1hTokens: write1h,
-          });
-    // Text blocks are joined in index order with no separator, so code fences survive intact.
-    const text = [...this.textBlocks.entries()]
-      .sort(([left], [right]) => left - right)
-      .map(([, block]) => block)
-      .join('');
-    return {
-      text,
-      usage: {
-        inputTokens: usage.input_tokens,
-        outputTokens: usage.output_tokens,
-        cacheReadTokens: usage.cache_read_input_tokens,
-        cacheWriteTokens: usage.cache_creation_input_tokens,
-      },
-      stopReason: this.stopReason,
-      // The requested id, not the served snapshot name, so usage adds up per configured model.
-      model: id,
-      ...(requestId ? { requestId } : {}),
-      ...(costUsd === undefined ? {} : { costUsd }),
-    };
-  }
+/** Usage of the earlier responses of a paused turn plus the one streaming now. */
+function addUsage(earlier: readonly AnthropicReply[], now: TokenUsage): TokenUsage {
+  return earlier.reduce(
+    (sum, { usage }) => ({
+      inputTokens: sum.inputTokens + usage.input_tokens,
+      outputTokens: sum.outputTokens + usage.output_tokens,
+      cacheReadTokens: sum.cacheReadTokens + usage.cache_read_input_tokens,
+      cacheWriteTokens: sum.cacheWriteTokens + usage.cache_creation_input_tokens,
+    }),
+    now,
+  );
 }

@@ -1,9 +1,38 @@
 import type {
+  ContentBlockParam,
   MessageCreateParamsStreaming,
   MessageParam,
   TextBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelRequest } from '@rlm/protocol';
+import { z } from 'zod';
+import { withoutBlankAssistantTurns } from './blank-assistant-turns.js';
+
+/** The smallest thinking budget the API accepts. */
+export const MIN_THINKING_BUDGET_TOKENS = 1024;
+
+/**
+ * Extended thinking: `enabled` gives the model `budgetTokens` to think before it answers (sent on
+ * top of the answer's `maxTokens`, so the answer keeps its room); `adaptive` lets the model decide
+ * how much to think, within `maxTokens`. Thinking tokens are billed as output tokens.
+ */
+export const anthropicThinkingSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('enabled'),
+    budgetTokens: z.number().int().min(MIN_THINKING_BUDGET_TOKENS),
+  }),
+  z.strictObject({ type: z.literal('adaptive') }),
+]);
+export type AnthropicThinking = z.infer<typeof anthropicThinkingSchema>;
+
+/** How much effort the model spends on a response (`output_config.effort`). */
+export const anthropicEffortSchema = z.enum(['low', 'medium', 'high', 'xhigh', 'max']);
+export type AnthropicEffort = z.infer<typeof anthropicEffortSchema>;
+
+/** Output tokens a call may produce: the answer's cap plus an enabled thinking budget. */
+export function anthropicOutputCap(maxTokens: number, thinking: AnthropicThinking | undefined) {
+  return maxTokens + (thinking?.type === 'enabled' ? thinking.budgetTokens : 0);
+}
 
 /**
  * How the Anthropic client asks for prompt caching:
@@ -29,16 +58,23 @@ export interface AnthropicParamsOptions {
   promptCaching: PromptCachingMode;
   /** @default '5m' */
   cacheTtl?: CacheTtl;
+  thinking?: AnthropicThinking | undefined;
+  effort?: AnthropicEffort | undefined;
+  /** The paused response so far (`pause_turn`): sent back as the final assistant turn. */
+  continuation?: readonly ContentBlockParam[] | undefined;
 }
 
 /**
  * Builds the streaming Messages body for a request. Never sets `temperature`, `top_p` or
- * `top_k`: API version 2026-10-21 (SDK 1.x) rejects them at any value.
+ * `top_k`: API version 2026-10-21 (SDK 1.x) rejects them at any value. Never sends an assistant
+ * turn without text (the API refuses the whole request): such turns are left out.
  */
 export function buildAnthropicParams(
-  request: ModelRequest,
-  { model, maxTokens, promptCaching, cacheTtl = '5m' }: AnthropicParamsOptions,
+  original: ModelRequest,
+  options: AnthropicParamsOptions,
 ): MessageCreateParamsStreaming {
+  const { model, maxTokens, promptCaching, cacheTtl = '5m', thinking, effort } = options;
+  const request = { ...original, messages: withoutBlankAssistantTurns(original.messages) };
   // The 5-minute TTL is the default, so it is left implicit on the wire.
   const ephemeral =
     cacheTtl === '1h'
@@ -54,6 +90,8 @@ export function buildAnthropicParams(
     role: message.role,
     content: marks.has(index) ? [marked(message.content)] : message.content,
   }));
+  const continuation = options.continuation ?? [];
+  if (continuation.length > 0) messages.push({ role: 'assistant', content: [...continuation] });
   const system =
     request.system === undefined || request.system === ''
       ? undefined
@@ -64,13 +102,15 @@ export function buildAnthropicParams(
         ];
   return {
     model,
-    max_tokens: request.maxTokens ?? maxTokens,
+    max_tokens: anthropicOutputCap(request.maxTokens ?? maxTokens, thinking),
     messages,
     ...(system === undefined ? {} : { system }),
     ...(request.stop === undefined || request.stop.length === 0
       ? {}
       : { stop_sequences: request.stop }),
     ...(promptCaching === 'auto' ? { cache_control: ephemeral } : {}),
+    ...(thinking === undefined ? {} : { thinking: thinkingParam(thinking) }),
+    ...(effort === undefined ? {} : { output_config: { effort } }),
     stream: true,
   };
 }
@@ -103,4 +143,10 @@ export function countCacheBreakpoints(params: MessageCreateParamsStreaming): num
   ];
   for (const block of blocks) if ('cache_control' in block && block.cache_control) count += 1;
   return count;
+}
+
+function thinkingParam(thinking: AnthropicThinking): MessageCreateParamsStreaming['thinking'] {
+  return thinking.type === 'enabled'
+    ? { type: 'enabled', budget_tokens: thinking.budgetTokens }
+    : { type: 'adaptive' };
 }

@@ -242,6 +242,8 @@ function buildParams(
 const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
   stop: 'end_turn',
   length: 'max_tokens',
+  // The provider's content filter stopped the reply: a refusal, not a normal end.
+  content_filter: 'refusal',
 };
 
 /** Folds chunks into the final text, finish reason and usage. */

@@ -1,7 +1,7 @@
 import { type LanguageModel, type ModelPricing, RlmError } from '@rlm/protocol';
 import { type AISDKLanguageModel, fromAISDK, isAISDKLanguageModel } from './ai-sdk-model.js';
 import { anthropic, DEFAULT_ANTHROPIC_BASE_URL } from './anthropic-model.js';
-import type { PromptCachingMode } from './anthropic-params.js';
+import type { AnthropicEffort, AnthropicThinking, PromptCachingMode } from './anthropic-params.js';
 import { missingKeyError } from './model-error.js';
 import type { ModelLimiter } from './model-limiter.js';
 import { openaiCompatible } from './openai-compatible-model.js';
@@ -34,6 +34,10 @@ export interface ResolveModelOptions {
   contextWindow?: number;
   /** Anthropic only. @default 'auto' */
   promptCaching?: PromptCachingMode;
+  /** Anthropic only: extended thinking (see `AnthropicOptions.thinking`). */
+  thinking?: AnthropicThinking;
+  /** Anthropic only: `output_config.effort`. */
+  effort?: AnthropicEffort;
   /** Prices for an AI SDK model (`fromAISDK`'s `pricing`); ids use their own price tables. */
   pricing?: ModelPricing;
   fetch?: typeof fetch;
@@ -85,13 +89,15 @@ interface BuildContext {
   options: ResolveModelOptions;
 }
 
-/** Client options shared by every provider (everything but keys, URLs, caching and prices). */
+/** Client options shared by every provider (everything but keys, URLs, prices and Anthropic's own). */
 function sharedOptions({
   env: _env,
   apiKey: _key,
   baseURL: _url,
   promptCaching: _caching,
   pricing: _pricing,
+  thinking: _thinking,
+  effort: _effort,
   ...shared
 }: ResolveModelOptions) {
   return shared;
@@ -122,6 +128,8 @@ const BUILDERS: Record<ModelProvider, (model: string, context: BuildContext) => 
       apiKey: options.apiKey ?? requireKey(env, { variable: 'ANTHROPIC_API_KEY', modelId }),
       baseURL: options.baseURL ?? nonEmpty(env['ANTHROPIC_BASE_URL']) ?? DEFAULT_ANTHROPIC_BASE_URL,
       ...(options.promptCaching === undefined ? {} : { promptCaching: options.promptCaching }),
+      ...(options.thinking === undefined ? {} : { thinking: options.thinking }),
+      ...(options.effort === undefined ? {} : { effort: options.effort }),
     });
   },
   openai: (model, { modelId, options }) => {
