@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { context as otelContext } from '@opentelemetry/api';
 import type { RunStore } from '@rlm/memory';
 import {
   type JsonValue,
@@ -25,6 +26,7 @@ import type { CheckpointData } from './resume/checkpoint-data.js';
 import { loadResumePoint } from './resume/load-resume-point.js';
 import { EventBus, type RunEventHandler } from './run/event-bus.js';
 import { EventQueue } from './run/event-queue.js';
+import { RunTracing, tracerOf } from './run/run-tracing.js';
 import { liveResponder, type ModelResponder, type RunTree } from './run/run-tree.js';
 import { createSession, type RLMSession } from './session/rlm-session.js';
 import type { SessionBinding } from './session/session-binding.js';
@@ -264,6 +266,7 @@ async function runTreeWithOutput(
     bus: new EventBus([config.onEvent, hooks.listener]),
     recorder,
     respond: hooks.respond ?? liveResponder,
+    tracing: new RunTracing(tracerOf(config)),
   };
   const { maxTokens, maxCostUsd, maxSubcalls, maxWallTimeMs } = config.budget;
   const store = config.runStore;
@@ -286,6 +289,8 @@ async function runTreeWithOutput(
       resume,
       rerun: options.rerun === true,
       output,
+      // The caller's active span (an HTTP request, a job) becomes the run span's parent.
+      traceContext: otelContext.active(),
     });
     await store
       ?.updateRun(rootRunId, { status: result.status, usage: result.usage })

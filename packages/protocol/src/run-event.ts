@@ -19,6 +19,23 @@ const base = {
 
 const errorInfo = z.object({ code: z.string(), message: z.string() });
 
+/**
+ * The OpenTelemetry ids of the invocation's span, present when a tracer records it (an SDK is
+ * registered, or the run was given a tracer): find the run's trace in the tracing backend.
+ */
+const traceFields = {
+  /** 32 lowercase hex characters. */
+  traceId: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/)
+    .optional(),
+  /** 16 lowercase hex characters: the `invoke_agent` span of this invocation. */
+  spanId: z
+    .string()
+    .regex(/^[0-9a-f]{16}$/)
+    .optional(),
+};
+
 /** Describes a context without copying it: type, per-chunk lengths, total and a content hash. */
 export const contextInfoSchema = z.object({
   type: z.enum(['string', 'array', 'object']),
@@ -51,6 +68,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     maxIterations: z.number().int().positive(),
     maxDepth: z.number().int().nonnegative(),
     promptVersion: z.string(),
+    ...traceFields,
   }),
   /**
    * A run that stopped (a crash, a shutdown, a restart) goes on under the same id. It replaces a
@@ -62,6 +80,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     type: z.literal('run-resume'),
     fromIteration: z.number().int().nonnegative(),
     model: z.string(),
+    ...traceFields,
   }),
   z.object({ ...base, type: z.literal('iteration-start'), iteration: z.number().int() }),
   z.object({

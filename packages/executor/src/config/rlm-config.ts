@@ -1,3 +1,4 @@
+import type { Tracer, TracerProvider } from '@opentelemetry/api';
 import type { RunStore, Scratchpad } from '@rlm/memory';
 import { isReservedName, type LanguageModel, parseSchema, RlmError } from '@rlm/protocol';
 import { CONTEXT_HELPER_NAMES } from '@rlm/sandbox';
@@ -245,6 +246,29 @@ export const rlmConfigSchema = z
     codeLanguages: z.array(z.string().min(1)).default([]),
     trajectory: z.union([z.strictObject({ dir: z.string().min(1) }), sinkSchema]).optional(),
     onEvent: z.custom<RunEventHandler>((value) => typeof value === 'function').optional(),
+    /**
+     * The OpenTelemetry tracer the run's spans go to. Wins over `tracerProvider`; without either,
+     * the globally registered provider's (a no-op until the application registers an SDK).
+     */
+    tracer: z
+      .custom<Tracer>(
+        (value) =>
+          typeof value === 'object' &&
+          value !== null &&
+          typeof (value as Tracer).startSpan === 'function',
+        { message: 'expected an OpenTelemetry Tracer (with startSpan())' },
+      )
+      .optional(),
+    /** An OpenTelemetry tracer provider to take the tracer from (`@rlm/executor` scope). */
+    tracerProvider: z
+      .custom<TracerProvider>(
+        (value) =>
+          typeof value === 'object' &&
+          value !== null &&
+          typeof (value as TracerProvider).getTracer === 'function',
+        { message: 'expected an OpenTelemetry TracerProvider (with getTracer())' },
+      )
+      .optional(),
     /** Where sandboxes run: `worker` keeps spinning code off the host event loop. @default 'worker' */
     isolation: z.enum(['worker', 'inline']).default('worker'),
     /** Clock in epoch ms (tests inject one). @default Date.now */

@@ -81,6 +81,11 @@ export async function childRun(node: RunNode, input: ChildCallInput): Promise<Su
     promptPreview: preview(prompt),
     childRunId,
   });
+  const traced = node.tree.tracing.startSubCall(node.spans, {
+    kind: 'rlm',
+    callId,
+    model: model.id,
+  });
   let text: string;
   let ok = false;
   let result: RLMChatCompletion | undefined;
@@ -104,12 +109,17 @@ export async function childRun(node: RunNode, input: ChildCallInput): Promise<Su
       limits: budgetShare(node.scope.remaining(), shareCount),
       signal,
       ...(toolNames === undefined ? {} : { toolNames }),
+      traceContext: traced.context,
     });
     text = childResultText(result);
     ok = result.answer !== null;
   } catch (error) {
     text = errorString(error);
   }
+  node.tree.tracing.endSubCall(traced.span, {
+    ok,
+    error: result?.error ?? (ok ? undefined : { code: 'unknown', message: text }),
+  });
   const durationMs = node.tree.now() - startedAt;
   node.emit({
     type: 'subcall-end',

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import type { JsonValue, LanguageModel, RLMChatCompletion } from '@rlm/protocol';
 import type { OutputSpec } from '../output/output-spec.js';
 import type { CheckpointData } from '../resume/checkpoint-data.js';
@@ -35,6 +36,8 @@ export interface InvocationSpec {
   output?: OutputSpec | undefined;
   /** A root run again from its first turn after a stop without a checkpoint. */
   rerun?: boolean | undefined;
+  /** The OpenTelemetry context the invocation's span goes under (the sub-call's, for a child). */
+  traceContext?: Context | undefined;
 }
 
 /** Runs one invocation to its end; never rejects for model or code failures. */

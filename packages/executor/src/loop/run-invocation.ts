@@ -28,6 +28,7 @@ import {
 import { turnAnswer } from './final-answer.js';
 import { invocationMeta, setUpInvocation } from './invocation-setup.js';
 import type { InvocationSpec } from './invocation-spec.js';
+import { runBlocks } from './run-blocks.js';
 import {
   DEFAULT_ANSWER_PROMPT,
   extraContextsNote,
@@ -57,38 +58,6 @@ interface Outcome {
   status: RunStatus;
   answer: string | null;
   error: { code: string; message: string } | null;
-}
-
-async function runBlocks(
-  node: RunNode,
-  {
-    sandbox,
-    codes,
-    iteration,
-  }: { sandbox: ReplEnvironment; codes: readonly string[]; iteration: number },
-): Promise<CodeBlock[]> {
-  const blocks: CodeBlock[] = [];
-  for (const [index, code] of codes.entries()) {
-    node.scope.signal.throwIfAborted();
-    node.emit({ type: 'block-start', iteration, index, code });
-    node.beginBlock();
-    const result = await sandbox.execute(code, { signal: node.scope.signal });
-    const withCalls = { ...result, llmCalls: node.endBlock() };
-    blocks.push({ code, result: withCalls });
-    node.emit({
-      type: 'block-end',
-      iteration,
-      index,
-      stdout: result.stdout,
-      stderr: result.stderr,
-      executionTime: result.executionTime,
-      finalAnswer: result.finalAnswer,
-      error: result.error,
-      unawaitedCalls: result.unawaitedCalls,
-    });
-  }
-  node.scope.signal.throwIfAborted();
-  return blocks;
 }
 
 /** Counts iterations in a row whose code failed; trips the limit when it reaches the cap. */
@@ -269,7 +238,9 @@ async function loop(
     node.scope.signal.throwIfAborted();
     state.iterations = iteration + 1;
     if (iteration > 0) await compactIfNeeded(node, { spec, state, sandbox, iteration });
-    const answer = await turn(node, { spec, state, sandbox, iteration });
+    const answer = await node.tree.tracing.iteration(node.spans, iteration, () =>
+      turn(node, { spec, state, sandbox, iteration }),
+    );
     if (answer !== null) return { status: 'completed', answer, error: null };
     await checkpointer?.save(state, iteration);
   }
@@ -316,6 +287,7 @@ export async function runInvocation(
     parentRunId: spec.parentRunId,
     depth: spec.depth,
     scope,
+    traceContext: spec.traceContext,
   });
   if (spec.signal !== undefined) scope.follow(spec.signal, () => ({ status: 'cancelled' }));
   const version = promptVersion(spec.systemPrompt);
@@ -344,6 +316,7 @@ export async function runInvocation(
       metadata: queryMetadata(payload),
     }));
     const resumedFrom = resumePoint(spec);
+    const span = tree.tracing.startRun(node, spec.model.id);
     if (resumedFrom === undefined) {
       node.emit({
         type: 'run-start',
@@ -356,10 +329,16 @@ export async function runInvocation(
         maxIterations: spec.maxIterations,
         maxDepth: tree.config.maxDepth,
         promptVersion: version,
+        ...span,
       });
     } else {
       // The run started before the stop: it has its `run-start` already, so it says it goes on.
-      node.emit({ type: 'run-resume', fromIteration: resumedFrom, model: spec.model.id });
+      node.emit({
+        type: 'run-resume',
+        fromIteration: resumedFrom,
+        model: spec.model.id,
+        ...span,
+      });
     }
     state.history.push({
       role: 'user',
@@ -415,6 +394,7 @@ export async function runInvocation(
     durationMs: result.executionTime,
     ...(result.error === null ? {} : { error: result.error }),
   });
+  tree.tracing.endRun(node.spans, result);
   return result;
 }
 

@@ -75,6 +75,11 @@ export async function oneShot(node: RunNode, input: OneShotInput): Promise<SubCa
     model: model.id,
     promptPreview: preview(prompt),
   });
+  const traced = node.tree.tracing.startSubCall(node.spans, {
+    kind: 'llm',
+    callId,
+    model: model.id,
+  });
   try {
     const response = await callModel(node, {
       model,
@@ -83,7 +88,9 @@ export async function oneShot(node: RunNode, input: OneShotInput): Promise<SubCa
       purpose: 'sub',
       callId,
       signal,
+      traceContext: traced.context,
     });
+    node.tree.tracing.endSubCall(traced.span, { ok: true });
     const durationMs = node.tree.now() - startedAt;
     node.emit({
       type: 'subcall-end',
@@ -109,6 +116,7 @@ export async function oneShot(node: RunNode, input: OneShotInput): Promise<SubCa
     );
     return { text: response.text, ok: true, usage };
   } catch (error) {
+    node.tree.tracing.endSubCall(traced.span, { ok: false, error: errorInfo(error) });
     const durationMs = node.tree.now() - startedAt;
     const message = errorString(error);
     node.emit({

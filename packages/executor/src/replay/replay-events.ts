@@ -2,7 +2,7 @@ import type { RunEvent } from '@rlm/protocol';
 import { redactText } from '../trajectory/redact-secrets.js';
 
 /** Fields that differ between a run and its replay without meaning anything. */
-const TIMING_FIELDS = new Set(['at', 'durationMs', 'executionTime']);
+const TIMING_FIELDS = new Set(['at', 'durationMs', 'executionTime', 'traceId', 'spanId']);
 
 const TYPE_RANK: Record<string, number> = {
   'subcall-start': 0,

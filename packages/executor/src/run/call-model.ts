@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import {
   type ChatMessage,
   costOfCall,
@@ -28,6 +29,8 @@ export interface CallModelInput {
   callId?: string;
   /** Aborts this call only (a stopped block); the node's scope aborts it too. */
   signal?: AbortSignal | undefined;
+  /** The span context the call's span goes under (a sub-call's); the node's innermost by default. */
+  traceContext?: Context | undefined;
 }
 
 /** A prompt's size in tokens, estimated at four characters a token (no tokenizer on the host). */
@@ -133,7 +136,12 @@ export async function callModel(node: RunNode, input: CallModelInput): Promise<M
   };
   let response: ModelResponse;
   try {
-    response = await raceAbort(tree.respond({ model, request, runId: node.runId, callId }), signal);
+    const traced = tree.tracing.modelCall(
+      input.traceContext ?? node.spans.current(),
+      { model: model.id, purpose, callId, maxTokens: model.maxOutputTokens },
+      () => tree.respond({ model, request, runId: node.runId, callId }),
+    );
+    response = await raceAbort(traced, signal);
   } catch (error) {
     failed(
       node,

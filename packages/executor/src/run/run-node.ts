@@ -1,5 +1,7 @@
+import { type Context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { capRunEvent, RUN_EVENT_VERSION, type RunEvent, type SubCallRecord } from '@rlm/protocol';
 import type { BudgetScope } from './budget-scope.js';
+import { NodeSpans } from './run-tracing.js';
 import type { RunTree } from './run-tree.js';
 
 type BaseKey = 'v' | 'runId' | 'parentRunId' | 'rootRunId' | 'depth' | 'at';
@@ -16,6 +18,8 @@ export interface RunNodeOptions {
   parentRunId: string | null;
   depth: number;
   scope: BudgetScope;
+  /** Where this invocation's span goes: the caller's context at the root, the sub-call's for a child. */
+  traceContext?: Context | undefined;
 }
 
 /**
@@ -29,12 +33,15 @@ export class RunNode {
   readonly parentRunId: string | null;
   readonly depth: number;
   readonly scope: BudgetScope;
+  /** The invocation's open spans. */
+  readonly spans: NodeSpans;
   #calls = 0;
   #children = 0;
   #blockCalls: SubCallRecord[] | undefined;
 
-  constructor(tree: RunTree, { runId, parentRunId, depth, scope }: RunNodeOptions) {
+  constructor(tree: RunTree, { runId, parentRunId, depth, scope, traceContext }: RunNodeOptions) {
     this.tree = tree;
+    this.spans = new NodeSpans(traceContext ?? ROOT_CONTEXT);
     this.runId = runId;
     this.parentRunId = parentRunId;
     this.depth = depth;

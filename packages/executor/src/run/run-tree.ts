@@ -2,6 +2,7 @@ import type { LanguageModel, ModelRequest, ModelResponse } from '@rlm/protocol';
 import type { ResolvedRLMConfig } from '../config/rlm-config.js';
 import type { TrajectoryRecorder } from '../trajectory/trajectory-recorder.js';
 import type { EventBus } from './event-bus.js';
+import type { RunTracing } from './run-tracing.js';
 
 /** One model call as the tree's responder sees it. */
 export interface ModelCall {
@@ -29,4 +30,6 @@ export interface RunTree {
   readonly bus: EventBus;
   readonly recorder: TrajectoryRecorder | null;
   readonly respond: ModelResponder;
+  /** The tree's OpenTelemetry spans (no-ops unless a tracer records). */
+  readonly tracing: RunTracing;
 }

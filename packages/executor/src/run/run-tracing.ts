@@ -1,0 +1,298 @@
+import {
+  type Attributes,
+  type Context,
+  context as otelContext,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  type TracerProvider,
+  trace,
+} from '@opentelemetry/api';
+import {
+  type ModelResponse,
+  type REPLResult,
+  type RLMChatCompletion,
+  RlmError,
+  totalUsage,
+} from '@rlm/protocol';
+import { errorInfo } from './error-info.js';
+
+/** The instrumentation scope name of every span the executor starts. */
+export const TRACER_NAME = '@rlm/executor';
+
+/** The tracer `config.tracer`, else `config.tracerProvider`'s, else the global provider's. */
+export function tracerOf(config: {
+  tracer?: Tracer | undefined;
+  tracerProvider?: TracerProvider | undefined;
+}): Tracer {
+  return (
+    config.tracer ?? (config.tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME)
+  );
+}
+
+/** The GenAI semantic-convention name of the agent every run span invokes. */
+const AGENT_NAME = 'rlm';
+
+/**
+ * The open spans of one invocation, as contexts: children of the innermost one go under it (a
+ * sub-call under its code block, a root model call under its iteration).
+ */
+export class NodeSpans {
+  run: Context | undefined;
+  iteration: Context | undefined;
+  block: Context | undefined;
+  #runSpan: Span | undefined;
+
+  constructor(readonly parent: Context) {}
+
+  /** Where a span started now belongs. */
+  current(): Context {
+    return this.block ?? this.iteration ?? this.run ?? this.parent;
+  }
+
+  get runSpan(): Span | undefined {
+    return this.#runSpan;
+  }
+
+  set runSpan(span: Span | undefined) {
+    this.#runSpan = span;
+    this.run = span === undefined ? undefined : trace.setSpan(this.parent, span);
+  }
+}
+
+/** What a run span's end reports. */
+type RunOutcome = Pick<RLMChatCompletion, 'status' | 'iterations' | 'usage' | 'error'>;
+
+/**
+ * The run tree's OpenTelemetry spans, named and attributed after the GenAI semantic conventions:
+ * `invoke_agent rlm` per invocation (root and children), `rlm.iteration` per turn, `chat <model>`
+ * per model call (`gen_ai.usage.*` tokens, `rlm.cost_usd`), `execute_tool repl` per code block,
+ * and `execute_tool llm_query` / `execute_tool rlm_query` per sub-call, a child's run nested under
+ * the sub-call that started it. On `@opentelemetry/api` only: without a registered SDK (or an
+ * injected tracer) every span is a no-op.
+ */
+export class RunTracing {
+  readonly #tracer: Tracer;
+
+  constructor(tracer: Tracer) {
+    this.#tracer = tracer;
+  }
+
+  /** Starts an invocation's span; returns its trace and span ids when it records. */
+  startRun(
+    {
+      spans,
+      runId,
+      parentRunId,
+      depth,
+    }: { spans: NodeSpans; runId: string; parentRunId: string | null; depth: number },
+    model: string,
+  ): { traceId: string; spanId: string } | undefined {
+    const span = this.#tracer.startSpan(
+      `invoke_agent ${AGENT_NAME}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          'gen_ai.operation.name': 'invoke_agent',
+          'gen_ai.agent.name': AGENT_NAME,
+          'gen_ai.agent.id': runId,
+          'gen_ai.request.model': model,
+          'rlm.run_id': runId,
+          'rlm.depth': depth,
+          ...(parentRunId === null ? {} : { 'rlm.parent_run_id': parentRunId }),
+        },
+      },
+      spans.parent,
+    );
+    spans.runSpan = span;
+    if (!span.isRecording()) return undefined;
+    const { traceId, spanId } = span.spanContext();
+    return { traceId, spanId };
+  }
+
+  /** Ends an invocation's span with its status, iterations and the tree-wide usage under it. */
+  endRun(spans: NodeSpans, outcome: RunOutcome): void {
+    const span = spans.runSpan;
+    if (span === undefined) return;
+    const total = totalUsage(outcome.usage);
+    span.setAttributes({
+      'rlm.status': outcome.status,
+      'rlm.iterations': outcome.iterations,
+      ...usageAttributes(total),
+      'rlm.cost_usd': total.costUsd,
+    });
+    if (outcome.status === 'error' || outcome.status === 'interrupted') {
+      span.setAttribute('error.type', outcome.error?.code ?? outcome.status);
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: outcome.error?.message ?? outcome.status,
+      });
+    } else if (outcome.error !== null) {
+      span.setAttribute('rlm.stop_reason', outcome.error.code);
+    }
+    span.end();
+    spans.runSpan = undefined;
+  }
+
+  /** Runs one turn inside its `rlm.iteration` span. */
+  async iteration<T>(spans: NodeSpans, iteration: number, turn: () => Promise<T>): Promise<T> {
+    const span = this.#tracer.startSpan(
+      'rlm.iteration',
+      { kind: SpanKind.INTERNAL, attributes: { 'rlm.iteration': iteration } },
+      spans.current(),
+    );
+    spans.iteration = trace.setSpan(spans.current(), span);
+    try {
+      return await turn();
+    } catch (error) {
+      failSpan(span, error);
+      throw error;
+    } finally {
+      spans.iteration = undefined;
+      span.end();
+    }
+  }
+
+  /** Runs one code block inside its `execute_tool repl` span. */
+  async block(
+    spans: NodeSpans,
+    { iteration, index, code }: { iteration: number; index: number; code: string },
+    run: () => Promise<REPLResult>,
+  ): Promise<REPLResult> {
+    const span = this.#tracer.startSpan(
+      'execute_tool repl',
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': 'repl',
+          'rlm.iteration': iteration,
+          'rlm.block_index': index,
+          'rlm.code_chars': code.length,
+        },
+      },
+      spans.current(),
+    );
+    spans.block = trace.setSpan(spans.current(), span);
+    try {
+      const result = await run();
+      span.setAttribute('rlm.output_chars', result.stdout.length + result.stderr.length);
+      if (result.error !== null) {
+        span.setAttribute('error.type', result.error.code ?? result.error.name);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: result.error.message });
+      }
+      return result;
+    } catch (error) {
+      failSpan(span, error);
+      throw error;
+    } finally {
+      spans.block = undefined;
+      span.end();
+    }
+  }
+
+  /**
+   * Starts the span of a sub-call made from code (`llm_query`, `rlm_query`): its model call or
+   * child run goes under `context`.
+   */
+  startSubCall(
+    spans: NodeSpans,
+    { kind, callId, model }: { kind: 'llm' | 'rlm'; callId: string; model: string },
+  ): { span: Span; context: Context } {
+    const tool = kind === 'llm' ? 'llm_query' : 'rlm_query';
+    const parent = spans.current();
+    const span = this.#tracer.startSpan(
+      `execute_tool ${tool}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': tool,
+          'gen_ai.tool.call.id': callId,
+          'gen_ai.request.model': model,
+        },
+      },
+      parent,
+    );
+    return { span, context: trace.setSpan(parent, span) };
+  }
+
+  /** Ends a sub-call's span; a failed one is an error span. */
+  endSubCall(
+    span: Span,
+    { ok, error }: { ok: boolean; error?: { code: string; message: string } | undefined },
+  ): void {
+    if (!ok) {
+      span.setAttribute('error.type', error?.code ?? 'failed');
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error?.message ?? 'failed' });
+    }
+    span.end();
+  }
+
+  /**
+   * Runs one model call inside its `chat <model>` span (the active context while the provider is
+   * called, so HTTP instrumentation nests under it).
+   */
+  async modelCall(
+    parent: Context,
+    call: { model: string; purpose: string; callId: string; maxTokens: number | undefined },
+    respond: () => Promise<ModelResponse>,
+  ): Promise<ModelResponse> {
+    const span = this.#tracer.startSpan(
+      `chat ${call.model}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': call.model.slice(0, Math.max(0, call.model.indexOf('/'))),
+          'gen_ai.request.model': call.model,
+          ...(call.maxTokens === undefined ? {} : { 'gen_ai.request.max_tokens': call.maxTokens }),
+          'rlm.purpose': call.purpose,
+          'rlm.call_id': call.callId,
+        },
+      },
+      parent,
+    );
+    try {
+      const response = await otelContext.with(trace.setSpan(parent, span), respond);
+      span.setAttributes({
+        'gen_ai.response.model': response.model,
+        'gen_ai.response.finish_reasons': [response.stopReason],
+        ...usageAttributes(response.usage),
+        ...(response.costUsd === undefined ? {} : { 'rlm.cost_usd': response.costUsd }),
+        ...(response.requestId === undefined ? {} : { 'rlm.request_id': response.requestId }),
+      });
+      return response;
+    } catch (error) {
+      failSpan(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+}
+
+/** Token counts as GenAI attributes: input tokens include cache reads and writes. */
+function usageAttributes(usage: {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}): Attributes {
+  return {
+    'gen_ai.usage.input_tokens': usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens,
+    'gen_ai.usage.output_tokens': usage.outputTokens,
+    'gen_ai.usage.cache_read.input_tokens': usage.cacheReadTokens,
+    'gen_ai.usage.cache_creation.input_tokens': usage.cacheWriteTokens,
+  };
+}
+
+function failSpan(span: Span, error: unknown): void {
+  const info = errorInfo(error);
+  span.setAttribute(
+    'error.type',
+    RlmError.is(error) ? error.code : info.code === 'unknown' ? 'Error' : info.code,
+  );
+  span.setStatus({ code: SpanStatusCode.ERROR, message: info.message });
+}
