@@ -58,6 +58,19 @@ export const CONFIG_KEYS = {
     kind: 'number',
     description: 'USD per million output tokens, for a model whose price rlm does not know',
   },
+  thinkingBudget: {
+    env: 'RLM_THINKING_BUDGET',
+    flag: '--thinking-budget',
+    kind: 'number',
+    description:
+      'anthropic/ models: extended thinking with this many tokens (>= 1024), billed as output',
+  },
+  effort: {
+    env: 'RLM_EFFORT',
+    flag: '--effort',
+    kind: 'string',
+    description: 'anthropic/ models: effort (low, medium, high, xhigh or max)',
+  },
   maxWallTimeMs: {
     env: 'RLM_MAX_WALL_TIME_MS',
     flag: '--max-wall-time-ms',

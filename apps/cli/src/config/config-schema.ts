@@ -25,6 +25,14 @@ export const cliConfigSchema = z.strictObject({
   inputPricePerMTok: z.number().nonnegative().optional(),
   /** USD per million output tokens, for models whose price rlm does not know. */
   outputPricePerMTok: z.number().nonnegative().optional(),
+  /** `anthropic/` models: extended thinking with this many budget tokens (at least 1024), billed as output. */
+  thinkingBudget: z
+    .number()
+    .int()
+    .min(1024, 'the thinking budget is at least 1024 tokens')
+    .optional(),
+  /** `anthropic/` models: how much effort the model spends (`output_config.effort`). */
+  effort: z.enum(['low', 'medium', 'high', 'xhigh', 'max']).optional(),
   maxWallTimeMs: positiveInt.optional(),
   maxSubcalls: positiveInt.optional(),
   maxConsecutiveErrors: positiveInt.optional(),

@@ -22,7 +22,14 @@ export interface ExecutorEngineOptions {
 type ModelResolver = (
   id: string,
   env: Readonly<Record<string, string | undefined>>,
+  options?: AnthropicModelOptions,
 ) => LanguageModel;
+
+/** What `--thinking-budget` and `--effort` give Anthropic clients. */
+interface AnthropicModelOptions {
+  thinking?: { type: 'enabled'; budgetTokens: number };
+  effort?: CliConfig['effort'];
+}
 
 /**
  * Statuses a stored run can be continued from: killed while running, cancelled with Ctrl-C,
@@ -38,7 +45,13 @@ export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEn
     const resolveModel =
       options.resolveModel ?? (await import('./resolve-cli-model.js')).resolveCliModel;
     const { config, env } = request;
-    const priced = (id: string) => withPricing(resolveModel(id, env), config, id);
+    const anthropicOptions = anthropicOptionsOf(config);
+    const priced = (id: string) =>
+      withPricing(
+        resolveModel(id, env, id.startsWith('anthropic/') ? anthropicOptions : {}),
+        config,
+        id,
+      );
     const model = priced(config.model);
     const subModel = config.subModel === undefined ? undefined : priced(config.subModel);
     return { model, subModel };
@@ -237,6 +250,28 @@ function withPricing(model: LanguageModel, config: CliConfig, id: string): Langu
     ...model,
     pricing: { inputPerMTok: inputPricePerMTok, outputPerMTok: outputPricePerMTok },
     complete: (request) => model.complete(request),
+  };
+}
+
+/**
+ * The thinking budget and effort for `anthropic/` models; refused when no model of the run is one
+ * (they would be ignored).
+ */
+function anthropicOptionsOf(config: CliConfig): AnthropicModelOptions {
+  const { thinkingBudget, effort } = config;
+  if (thinkingBudget === undefined && effort === undefined) return {};
+  const ids = [config.model, config.subModel ?? config.model];
+  if (!ids.some((id) => id.startsWith('anthropic/'))) {
+    throw usageError(
+      `--thinking-budget and --effort apply to anthropic/ models; ${config.model} is not one.`,
+      thinkingBudget === undefined ? '--effort' : '--thinking-budget',
+    );
+  }
+  return {
+    ...(thinkingBudget === undefined
+      ? {}
+      : { thinking: { type: 'enabled', budgetTokens: thinkingBudget } }),
+    ...(effort === undefined ? {} : { effort }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { offlinePolicy, offlinePolicyName } from '@rlm/eval';
-import { resolveModel } from '@rlm/executor';
+import { type ResolveModelOptions, resolveModel } from '@rlm/executor';
 import type { LanguageModel } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
 
@@ -11,6 +11,7 @@ export const TESTKIT_PREFIX = 'testkit:';
  * `resolveModel` with the environment (keys are read from env only, never from flags, so they stay
  * out of shell history and trajectories); `testkit:<policy>` ids run a rule-based policy offline,
  * from the one list `rlm eval` accepts too (@rlm/eval's `OFFLINE_POLICIES`).
+ * `options` (thinking, effort) go to Anthropic clients.
  *
  * @throws RlmError `model.auth` for a missing key, `model.unknown_provider` (also for an unknown
  *   policy), `config.invalid`
@@ -18,8 +19,9 @@ export const TESTKIT_PREFIX = 'testkit:';
 export function resolveCliModel(
   id: string,
   env: Readonly<Record<string, string | undefined>>,
+  options: Pick<ResolveModelOptions, 'thinking' | 'effort'> = {},
 ): LanguageModel {
-  if (!id.startsWith(TESTKIT_PREFIX)) return resolveModel(id, { env });
+  if (!id.startsWith(TESTKIT_PREFIX)) return resolveModel(id, { env, ...options });
   const policy = offlinePolicy(offlinePolicyName(id));
   // Offline policies cost nothing: a known price of zero, so --max-cost works with them too.
   return scriptedModel(policy, {
