@@ -4,8 +4,14 @@ import { type LanguageModel, type RLMChatCompletion, RlmError } from '@rlm/proto
 import { findTrajectoryHeader, replayingModel, responseReplay } from '@rlm/trace';
 import type { RunEngine, RunEngineInput } from './run-engine.js';
 
+/** A profile's settings for its `anthropic/` clients. */
+export interface ProfileModelOptions {
+  thinking?: { type: 'enabled'; budgetTokens: number };
+  effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+}
+
 /** Turns a profile's model id into a client (production: `@rlm/executor`'s `resolveModel`). */
-export type ModelResolver = (modelId: string) => LanguageModel;
+export type ModelResolver = (modelId: string, options?: ProfileModelOptions) => LanguageModel;
 
 export interface ExecutorEngineOptions {
   resolveModel: ModelResolver;
@@ -170,8 +176,15 @@ function runModels(
   resolveModel: ModelResolver,
 ): { model: LanguageModel; subModel: LanguageModel } {
   const replay = input.recorded === undefined ? undefined : responseReplay(input.recorded);
+  const { thinkingBudget, effort } = input.profile;
+  const options: ProfileModelOptions = {
+    ...(thinkingBudget === undefined
+      ? {}
+      : { thinking: { type: 'enabled', budgetTokens: thinkingBudget } }),
+    ...(effort === undefined ? {} : { effort }),
+  };
   const live = (id: string) => {
-    const client = resolveModel(id);
+    const client = id.startsWith('anthropic/') ? resolveModel(id, options) : resolveModel(id);
     return replay === undefined ? client : replayingModel(client, replay);
   };
   const model = live(input.profile.model);

@@ -28,19 +28,34 @@ const profileMcpServerSchema = z
   });
 
 /** One model profile: what `model` in a request (or `profile` in a run) selects. */
-export const modelProfileSchema = z.object({
-  /** Root model id, `provider/model`. */
-  model: z.string().min(1),
-  /** Model for `llm_query` sub-calls; defaults to `model`. */
-  subModel: z.string().min(1).optional(),
-  maxIterations: z.number().int().positive().default(20),
-  maxDepth: z.number().int().positive().default(1),
-  /**
-   * MCP servers whose tools every run of this profile gets in its REPL. Each run connects when it
-   * starts and closes the connections when it ends.
-   */
-  mcp: z.array(profileMcpServerSchema).default([]),
-});
+export const modelProfileSchema = z
+  .object({
+    /** Root model id, `provider/model`. */
+    model: z.string().min(1),
+    /** Model for `llm_query` sub-calls; defaults to `model`. */
+    subModel: z.string().min(1).optional(),
+    maxIterations: z.number().int().positive().default(20),
+    maxDepth: z.number().int().positive().default(1),
+    /**
+     * MCP servers whose tools every run of this profile gets in its REPL. Each run connects when it
+     * starts and closes the connections when it ends.
+     */
+    mcp: z.array(profileMcpServerSchema).default([]),
+    /** `anthropic/` models: extended thinking with this many budget tokens, billed as output. */
+    thinkingBudget: z.number().int().min(1024).optional(),
+    /** `anthropic/` models: how much effort the model spends (`output_config.effort`). */
+    effort: z.enum(['low', 'medium', 'high', 'xhigh', 'max']).optional(),
+  })
+  .superRefine((profile, context) => {
+    if (profile.thinkingBudget === undefined && profile.effort === undefined) return;
+    const ids = [profile.model, profile.subModel ?? profile.model];
+    if (ids.some((id) => id.startsWith('anthropic/'))) return;
+    context.addIssue({
+      code: 'custom',
+      path: [profile.thinkingBudget === undefined ? 'effort' : 'thinkingBudget'],
+      message: 'thinkingBudget and effort apply to anthropic/ models; this profile has none',
+    });
+  });
 export type ModelProfile = z.infer<typeof modelProfileSchema>;
 
 /** Upper bounds no request can exceed; a request asking for more is capped, never rejected. */
