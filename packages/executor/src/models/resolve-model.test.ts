@@ -73,3 +73,18 @@ describe('resolveModel', () => {
     expect(thrown(() => resolveModel('openai-compatible/qwen')).code).toBe('config.invalid');
   });
 });
+
+describe('resolveModel thinking and effort', () => {
+  it('passes them to anthropic/ models and refuses them for any other', () => {
+    const env = { ANTHROPIC_API_KEY: 'sk', OPENAI_API_KEY: 'sk' };
+    const thinking = { type: 'enabled' as const, budgetTokens: 2_000 };
+    const model = resolveModel('anthropic/claude-sonnet-5-5', { env, thinking, maxTokens: 1_000 });
+    expect(model.maxOutputTokens).toBe(3_000);
+    expect(() => resolveModel('openai/gpt-5-mini', { env, effort: 'high' })).toThrow(
+      expect.objectContaining({
+        code: 'config.invalid',
+        message: expect.stringContaining('anthropic/'),
+      }),
+    );
+  });
+});

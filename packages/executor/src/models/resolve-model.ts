@@ -58,7 +58,8 @@ const LOCAL_HINT =
  *   `timeoutMs`, `limiter`, `maxConcurrency`).
  *
  * @throws RlmError `model.auth` for a missing key (naming the variable to set and the `apiKey`
- *   option), `model.unknown_provider`, `config.invalid` for a malformed id.
+ *   option), `model.unknown_provider`, `config.invalid` for a malformed id (or `thinking`/`effort`
+ *   for a model that is not `anthropic/`).
  * @example
  * const model = resolveModel('anthropic/claude-sonnet-5-5', { env: process.env });
  */
@@ -66,9 +67,24 @@ export function resolveModel(
   modelId: string | AISDKLanguageModel,
   options: ResolveModelOptions = {},
 ): LanguageModel {
+  const slash = typeof modelId === 'string' ? modelId.indexOf('/') : -1;
+  const provider =
+    typeof modelId !== 'string' ? 'ai-sdk' : slash < 0 ? modelId : modelId.slice(0, slash);
+  if (
+    provider !== 'anthropic' &&
+    (options.thinking !== undefined || options.effort !== undefined)
+  ) {
+    // Ignoring them would run a model without the thinking or effort the caller asked for.
+    throw new RlmError({
+      code: 'config.invalid',
+      message: `thinking and effort apply to anthropic/ models, not to ${typeof modelId === 'string' ? modelId : 'an AI SDK model (set them in its providerOptions)'}`,
+      details: {
+        source: 'resolveModel options',
+        issues: ['thinking/effort: anthropic/ models only'],
+      },
+    });
+  }
   if (typeof modelId !== 'string') return fromAISDKModel(modelId, options);
-  const slash = modelId.indexOf('/');
-  const provider = slash < 0 ? modelId : modelId.slice(0, slash);
   const rest = slash < 0 ? '' : modelId.slice(slash + 1);
   if (!(MODEL_PROVIDERS as readonly string[]).includes(provider)) {
     throw new RlmError({
