@@ -7,6 +7,7 @@ export {
   DEFAULT_AI_SDK_MAX_TOKENS,
   type FromAISDKOptions,
   fromAISDK,
+  type LanguageModelV4Like,
 } from './models/ai-sdk-model.js';
 export {
   type AnthropicOptions,

@@ -8,7 +8,7 @@ import {
 import { RlmError } from '@rlm/protocol';
 import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
-import { fromAISDK } from './ai-sdk-model.js';
+import { fromAISDK, type LanguageModelV4Like } from './ai-sdk-model.js';
 
 const ask = { messages: [{ role: 'user' as const, content: 'hi there' }] };
 
@@ -166,6 +166,33 @@ describe('fromAISDK', () => {
       model: 'legacy/old-1',
       usage: { inputTokens: 400, cacheReadTokens: 600, outputTokens: 50, cacheWriteTokens: 0 },
     });
+  });
+
+  it('reads a specification version 4 model (ai 7), skipping the stream parts it does not know', async () => {
+    const parts: unknown[] = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'ping' },
+      ...textParts('v4 says hi').slice(1),
+      finish(),
+    ];
+    const calls: unknown[] = [];
+    const v4: LanguageModelV4Like = {
+      specificationVersion: 'v4',
+      provider: 'next.chat',
+      modelId: 'new-1',
+      doStream: async (options) => {
+        calls.push(options);
+        return { stream: convertArrayToReadableStream(parts) };
+      },
+    };
+    const response = await fromAISDK(v4, { maxTokens: 900 }).complete(ask);
+    expect(response).toMatchObject({
+      text: 'v4 says hi',
+      model: 'next/new-1',
+      stopReason: 'end_turn',
+    });
+    expect(response.usage).toMatchObject({ inputTokens: 200, cacheReadTokens: 900 });
+    expect(calls[0]).toMatchObject({ maxOutputTokens: 900 });
   });
 
   it('refuses what is not an AI SDK model, naming the version it got', () => {

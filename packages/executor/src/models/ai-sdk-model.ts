@@ -25,8 +25,20 @@ import { createModelLimiter, type ModelLimiter } from './model-limiter.js';
 import { readModelStream } from './read-model-stream.js';
 import { type RetryAttemptState, retryTransient } from './retry-transient.js';
 
-/** A Vercel AI SDK language model: specification version 2 (`ai` 5) or 3 (`ai` 6). */
-export type AISDKLanguageModel = LanguageModelV2 | LanguageModelV3;
+/**
+ * A specification version 4 model (`@ai-sdk/provider` 4.x, `ai` 7, Node 22+), as far as this
+ * adapter uses it: the same call options and the same `finish` usage as version 3, plus stream
+ * parts it ignores. Declared here because the provider types it runs with on Node 20 (3.x) lack it.
+ */
+export interface LanguageModelV4Like {
+  readonly specificationVersion: 'v4';
+  readonly provider: string;
+  readonly modelId: string;
+  doStream(options: LanguageModelV3CallOptions): PromiseLike<{ stream: ReadableStream<unknown> }>;
+}
+
+/** A Vercel AI SDK language model: specification version 2 (`ai` 5), 3 (`ai` 6) or 4 (`ai` 7). */
+export type AISDKLanguageModel = LanguageModelV2 | LanguageModelV3 | LanguageModelV4Like;
 
 /** Output tokens asked for when the request does not say. */
 export const DEFAULT_AI_SDK_MAX_TOKENS = 16_000;
@@ -85,7 +97,7 @@ const optionsSchema = z.looseObject({
 
 /**
  * Adapts a Vercel AI SDK language model (`@ai-sdk/google`, `@ai-sdk/openai`,
- * `@ai-sdk/amazon-bedrock`, `@ai-sdk/mistral`, …; specification version 2 or 3) to our
+ * `@ai-sdk/amazon-bedrock`, `@ai-sdk/mistral`, …; specification version 2, 3 or 4) to our
  * `LanguageModel`. Every call streams (`doStream`) and passes the caller's signal as the
  * provider's `abortSignal`; usage comes from the `finish` part with cache reads and writes; the
  * cost from `pricing`. Failures map to `model.*` codes (see `fromAISDKError`), and retryable ones
@@ -148,12 +160,13 @@ export function fromAISDK(
     signal: AbortSignal,
   ): Promise<ReadableStream<AISDKStreamPart>> {
     const call = callOptions(request, signal);
-    const result: LanguageModelV3StreamResult =
-      model.specificationVersion === 'v3'
-        ? await model.doStream(call)
-        : ((await model.doStream(
+    // The three versions take the same call options for what is sent here.
+    const result: { stream: ReadableStream<unknown> } =
+      model.specificationVersion === 'v2'
+        ? ((await model.doStream(
             call as LanguageModelV2CallOptions,
-          )) as unknown as LanguageModelV3StreamResult);
+          )) as unknown as LanguageModelV3StreamResult)
+        : await model.doStream(call);
     return result.stream as ReadableStream<AISDKStreamPart>;
   }
 
@@ -227,9 +240,11 @@ export function fromAISDK(
 /** True for an object shaped like an AI SDK language model of a version this adapter reads. */
 export function isAISDKLanguageModel(value: unknown): value is AISDKLanguageModel {
   if (typeof value !== 'object' || value === null) return false;
-  const candidate = value as Partial<LanguageModelV3> | Partial<LanguageModelV2>;
+  const candidate = value as Partial<AISDKLanguageModel>;
   return (
-    (candidate.specificationVersion === 'v2' || candidate.specificationVersion === 'v3') &&
+    (candidate.specificationVersion === 'v2' ||
+      candidate.specificationVersion === 'v3' ||
+      candidate.specificationVersion === 'v4') &&
     typeof candidate.provider === 'string' &&
     typeof candidate.modelId === 'string' &&
     typeof candidate.doStream === 'function'
@@ -245,7 +260,7 @@ function checkModel(model: unknown): void {
   const problem =
     version === undefined
       ? 'expected an AI SDK language model (with specificationVersion, provider, modelId and doStream)'
-      : `specificationVersion ${JSON.stringify(version)} is not supported: expected 'v2' (ai 5) or 'v3' (ai 6)`;
+      : `specificationVersion ${JSON.stringify(version)} is not supported: expected 'v2' (ai 5), 'v3' (ai 6) or 'v4' (ai 7)`;
   throw new RlmError({
     code: 'config.invalid',
     message: `fromAISDK: ${problem}`,
