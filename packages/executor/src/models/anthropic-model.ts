@@ -21,6 +21,7 @@ import {
   buildAnthropicParams,
   type CacheTtl,
   countCacheBreakpoints,
+  hasOutputRoom,
   MAX_CACHE_BREAKPOINTS,
   type PromptCachingMode,
 } from './anthropic-params.js';
@@ -163,7 +164,11 @@ function anthropicClient({
 
   async function streamOnce(
     request: ModelRequest,
-    { state, earlier }: { state: AttemptState; earlier: readonly AnthropicReply[] },
+    {
+      state,
+      earlier,
+      outputRoom,
+    }: { state: AttemptState; earlier: readonly AnthropicReply[]; outputRoom: number | undefined },
   ): Promise<AnthropicReply> {
     const continuation: ContentBlockParam[] = earlier.flatMap((reply) => reply.content);
     const params = buildAnthropicParams(request, {
@@ -174,6 +179,7 @@ function anthropicClient({
       thinking,
       effort,
       continuation,
+      outputRoom,
     });
     if (countCacheBreakpoints(params) > MAX_CACHE_BREAKPOINTS) {
       throw new RlmError({
@@ -213,17 +219,29 @@ function anthropicClient({
     return { ...reply.reply(), requestId: requestId ?? undefined };
   }
 
-  /** One turn: the first response, then continuations while the API pauses the turn. */
+  /**
+   * One turn: the first response, then continuations while the API pauses the turn. The turn's
+   * output stays within the first request's cap (what budgets reserved for the call): each
+   * continuation gets what the earlier responses left, and a turn with no room left ends as cut.
+   */
   async function turn(request: ModelRequest): Promise<ModelResponse> {
+    const cap = anthropicOutputCap(request.maxTokens ?? maxTokens, thinking);
     const replies: AnthropicReply[] = [];
+    let outputRoom: number | undefined;
     while (true) {
       const earlier = [...replies];
-      const reply = await withStreamRetry((state) => streamOnce(request, { state, earlier }), {
-        maxRetries,
-        signal: request.signal,
-      });
+      const room = outputRoom;
+      const reply = await withStreamRetry(
+        (state) => streamOnce(request, { state, earlier, outputRoom: room }),
+        { maxRetries, signal: request.signal },
+      );
       replies.push(reply);
-      if (reply.stopReason !== 'pause_turn' || replies.length > maxPauseContinuations) {
+      outputRoom = cap - replies.reduce((sum, { usage }) => sum + usage.output_tokens, 0);
+      if (
+        reply.stopReason !== 'pause_turn' ||
+        replies.length > maxPauseContinuations ||
+        !hasOutputRoom(outputRoom, thinking)
+      ) {
         return combineReplies(replies, { id, price });
       }
     }

@@ -35,6 +35,15 @@ export function anthropicOutputCap(maxTokens: number, thinking: AnthropicThinkin
 }
 
 /**
+ * Whether a request may still be sent with `room` output tokens left of a turn's cap: at least
+ * one, and with enabled thinking more than the smallest budget (the API wants
+ * `MIN_THINKING_BUDGET_TOKENS` ≤ `budget_tokens` < `max_tokens`).
+ */
+export function hasOutputRoom(room: number, thinking: AnthropicThinking | undefined): boolean {
+  return room > (thinking?.type === 'enabled' ? MIN_THINKING_BUDGET_TOKENS : 0);
+}
+
+/**
  * How the Anthropic client asks for prompt caching:
  * - `auto`: top-level automatic caching (the API moves the breakpoint to the last block as the
  *   conversation grows) plus one breakpoint after the system prompt, so runs that share a system
@@ -62,6 +71,12 @@ export interface AnthropicParamsOptions {
   effort?: AnthropicEffort | undefined;
   /** The paused response so far (`pause_turn`): sent back as the final assistant turn. */
   continuation?: readonly ContentBlockParam[] | undefined;
+  /**
+   * `max_tokens` for a continuation: what the turn's cap leaves after the paused responses, so
+   * the whole turn stays within what budgets reserved. An enabled thinking budget shrinks to fit
+   * under it. @default the cap of `anthropicOutputCap`
+   */
+  outputRoom?: number | undefined;
 }
 
 /**
@@ -73,7 +88,8 @@ export function buildAnthropicParams(
   original: ModelRequest,
   options: AnthropicParamsOptions,
 ): MessageCreateParamsStreaming {
-  const { model, maxTokens, promptCaching, cacheTtl = '5m', thinking, effort } = options;
+  const { model, promptCaching, cacheTtl = '5m', thinking, effort } = options;
+  const cap = maxTokensOf(original, options);
   const request = { ...original, messages: withoutBlankAssistantTurns(original.messages) };
   // The 5-minute TTL is the default, so it is left implicit on the wire.
   const ephemeral =
@@ -102,14 +118,14 @@ export function buildAnthropicParams(
         ];
   return {
     model,
-    max_tokens: anthropicOutputCap(request.maxTokens ?? maxTokens, thinking),
+    max_tokens: cap,
     messages,
     ...(system === undefined ? {} : { system }),
     ...(request.stop === undefined || request.stop.length === 0
       ? {}
       : { stop_sequences: request.stop }),
     ...(promptCaching === 'auto' ? { cache_control: ephemeral } : {}),
-    ...(thinking === undefined ? {} : { thinking: thinkingParam(thinking) }),
+    ...(thinking === undefined ? {} : { thinking: thinkingParam(thinking, cap) }),
     ...(effort === undefined ? {} : { output_config: { effort } }),
     stream: true,
   };
@@ -145,8 +161,18 @@ export function countCacheBreakpoints(params: MessageCreateParamsStreaming): num
   return count;
 }
 
-function thinkingParam(thinking: AnthropicThinking): MessageCreateParamsStreaming['thinking'] {
+/** `max_tokens`: a continuation's room, else the request's cap plus an enabled thinking budget. */
+function maxTokensOf(request: ModelRequest, options: AnthropicParamsOptions): number {
+  if (options.outputRoom !== undefined) return options.outputRoom;
+  return anthropicOutputCap(request.maxTokens ?? options.maxTokens, options.thinking);
+}
+
+function thinkingParam(
+  thinking: AnthropicThinking,
+  cap: number,
+): MessageCreateParamsStreaming['thinking'] {
+  // Only a continuation's smaller cap can be at or under the budget: think less, within it.
   return thinking.type === 'enabled'
-    ? { type: 'enabled', budget_tokens: thinking.budgetTokens }
+    ? { type: 'enabled', budget_tokens: Math.min(thinking.budgetTokens, cap - 1) }
     : { type: 'adaptive' };
 }

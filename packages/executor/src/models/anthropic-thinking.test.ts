@@ -129,6 +129,49 @@ describe('anthropic pause_turn', () => {
     expect(server.requests).toHaveLength(3);
     expect(response).toMatchObject({ text: 'more…more…more…', stopReason: 'max_tokens' });
   });
+
+  it('keeps a paused turn within the output cap budgets reserved, and stops when it is spent', async () => {
+    await using server = await startFakeAnthropic({
+      script: [
+        { text: 'a', stopReason: 'pause_turn', usage: { outputTokens: 1_500 } },
+        { text: 'b', stopReason: 'pause_turn', usage: { outputTokens: 500 } },
+        'never asked',
+      ],
+    });
+    const response = await clientFor(server).complete(ask);
+    expect(server.requests.map((request) => bodyOf(server, request.index)['max_tokens'])).toEqual([
+      2_000, 500,
+    ]);
+    expect(response).toMatchObject({ text: 'ab', stopReason: 'max_tokens' });
+    expect(response.usage.outputTokens).toBe(2_000);
+  });
+
+  it('shrinks an enabled thinking budget to fit a continuation, and stops below the smallest', async () => {
+    await using server = await startFakeAnthropic({
+      script: [
+        { text: 'a', stopReason: 'pause_turn', usage: { outputTokens: 1_000 } },
+        { text: 'b', stopReason: 'pause_turn', usage: { outputTokens: 1_400 } },
+        { text: 'c', stopReason: 'pause_turn', usage: { outputTokens: 100 } },
+        'never asked',
+      ],
+    });
+    const model = clientFor(server, { thinking: { type: 'enabled', budgetTokens: 1_500 } });
+    const response = await model.complete(ask);
+    const sent = server.requests.map((request) => {
+      const body = bodyOf(server, request.index);
+      return [body['max_tokens'], (body['thinking'] as { budget_tokens: number }).budget_tokens];
+    });
+    // 3 500 reserved; 2 500 left after the first pause, 1 100 after the second, then 1 000:
+    // too little for the smallest thinking budget (1 024), so the turn ends there, cut.
+    expect(sent).toEqual([
+      [3_500, 1_500],
+      [2_500, 1_500],
+      [1_100, 1_099],
+    ]);
+    expect(server.requests.map((request) => request.status)).toEqual([200, 200, 200]);
+    expect(response).toMatchObject({ text: 'abc', stopReason: 'max_tokens' });
+    expect(response.usage.outputTokens).toBe(2_500);
+  });
 });
 
 describe('anthropic and empty assistant turns', () => {
