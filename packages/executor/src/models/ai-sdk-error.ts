@@ -52,8 +52,9 @@ const REQUEST_ERRORS = [
  * `RlmError`: `APICallError` by its status code (429 `model.rate_limited` with the `retry-after`
  * delay, 401/403 `model.auth`, 404 `model.not_found`, a context-window message
  * `model.context_too_long`, other 4xx `model.bad_request`, 5xx `model.server_error`; no status
- * means the connection failed, `model.network`); `LoadAPIKeyError` `model.auth`; the caller's
- * abort `model.aborted`.
+ * means the connection failed, `model.network`); a provider's error body in an `error` stream part
+ * by its type (`model.rate_limited`, `model.overloaded`, `model.context_too_long`, else
+ * `model.server_error`); `LoadAPIKeyError` `model.auth`; the caller's abort `model.aborted`.
  */
 export function fromAISDKError(error: unknown, context: AISDKErrorContext): RlmError {
   const { modelId, timeoutMs, signal } = context;
@@ -81,9 +82,39 @@ export function fromAISDKError(error: unknown, context: AISDKErrorContext): RlmE
     return timeoutError(modelId, timeoutMs, error);
   }
   if (error instanceof Error && error.name === 'AbortError') return abortedError(modelId, signal);
+  const body = providerErrorBody(error);
+  if (body !== undefined) {
+    // A mid-stream error event, passed on by the provider package as the API sent it: there is
+    // no status, so its type says what failed (rate limit, overload, else a server error).
+    return modelErrorFromFailure({
+      status: undefined,
+      type: body.type,
+      message: body.message,
+      contextTooLong: saysContextTooLong(body.type, body.message),
+      retryAfterMs: undefined,
+      modelId,
+      cause: error,
+    });
+  }
   // Malformed stream data, a socket closed mid-body and the like.
   const reason = error instanceof Error ? error.message : String(error);
   return networkError(modelId, `stream failed: ${reason}`, error);
+}
+
+/**
+ * The type and message of a provider's error body (`{ type, message }`, `{ code, message }`,
+ * or either inside `{ error: … }`), which provider packages put in `error` stream parts as is.
+ */
+function providerErrorBody(error: unknown): { type?: string; message: string } | undefined {
+  if (typeof error !== 'object' || error === null || error instanceof Error) return undefined;
+  const inner = (error as { error?: unknown }).error;
+  const body = (typeof inner === 'object' && inner !== null ? inner : error) as {
+    message?: unknown;
+  };
+  const type = providerErrorType({ error: body });
+  if (typeof body.message !== 'string' && type === undefined) return undefined;
+  const message = typeof body.message === 'string' ? body.message : `error ${type}`;
+  return type === undefined ? { message } : { type, message };
 }
 
 function fromAPICallError(error: Error & Record<string, unknown>, modelId: string): RlmError {

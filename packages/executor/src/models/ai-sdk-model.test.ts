@@ -279,6 +279,30 @@ describe('fromAISDK errors', () => {
     expect(calls).toBe(1);
   });
 
+  it('maps an error part holding a provider error body by its type and message', async () => {
+    const withError = (error: unknown) =>
+      mockModel([
+        { type: 'stream-start', warnings: [] },
+        { type: 'error', error },
+      ]);
+    const overloaded = await failure(
+      fromAISDK(withError({ type: 'overloaded_error', message: 'Overloaded' }), {
+        maxRetries: 0,
+      }).complete(ask),
+    );
+    expect(overloaded).toMatchObject({ code: 'model.overloaded', retryable: true });
+    expect(overloaded.message).toContain('Overloaded');
+    const tooLong = await failure(
+      fromAISDK(
+        withError({ error: { code: 'context_length_exceeded', message: 'too many tokens' } }),
+      ).complete(ask),
+    );
+    expect(tooLong.code).toBe('model.context_too_long');
+    const unknown = await failure(fromAISDK(withError('socket hang up')).complete(ask));
+    expect(unknown).toMatchObject({ code: 'model.network' });
+    expect(unknown.message).toContain('socket hang up');
+  });
+
   it('maps a missing key (LoadAPIKeyError) to model.auth and a failed connection to model.network', async () => {
     const noKey = new MockLanguageModelV3({
       doStream: () => Promise.reject(new LoadAPIKeyError({ message: 'API key is missing' })),

@@ -76,6 +76,35 @@ describe('fromAISDK with @ai-sdk/openai', () => {
     expect((await fromAISDK(chatModel(server)).complete(ask)).text).toBe('second time lucky');
   });
 
+  it('maps a mid-stream error event by its type, retried only when no text came yet', async () => {
+    await using server = await startFakeOpenAI({
+      script: [
+        {
+          text: 'lost',
+          stream: { errorAfterChunks: 0, errorType: 'server_error', errorMessage: 'boom' },
+        },
+        'after the error',
+      ],
+    });
+    expect((await fromAISDK(chatModel(server)).complete(ask)).text).toBe('after the error');
+    // After text the provider passes the error body on as it came: still mapped by its type,
+    // and not retried (the text is gone).
+    server.script({
+      text: 'some text first',
+      stream: {
+        chunks: ['some ', 'text ', 'first'],
+        errorAfterChunks: 1,
+        errorType: 'rate_limit_exceeded',
+        errorMessage: 'slow down',
+      },
+    });
+    const before = server.requests.length;
+    const limited = await failure(fromAISDK(chatModel(server)).complete(ask));
+    expect(limited).toMatchObject({ code: 'model.rate_limited', retryable: true });
+    expect(limited.message).toContain('slow down');
+    expect(server.requests.length - before).toBe(1);
+  });
+
   it('cancels the HTTP request when the signal aborts mid-stream', async () => {
     await using server = await startFakeOpenAI({
       script: { text: 'a slow reply in many parts', stream: { eventDelayMs: 200 } },
