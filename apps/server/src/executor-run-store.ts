@@ -38,5 +38,6 @@ export function executorRunStore(
     trajectory: (runId) => store.trajectory(runId),
     trajectoryJsonl: (runId) => store.trajectoryJsonl(runId),
     deleteRunsBefore: (cutoffMs) => store.deleteRunsBefore(cutoffMs),
+    deleteRun: (runId) => store.deleteRun(runId),
   };
 }

@@ -1,3 +1,4 @@
+import { RlmError } from '@rlm/protocol';
 import { parseId } from './parse-input.js';
 import type { RunStore } from './run-store.js';
 import { type AgentMemory, DEFAULT_AGENT_ID, type Store } from './store.js';
@@ -8,6 +9,8 @@ export interface StoreParts {
   runs: RunStore;
   /** Builds the stores of one agent; called once per agent id. */
   openAgent(agentId: string): AgentMemory;
+  /** Deletes the stored data of one agent (not the default one). */
+  deleteAgent(agentId: string): Promise<void>;
   /** Releases the backend; called at most once. */
   close(): Promise<void>;
 }
@@ -38,6 +41,18 @@ export function assembleStore(parts: StoreParts): Store {
     workingMemory: defaultAgent.workingMemory,
     runs: parts.runs,
     forAgent,
+    async deleteAgent(agentId) {
+      const id = parseId(agentId, 'agent id');
+      if (id === DEFAULT_AGENT_ID) {
+        throw new RlmError({
+          code: 'protocol.invalid_message',
+          message: `agent id: the default agent ("${DEFAULT_AGENT_ID}") holds the store's own stores and cannot be deleted`,
+          details: { issues: ['agent id: the default agent cannot be deleted'] },
+        });
+      }
+      await parts.deleteAgent(id);
+      agents.delete(id);
+    },
     async close() {
       if (closed) return;
       closed = true;

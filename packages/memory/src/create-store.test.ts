@@ -180,6 +180,38 @@ describe.each(BACKENDS)('Store (%s)', (backend) => {
     );
   });
 
+  it('deletes one agent with its scratchpad, conversations, layer versions and memory', async () => {
+    const exchange = { messageId: 'm1', senderBody: 'hi', agentReply: 'hello', turnId: 't1' };
+    for (const id of ['doomed', 'kept']) {
+      const agent = test.store.forAgent(id);
+      await agent.scratchpad.set('k', { type: 't', summary: 's', raw: id });
+      await agent.conversations.append('alice', exchange);
+      await agent.promptLayers.update(8, `notes of ${id}`, { by: 'test' });
+      await agent.workingMemory.add({ kind: 'fact', content: `fact of ${id}`, source: 'test' });
+    }
+    await test.store.runs.createRun({ id: 'run-of-doomed' });
+    await test.store.deleteAgent('doomed');
+    const reopened = test.store.forAgent('doomed');
+    expect(await reopened.scratchpad.list()).toEqual([]);
+    expect(await reopened.conversations.listSenders()).toEqual([]);
+    expect((await reopened.promptLayers.history(8)).map((version) => version.by)).toEqual(['seed']);
+    expect(await reopened.workingMemory.list()).toEqual([]);
+    const kept = test.store.forAgent('kept');
+    expect((await kept.scratchpad.get('k'))?.raw).toBe('kept');
+    expect(await kept.conversations.get('alice')).toHaveLength(1);
+    expect((await kept.promptLayers.get(8)).content).toBe('notes of kept');
+    expect(await kept.workingMemory.list()).toHaveLength(1);
+    expect(await test.store.runs.getRun('run-of-doomed')).toBeDefined();
+  });
+
+  it('refuses to delete the default agent or a blank id', async () => {
+    for (const id of [DEFAULT_AGENT_ID, ' ']) {
+      await expect(test.store.deleteAgent(id)).rejects.toThrow(
+        expect.objectContaining({ code: 'protocol.invalid_message' }),
+      );
+    }
+  });
+
   it('finishes writes already started when close is called', async () => {
     const writes = Array.from({ length: 20 }, (_, index) =>
       test.store.scratchpad.set(`k${index}`, { type: 't', summary: '', raw: index }),

@@ -206,4 +206,42 @@ describe.each(BACKENDS)('RunStore (%s)', (backend) => {
       'old-running',
     ]);
   });
+
+  it('deletes one run whatever its status, with its descendants, events, checkpoints and trajectory', async () => {
+    const runs = test.store.runs;
+    await runs.createRun({ id: 'root' });
+    await runs.createRun({ id: 'child', parentId: 'root' });
+    await runs.createRun({ id: 'grandchild', parentId: 'child' });
+    await runs.createRun({ id: 'other', status: 'completed' });
+    for (const id of ['root', 'grandchild', 'other']) {
+      await runs.appendEvent(id, iterationStart(id, 0));
+      await runs.saveCheckpoint(id, 0, { at: id });
+      await runs.appendTrajectory(id, trajectoryHeader(id));
+    }
+    expect(await runs.deleteRun('root')).toBe(true);
+    for (const id of ['root', 'child', 'grandchild']) {
+      expect(await runs.getRun(id)).toBeUndefined();
+      expect(await runs.eventsAfter(id, 0)).toEqual([]);
+      expect(await runs.latestCheckpoint(id)).toBeUndefined();
+      expect(await runs.trajectory(id)).toEqual([]);
+    }
+    expect((await runs.listRuns()).runs.map((run) => run.id)).toEqual(['other']);
+    expect(await runs.eventsAfter('other', 0)).toHaveLength(1);
+    expect(await runs.trajectory('other')).toHaveLength(1);
+  });
+
+  it('answers false for a run it does not have, and rejects a blank id', async () => {
+    expect(await test.store.runs.deleteRun('nope')).toBe(false);
+    await expect(test.store.runs.deleteRun(' ')).rejects.toThrow(
+      expect.objectContaining({ code: 'protocol.invalid_message' }),
+    );
+  });
+
+  it('numbers the events of a new run with a deleted run id from 1 again', async () => {
+    await test.store.runs.createRun({ id: 'r' });
+    await test.store.runs.appendEvent('r', iterationStart('r', 0));
+    await test.store.runs.deleteRun('r');
+    await test.store.runs.createRun({ id: 'r' });
+    expect(await test.store.runs.appendEvent('r', iterationStart('r', 0))).toBe(1);
+  });
 });

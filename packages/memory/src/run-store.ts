@@ -138,4 +138,12 @@ export interface RunStore {
    * with their events, checkpoints and trajectory.
    */
   deleteRunsBefore(cutoffMs: number): Promise<RetentionResult>;
+  /**
+   * Deletes one run, whatever its status, with its child runs (recursively) and all their events,
+   * checkpoints and trajectories, in one transaction. Resolves `false` when there was no such
+   * run. Callers decide whether an active run may go (the server refuses while it is queued or
+   * running).
+   * @throws RlmError `protocol.invalid_message` for a blank id
+   */
+  deleteRun(runId: string): Promise<boolean>;
 }

@@ -33,6 +33,14 @@ export interface Store extends AgentMemory {
    * @throws RlmError `protocol.invalid_message` for an empty id
    */
   forAgent(agentId: string): AgentMemory;
+  /**
+   * Deletes everything stored for agent `agentId` (scratchpad, conversations, every prompt-layer
+   * version, working memory) in one transaction; runs are not the agent's and stay. The agent's
+   * stores obtained before are stale afterwards: `forAgent(agentId)` opens it again, empty (its
+   * layers seeded anew). Deleting an agent that has nothing stored does nothing.
+   * @throws RlmError `protocol.invalid_message` for a blank id or the default agent
+   */
+  deleteAgent(agentId: string): Promise<void>;
   /** Releases the backend; later calls reject with `memory.storage_failed`. Idempotent. */
   close(): Promise<void>;
 }

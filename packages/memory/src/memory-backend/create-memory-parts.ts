@@ -18,6 +18,9 @@ export function createMemoryParts(context: BackendContext, close: () => Promise<
       promptLayers: new MemoryPromptLayerStore(context),
       workingMemory: new MemoryWorkingMemory(context),
     }),
+    // An agent's data lives in the objects `openAgent` made: once the store forgets them, the
+    // agent is gone, and the next `forAgent` starts empty.
+    deleteAgent: async () => context.assertOpen('deleteAgent'),
     close,
   };
 }

@@ -184,6 +184,26 @@ export class MemoryRunStore implements RunStore {
     return { deletedRuns };
   }
 
+  async deleteRun(runId: string): Promise<boolean> {
+    this.#context.assertOpen('runs.deleteRun');
+    const id = parseId(runId, 'run id');
+    if (!this.#runs.has(id)) return false;
+    const doomed = new Set([id]);
+    // Children are stored after their parent, but a pass per generation does not rely on that.
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const run of this.#runs.values()) {
+        const parent = run.record.parentId;
+        if (parent !== null && doomed.has(parent) && !doomed.has(run.record.id)) {
+          doomed.add(run.record.id);
+          grew = true;
+        }
+      }
+    }
+    for (const doomedId of doomed) this.#runs.delete(doomedId);
+    return true;
+  }
+
   #require(runId: string): RunData {
     const run = this.#runs.get(parseId(runId, 'run id'));
     if (run === undefined) throw notFound('run', runId);

@@ -165,7 +165,9 @@ class PostgresDriver implements SqlDriver {
       let broken: Error | undefined;
       try {
         await tx.run('BEGIN');
-        await tx.run('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [lock]);
+        for (const name of typeof lock === 'string' ? [lock] : [...lock].sort()) {
+          await tx.run('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [name]);
+        }
         const result = await work(tx);
         await tx.run('COMMIT');
         return result;

@@ -1,5 +1,6 @@
 import type { StoreParts } from '../assemble-store.js';
 import type { BackendContext } from '../backend-context.js';
+import { deleteSqlAgent } from './delete-sql-agent.js';
 import { SqlConversationStore } from './sql-conversation-store.js';
 import type { SqlDriver } from './sql-driver.js';
 import { SqlPromptLayerStore } from './sql-prompt-layer-store.js';
@@ -23,6 +24,7 @@ export function createSqlParts(
       promptLayers: new SqlPromptLayerStore(driver, context, agentId),
       workingMemory: new SqlWorkingMemory(driver, context, agentId),
     }),
+    deleteAgent: (agentId) => deleteSqlAgent(driver, agentId),
     close: () => driver.close(),
   };
 }

@@ -19,9 +19,10 @@ export interface TransactionOptions {
    * Names the data the transaction reads and then writes (`run:<id>`, `scratchpad:<agent>`):
    * transactions with the same lock never overlap, in this process or another. SQLite already
    * serialises every write transaction; Postgres takes a transaction-scoped advisory lock, so
-   * numbering like `MAX(seq) + 1` never hands out one number twice.
+   * numbering like `MAX(seq) + 1` never hands out one number twice. Several names are taken
+   * in sorted order, so two transactions naming the same ones cannot deadlock.
    */
-  lock: string;
+  lock: string | readonly string[];
 }
 
 /** A connection: statements, plus transactions that are serialised with every other call. */

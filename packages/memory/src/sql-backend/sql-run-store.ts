@@ -274,6 +274,24 @@ export class SqlRunStore implements RunStore {
     );
     return { deletedRuns: changes };
   }
+
+  async deleteRun(runId: string): Promise<boolean> {
+    this.#context.assertOpen('runs.deleteRun');
+    const id = parseId(runId, 'run id');
+    // Events, checkpoints and trajectories cascade; the run's descendants are found recursively.
+    const { changes } = await this.#driver.transaction(
+      (tx) =>
+        tx.run(
+          `WITH RECURSIVE doomed (id) AS (
+             SELECT id FROM runs WHERE id = ?
+             UNION ALL SELECT runs.id FROM runs JOIN doomed ON runs.parent_id = doomed.id)
+           DELETE FROM runs WHERE id IN (SELECT id FROM doomed)`,
+          [id],
+        ),
+      { lock: runLock(id) },
+    );
+    return changes > 0;
+  }
 }
 
 /** One run's writes (status, events, checkpoints, trajectory) are serialised per run. */
