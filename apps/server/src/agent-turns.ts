@@ -8,9 +8,11 @@ import {
 import { assemblePrompt } from '@rlm/prompts';
 import { type JsonValue, RlmError, type UsageSummary } from '@rlm/protocol';
 import { type AgentMessageRequest, type AgentRecord, layerAuthor } from './agent-record.js';
+import type { AgentRegistry } from './agent-registry.js';
 import type { Principal } from './api-key-store.js';
 import type { ContextStore } from './context-store.js';
 import { effectiveBudget } from './effective-budget.js';
+import { newRunId } from './new-run-id.js';
 import { ownProfile } from './own-profile.js';
 import type { EngineTool } from './run-engine.js';
 import type { RunManager } from './run-manager.js';
@@ -35,16 +37,27 @@ export interface AgentTurnResult {
 }
 
 export interface AgentTurns {
-  /** Runs one turn; turns of one agent run one at a time so histories stay consistent. */
+  /**
+   * Runs one turn; turns of one agent run one at a time so histories stay consistent. The agent
+   * is looked up again when the turn's time comes, so a turn queued behind a deletion gets 404.
+   * @throws RlmError `server.not_found` when the agent is gone by then
+   */
   run(
     principal: Principal,
     agent: AgentRecord,
     message: AgentMessageRequest,
   ): Promise<AgentTurnResult>;
+  /**
+   * Deletes the agent: its registration at once (new messages get 404), then, after the turns
+   * already in progress, everything stored for it (conversations, prompt layers, scratchpad,
+   * working memory). Resolves once all of it is gone; the agent's runs stay, owned by their keys.
+   */
+  remove(agent: AgentRecord): Promise<void>;
 }
 
 export interface AgentTurnsOptions {
   store: Store;
+  agents: AgentRegistry;
   runs: RunManager;
   contexts: ContextStore;
   config: ServerConfig;
@@ -53,19 +66,28 @@ export interface AgentTurnsOptions {
 /** Creates the agent turn runner over the store's per-agent memory and the run manager. */
 export function createAgentTurns(options: AgentTurnsOptions): AgentTurns {
   const queues = new Map<string, Promise<unknown>>();
+  /** Runs `task` after everything queued for the agent before it. */
+  function inTurn<T>(agentId: string, task: () => Promise<T>): Promise<T> {
+    const previous = queues.get(agentId) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(task);
+    queues.set(agentId, next);
+    void next
+      .catch(() => undefined)
+      .finally(() => {
+        if (queues.get(agentId) === next) queues.delete(agentId);
+      });
+    return next;
+  }
   return {
     run(principal, agent, message) {
-      const previous = queues.get(agent.id) ?? Promise.resolve();
-      const next = previous
-        .catch(() => undefined)
-        .then(() => runTurn(options, { principal, agent, message }));
-      queues.set(agent.id, next);
-      void next
-        .catch(() => undefined)
-        .finally(() => {
-          if (queues.get(agent.id) === next) queues.delete(agent.id);
-        });
-      return next;
+      return inTurn(agent.id, async () => {
+        const current = await options.agents.owned(principal, agent.id);
+        return runTurn(options, { principal, agent: current, message });
+      });
+    },
+    async remove(agent) {
+      await options.agents.remove(agent);
+      await inTurn(agent.id, () => options.store.deleteAgent(agent.id));
     },
   };
 }
@@ -80,8 +102,9 @@ async function runTurn(
 ): Promise<AgentTurnResult> {
   const memory = store.forAgent(agent.id);
   const sender = normalizeSenderId(message.sender);
-  const turn: { runId?: string } = {};
-  const layerTool = updatePromptLayerTool(memory, { agentId: agent.id, sender, turn });
+  // Named before the run exists, so a self-edit made at any point of the turn records its run.
+  const runId = newRunId();
+  const layerTool = updatePromptLayerTool(memory, { agentId: agent.id, sender, runId });
   const prompt = await layeredPrompt(memory, agent, { sender, body: message.body });
   const profile = ownProfile(config, agent.profile);
   if (profile === undefined) {
@@ -93,6 +116,7 @@ async function runTurn(
   }
   const context: JsonValue = { sender, message: message.body };
   const { record, done } = await runs.submit({
+    runId,
     principal,
     kind: 'agent',
     agentId: agent.id,
@@ -103,7 +127,6 @@ async function runTurn(
     systemPrompt: prompt.text,
     tools: { update_prompt_layer: layerTool.tool },
   });
-  turn.runId = record.id;
   const outcome = await done;
   const reply = outcome.answer ?? outcome.partialAnswer ?? '';
   if (reply !== '') {
@@ -185,7 +208,7 @@ const UPDATE_PROMPT_LAYER_DESCRIPTION =
  */
 function updatePromptLayerTool(
   memory: AgentMemory,
-  { agentId, sender, turn }: { agentId: string; sender: string; turn: { runId?: string } },
+  { agentId, sender, runId }: { agentId: string; sender: string; runId: string },
 ) {
   let attempted = false;
   let applied: PromptLayerVersion | null = null;
@@ -206,7 +229,7 @@ function updatePromptLayerTool(
         );
       }
       try {
-        const by = layerAuthor({ agentId, sender, runId: turn.runId ?? 'unknown' });
+        const by = layerAuthor({ agentId, sender, runId });
         applied = await memory.promptLayers.update(layerId, content, { by });
         return { ok: true, layerId, version: applied.version };
       } catch (error) {

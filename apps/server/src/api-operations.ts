@@ -90,6 +90,15 @@ export const OPERATIONS: readonly Operation[] = [
     response: { status: 202, schema: 'Run' },
   },
   {
+    method: 'delete',
+    path: '/v1/runs/{id}',
+    summary:
+      'Delete an ended run with its events, checkpoints, trajectory and child runs, and its inline context (owner or admin; 409 while queued or running: cancel first)',
+    tag: 'runs',
+    auth: 'key',
+    response: { status: 204, description: 'no body' },
+  },
+  {
     method: 'get',
     path: '/v1/runs/{id}/trajectory',
     summary: 'The trajectory as JSONL',
@@ -125,6 +134,15 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'runs',
     auth: 'key',
     response: { status: 200, schema: 'Context' },
+  },
+  {
+    method: 'delete',
+    path: '/v1/contexts/{id}',
+    summary:
+      'Delete an uploaded context (owner or admin; 409 while a queued or running run uses it)',
+    tag: 'runs',
+    auth: 'key',
+    response: { status: 204, description: 'no body' },
   },
   {
     method: 'post',
@@ -251,7 +269,8 @@ export const OPERATIONS: readonly Operation[] = [
   {
     method: 'delete',
     path: '/v1/agents/{id}',
-    summary: 'Delete an agent (owner or admin; 204)',
+    summary:
+      'Delete an agent with its conversations, prompt layers, scratchpad and working memory, after any turn in progress (owner or admin; 204)',
     tag: 'agents',
     auth: 'key',
     response: { status: 204, description: 'no body' },

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { RunRecord, RunStore } from '@rlm/memory';
 import {
   capRunEvent,
@@ -12,6 +11,7 @@ import type { Principal } from './api-key-store.js';
 import type { ContextMeta, ContextStore } from './context-store.js';
 import type { EventHub } from './event-hub.js';
 import { executorRunStore } from './executor-run-store.js';
+import { newRunId } from './new-run-id.js';
 import { ownProfile } from './own-profile.js';
 import type { EffectiveBudget, EngineTool, RunEngine, RunEngineInput } from './run-engine.js';
 import { type RunMeta, runMetaSchema } from './run-meta.js';
@@ -28,6 +28,8 @@ import { restartMessage, restartPlan, serverNotice, unfinishedRuns } from './unf
 
 /** What starts a run: the caller, the query, a stored context and the run's settings. */
 export interface SubmitRunInput {
+  /** The run's id when the caller needs it before the run starts (see `newRunId`). @default a new id */
+  runId?: string;
   principal: Principal;
   kind: RunMeta['kind'];
   query: string;
@@ -303,7 +305,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       // checks above and overshoot the limits.
       reserve(keyId);
       storing += 1;
-      const runId = `run_${randomBytes(10).toString('hex')}`;
+      const runId = input.runId ?? newRunId();
       let record: RunRecord;
       let stored: ContextMeta | undefined;
       let admitted: SubmitRunInput;
@@ -324,6 +326,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
           budget: input.budget,
           agentId: input.agentId ?? null,
           ...(input.outputSchema === undefined ? {} : { outputSchema: input.outputSchema }),
+          contextOwned: stored !== undefined,
         });
         record = await store.createRun({ id: runId, status: 'queued', owner: keyId, config: meta });
         if (stored !== undefined) await contexts.commit(stored);

@@ -24,5 +24,10 @@ export const runMetaSchema = z.object({
   agentId: z.string().nullable(),
   /** The JSON Schema the answer must match (a chat request's `response_format`). */
   outputSchema: z.record(z.string(), jsonValueSchema).optional(),
+  /**
+   * Whether the context was stored for this run alone (given inline), so deleting the run deletes
+   * it too; an uploaded context is the uploader's and stays. Runs stored before this field: false.
+   */
+  contextOwned: z.boolean().default(false),
 });
 export type RunMeta = z.infer<typeof runMetaSchema>;

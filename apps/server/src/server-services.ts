@@ -81,6 +81,7 @@ export function createServerServices(deps: ServerDeps): ServerServices {
   let stopping = false;
   const stopSignal = new AbortController();
   const activity = createRequestActivity();
+  const agents = createAgentRegistry(deps.store.scratchpad);
   return {
     ...deps,
     runs: manager,
@@ -90,9 +91,10 @@ export function createServerServices(deps: ServerDeps): ServerServices {
     activity,
     stopping: stopSignal.signal,
     views: createRunViews(deps.store.runs),
-    agents: createAgentRegistry(deps.store.scratchpad),
+    agents,
     agentTurns: createAgentTurns({
       store: deps.store,
+      agents,
       runs: manager,
       contexts,
       config: deps.config,

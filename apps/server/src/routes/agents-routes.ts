@@ -146,7 +146,7 @@ export function agentsRoutes(services: ServerServices): Hono<AppEnv> {
 
   app.delete('/:id', async (c) => {
     const agent = await agents.owned(c.get('principal'), c.req.param('id'));
-    await agents.remove(agent);
+    await agentTurns.remove(agent);
     return c.body(null, 204);
   });
 

@@ -131,6 +131,22 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
     return c.json({ ...view, links: runLinks(record.id) }, 202);
   });
 
+  // A run still queued or running is refused rather than cancelled on the way: deleting is
+  // irreversible, and a cancel is itself a request the owner may want to see end first.
+  app.delete('/:id', async (c) => {
+    const { record, meta } = await views.owned(c.get('principal'), c.req.param('id'));
+    if (!END_STATUSES.has(record.status) || runs.isActive(record.id)) {
+      throw new RlmError({
+        code: 'server.conflict',
+        message: `Run ${record.id} is ${record.status}: cancel it (POST /v1/runs/${record.id}/cancel) and delete it once it has ended`,
+        details: { reason: 'run is active' },
+      });
+    }
+    await store.runs.deleteRun(record.id);
+    if (meta.contextOwned) await contexts.remove(meta.contextId);
+    return c.body(null, 204);
+  });
+
   app.get('/:id/trajectory', async (c) => {
     const { record, meta } = await views.owned(c.get('principal'), c.req.param('id'));
     const stored = await store.runs.trajectoryJsonl(record.id);
@@ -159,6 +175,7 @@ function runLinks(id: string) {
     events: `/v1/runs/${id}/events`,
     trajectory: `/v1/runs/${id}/trajectory`,
     cancel: `/v1/runs/${id}/cancel`,
+    delete: `/v1/runs/${id}`,
     ui: `/ui/runs/${id}`,
   };
 }
