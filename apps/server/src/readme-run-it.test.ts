@@ -1,0 +1,148 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+// The README's "Run it" steps, run as a new user would: in a copy of the checkout without
+// node_modules or build output, line by line as the README writes them, with a data directory of
+// its own. A README edit that breaks the steps breaks this test.
+const README = join(import.meta.dirname, '..', 'README.md');
+const REPOSITORY = join(import.meta.dirname, '..', '..', '..');
+const execFileAsync = promisify(execFile);
+
+/** The first ```sh block of the "## Run it" section, and the curl command the text follows it with. */
+async function runItSteps(): Promise<{ lines: string[]; request: string }> {
+  const readme = await readFile(README, 'utf8');
+  const section = readme.split(/^## Run it$/m)[1]?.split(/^## /m)[0] ?? '';
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  const lines = block
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  const request = /Then `(curl [^`]+)`/.exec(section)?.[1]?.replaceAll('\n', ' ') ?? '';
+  return { lines, request };
+}
+
+/** Tracked and untracked-but-not-ignored files: what a fresh clone plus local edits holds. */
+async function copyCheckout(target: string): Promise<void> {
+  const { stdout } = await execFileAsync('git', ['ls-files', '-z', '-co', '--exclude-standard'], {
+    cwd: REPOSITORY,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  for (const path of stdout.split('\0').filter((entry) => entry !== '')) {
+    await mkdir(dirname(join(target, path)), { recursive: true });
+    await cp(join(REPOSITORY, path), join(target, path), { verbatimSymlinks: true }).catch(
+      (error: NodeJS.ErrnoException) => {
+        // A tracked file deleted in the working tree is not part of what a user would have.
+        if (error.code !== 'ENOENT') throw error;
+      },
+    );
+  }
+}
+
+function bash(script: string, options: { cwd: string; env: NodeJS.ProcessEnv }) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn('bash', ['-c', script], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once('exit', (code) => resolve({ code, stdout, stderr: stderr.slice(-8_000) }));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        resolve(typeof address === 'object' && address !== null ? address.port : 0),
+      );
+    });
+  });
+}
+
+/** Resolves once the server logs that it listens; rejects with its output if it exits first. */
+function untilListening(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('"msg":"listening"')) resolve();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`the server exited (${code}):\n${output}`)));
+  });
+}
+
+describe('the README "Run it" steps', () => {
+  it('install, build, create a key, start the offline server and answer the documented request', {
+    timeout: 900_000,
+  }, async () => {
+    const { lines, request } = await runItSteps();
+    expect(lines.map((line) => line.split(' ')[0])).toEqual([
+      'npx',
+      'npx',
+      'node',
+      'RLM_SERVER_CONFIG=apps/server/examples/offline.json',
+    ]);
+    expect(request).toContain('localhost:8787');
+    const directory = await mkdtemp(join(tmpdir(), 'rlm-run-it-'));
+    const checkout = join(directory, 'rlm');
+    let server: ChildProcess | undefined;
+    try {
+      await copyCheckout(checkout);
+      // Only the environment is ours: a home and data directory inside the temp directory, and a
+      // free port instead of 8787 (RLM_SERVER_PORT, documented), which the request then uses.
+      const port = await freePort();
+      const env = {
+        ...process.env,
+        HOME: directory,
+        XDG_DATA_HOME: join(directory, 'data'),
+        RLM_SERVER_PORT: String(port),
+        RLM_SERVER_DATA_DIR: '',
+        RLM_SERVER_CONFIG: '',
+        RLM_SERVER_DB: '',
+      };
+      const setup = lines.slice(0, -1);
+      const prepared = await bash(`set -e\n${setup.join('\n')}`, { cwd: checkout, env });
+      expect(prepared.code, prepared.stderr).toBe(0);
+      const printed = prepared.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { key?: string })
+        .find((entry) => entry.key !== undefined);
+      expect(printed?.key).toMatch(/^rlm_/);
+      server = spawn('bash', ['-c', lines.at(-1) ?? ''], {
+        cwd: checkout,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      await untilListening(server);
+      const call = request
+        .replace('localhost:8787', `127.0.0.1:${port}`)
+        .replace('<key>', printed?.key ?? '');
+      const answered = await bash(call, { cwd: checkout, env });
+      expect(answered.code, answered.stderr).toBe(0);
+      const body = JSON.parse(answered.stdout) as { choices: { message: { content: string } }[] };
+      expect(body.choices[0]?.message.content).toContain('42');
+      const exited = new Promise<number | null>((resolve) => server?.once('exit', resolve));
+      server.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      server = undefined;
+    } finally {
+      server?.kill('SIGKILL');
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+});
