@@ -125,3 +125,11 @@ export { type SeededRandom, seededRandom } from './tasks/seeded-random.js';
 
 export { estimateTokens } from './estimate-tokens.js';
 export { sleep } from './sleep.js';
+
+// ── Real services for tests ─────────────
+
+export {
+  type RunningPostgres,
+  type StartPostgresOptions,
+  startPostgres,
+} from './postgres/start-postgres.js';

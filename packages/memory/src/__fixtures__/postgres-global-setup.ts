@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { type RunningPostgres, startPostgres } from './start-postgres.js';
+import { type RunningPostgres, startPostgres } from '@rlm/testkit';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,10 +1,17 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, constants, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  chownSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 
 /** A Postgres server this process started; `url` reaches its `postgres` database as superuser. */
 export interface RunningPostgres {
@@ -52,7 +59,9 @@ const STOP_TIMEOUT_MS = 20_000;
  *
  * @throws Error saying why the server could not be started (no binaries, initdb failed…)
  */
-export async function startPostgres({ binDir }: StartPostgresOptions = {}): Promise<RunningPostgres> {
+export async function startPostgres({
+  binDir,
+}: StartPostgresOptions = {}): Promise<RunningPostgres> {
   const bin = binDir ?? findBinDir();
   const owner = serverUser();
   const base = mkdtempSync(join(reachableTempDir(owner !== undefined), 'rlm-pg-'));
@@ -72,16 +81,31 @@ export async function startPostgres({ binDir }: StartPostgresOptions = {}): Prom
       const server = spawn(
         '/bin/sh',
         [
-          '-c', GUARD_SCRIPT, 'rlm-postgres-guard', base,
-          join(bin, 'postgres'), '-D', data, '-p', String(port), '-k', base,
-          '-c', 'listen_addresses=127.0.0.1',
-          '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+          '-c',
+          GUARD_SCRIPT,
+          'rlm-postgres-guard',
+          base,
+          join(bin, 'postgres'),
+          '-D',
+          data,
+          '-p',
+          String(port),
+          '-k',
+          base,
+          '-c',
+          'listen_addresses=127.0.0.1',
+          '-c',
+          'fsync=off',
+          '-c',
+          'synchronous_commit=off',
+          '-c',
+          'full_page_writes=off',
         ],
         { ...spawnOptions(owner, base), stdio: ['pipe', 'ignore', 'pipe'] },
       );
       const url = `postgres://${SUPERUSER}@127.0.0.1:${port}/postgres`;
       try {
-        await waitUntilReady(server, url);
+        await waitUntilReady(server, { bin, port });
         return {
           url,
           version: /(\d+)(\.\d+)?/.exec(version)?.[1] ?? version.trim(),
@@ -181,8 +205,14 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Resolves once a client can connect; rejects with the server's output if it exits first. */
-async function waitUntilReady(server: ChildProcess, url: string): Promise<void> {
+/**
+ * Resolves once the server accepts connections (asked with its own `pg_isready`, so this package
+ * needs no database driver); rejects with the server's output if it exits first.
+ */
+async function waitUntilReady(
+  server: ChildProcess,
+  { bin, port }: { bin: string; port: number },
+): Promise<void> {
   let output = '';
   server.stderr?.on('data', (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4_000);
@@ -190,19 +220,27 @@ async function waitUntilReady(server: ChildProcess, url: string): Promise<void> 
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (server.exitCode !== null || server.signalCode !== null) {
-      throw new Error(`postgres exited (${server.exitCode ?? server.signalCode}) while starting:\n${output}`);
+      throw new Error(
+        `postgres exited (${server.exitCode ?? server.signalCode}) while starting:\n${output}`,
+      );
     }
-    const client = new pg.Client({ connectionString: url });
-    try {
-      await client.connect();
-      await client.end();
-      return;
-    } catch {
-      await client.end().catch(() => undefined);
-      await sleep(100);
-    }
+    if (await isReady({ bin, port })) return;
+    await sleep(100);
   }
   throw new Error(`postgres did not accept connections within ${READY_TIMEOUT_MS} ms:\n${output}`);
+}
+
+/** `pg_isready` exits 0 once the server accepts connections. */
+function isReady({ bin, port }: { bin: string; port: number }): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = spawn(
+      join(bin, 'pg_isready'),
+      ['-q', '-h', '127.0.0.1', '-p', String(port), '-U', SUPERUSER, '-d', 'postgres'],
+      { stdio: 'ignore' },
+    );
+    probe.once('error', () => resolve(false));
+    probe.once('exit', (code) => resolve(code === 0));
+  });
 }
 
 /**
