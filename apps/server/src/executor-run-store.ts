@@ -18,7 +18,7 @@ export function executorRunStore(
   { onCheckpoint }: ExecutorRunStoreOptions,
 ): RunStore {
   return {
-    createRun: (input) => store.createRun(input),
+    createRun: (input, options) => store.createRun(input, options),
     getRun: (runId) => store.getRun(runId),
     async updateRun(runId) {
       // An unknown id still gets the store's own `memory.not_found` (an empty patch changes
@@ -39,5 +39,11 @@ export function executorRunStore(
     trajectoryJsonl: (runId) => store.trajectoryJsonl(runId),
     deleteRunsBefore: (cutoffMs) => store.deleteRunsBefore(cutoffMs),
     deleteRun: (runId) => store.deleteRun(runId),
+    claimRun: (runId, options) => store.claimRun(runId, options),
+    renewLease: (lease, options) => store.renewLease(lease, options),
+    releaseLease: (lease) => store.releaseLease(lease),
+    leaseOf: (runId) => store.leaseOf(runId),
+    lapsedLeases: (options) => store.lapsedLeases(options),
+    fenced: (lease) => executorRunStore(store.fenced(lease), { onCheckpoint }),
   };
 }

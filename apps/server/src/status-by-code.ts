@@ -26,6 +26,8 @@ const NARROWER_STATUS: Partial<Record<ErrorCode, number>> = {
   'server.payload_too_large': 413,
   // A database written by a newer version is the operator's to fix, not the client's.
   'memory.schema_too_new': 500,
+  // The run moved to another replica while this one wrote: a conflict, not a fault.
+  'memory.lease_lost': 409,
   'prompts.layer_immutable': 403,
   'server.forbidden': 403,
   'cli.not_available': 501,

@@ -87,6 +87,14 @@ export {
 // ── Runs ────────────────────────────────
 
 export {
+  type ClaimRunOptions,
+  type CreateRunOptions,
+  claimRunOptionsSchema,
+  type RunLease,
+  runLeaseSchema,
+  type TransactionSql,
+} from './run-lease.js';
+export {
   type Checkpoint,
   type CreateRunInput,
   createRunInputSchema,

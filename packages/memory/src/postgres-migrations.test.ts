@@ -55,6 +55,7 @@ describe.skipIf(POSTGRES.url === null)('Postgres schema versions', () => {
       'rlm_schema_migrations',
       'run_checkpoints',
       'run_events',
+      'run_leases',
       'run_trajectory',
       'runs',
       'scratchpad',
@@ -96,7 +97,7 @@ describe.skipIf(POSTGRES.url === null)('Postgres schema versions', () => {
     } finally {
       await store.close();
     }
-    expect(await appliedVersions(database.url)).toEqual([1, 2]);
+    expect(await appliedVersions(database.url)).toEqual([1, 2, 3]);
     const triggers = await withClient(database.url, (client) =>
       client.query("SELECT tgname FROM pg_trigger WHERE tgname = 'run_events_announce'"),
     );

@@ -91,3 +91,15 @@ export function isEndStatus(status: StoredRunStatus): boolean {
 export function parseCutoff(cutoffMs: number): number {
   return parseInput(z.number(), cutoffMs, 'cutoffMs');
 }
+
+/** How many rows a listing returns when the caller gives no `limit`. */
+const DEFAULT_LIST_LIMIT = 100;
+
+/** @throws RlmError `protocol.invalid_message` */
+export function parseLimit(limit: number | undefined): number {
+  return parseInput(
+    z.number().int().positive().max(MAX_RUN_PAGE_SIZE).default(DEFAULT_LIST_LIMIT),
+    limit,
+    'limit',
+  );
+}

@@ -7,6 +7,7 @@ import {
   usageSummarySchema,
 } from '@rlm/protocol';
 import { z } from 'zod';
+import type { ClaimRunOptions, CreateRunOptions, RunLease } from './run-lease.js';
 
 /** Page size of `listRuns` when the caller gives none. */
 export const DEFAULT_RUN_PAGE_SIZE = 50;
@@ -102,8 +103,12 @@ export interface RetentionResult {
  * Every JSON value is validated with its protocol schema when written and when read back.
  */
 export interface RunStore {
-  /** @throws RlmError `protocol.invalid_message` for bad input, `memory.storage_failed` for a duplicate id */
-  createRun(input: CreateRunInput): Promise<RunRecord>;
+  /**
+   * @throws RlmError `protocol.invalid_message` for bad input, `memory.storage_failed` for a
+   *   duplicate id, `protocol.invalid_config` for `inTransaction` on the memory backend, and
+   *   whatever `inTransaction` throws (nothing is stored then)
+   */
+  createRun(input: CreateRunInput, options?: CreateRunOptions): Promise<RunRecord>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   /** @throws RlmError `memory.not_found` for an unknown run */
   updateRun(runId: string, patch: RunPatch): Promise<RunRecord>;
@@ -146,4 +151,32 @@ export interface RunStore {
    * @throws RlmError `protocol.invalid_message` for a blank id
    */
   deleteRun(runId: string): Promise<boolean>;
+  /**
+   * Claims the run for `holder` for `leaseMs`, when nobody holds it: it has no lease yet, or its
+   * lease lapsed or was released. Resolves `undefined` while another lease (or an earlier one of
+   * the same holder) is live. Each claim gets the next `epoch`.
+   * @throws RlmError `memory.not_found` for an unknown run, `protocol.invalid_message` for bad options
+   */
+  claimRun(runId: string, options: ClaimRunOptions): Promise<RunLease | undefined>;
+  /**
+   * Extends a live lease to `leaseMs` from now. Resolves `undefined` when the lease is no longer
+   * held (it lapsed, was released or was taken over): the holder must stop working on the run.
+   */
+  renewLease(lease: RunLease, options: { leaseMs: number }): Promise<RunLease | undefined>;
+  /** Gives the run up at once (another process may claim it); false when the lease was not held. */
+  releaseLease(lease: RunLease): Promise<boolean>;
+  /** The run's latest lease, live or not. */
+  leaseOf(runId: string): Promise<RunLease | undefined>;
+  /**
+   * Leases that lapsed or were released while their run is still `queued` or `running`: runs
+   * whose holder died or gave them up, for another process to claim. Oldest expiry first.
+   */
+  lapsedLeases(options?: { limit?: number }): Promise<RunLease[]>;
+  /**
+   * This store, with writes to `lease.runId` (status, events, checkpoints, trajectory) fenced by
+   * the lease: each checks, in its own transaction and under the run's lock, that the lease is
+   * still live, and otherwise rejects with `memory.lease_lost` and writes nothing. A claim takes
+   * the same lock, so no write of the old holder lands after another process claimed the run.
+   */
+  fenced(lease: RunLease): RunStore;
 }

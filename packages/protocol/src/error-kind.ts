@@ -62,6 +62,7 @@ export const ERROR_KIND_BY_CODE = {
   'memory.schema_too_new': 'usage',
   'memory.not_found': 'usage',
   'memory.storage_failed': 'internal',
+  'memory.lease_lost': 'internal',
   'eval.invalid_task': 'usage',
   'eval.invalid_results': 'usage',
   'config.invalid': 'usage',

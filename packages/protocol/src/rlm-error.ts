@@ -64,6 +64,7 @@ export interface ErrorDetails {
   'memory.schema_too_new': { fileVersion: number; supportedVersion: number };
   'memory.not_found': { kind: string; id: string };
   'memory.storage_failed': { operation: string };
+  'memory.lease_lost': { runId: string; holder: string };
   // eval
   'eval.invalid_task': { line: number | undefined; issues: readonly string[] };
   'eval.invalid_results': { path: string; line: number | undefined; issues: readonly string[] };

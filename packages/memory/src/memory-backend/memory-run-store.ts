@@ -1,6 +1,7 @@
 import type { JsonValue, RunEvent, TrajectoryRecord } from '@rlm/protocol';
 import { RlmError } from '@rlm/protocol';
 import type { BackendContext } from '../backend-context.js';
+import { leaseLost } from '../lease-lost.js';
 import { notFound } from '../not-found.js';
 import { parseId, parseInput } from '../parse-input.js';
 import { decodeRunCursor, encodeRunCursor, isAfterCursor } from '../run-cursor.js';
@@ -9,11 +10,20 @@ import {
   parseAfterSeq,
   parseCheckpointInput,
   parseCutoff,
+  parseLimit,
   parseListRuns,
   parseRunEvent,
   parseRunPatch,
   parseTrajectoryRecord,
 } from '../run-inputs.js';
+import {
+  type ClaimRunOptions,
+  type CreateRunOptions,
+  parseClaimOptions,
+  parseLease,
+  parseLeaseMs,
+  type RunLease,
+} from '../run-lease.js';
 import {
   type Checkpoint,
   type CreateRunInput,
@@ -29,6 +39,7 @@ import {
 
 interface RunData {
   record: RunRecord;
+  lease: RunLease | undefined;
   events: StoredRunEvent[];
   checkpoints: Map<number, Checkpoint>;
   trajectory: TrajectoryRecord[];
@@ -36,16 +47,28 @@ interface RunData {
 
 /** Runs in a Map; values are validated on write and cloned on the way in and out. */
 export class MemoryRunStore implements RunStore {
-  readonly #runs = new Map<string, RunData>();
+  readonly #runs: Map<string, RunData>;
   readonly #context: BackendContext;
+  /** Set on a `fenced` view: writes to its run check this lease first. */
+  readonly #fence: RunLease | undefined;
 
-  constructor(context: BackendContext) {
+  constructor(context: BackendContext, shared?: { runs: Map<string, RunData>; fence: RunLease }) {
     this.#context = context;
+    this.#runs = shared?.runs ?? new Map();
+    this.#fence = shared?.fence;
   }
 
-  async createRun(input: CreateRunInput): Promise<RunRecord> {
+  async createRun(input: CreateRunInput, options: CreateRunOptions = {}): Promise<RunRecord> {
     this.#context.assertOpen('runs.createRun');
     const parsed = parseInput(createRunInputSchema, input, 'run');
+    if (options.inTransaction !== undefined) {
+      throw new RlmError({
+        code: 'protocol.invalid_config',
+        message:
+          'createRun: inTransaction needs a SQL backend (sqlite or postgres); the memory backend has no transactions to join',
+        details: { issues: ['inTransaction: not supported by the memory backend'] },
+      });
+    }
     if (this.#runs.has(parsed.id)) {
       throw new RlmError({
         code: 'memory.storage_failed',
@@ -61,7 +84,13 @@ export class MemoryRunStore implements RunStore {
       updatedAt: now,
       endedAt: isEndStatus(parsed.status) ? now : null,
     };
-    this.#runs.set(record.id, { record, events: [], checkpoints: new Map(), trajectory: [] });
+    this.#runs.set(record.id, {
+      record,
+      lease: undefined,
+      events: [],
+      checkpoints: new Map(),
+      trajectory: [],
+    });
     return structuredClone(record);
   }
 
@@ -74,7 +103,7 @@ export class MemoryRunStore implements RunStore {
   async updateRun(runId: string, patch: RunPatch): Promise<RunRecord> {
     this.#context.assertOpen('runs.updateRun');
     const parsed = parseRunPatch(patch);
-    const run = this.#require(runId);
+    const run = this.#requireWritable(runId);
     const now = this.#context.now();
     const status = parsed.status ?? run.record.status;
     run.record = {
@@ -113,7 +142,7 @@ export class MemoryRunStore implements RunStore {
   async appendEvent(runId: string, event: RunEvent): Promise<number> {
     this.#context.assertOpen('runs.appendEvent');
     const parsed = parseRunEvent(event);
-    const run = this.#require(runId);
+    const run = this.#requireWritable(runId);
     const seq = run.events.length + 1;
     run.events.push({ seq, event: parsed });
     return seq;
@@ -135,7 +164,7 @@ export class MemoryRunStore implements RunStore {
   async saveCheckpoint(runId: string, turn: number, data: JsonValue): Promise<Checkpoint> {
     this.#context.assertOpen('runs.saveCheckpoint');
     const parsed = parseCheckpointInput(turn, data);
-    const run = this.#require(runId);
+    const run = this.#requireWritable(runId);
     const checkpoint: Checkpoint = {
       runId: run.record.id,
       turn: parsed.turn,
@@ -158,7 +187,7 @@ export class MemoryRunStore implements RunStore {
   async appendTrajectory(runId: string, record: TrajectoryRecord): Promise<void> {
     this.#context.assertOpen('runs.appendTrajectory');
     const parsed = parseTrajectoryRecord(record);
-    this.#require(runId).trajectory.push(parsed);
+    this.#requireWritable(runId).trajectory.push(parsed);
   }
 
   async trajectory(runId: string): Promise<TrajectoryRecord[]> {
@@ -204,9 +233,85 @@ export class MemoryRunStore implements RunStore {
     return true;
   }
 
+  async claimRun(runId: string, options: ClaimRunOptions): Promise<RunLease | undefined> {
+    this.#context.assertOpen('runs.claimRun');
+    const { holder, leaseMs } = parseClaimOptions(options);
+    const run = this.#require(runId);
+    const now = this.#context.now();
+    if (run.lease !== undefined && run.lease.expiresAt > now) return undefined;
+    run.lease = {
+      runId: run.record.id,
+      holder,
+      epoch: (run.lease?.epoch ?? 0) + 1,
+      expiresAt: now + leaseMs,
+    };
+    return { ...run.lease };
+  }
+
+  async renewLease(lease: RunLease, options: { leaseMs: number }): Promise<RunLease | undefined> {
+    this.#context.assertOpen('runs.renewLease');
+    const held = parseLease(lease);
+    const leaseMs = parseLeaseMs(options);
+    const run = this.#runs.get(held.runId);
+    if (run === undefined || !isLive(run.lease, held, this.#context.now())) return undefined;
+    run.lease = { ...held, expiresAt: this.#context.now() + leaseMs };
+    return { ...run.lease };
+  }
+
+  async releaseLease(lease: RunLease): Promise<boolean> {
+    this.#context.assertOpen('runs.releaseLease');
+    const held = parseLease(lease);
+    const run = this.#runs.get(held.runId);
+    if (run === undefined || !isLive(run.lease, held, this.#context.now())) return false;
+    run.lease = { ...held, expiresAt: 0 };
+    return true;
+  }
+
+  async leaseOf(runId: string): Promise<RunLease | undefined> {
+    this.#context.assertOpen('runs.leaseOf');
+    const lease = this.#runs.get(parseId(runId, 'run id'))?.lease;
+    return lease === undefined ? undefined : { ...lease };
+  }
+
+  async lapsedLeases(options: { limit?: number } = {}): Promise<RunLease[]> {
+    this.#context.assertOpen('runs.lapsedLeases');
+    const limit = parseLimit(options.limit);
+    const now = this.#context.now();
+    return [...this.#runs.values()]
+      .filter((run) => !isEndStatus(run.record.status))
+      .flatMap((run) => (run.lease !== undefined && run.lease.expiresAt <= now ? [run.lease] : []))
+      .sort((a, b) => a.expiresAt - b.expiresAt || (a.runId < b.runId ? -1 : 1))
+      .slice(0, limit)
+      .map((lease) => ({ ...lease }));
+  }
+
+  fenced(lease: RunLease): RunStore {
+    return new MemoryRunStore(this.#context, { runs: this.#runs, fence: parseLease(lease) });
+  }
+
+  /** `#require`, and in a fenced view the fenced run only while its lease is live. */
+  #requireWritable(runId: string): RunData {
+    const run = this.#require(runId);
+    const fence = this.#fence;
+    if (fence !== undefined && fence.runId === run.record.id) {
+      if (!isLive(run.lease, fence, this.#context.now())) throw leaseLost(fence);
+    }
+    return run;
+  }
+
   #require(runId: string): RunData {
     const run = this.#runs.get(parseId(runId, 'run id'));
     if (run === undefined) throw notFound('run', runId);
     return run;
   }
+}
+
+/** Whether `current` is the live lease `held` names. */
+function isLive(current: RunLease | undefined, held: RunLease, now: number): boolean {
+  return (
+    current !== undefined &&
+    current.holder === held.holder &&
+    current.epoch === held.epoch &&
+    current.expiresAt > now
+  );
 }

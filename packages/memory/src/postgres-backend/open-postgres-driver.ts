@@ -114,6 +114,14 @@ class PostgresExecutor implements SqlExecutor {
     return { changes: (await this.#query(sql, params)).rowCount ?? 0 };
   }
 
+  async native(sql: string, params: readonly unknown[] = []): Promise<{ rows: unknown[] }> {
+    try {
+      return { rows: (await this.#target.query(sql, [...params])).rows };
+    } catch (error) {
+      throw postgresStorageError(describeStatement(sql), error);
+    }
+  }
+
   async #query(sql: string, params: readonly SqlValue[]) {
     let text = this.#translated.get(sql);
     if (text === undefined) {
@@ -156,6 +164,10 @@ class PostgresDriver implements SqlDriver {
 
   run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }> {
     return this.#track('statement', () => this.#executor.run(sql, params));
+  }
+
+  native(sql: string, params?: readonly unknown[]): Promise<{ rows: unknown[] }> {
+    return this.#track('statement', () => this.#executor.native(sql, params));
   }
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>, { lock }: TransactionOptions): Promise<T> {

@@ -122,6 +122,20 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
         FOR EACH ROW EXECUTE FUNCTION rlm_announce_run_event();
     `,
   },
+  {
+    // Which process executes a run, until when (RunStore.claimRun): replicas claim runs, renew
+    // the claim while they work, and another one takes over once it lapses.
+    version: 3,
+    sql: `
+      CREATE TABLE run_leases (
+        run_id TEXT COLLATE "C" PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+        holder TEXT NOT NULL,
+        epoch BIGINT NOT NULL,
+        expires_at DOUBLE PRECISION NOT NULL
+      );
+      CREATE INDEX run_leases_by_expiry ON run_leases (expires_at);
+    `,
+  },
 ];
 
 /** The schema version this build writes; a database at a higher version is refused. */

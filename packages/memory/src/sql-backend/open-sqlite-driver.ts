@@ -95,6 +95,15 @@ class SqliteExecutor implements SqlExecutor {
     return this.#guard(sql, () => ({ changes: this.#prepare(sql).run(...params).changes }));
   }
 
+  native(sql: string, params: readonly unknown[] = []): Promise<{ rows: unknown[] }> {
+    return this.#guard(sql, () => {
+      const statement = this.#db.prepare(sql);
+      return statement.reader
+        ? { rows: statement.all(...params) }
+        : (statement.run(...params), { rows: [] });
+    });
+  }
+
   #prepare(sql: string): Database.Statement {
     let statement = this.#statements.get(sql);
     if (statement === undefined) {
@@ -130,6 +139,10 @@ class SqliteDriver implements SqlDriver {
 
   get<TRow>(sql: string, params?: readonly SqlValue[]): Promise<TRow | undefined> {
     return this.#enqueue('query', () => this.#executor.get<TRow>(sql, params));
+  }
+
+  native(sql: string, params?: readonly unknown[]): Promise<{ rows: unknown[] }> {
+    return this.#enqueue('statement', () => this.#executor.native(sql, params));
   }
 
   run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }> {

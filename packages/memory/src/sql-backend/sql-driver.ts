@@ -11,6 +11,8 @@ export interface SqlExecutor {
   all<TRow>(sql: string, params?: readonly SqlValue[]): Promise<TRow[]>;
   get<TRow>(sql: string, params?: readonly SqlValue[]): Promise<TRow | undefined>;
   run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }>;
+  /** A statement in the database's own SQL (placeholders as it writes them), for callers' SQL. */
+  native(sql: string, params?: readonly unknown[]): Promise<{ rows: unknown[] }>;
 }
 
 /** What a write transaction serialises against. */

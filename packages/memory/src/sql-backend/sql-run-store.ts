@@ -8,6 +8,7 @@ import {
   usageSummarySchema,
 } from '@rlm/protocol';
 import type { BackendContext } from '../backend-context.js';
+import { leaseLost } from '../lease-lost.js';
 import { notFound } from '../not-found.js';
 import { parseId, parseInput } from '../parse-input.js';
 import { decodeRunCursor, encodeRunCursor } from '../run-cursor.js';
@@ -21,6 +22,12 @@ import {
   parseRunPatch,
   parseTrajectoryRecord,
 } from '../run-inputs.js';
+import {
+  type ClaimRunOptions,
+  type CreateRunOptions,
+  parseLease,
+  type RunLease,
+} from '../run-lease.js';
 import {
   type Checkpoint,
   type CreateRunInput,
@@ -36,6 +43,7 @@ import {
 } from '../run-store.js';
 import { readJsonColumn } from './read-json-column.js';
 import type { SqlDriver, SqlExecutor, SqlValue } from './sql-driver.js';
+import { SqlRunLeases } from './sql-run-leases.js';
 
 interface RunRow {
   id: string;
@@ -57,29 +65,43 @@ const statusSchema = runRecordSchema.shape.status;
 export class SqlRunStore implements RunStore {
   readonly #driver: SqlDriver;
   readonly #context: BackendContext;
+  readonly #leases: SqlRunLeases;
+  /** Set on a `fenced` view: writes to its run check this lease first. */
+  readonly #fence: RunLease | undefined;
 
-  constructor(driver: SqlDriver, context: BackendContext) {
+  constructor(driver: SqlDriver, context: BackendContext, fence?: RunLease) {
     this.#driver = driver;
     this.#context = context;
+    this.#leases = new SqlRunLeases(driver, context);
+    this.#fence = fence;
   }
 
-  async createRun(input: CreateRunInput): Promise<RunRecord> {
+  async createRun(input: CreateRunInput, options: CreateRunOptions = {}): Promise<RunRecord> {
     this.#context.assertOpen('runs.createRun');
     const run = parseInput(createRunInputSchema, input, 'run');
     const now = this.#context.now();
-    const row = await this.#driver.get<RunRow>(
-      `INSERT INTO runs (${RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${RUN_COLUMNS}`,
-      [
-        run.id,
-        run.parentId,
-        run.owner,
-        run.status,
-        JSON.stringify(run.config),
-        JSON.stringify({ models: {} }),
-        now,
-        now,
-        isEndStatus(run.status) ? now : null,
-      ],
+    const row = await this.#driver.transaction(
+      async (tx) => {
+        const inserted = await tx.get<RunRow>(
+          `INSERT INTO runs (${RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${RUN_COLUMNS}`,
+          [
+            run.id,
+            run.parentId,
+            run.owner,
+            run.status,
+            JSON.stringify(run.config),
+            JSON.stringify({ models: {} }),
+            now,
+            now,
+            isEndStatus(run.status) ? now : null,
+          ],
+        );
+        await options.inTransaction?.({
+          executeSql: (text, values) => tx.native(text, values),
+        });
+        return inserted;
+      },
+      { lock: runLock(run.id) },
     );
     return toRun(row as RunRow);
   }
@@ -99,6 +121,7 @@ export class SqlRunStore implements RunStore {
     return this.#driver.transaction(
       async (tx) => {
         const current = await requireRun(tx, runId);
+        await this.#checkFence(tx, runId);
         const status = parsed.status ?? current.status;
         const row = await tx.get<RunRow>(
           `UPDATE runs SET status = ?, usage = ?, updated_at = ?, ended_at = ? WHERE id = ?
@@ -168,6 +191,7 @@ export class SqlRunStore implements RunStore {
     return this.#driver.transaction(
       async (tx) => {
         await requireRunExists(tx, runId);
+        await this.#checkFence(tx, runId);
         const row = await tx.get<{ seq: number }>(
           `INSERT INTO run_events (run_id, seq, event)
          VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM run_events WHERE run_id = ?), ?)
@@ -205,6 +229,7 @@ export class SqlRunStore implements RunStore {
     await this.#driver.transaction(
       async (tx) => {
         await requireRunExists(tx, runId);
+        await this.#checkFence(tx, runId);
         await tx.run(
           `INSERT INTO run_checkpoints (run_id, turn, data, at) VALUES (?, ?, ?, ?)
          ON CONFLICT (run_id, turn) DO UPDATE SET data = excluded.data, at = excluded.at`,
@@ -239,6 +264,7 @@ export class SqlRunStore implements RunStore {
     await this.#driver.transaction(
       async (tx) => {
         await requireRunExists(tx, runId);
+        await this.#checkFence(tx, runId);
         await tx.run(
           `INSERT INTO run_trajectory (run_id, seq, record)
          VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM run_trajectory WHERE run_id = ?), ?)`,
@@ -291,6 +317,42 @@ export class SqlRunStore implements RunStore {
       { lock: runLock(id) },
     );
     return changes > 0;
+  }
+
+  claimRun(runId: string, options: ClaimRunOptions): Promise<RunLease | undefined> {
+    this.#context.assertOpen('runs.claimRun');
+    return this.#leases.claim(parseId(runId, 'run id'), options);
+  }
+
+  renewLease(lease: RunLease, options: { leaseMs: number }): Promise<RunLease | undefined> {
+    this.#context.assertOpen('runs.renewLease');
+    return this.#leases.renew(lease, options);
+  }
+
+  releaseLease(lease: RunLease): Promise<boolean> {
+    this.#context.assertOpen('runs.releaseLease');
+    return this.#leases.release(lease);
+  }
+
+  leaseOf(runId: string): Promise<RunLease | undefined> {
+    this.#context.assertOpen('runs.leaseOf');
+    return this.#leases.of(runId);
+  }
+
+  lapsedLeases(options: { limit?: number } = {}): Promise<RunLease[]> {
+    this.#context.assertOpen('runs.lapsedLeases');
+    return this.#leases.lapsed(options);
+  }
+
+  fenced(lease: RunLease): RunStore {
+    return new SqlRunStore(this.#driver, this.#context, parseLease(lease));
+  }
+
+  /** In a fenced view, refuses a write to the fenced run once its lease is no longer held. */
+  async #checkFence(tx: SqlExecutor, runId: string): Promise<void> {
+    const fence = this.#fence;
+    if (fence === undefined || fence.runId !== runId) return;
+    if (!(await this.#leases.isLive(tx, fence))) throw leaseLost(fence);
   }
 }
 

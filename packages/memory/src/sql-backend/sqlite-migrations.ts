@@ -109,6 +109,20 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX runs_by_owner ON runs (owner, created_at, id);
     `,
   },
+  {
+    // Who executes a run, until when (see RunStore.claimRun); one row per run, its epoch growing
+    // with every claim so a holder that lost the run can tell.
+    version: 4,
+    sql: `
+      CREATE TABLE run_leases (
+        run_id TEXT PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+        holder TEXT NOT NULL,
+        epoch INTEGER NOT NULL,
+        expires_at REAL NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX run_leases_by_expiry ON run_leases (expires_at);
+    `,
+  },
 ];
 
 /** The schema version this build writes; a file with a higher `user_version` is refused. */
