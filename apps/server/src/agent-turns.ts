@@ -58,6 +58,11 @@ export interface AgentTurns {
 export interface AgentTurnsOptions {
   store: Store;
   agents: AgentRegistry;
+  /**
+   * Runs `task` while no other turn of the agent runs anywhere (replicas: a lock in the shared
+   * database). Turns of one agent in this process are queued before it in any case.
+   */
+  exclusive?: <T>(agentId: string, task: () => Promise<T>) => Promise<T>;
   runs: RunManager;
   contexts: ContextStore;
   config: ServerConfig;
@@ -67,9 +72,12 @@ export interface AgentTurnsOptions {
 export function createAgentTurns(options: AgentTurnsOptions): AgentTurns {
   const queues = new Map<string, Promise<unknown>>();
   /** Runs `task` after everything queued for the agent before it. */
+  const { exclusive } = options;
   function inTurn<T>(agentId: string, task: () => Promise<T>): Promise<T> {
     const previous = queues.get(agentId) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(task);
+    const next = previous
+      .catch(() => undefined)
+      .then(() => (exclusive === undefined ? task() : exclusive(agentId, task)));
     queues.set(agentId, next);
     void next
       .catch(() => undefined)

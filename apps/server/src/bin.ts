@@ -14,6 +14,14 @@ async function run(argv: readonly string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   if (command === 'keys') {
     const config = await loadServerConfig(process.env);
+    if (config.store.kind === 'postgres') {
+      // Replicas share their keys in the database; loaded only here, so SQLite setups need no pg.
+      const { withPostgresKeys } = await import('./cluster/with-postgres-keys.js');
+      process.exitCode = await withPostgresKeys(config.store.url, (keys) =>
+        runKeysCommand(rest, { keys, io }),
+      );
+      return;
+    }
     const keys = createFileApiKeyStore(join(config.dataDir, 'api-keys.json'));
     process.exitCode = await runKeysCommand(rest, { keys, io });
     return;

@@ -2,8 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type JsonValue, jsonValueSchema, RlmError } from '@rlm/protocol';
+import { type JsonValue, RlmError } from '@rlm/protocol';
 import { z } from 'zod';
+import { contextTooLarge, parseContextJson } from './parse-context-json.js';
 
 /** What is known about a stored context without reading it. */
 export const contextMetaSchema = z.object({
@@ -74,7 +75,7 @@ export function createContextStore(directory: string): ContextStore {
       try {
         for await (const chunk of body) {
           bytes += chunk.byteLength;
-          if (bytes > limitBytes) throw tooLarge(limitBytes);
+          if (bytes > limitBytes) throw contextTooLarge(limitBytes);
           hash.update(chunk);
           if (!file.write(chunk))
             await new Promise<void>((resolve) => file.once('drain', () => resolve()));
@@ -152,38 +153,6 @@ export function createContextStore(directory: string): ContextStore {
   return store;
 }
 
-function tooLarge(limitBytes: number): RlmError<'server.payload_too_large'> {
-  return new RlmError({
-    code: 'server.payload_too_large',
-    message: `The context exceeds the server's limit of ${limitBytes} bytes`,
-    details: { what: 'context', limitBytes },
-  });
-}
-
 async function parseJsonFile(path: string): Promise<JsonValue> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    throw new RlmError({
-      code: 'protocol.invalid_payload',
-      message: 'The uploaded context is not valid JSON (send text/plain for a plain string)',
-      details: { path: 'body', expected: 'JSON string, array or object' },
-      cause: error,
-    });
-  }
-  const parsed = jsonValueSchema.safeParse(value);
-  if (
-    !parsed.success ||
-    parsed.data === null ||
-    typeof parsed.data === 'number' ||
-    typeof parsed.data === 'boolean'
-  ) {
-    throw new RlmError({
-      code: 'protocol.invalid_payload',
-      message: 'The uploaded context must be a JSON string, array or object',
-      details: { path: 'body', expected: 'JSON string, array or object' },
-    });
-  }
-  return parsed.data;
+  return parseContextJson(await readFile(path, 'utf8'));
 }

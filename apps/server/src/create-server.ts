@@ -79,13 +79,7 @@ export function createServer(services: ServerServices): Hono<AppEnv> {
       ...(services.now ? { now: services.now } : {}),
     }),
   );
-  app.use(
-    '/v1/*',
-    keyRateLimit({
-      requestsPerMinute: config.limits.requestsPerMinute,
-      ...(services.now ? { now: services.now } : {}),
-    }),
-  );
+  app.use('/v1/*', keyRateLimit({ limiter: services.keyRateLimiter }));
   app.route('/v1/runs', runsRoutes(services));
   app.route('/v1/runs', runViewRoutes(services));
   app.route('/v1/contexts', contextsRoutes(services));

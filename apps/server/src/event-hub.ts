@@ -6,6 +6,8 @@
 export interface EventHub {
   version(runId: string): number;
   notify(runId: string): void;
+  /** Wakes every waiting stream (a wake-up whose run is unknown, or that may have been missed). */
+  notifyAll(): void;
   /** Resolves `true` when the version moves past `since`, `false` on timeout or abort. */
   waitForChange(
     runId: string,
@@ -34,6 +36,9 @@ export function createEventHub(): EventHub {
       const found = entry(runId);
       found.version += 1;
       for (const wake of [...found.waiters]) wake();
+    },
+    notifyAll() {
+      for (const runId of [...runs.keys()]) this.notify(runId);
     },
     waitForChange(runId, since, { timeoutMs, signal }) {
       const found = entry(runId);

@@ -12,11 +12,13 @@ export const CONFIG_ENV = {
   database: 'RLM_SERVER_DB',
   dataDir: 'RLM_SERVER_DATA_DIR',
   logLevel: 'RLM_SERVER_LOG_LEVEL',
+  databaseUrl: 'RLM_DATABASE_URL',
 } as const;
 
 /**
  * Reads the JSON config file named by `RLM_SERVER_CONFIG` (if any), applies env overrides, and
- * validates the result. `RLM_SERVER_DB=:memory:` selects the in-memory store.
+ * validates the result. `RLM_SERVER_DB=:memory:` selects the in-memory store;
+ * `RLM_DATABASE_URL=postgres://…` a shared Postgres (replicas).
  *
  * @throws RlmError `config.invalid` for an unreadable file, bad JSON or bad values
  */
@@ -58,5 +60,12 @@ function envOverrides(env: Readonly<Record<string, string | undefined>>): Record
   if (database) {
     set('store', database === ':memory:' ? { kind: 'memory' } : { kind: 'sqlite', path: database });
   }
+  // Postgres wins over a SQLite path: the replicas' shared database.
+  set(
+    'store',
+    env[CONFIG_ENV.databaseUrl]
+      ? { kind: 'postgres', url: env[CONFIG_ENV.databaseUrl] }
+      : undefined,
+  );
   return overrides;
 }

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { RlmError } from '@rlm/protocol';
 import { pino } from 'pino';
+import { openCluster } from './cluster/open-cluster.js';
+import { createPostgresApiKeyStore } from './cluster/postgres-api-key-store.js';
 import { createServer } from './create-server.js';
 import { createExecutorEngine, type ModelResolver } from './executor-engine.js';
 import { createFileApiKeyStore } from './file-api-key-store.js';
@@ -39,7 +41,19 @@ export async function main({
   if (config.store.kind === 'sqlite')
     await mkdir(join(config.store.path, '..'), { recursive: true });
   const store = await openServerStore(config.store);
-  const keys = createFileApiKeyStore(join(config.dataDir, 'api-keys.json'));
+  const cluster =
+    config.store.kind === 'postgres'
+      ? await openCluster({ url: config.store.url, lease: config.cluster, logger }).catch(
+          async (error: unknown) => {
+            await store.close();
+            throw error;
+          },
+        )
+      : undefined;
+  const keys =
+    cluster === undefined
+      ? createFileApiKeyStore(join(config.dataDir, 'api-keys.json'))
+      : createPostgresApiKeyStore(cluster.pool);
   const resolver = resolveModel ?? createProductionModelResolver(env);
   const engine = createExecutorEngine({ resolveModel: resolver });
   const { version } = JSON.parse(
@@ -53,6 +67,7 @@ export async function main({
     logger,
     version,
     checkModel: (modelId) => void resolver(modelId),
+    ...(cluster === undefined ? {} : { cluster }),
   });
   const app = createServer(services);
   // Before recovery: data a crash left without metadata is no context of any run.
@@ -77,7 +92,14 @@ export async function main({
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
-  logger.info({ url, store: config.store.kind }, 'listening');
+  logger.info(
+    {
+      url,
+      store: config.store.kind,
+      ...(cluster === undefined ? {} : { replica: cluster.replicaId }),
+    },
+    'listening',
+  );
   return {
     url,
     async stop() {
@@ -87,6 +109,7 @@ export async function main({
       await services.shutdown(config.shutdownGraceMs);
       (server as Server).closeAllConnections();
       await closed;
+      await cluster?.close();
       await store.close();
       logger.info('stopped');
     },

@@ -1,4 +1,4 @@
-import type { RunRecord, RunStore } from '@rlm/memory';
+import type { RunLease, RunRecord, RunStore } from '@rlm/memory';
 import {
   capRunEvent,
   type JsonValue,
@@ -7,7 +7,10 @@ import {
   type TrajectoryRecord,
 } from '@rlm/protocol';
 import type { Logger } from 'pino';
+import { allEvents } from './all-events.js';
 import type { Principal } from './api-key-store.js';
+import { startClusterLoops } from './cluster/cluster-loops.js';
+import type { RunCoordinator } from './cluster/run-coordinator.js';
 import type { ContextMeta, ContextStore } from './context-store.js';
 import type { EventHub } from './event-hub.js';
 import { executorRunStore } from './executor-run-store.js';
@@ -19,6 +22,7 @@ import type { RunMetrics } from './run-metrics.js';
 import {
   emptyOutcome,
   outcomeFromCompletion,
+  outcomeFromEvents,
   type RunOutcome,
   serverEndEvents,
 } from './run-outcome.js';
@@ -93,6 +97,11 @@ export interface RunManagerOptions {
   metrics: RunMetrics;
   logger: Logger;
   now?: () => number;
+  /**
+   * Present when the server is one of several replicas on Postgres: runs are admitted and
+   * queued in the database, executed under a lease, and taken over when a replica dies.
+   */
+  coordinator?: RunCoordinator;
 }
 
 interface ActiveRun extends StoppableRun {
@@ -101,11 +110,27 @@ interface ActiveRun extends StoppableRun {
   started: boolean;
   /** Set once a queued run is being cancelled, so a second cancel does nothing. */
   cancelled: boolean;
+  /** Where the run's writes go: in a cluster, fenced by its lease. */
+  store: RunStore;
+  /** This replica's claim on the run (cluster only). */
+  lease?: RunLease;
+  /** Set once the lease is lost: another replica has the run, and nothing more is written here. */
+  lostLease?: string;
 }
 
 /** Creates the run manager: global concurrency with a FIFO queue, per-key limits, persistence. */
 export function createRunManager(options: RunManagerOptions): RunManager {
-  const { store, engine, contexts, hub, config, metrics, logger, now = Date.now } = options;
+  const {
+    store,
+    engine,
+    contexts,
+    hub,
+    config,
+    metrics,
+    logger,
+    coordinator,
+    now = Date.now,
+  } = options;
   const active = new Map<string, ActiveRun>();
   const queue: string[] = [];
   const perKey = new Map<string, number>();
@@ -124,26 +149,68 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     else perKey.set(keyId, count);
   }
 
-  async function persist(runId: string, events: readonly RunEvent[]): Promise<void> {
+  async function persist(
+    runId: string,
+    events: readonly RunEvent[],
+    target: RunStore = store,
+  ): Promise<void> {
     for (const event of events) {
       // The executor already caps what it emits; this covers the server's own events too.
-      await store.appendEvent(runId, capRunEvent(event));
+      await target.appendEvent(runId, capRunEvent(event));
       metrics.observeEvent(event);
     }
     hub.notify(runId);
   }
 
+  /** Tells streams here and on the other replicas that the run's status changed. */
+  function announce(runId: string): void {
+    hub.notify(runId);
+    void coordinator
+      ?.announce(runId)
+      .catch((error: unknown) => logger.warn({ runId, err: error }, 'announce failed'));
+  }
+
   function release(run: ActiveRun, runId: string): void {
     active.delete(runId);
     unreserve(run.input.principal.keyId);
+    const lease = run.lease;
+    if (lease !== undefined && run.lostLease === undefined) {
+      void store
+        .releaseLease(lease)
+        .catch((error: unknown) => logger.warn({ runId, err: error }, 'lease release failed'));
+    }
   }
 
   async function finish(runId: string, run: ActiveRun, outcome: RunOutcome): Promise<void> {
-    await store.updateRun(runId, { status: outcome.status, usage: outcome.usage });
+    await run.store.updateRun(runId, { status: outcome.status, usage: outcome.usage });
     metrics.runFinished(outcome.status);
     release(run, runId);
-    hub.notify(runId);
+    announce(runId);
     run.resolve(outcome);
+  }
+
+  /** A run another replica took over: nothing more is written here, the run is not over. */
+  function abandon(runId: string, run: ActiveRun, reason: string): void {
+    logger.warn({ runId, reason }, 'run handed over: lease lost');
+    release(run, runId);
+    run.resolve({
+      ...emptyOutcome('interrupted'),
+      error: { code: 'server.unavailable', message: reason },
+    });
+  }
+
+  /** Stops a run whose lease is gone: its writes would be refused anyway. */
+  function loseLease(runId: string, reason: string): void {
+    const run = active.get(runId);
+    if (run === undefined || run.lostLease !== undefined) return;
+    run.lostLease = reason;
+    run.controller.abort(
+      new RlmError({
+        code: 'server.unavailable',
+        message: reason,
+        details: { reason: 'lease lost' },
+      }),
+    );
   }
 
   async function execute(runId: string, run: ActiveRun): Promise<void> {
@@ -153,53 +220,66 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     const write = (what: string, task: () => Promise<unknown>) => {
       chain = chain.then(task).then(
         () => undefined,
-        (error: unknown) => logger.error({ runId, err: error }, `${what} not persisted`),
+        (error: unknown) => {
+          if (RlmError.is(error, 'memory.lease_lost')) loseLease(runId, error.message);
+          else logger.error({ runId, err: error }, `${what} not persisted`);
+        },
       );
     };
     // Once a shutdown suspends the run, what the engine reports while winding down (its
     // cancellation) is not recorded: the run is not over, it continues at the next start.
+    const quiet = () => run.suspendedBy !== undefined || run.lostLease !== undefined;
     const onEvent = (event: RunEvent) => {
-      if (run.suspendedBy === undefined) write('event', () => persist(runId, [event]));
+      if (!quiet()) write('event', () => persist(runId, [event], run.store));
     };
     const onTrajectory = (record: TrajectoryRecord) => {
-      if (run.suspendedBy !== undefined) return;
-      write('trajectory record', () => store.appendTrajectory(runId, record));
+      if (!quiet()) write('trajectory record', () => run.store.appendTrajectory(runId, record));
     };
     let outcome: RunOutcome;
     try {
-      await store.updateRun(runId, { status: 'running' });
-      hub.notify(runId);
+      await run.store.updateRun(runId, { status: 'running' });
+      announce(runId);
       const result = await engine.run(await engineInput(runId, run, { onEvent, onTrajectory }));
       outcome = outcomeFromCompletion(result);
     } catch (error) {
+      if (RlmError.is(error, 'memory.lease_lost')) loseLease(runId, error.message);
       const info = RlmError.is(error)
         ? { code: error.code, message: error.message }
         : { code: 'server.internal', message: 'The run failed unexpectedly' };
-      logger.error({ runId, err: error }, 'run failed');
+      if (run.lostLease === undefined) logger.error({ runId, err: error }, 'run failed');
       outcome = { ...emptyOutcome('error'), error: info };
       for (const event of serverEndEvents(runId, { status: 'error', at: now(), error: info })) {
         onEvent(event);
       }
     }
     await chain;
+    if (run.lostLease !== undefined) return abandon(runId, run, run.lostLease);
     if (run.suspendedBy !== undefined) {
       await suspend(runId, run, run.suspendedBy);
       return;
     }
     if (run.interruptedBy !== undefined) {
       const error = { code: 'server.unavailable', message: run.interruptedBy };
-      await persist(runId, serverEndEvents(runId, { status: 'interrupted', at: now(), error }));
+      await persist(
+        runId,
+        serverEndEvents(runId, { status: 'interrupted', at: now(), error }),
+        run.store,
+      );
       outcome = { ...outcome, status: 'interrupted', error };
     }
     await finish(runId, run, outcome);
   }
 
-  /** A run a shutdown stopped: left `queued` with a notice, to be resumed at the next start. */
+  /**
+   * A run a shutdown stopped: left `queued` with a notice. Alone, the next start resumes it; in
+   * a cluster its lease is released, so another replica takes it over at once.
+   */
   async function suspend(runId: string, run: ActiveRun, reason: string): Promise<void> {
-    await persist(runId, [serverNotice(runId, { at: now(), message: reason })]);
-    await store.updateRun(runId, { status: 'queued' });
+    await persist(runId, [serverNotice(runId, { at: now(), message: reason })], run.store);
+    await run.store.updateRun(runId, { status: 'queued' });
     release(run, runId);
-    hub.notify(runId);
+    announce(runId);
+    await coordinator?.wakeWorkers().catch(() => undefined);
     run.resolve({
       ...emptyOutcome('interrupted'),
       error: { code: 'server.unavailable', message: reason },
@@ -223,7 +303,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       signal: controller.signal,
       // Checkpoints cost a write per turn: only runs a restart can resume get them.
       ...(resumable(input)
-        ? { runStore: executorRunStore(store, { onCheckpoint: () => run.checkpointed?.() }) }
+        ? { runStore: executorRunStore(run.store, { onCheckpoint: () => run.checkpointed?.() }) }
         : {}),
       ...hooks,
       ...(systemPrompt === undefined ? {} : { systemPrompt }),
@@ -258,6 +338,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         .finally(() => {
           running -= 1;
           pump();
+          loops?.wake();
         });
     }
   }
@@ -267,7 +348,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     return input.kind === 'run' && config.onRestart === 'resume';
   }
 
-  function enqueue(runId: string, input: SubmitRunInput): Promise<RunOutcome> {
+  function enqueue(runId: string, input: SubmitRunInput, lease?: RunLease): Promise<RunOutcome> {
     return new Promise<RunOutcome>((resolve) => {
       active.set(runId, {
         input,
@@ -276,12 +357,175 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         started: false,
         cancelled: false,
         finished: Promise.resolve(),
+        store: lease === undefined ? store : store.fenced(lease),
+        ...(lease === undefined ? {} : { lease }),
       });
       queue.push(runId);
       pump();
     });
   }
 
+  /**
+   * Continues an unfinished run found in the store (at start-up, or in a cluster when its
+   * replica died or gave it up): resumed from its checkpoint when it can be, else interrupted.
+   * In a cluster `lease` is this replica's fresh claim on it.
+   */
+  async function takeUp(
+    record: RunRecord,
+    message: (checkpointTurn: number | undefined, recordedCalls: number) => string,
+    lease?: RunLease,
+  ): Promise<'resumed' | 'interrupted' | 'ended'> {
+    const target = lease === undefined ? store : store.fenced(lease);
+    // A holder that died between its run-end event and the status: the run did end.
+    const ended = outcomeFromEvents(await allEvents(store, record.id));
+    if (ended !== undefined) {
+      await target.updateRun(record.id, { status: ended.status, usage: ended.usage });
+      metrics.runFinished(ended.status);
+      return 'ended';
+    }
+    const plan = await restartPlan(record, { config, contexts });
+    if ('rerun' in plan) {
+      const { owner, query, contextId, profile, budget, outputSchema } = plan.rerun;
+      const checkpoint = await store.latestCheckpoint(record.id);
+      const recorded = await store.trajectory(record.id);
+      const calls = recorded.filter((item) => item.kind === 'model-exchange').length;
+      await persist(
+        record.id,
+        [serverNotice(record.id, { at: now(), message: message(checkpoint?.turn, calls) })],
+        target,
+      );
+      reserve(owner);
+      void enqueue(
+        record.id,
+        {
+          principal: { keyId: owner, name: owner, role: 'user' },
+          kind: 'run',
+          query,
+          contextId,
+          profileName: profile,
+          budget,
+          recorded,
+          ...(checkpoint === undefined ? {} : { resume: true }),
+          ...(outputSchema === undefined ? {} : { outputSchema }),
+        },
+        lease,
+      );
+      return 'resumed';
+    }
+    const error = {
+      code: 'server.unavailable',
+      message: `${lease === undefined ? 'the server restarted' : 'the replica executing the run stopped'}; ${plan.reason}`,
+    };
+    await persist(
+      record.id,
+      serverEndEvents(record.id, { status: 'interrupted', at: now(), error }),
+      target,
+    );
+    await target.updateRun(record.id, { status: 'interrupted' });
+    metrics.runFinished('interrupted');
+    return 'interrupted';
+  }
+
+  /** Cluster: claims `runId` and takes it up, unless another replica holds it or it has ended. */
+  async function takeOver(runId: string): Promise<void> {
+    if (coordinator === undefined || active.has(runId)) return;
+    const lease = await coordinator.claim(runId);
+    if (lease === undefined) return;
+    const record = await store.getRun(runId);
+    if (record === undefined || !['queued', 'running'].includes(record.status)) {
+      await store.releaseLease(lease);
+      return;
+    }
+    const result = await takeUp(
+      record,
+      (turn, calls) =>
+        restartMessage(record.status, {
+          checkpointTurn: turn,
+          recordedCalls: calls,
+          takenOver: true,
+        }),
+      lease,
+    );
+    if (result !== 'resumed') {
+      await store.releaseLease(lease).catch(() => undefined);
+      announce(runId);
+    }
+  }
+
+  const loops =
+    coordinator === undefined
+      ? undefined
+      : startClusterLoops({
+          coordinator,
+          logger,
+          pollMs: coordinator.pollMs,
+          freeSlots: () =>
+            accepting ? config.limits.globalConcurrency - running - queue.length : 0,
+          takeOver,
+          leases: () =>
+            [...active.entries()].flatMap(([runId, run]) =>
+              run.lease === undefined || run.lostLease !== undefined
+                ? []
+                : [{ runId, lease: run.lease }],
+            ),
+          renewed: (runId, lease) => {
+            const run = active.get(runId);
+            if (run !== undefined) run.lease = lease;
+          },
+          lost: loseLease,
+          cancel: (runId) => {
+            void cancelHere(runId);
+          },
+          renew: (lease) => store.renewLease(lease, { leaseMs: coordinator.leaseMs }),
+        });
+
+  /** Cancels a run active in this process; false when it is not here. */
+  async function cancelHere(runId: string): Promise<boolean> {
+    const run = active.get(runId);
+    if (run === undefined) return false;
+    if (run.started) {
+      run.controller.abort(
+        new RlmError({
+          code: 'executor.cancelled',
+          message: 'Cancelled by the API',
+          details: {},
+        }),
+      );
+      return true;
+    }
+    if (run.cancelled) return true;
+    run.cancelled = true;
+    const index = queue.indexOf(runId);
+    if (index >= 0) queue.splice(index, 1);
+    await persist(runId, serverEndEvents(runId, { status: 'cancelled', at: now() }), run.store);
+    await finish(runId, run, emptyOutcome('cancelled'));
+    return true;
+  }
+
+  /**
+   * Cluster: cancels a run this replica does not execute. With nobody holding it (queued), this
+   * replica claims it and ends it; otherwise its holder is asked to, through the database.
+   */
+  async function cancelElsewhere(runId: string): Promise<boolean> {
+    if (coordinator === undefined) return false;
+    const lease = await coordinator.claim(runId);
+    if (lease === undefined) {
+      await coordinator.requestCancel(runId);
+      return true;
+    }
+    try {
+      const record = await store.getRun(runId);
+      if (record === undefined || !['queued', 'running'].includes(record.status)) return false;
+      const fenced = store.fenced(lease);
+      await persist(runId, serverEndEvents(runId, { status: 'cancelled', at: now() }), fenced);
+      await fenced.updateRun(runId, { status: 'cancelled' });
+      metrics.runFinished('cancelled');
+      return true;
+    } finally {
+      await store.releaseLease(lease).catch(() => undefined);
+      announce(runId);
+    }
+  }
   return {
     async submit(input) {
       if (!accepting) {
@@ -292,23 +536,28 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         });
       }
       const keyId = input.principal.keyId;
-      if ((perKey.get(keyId) ?? 0) >= config.limits.concurrentRunsPerKey) {
-        throw rateLimited(
-          'concurrent_runs',
-          `This key already has ${config.limits.concurrentRunsPerKey} runs queued or running`,
-        );
-      }
-      if (queue.length + storing >= config.limits.queueSize) {
-        throw rateLimited('queue', 'The run queue is full');
+      // In a cluster the database counts every replica's runs (see RunCoordinator.admit).
+      if (coordinator === undefined) {
+        if ((perKey.get(keyId) ?? 0) >= config.limits.concurrentRunsPerKey) {
+          throw rateLimited(
+            'concurrent_runs',
+            `This key already has ${config.limits.concurrentRunsPerKey} runs queued or running`,
+          );
+        }
+        if (queue.length + storing >= config.limits.queueSize) {
+          throw rateLimited('queue', 'The run queue is full');
+        }
       }
       // The slot is taken before the first await, so concurrent submissions cannot all pass the
       // checks above and overshoot the limits.
       reserve(keyId);
       storing += 1;
       const runId = input.runId ?? newRunId();
+      const queued = coordinator !== undefined && input.kind === 'run';
       let record: RunRecord;
       let stored: ContextMeta | undefined;
       let admitted: SubmitRunInput;
+      let lease: RunLease | undefined;
       try {
         if (input.inlineContext !== undefined) {
           stored = await contexts.saveValue(input.inlineContext, { owner: keyId, pending: true });
@@ -328,8 +577,23 @@ export function createRunManager(options: RunManagerOptions): RunManager {
           ...(input.outputSchema === undefined ? {} : { outputSchema: input.outputSchema }),
           contextOwned: stored !== undefined,
         });
-        record = await store.createRun({ id: runId, status: 'queued', owner: keyId, config: meta });
+        const pendingContextId = stored?.id;
+        record = await store.createRun(
+          { id: runId, status: 'queued', owner: keyId, config: meta },
+          coordinator === undefined
+            ? {}
+            : {
+                inTransaction: (sql) =>
+                  coordinator.admit(sql, { runId, keyId, queued, pendingContextId }),
+              },
+        );
         if (stored !== undefined) await contexts.commit(stored);
+        // A chat or agent run executes here, where its request waits: claimed at once.
+        if (coordinator !== undefined && !queued) {
+          lease = await coordinator.claim(runId);
+          if (lease === undefined)
+            throw new Error(`submit: the new run ${runId} was claimed elsewhere`);
+        }
       } catch (error) {
         unreserve(keyId);
         if (stored !== undefined) await contexts.remove(stored.id);
@@ -338,28 +602,16 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         storing -= 1;
       }
       hub.notify(runId);
-      return { record, done: enqueue(runId, admitted) };
+      if (queued) {
+        // The queue holds the run now; whichever replica claims it executes it.
+        unreserve(keyId);
+        loops?.wake();
+        return { record, done: new Promise<RunOutcome>(() => undefined) };
+      }
+      return { record, done: enqueue(runId, admitted, lease) };
     },
     async cancel(runId) {
-      const run = active.get(runId);
-      if (run === undefined) return false;
-      if (run.started) {
-        run.controller.abort(
-          new RlmError({
-            code: 'executor.cancelled',
-            message: 'Cancelled by the API',
-            details: {},
-          }),
-        );
-        return true;
-      }
-      if (run.cancelled) return true;
-      run.cancelled = true;
-      const index = queue.indexOf(runId);
-      if (index >= 0) queue.splice(index, 1);
-      await persist(runId, serverEndEvents(runId, { status: 'cancelled', at: now() }));
-      await finish(runId, run, emptyOutcome('cancelled'));
-      return true;
+      return (await cancelHere(runId)) || cancelElsewhere(runId);
     },
     stats() {
       return { queued: queue.length, running };
@@ -370,50 +622,21 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     async recover() {
       const requeued: string[] = [];
       const interrupted: string[] = [];
+      // In a cluster nothing is taken at start-up: runs are taken over as their leases lapse.
+      if (coordinator !== undefined) return { requeued, interrupted };
       for (const record of await unfinishedRuns(store)) {
-        const plan = await restartPlan(record, { config, contexts });
-        if ('rerun' in plan) {
-          const { owner, query, contextId, profile, budget, outputSchema } = plan.rerun;
-          const checkpoint = await store.latestCheckpoint(record.id);
-          const recorded = await store.trajectory(record.id);
-          const message = restartMessage(record.status, {
-            checkpointTurn: checkpoint?.turn,
-            recordedCalls: recorded.filter((item) => item.kind === 'model-exchange').length,
-          });
-          await persist(record.id, [serverNotice(record.id, { at: now(), message })]);
-          const principal = { keyId: owner, name: owner, role: 'user' as const };
-          reserve(owner);
-          void enqueue(record.id, {
-            principal,
-            kind: 'run',
-            query,
-            contextId,
-            profileName: profile,
-            budget,
-            recorded,
-            ...(checkpoint === undefined ? {} : { resume: true }),
-            ...(outputSchema === undefined ? {} : { outputSchema }),
-          });
-          requeued.push(record.id);
-          continue;
-        }
-        const error = {
-          code: 'server.unavailable',
-          message: `the server restarted; ${plan.reason}`,
-        };
-        await persist(
-          record.id,
-          serverEndEvents(record.id, { status: 'interrupted', at: now(), error }),
+        const result = await takeUp(record, (turn, calls) =>
+          restartMessage(record.status, { checkpointTurn: turn, recordedCalls: calls }),
         );
-        await store.updateRun(record.id, { status: 'interrupted' });
-        metrics.runFinished('interrupted');
-        interrupted.push(record.id);
+        if (result === 'resumed') requeued.push(record.id);
+        else if (result === 'interrupted') interrupted.push(record.id);
       }
       return { requeued, interrupted };
     },
     async shutdown(graceMs) {
       accepting = false;
-      // Queued runs stay `queued` in the store: the next start runs them.
+      loops?.stopTaking();
+      // Queued runs stay `queued` in the store: the next start (or another replica) runs them.
       for (const runId of queue.splice(0)) {
         const run = active.get(runId);
         if (run !== undefined) release(run, runId);
@@ -429,6 +652,8 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         ),
       );
       clearTimeout(timer);
+      await loops?.close();
+      await coordinator?.wakeWorkers().catch(() => undefined);
     },
   };
 }

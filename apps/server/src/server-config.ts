@@ -99,6 +99,22 @@ export const serverLimitsSchema = z.object({
 });
 export type ServerLimits = z.infer<typeof serverLimitsSchema>;
 
+/** Lease and polling settings of replicas sharing one Postgres. */
+export const clusterSettingsSchema = z
+  .object({
+    /** A dead replica's runs are taken over this long after its last renewal. */
+    leaseMs: z.number().int().min(1_000).default(30_000),
+    /** How often a replica renews the leases of its runs. */
+    heartbeatMs: z.number().int().min(100).default(5_000),
+    /** How often an idle replica looks at the queue and for lapsed leases unprompted. */
+    pollMs: z.number().int().min(50).default(1_000),
+  })
+  .refine((value) => value.heartbeatMs * 2 <= value.leaseMs, {
+    message:
+      'heartbeatMs must be at most half of leaseMs, so one missed renewal does not lose a run',
+    path: ['heartbeatMs'],
+  });
+
 /** The whole server configuration: from a JSON file, then env overrides, validated here. */
 export const serverConfigSchema = z.object({
   host: z.string().default('127.0.0.1'),
@@ -108,8 +124,17 @@ export const serverConfigSchema = z.object({
     .discriminatedUnion('kind', [
       z.object({ kind: z.literal('sqlite'), path: z.string().min(1) }),
       z.object({ kind: z.literal('memory') }),
+      z.object({
+        kind: z.literal('postgres'),
+        url: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL'),
+      }),
     ])
     .optional(),
+  /**
+   * Replicas on Postgres (`store.kind: "postgres"`): how long a claim on a run lasts unless
+   * renewed, how often it is renewed, how often an idle replica looks for work.
+   */
+  cluster: clusterSettingsSchema.default(clusterSettingsSchema.parse({})),
   /**
    * Directory for the SQLite file, uploaded contexts and the API key file. The default is the
    * user's data directory (`defaultDataDir()`), never the working directory.

@@ -4,10 +4,17 @@ import type { Logger } from 'pino';
 import { type AgentRegistry, createAgentRegistry } from './agent-registry.js';
 import { type AgentTurns, createAgentTurns } from './agent-turns.js';
 import type { ApiKeyStore } from './api-key-store.js';
+import { agentLock } from './cluster/agent-lock.js';
+import type { Cluster } from './cluster/open-cluster.js';
+import { createPostgresContextStore } from './cluster/postgres-context-store.js';
+import { createPostgresRateLimiter } from './cluster/postgres-rate-limiter.js';
+import { createRunCoordinator } from './cluster/run-coordinator.js';
+import { wakeStreams } from './cluster/wake-streams.js';
 import { type ContextStore, createContextStore } from './context-store.js';
 import { createEventHub, type EventHub } from './event-hub.js';
 import { createMetricsRegistry, type MetricsRegistry } from './metrics-registry.js';
 import { ownProfile } from './own-profile.js';
+import { createLocalRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { createRequestActivity, type RequestActivity } from './request-activity.js';
 import type { RunEngine } from './run-engine.js';
 import { createRunManager, type RunManager } from './run-manager.js';
@@ -35,6 +42,11 @@ export interface ServerDeps {
    * policy): `/readyz` fails while the default profile's models cannot. @default accepts every id
    */
   checkModel?: (modelId: string) => void;
+  /**
+   * The shared Postgres of a set of replicas (`RLM_DATABASE_URL`): contexts, rate limits, the run
+   * queue and leases, wake-ups and agent turn order then hold across replicas. Absent: one server.
+   */
+  cluster?: Cluster;
 }
 
 /** The long-lived parts of one server instance, shared by its routes. */
@@ -50,6 +62,8 @@ export interface ServerServices extends ServerDeps {
   activity: RequestActivity;
   /** Aborted when a shutdown starts: event streams end with `event: shutdown`. */
   stopping: AbortSignal;
+  /** Per-key request rate: in this process, or shared by the replicas. */
+  keyRateLimiter: RateLimiter;
   /** Readiness checks for `/readyz`. */
   readiness(): Promise<Record<string, { ok: boolean; detail?: string }>>;
   /**
@@ -62,9 +76,14 @@ export interface ServerServices extends ServerDeps {
 
 /** Wires the run manager, event hub, metrics and context store around the injected deps. */
 export function createServerServices(deps: ServerDeps): ServerServices {
+  const { cluster, config } = deps;
   const hub = createEventHub();
   const metrics = createMetricsRegistry();
-  const contexts = createContextStore(join(deps.config.dataDir, 'contexts'));
+  const contexts =
+    cluster === undefined
+      ? createContextStore(join(config.dataDir, 'contexts'))
+      : createPostgresContextStore(cluster.pool);
+  const unlisten = cluster === undefined ? () => undefined : wakeStreams(cluster, hub);
   let runs: RunManager | undefined;
   const runMetrics = createRunMetrics(metrics, () => runs?.stats() ?? { queued: 0, running: 0 });
   runs = createRunManager({
@@ -76,6 +95,14 @@ export function createServerServices(deps: ServerDeps): ServerServices {
     metrics: runMetrics,
     logger: deps.logger,
     ...(deps.now === undefined ? {} : { now: deps.now }),
+    ...(cluster === undefined
+      ? {}
+      : {
+          coordinator: createRunCoordinator(cluster, {
+            store: deps.store.runs,
+            limits: config.limits,
+          }),
+        }),
   });
   const manager = runs;
   let stopping = false;
@@ -92,9 +119,20 @@ export function createServerServices(deps: ServerDeps): ServerServices {
     stopping: stopSignal.signal,
     views: createRunViews(deps.store.runs),
     agents,
+    keyRateLimiter:
+      cluster === undefined
+        ? createLocalRateLimiter({
+            perMinute: config.limits.requestsPerMinute,
+            ...(deps.now === undefined ? {} : { now: deps.now }),
+          })
+        : createPostgresRateLimiter(cluster.pool, {
+            perMinute: config.limits.requestsPerMinute,
+            namespace: 'key',
+          }),
     agentTurns: createAgentTurns({
       store: deps.store,
       agents,
+      ...(cluster === undefined ? {} : { exclusive: agentLock(cluster) }),
       runs: manager,
       contexts,
       config: deps.config,
@@ -116,6 +154,7 @@ export function createServerServices(deps: ServerDeps): ServerServices {
       await manager.shutdown(graceMs);
       // Responses of runs that ended within the grace are still being written: deliver them.
       await activity.idle(SHUTDOWN_DELIVERY_MS);
+      unlisten();
       metrics.close();
     },
   };

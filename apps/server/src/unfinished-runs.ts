@@ -25,12 +25,18 @@ export function serverNotice(
   };
 }
 
-/** What a restarted server tells a run's log it does with the run. */
+/** What a restarted server (or a replica taking a run over) tells the run's log it does with it. */
 export function restartMessage(
   previous: string,
-  { checkpointTurn, recordedCalls }: { checkpointTurn: number | undefined; recordedCalls: number },
+  {
+    checkpointTurn,
+    recordedCalls,
+    takenOver = false,
+  }: { checkpointTurn: number | undefined; recordedCalls: number; takenOver?: boolean },
 ): string {
-  const restarted = `The server restarted while the run was ${previous}`;
+  const restarted = takenOver
+    ? `The replica executing the run stopped while it was ${previous}, and another one took it over`
+    : `The server restarted while the run was ${previous}`;
   if (checkpointTurn !== undefined) {
     return `${restarted}; it resumes from its checkpoint after turn ${checkpointTurn + 1} (earlier turns are not run again)`;
   }

@@ -1,0 +1,155 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { RlmError } from '@rlm/protocol';
+import type { Pool } from 'pg';
+import { type ContextMeta, type ContextStore, contextMetaSchema } from '../context-store.js';
+import { contextTooLarge, parseContextJson } from '../parse-context-json.js';
+
+/** Uploads are stored in rows of at most this many bytes, written as they arrive. */
+const CHUNK_BYTES = 1024 * 1024;
+/**
+ * Uncommitted contexts younger than this may belong to a submission in progress on another
+ * replica; only older ones are swept.
+ */
+const SWEEP_AFTER = '1 hour';
+
+const idPattern = /^ctx_[0-9a-f]{24}$/;
+
+interface MetaRow {
+  id: string;
+  owner: string;
+  format: string;
+  bytes: number | string;
+  sha256: string;
+  created_at: string;
+}
+
+/**
+ * Contexts in the shared Postgres, so every replica serves them: metadata in
+ * `rlm_server_contexts`, data in 1 MiB rows of `rlm_server_context_chunks`. An upload streams
+ * into one transaction, so a failed or cut-off upload leaves nothing; a pending context (saved
+ * before its run is admitted) exists once `commit` marks it, which the cluster's admission does
+ * in the transaction that stores the run.
+ */
+export function createPostgresContextStore(pool: Pool): ContextStore {
+  async function meta(id: string): Promise<ContextMeta | undefined> {
+    if (!idPattern.test(id)) return undefined;
+    const { rows } = await pool.query<MetaRow>(
+      'SELECT id, owner, format, bytes, sha256, created_at FROM rlm_server_contexts WHERE id = $1 AND committed',
+      [id],
+    );
+    const row = rows[0];
+    return row === undefined
+      ? undefined
+      : contextMetaSchema.parse({ ...row, bytes: Number(row.bytes), createdAt: row.created_at });
+  }
+
+  const store: ContextStore = {
+    async save(body, { owner, format, limitBytes, pending = false }) {
+      const id = `ctx_${randomBytes(12).toString('hex')}`;
+      const createdAt = new Date().toISOString();
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        await client.query(
+          `INSERT INTO rlm_server_contexts (id, owner, format, bytes, sha256, created_at, committed)
+           VALUES ($1, $2, $3, 0, '', $4, false)`,
+          [id, owner, format, createdAt],
+        );
+        const hash = createHash('sha256');
+        const parts: Buffer[] = [];
+        let bytes = 0;
+        let pendingBytes: Buffer[] = [];
+        let pendingSize = 0;
+        let n = 0;
+        const flush = async () => {
+          if (pendingSize === 0) return;
+          await client.query(
+            'INSERT INTO rlm_server_context_chunks (context_id, n, data) VALUES ($1, $2, $3)',
+            [id, n, Buffer.concat(pendingBytes)],
+          );
+          n += 1;
+          pendingBytes = [];
+          pendingSize = 0;
+        };
+        for await (const chunk of body) {
+          bytes += chunk.byteLength;
+          if (bytes > limitBytes) throw contextTooLarge(limitBytes);
+          const buffer = Buffer.from(chunk);
+          hash.update(buffer);
+          if (format === 'json') parts.push(buffer);
+          pendingBytes.push(buffer);
+          pendingSize += buffer.byteLength;
+          if (pendingSize >= CHUNK_BYTES) await flush();
+        }
+        await flush();
+        if (format === 'json') parseContextJson(Buffer.concat(parts).toString('utf8'));
+        const record: ContextMeta = {
+          id,
+          owner,
+          format,
+          bytes,
+          sha256: hash.digest('hex'),
+          createdAt,
+        };
+        await client.query(
+          'UPDATE rlm_server_contexts SET bytes = $2, sha256 = $3, committed = $4 WHERE id = $1',
+          [id, record.bytes, record.sha256, !pending],
+        );
+        await client.query('COMMIT');
+        return record;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+          broken =
+            rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+        });
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    saveValue(value, { owner, pending = false }) {
+      const bytes = Buffer.from(JSON.stringify(value), 'utf8');
+      return store.save([bytes], {
+        owner,
+        format: 'json',
+        limitBytes: Number.POSITIVE_INFINITY,
+        pending,
+      });
+    },
+    async commit(record) {
+      await pool.query('UPDATE rlm_server_contexts SET committed = true WHERE id = $1', [
+        record.id,
+      ]);
+    },
+    async remove(id) {
+      if (!idPattern.test(id)) return false;
+      const { rowCount } = await pool.query('DELETE FROM rlm_server_contexts WHERE id = $1', [id]);
+      return (rowCount ?? 0) > 0;
+    },
+    async sweep() {
+      const { rowCount } = await pool.query(
+        `DELETE FROM rlm_server_contexts WHERE NOT committed AND written_at < now() - interval '${SWEEP_AFTER}'`,
+      );
+      return rowCount ?? 0;
+    },
+    meta,
+    async load(id) {
+      const found = await meta(id);
+      if (found === undefined) {
+        throw new RlmError({
+          code: 'server.not_found',
+          message: `No context with id ${id}`,
+          details: { resource: 'context', id },
+        });
+      }
+      const { rows } = await pool.query<{ data: Buffer }>(
+        'SELECT data FROM rlm_server_context_chunks WHERE context_id = $1 ORDER BY n',
+        [id],
+      );
+      const text = Buffer.concat(rows.map((row) => row.data)).toString('utf8');
+      return found.format === 'json' ? parseContextJson(text) : text;
+    },
+  };
+  return store;
+}
