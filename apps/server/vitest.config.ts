@@ -3,5 +3,11 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   // Vitest's 5 s default is a wall-time bound: CI shares a loaded 2-core machine, where a test
   // that takes half a second alone can take many times that. Limits under test have their own.
-  test: { include: ['src/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
+  test: {
+    include: ['src/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // One PostgreSQL for the replica tests (Debian's binaries, a temp directory, 127.0.0.1).
+    globalSetup: ['src/test-support/postgres-global-setup.ts'],
+  },
 });

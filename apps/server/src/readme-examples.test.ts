@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scriptedModel } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
+import { createTestDatabase, POSTGRES } from './test-support/create-test-database.js';
 import { scriptedEngine } from './test-support/scripted-engine.js';
 import { startTestServer } from './test-support/start-test-server.js';
 
@@ -30,15 +31,22 @@ function runBash(script: string, options: { cwd: string; env: NodeJS.ProcessEnv 
   });
 }
 
-describe('README API examples', () => {
-  it('run as written and answer the statuses they document', { timeout: 120_000 }, async () => {
+// The same examples against one server alone (its default store kind aside, in memory) and
+// against a replica on Postgres (store, queue, leases, contexts and limits in the database).
+const STORES = POSTGRES.url === null ? ['single server'] : ['single server', 'Postgres replica'];
+
+describe.each(STORES)('README API examples (%s)', (kind) => {
+  it('run as written and answer the statuses they document', { timeout: 180_000 }, async () => {
     const blocks = await readmeExamples();
     expect(blocks.length).toBeGreaterThan(8);
     const script = blocks.join('\n');
     const expected = [...script.matchAll(/# expect: ([\d|]+)/g)].map((match) => match[1] ?? '');
+    await using database = kind === 'Postgres replica' ? await createTestDatabase() : undefined;
     await using server = await startTestServer({
       engine: scriptedEngine(() => scriptedModel(() => 'FINAL(2)')),
+      ...(database === undefined ? {} : { postgres: { url: database.url } }),
     });
+    expect(server.services.store.kind).toBe(database === undefined ? 'memory' : 'postgres');
     const cwd = await mkdtemp(join(tmpdir(), 'rlm-readme-'));
     try {
       // Every curl reports its status on stderr, leaving stdout as the example shows it.

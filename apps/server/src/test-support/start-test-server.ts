@@ -7,6 +7,7 @@ import { serve } from '@hono/node-server';
 import type { Store } from '@rlm/memory';
 import { pino } from 'pino';
 import { type ApiKeyStore, generateApiKey } from '../api-key-store.js';
+import { openCluster } from '../cluster/open-cluster.js';
 import { createServer } from '../create-server.js';
 import { createMemoryApiKeyStore } from '../memory-api-key-store.js';
 import { openServerStore } from '../open-server-store.js';
@@ -38,6 +39,11 @@ export interface StartTestServerOptions {
    * the first left behind (a restart). Both are the caller's to remove.
    */
   persistent?: { store: Store; dataDir: string };
+  /**
+   * Runs the server as a replica on this Postgres database (a store, queue and leases there),
+   * as `RLM_DATABASE_URL` does; keys are still kept in memory.
+   */
+  postgres?: { url: string };
 }
 
 /** Starts a real HTTP server on an ephemeral port over an in-memory store. */
@@ -45,16 +51,22 @@ export async function startTestServer({
   engine,
   config = {},
   persistent,
+  postgres,
 }: StartTestServerOptions): Promise<TestServer> {
   const dataDir = persistent?.dataDir ?? (await mkdtemp(join(tmpdir(), 'rlm-server-test-')));
+  const storeConfig =
+    postgres === undefined
+      ? ({ kind: 'memory' } as const)
+      : ({ kind: 'postgres', url: postgres.url } as const);
   const parsed = parseServerConfig({
-    store: { kind: 'memory' },
+    store: storeConfig,
+    cluster: { leaseMs: 2_000, heartbeatMs: 250, pollMs: 200 },
     dataDir,
     profiles: { default: { model: 'scripted/model' } },
     logLevel: 'info',
     ...config,
   });
-  const store = persistent?.store ?? (await openServerStore({ kind: 'memory' }));
+  const store = persistent?.store ?? (await openServerStore(storeConfig));
   const admin = generateApiKey({ name: 'admin', role: 'admin' });
   const user = generateApiKey({ name: 'user', role: 'user' });
   const other = generateApiKey({ name: 'other', role: 'user' });
@@ -70,7 +82,18 @@ export async function startTestServer({
       },
     },
   );
-  const services = createServerServices({ config: parsed, store, keys, engine, logger });
+  const cluster =
+    postgres === undefined
+      ? undefined
+      : await openCluster({ url: postgres.url, lease: parsed.cluster, logger });
+  const services = createServerServices({
+    config: parsed,
+    store,
+    keys,
+    engine,
+    logger,
+    ...(cluster === undefined ? {} : { cluster }),
+  });
   const app = createServer(services);
   const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
@@ -82,6 +105,7 @@ export async function startTestServer({
     await services.shutdown(0);
     (server as Server).closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await cluster?.close();
     if (persistent !== undefined) return;
     await store.close();
     await rm(dataDir, { recursive: true, force: true });
