@@ -174,6 +174,13 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     active.delete(runId);
     unreserve(run.input.principal.keyId);
     const lease = run.lease;
+    // With the claim's log line, the record of which replica held the run when. A lost lease
+    // stopped counting at its expiry: no write of this replica could land after it.
+    if (lease !== undefined) {
+      const lost =
+        run.lostLease === undefined ? {} : { lostLease: true, expiredAt: lease.expiresAt };
+      logger.info({ runId, epoch: lease.epoch, ...lost }, 'run released');
+    }
     if (lease !== undefined && run.lostLease === undefined) {
       void store
         .releaseLease(lease)
@@ -431,9 +438,11 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     if (coordinator === undefined || active.has(runId)) return;
     const lease = await coordinator.claim(runId);
     if (lease === undefined) return;
+    logger.info({ runId, epoch: lease.epoch }, 'run claimed');
     const record = await store.getRun(runId);
     if (record === undefined || !['queued', 'running'].includes(record.status)) {
       await store.releaseLease(lease);
+      logger.info({ runId, epoch: lease.epoch }, 'run released');
       return;
     }
     const result = await takeUp(
@@ -448,6 +457,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     );
     if (result !== 'resumed') {
       await store.releaseLease(lease).catch(() => undefined);
+      logger.info({ runId, epoch: lease.epoch }, 'run released');
       announce(runId);
     }
   }
@@ -476,7 +486,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
           cancel: (runId) => {
             void cancelHere(runId);
           },
-          renew: (lease) => store.renewLease(lease, { leaseMs: coordinator.leaseMs }),
+          renew: (lease) => coordinator.renew(lease),
         });
 
   /** Cancels a run active in this process; false when it is not here. */
@@ -513,6 +523,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       await coordinator.requestCancel(runId);
       return true;
     }
+    logger.info({ runId, epoch: lease.epoch }, 'run claimed');
     try {
       const record = await store.getRun(runId);
       if (record === undefined || !['queued', 'running'].includes(record.status)) return false;
@@ -523,6 +534,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       return true;
     } finally {
       await store.releaseLease(lease).catch(() => undefined);
+      logger.info({ runId, epoch: lease.epoch }, 'run released');
       announce(runId);
     }
   }
@@ -593,6 +605,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
           lease = await coordinator.claim(runId);
           if (lease === undefined)
             throw new Error(`submit: the new run ${runId} was claimed elsewhere`);
+          logger.info({ runId, epoch: lease.epoch }, 'run claimed');
         }
       } catch (error) {
         unreserve(keyId);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { RUN_EVENTS_CHANNEL } from '@rlm/memory';
+import { createStore, RUN_EVENTS_CHANNEL, type RunStore } from '@rlm/memory';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
@@ -33,6 +33,11 @@ export interface Cluster {
   /** The durable job queue (pg-boss) runs are enqueued on. */
   readonly boss: PgBoss;
   readonly lease: LeaseSettings;
+  /**
+   * The run store on two connections of its own, for lease renewals: they must never wait behind
+   * the event reads of many streams on the main store's pool, or a busy replica's leases lapse.
+   */
+  readonly leases: RunStore;
   /**
    * Calls `onMessage` with each notification on `channel` (one of the cluster's channels; one
    * LISTEN connection for all, reconnected when it drops; after a reconnect every subscriber gets an empty payload,
@@ -88,6 +93,7 @@ export async function openCluster({
   await boss.createQueue(RUN_QUEUE, { name: RUN_QUEUE, retryLimit: 1_000, retryDelay: 1 });
   const listener = createListener(url, logger);
   await listener.start();
+  const leaseStore = await createStore({ kind: 'postgres', url, poolSize: 2 });
   const replicaId = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
   const closing: (() => Promise<void>)[] = [];
   return {
@@ -96,6 +102,7 @@ export async function openCluster({
     pool,
     boss,
     lease,
+    leases: leaseStore.runs,
     listen: listener.listen,
     async notify(channel, payload) {
       await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
@@ -106,6 +113,7 @@ export async function openCluster({
     async close() {
       for (const task of closing) await task().catch(() => undefined);
       await listener.close();
+      await leaseStore.close();
       await boss.stop({ graceful: false, wait: true, close: true }).catch(() => undefined);
       await pool.end();
     },

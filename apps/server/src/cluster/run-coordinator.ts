@@ -37,6 +37,8 @@ export interface RunCoordinator {
    */
   admit(sql: TransactionSql, admission: Admission): Promise<void>;
   claim(runId: string): Promise<RunLease | undefined>;
+  /** Renews a lease on connections of their own (see `Cluster.leases`); undefined once lost. */
+  renew(lease: RunLease): Promise<RunLease | undefined>;
   /** Takes up to `limit` queued runs off the queue; their jobs are done once handed over. */
   fetch(limit: number, take: (runId: string) => Promise<void>): Promise<number>;
   /** Leases whose holder stopped renewing them (it died, or gave the run up at a shutdown). */
@@ -106,6 +108,7 @@ export function createRunCoordinator(
       if (queued) await sql.executeSql('SELECT pg_notify($1, $2)', [RUN_QUEUED_CHANNEL, runId]);
     },
     claim: (runId) => store.claimRun(runId, { holder: replicaId, leaseMs }),
+    renew: (lease) => cluster.leases.renewLease(lease, { leaseMs }),
     async fetch(limit, take) {
       if (limit <= 0) return 0;
       const jobs = await boss.fetch<{ runId?: unknown }>(RUN_QUEUE, { batchSize: limit });

@@ -1,0 +1,79 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const PACKAGE_DIR = join(import.meta.dirname, '..', '..');
+const run = promisify(execFile);
+
+/**
+ * Compiles the server into `<package>/<directory>` (not dist/, so a concurrent build never races
+ * with a test) and returns the path of its `bin.js`.
+ */
+export async function compileServer(directory: string): Promise<string> {
+  const buildDir = join(PACKAGE_DIR, directory);
+  await mkdir(buildDir, { recursive: true });
+  await writeFile(
+    join(buildDir, 'tsconfig.json'),
+    JSON.stringify({
+      extends: '../tsconfig.build.json',
+      compilerOptions: {
+        rootDir: '../src',
+        outDir: '.',
+        composite: false,
+        declaration: false,
+        declarationMap: false,
+        incremental: true,
+        tsBuildInfoFile: './.tsbuildinfo',
+      },
+      include: ['../src'],
+      exclude: ['../src/**/*.test.ts', '../src/test-support/**'],
+    }),
+  );
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  await run(process.execPath, [tsc, '-p', join(buildDir, 'tsconfig.json')], { cwd: PACKAGE_DIR });
+  return join(buildDir, 'bin.js');
+}
+
+/** One server process: its URL, replica id, every JSON log line it wrote, and its exit. */
+export interface ReplicaProcess {
+  child: ChildProcess;
+  url: string;
+  replicaId: string;
+  logs: Record<string, unknown>[];
+  exit: Promise<number | null>;
+}
+
+/** Starts `bin` with `env` and resolves once it listens. */
+export async function startReplica(bin: string, env: NodeJS.ProcessEnv): Promise<ReplicaProcess> {
+  const child = spawn(process.execPath, [bin], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const logs: Record<string, unknown>[] = [];
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-4_000);
+  });
+  const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    let buffer = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      const lines = buffer.split('\n');
+      buffer = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line.trim() === '') continue;
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        logs.push(entry);
+        if (entry['msg'] === 'listening') resolve(entry);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited early with ${code}:\n${stderr}`)));
+  });
+  return {
+    child,
+    url: String(listening['url']),
+    replicaId: String(listening['replica']),
+    logs,
+    exit,
+  };
+}
