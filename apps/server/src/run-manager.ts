@@ -383,8 +383,9 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     lease?: RunLease,
   ): Promise<'resumed' | 'interrupted' | 'ended'> {
     const target = lease === undefined ? store : store.fenced(lease);
+    const events = await allEvents(store, record.id);
     // A holder that died between its run-end event and the status: the run did end.
-    const ended = outcomeFromEvents(await allEvents(store, record.id));
+    const ended = outcomeFromEvents(events);
     if (ended !== undefined) {
       await target.updateRun(record.id, { status: ended.status, usage: ended.usage });
       metrics.runFinished(ended.status);
@@ -396,11 +397,14 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       const checkpoint = await store.latestCheckpoint(record.id);
       const recorded = await store.trajectory(record.id);
       const calls = recorded.filter((item) => item.kind === 'model-exchange').length;
-      await persist(
-        record.id,
-        [serverNotice(record.id, { at: now(), message: message(checkpoint?.turn, calls) })],
-        target,
-      );
+      // In a cluster a run that never started (fresh off the queue) just starts: its normal path.
+      if (lease === undefined || events.length > 0) {
+        const notice = serverNotice(record.id, {
+          at: now(),
+          message: message(checkpoint?.turn, calls),
+        });
+        await persist(record.id, [notice], target);
+      }
       reserve(owner);
       void enqueue(
         record.id,
