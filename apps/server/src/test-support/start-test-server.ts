@@ -44,6 +44,8 @@ export interface StartTestServerOptions {
    * as `RLM_DATABASE_URL` does; keys are still kept in memory.
    */
   postgres?: { url: string };
+  /** Another test server whose keys this one accepts (replicas share their keys). */
+  keysFrom?: TestServer;
 }
 
 /** Starts a real HTTP server on an ephemeral port over an in-memory store. */
@@ -52,6 +54,7 @@ export async function startTestServer({
   config = {},
   persistent,
   postgres,
+  keysFrom,
 }: StartTestServerOptions): Promise<TestServer> {
   const dataDir = persistent?.dataDir ?? (await mkdtemp(join(tmpdir(), 'rlm-server-test-')));
   const storeConfig =
@@ -70,7 +73,12 @@ export async function startTestServer({
   const admin = generateApiKey({ name: 'admin', role: 'admin' });
   const user = generateApiKey({ name: 'user', role: 'user' });
   const other = generateApiKey({ name: 'other', role: 'user' });
-  const keys = createMemoryApiKeyStore([admin.record, user.record, other.record]);
+  if (keysFrom !== undefined) {
+    admin.token = keysFrom.adminKey;
+    user.token = keysFrom.userKey;
+    other.token = keysFrom.otherKey;
+  }
+  const keys = keysFrom?.keys ?? createMemoryApiKeyStore([admin.record, user.record, other.record]);
   const rawLogs: string[] = [];
   const logs: Record<string, unknown>[] = [];
   const logger = pino(

@@ -1,0 +1,173 @@
+import { scriptedModel } from '@rlm/testkit';
+import { describe, expect, it } from 'vitest';
+import type { ServerConfigInput } from './server-config.js';
+import { createTestDatabase, POSTGRES } from './test-support/create-test-database.js';
+import { readSse, type SseMessage } from './test-support/read-sse.js';
+import { scriptedEngine } from './test-support/scripted-engine.js';
+import { startTestServer, type TestServer } from './test-support/start-test-server.js';
+
+/** Two replicas on one fresh database, sharing their keys. */
+async function twoReplicas(
+  engine: Parameters<typeof startTestServer>[0]['engine'],
+  config: Partial<ServerConfigInput> = {},
+) {
+  const database = await createTestDatabase();
+  const a = await startTestServer({ engine, config, postgres: { url: database.url } });
+  const b = await startTestServer({ engine, config, postgres: { url: database.url }, keysFrom: a });
+  return {
+    a,
+    b,
+    async [Symbol.asyncDispose]() {
+      await a.close();
+      await b.close();
+      await database.drop();
+    },
+  };
+}
+
+async function post(server: TestServer, path: string, body: unknown) {
+  return server.request(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+async function events(server: TestServer, runId: string, lastEventId?: number) {
+  const messages: SseMessage[] = [];
+  const response = await server.request(`/v1/runs/${runId}/events`, {
+    headers: lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) },
+  });
+  for await (const message of readSse(response)) {
+    if (message.event === 'end') break;
+    messages.push(message);
+  }
+  return messages;
+}
+
+const slow = () => scriptedEngine(() => scriptedModel(['never'], { latencyMs: 60_000 }));
+
+describe.skipIf(POSTGRES.url === null)('replicas on one Postgres', () => {
+  it('streams a run from either replica and resumes a stream on the other', async () => {
+    await using pair = await twoReplicas(
+      scriptedEngine(() => scriptedModel(['thinking', 'FINAL(7)'])),
+    );
+    const run = (await (await post(pair.a, '/v1/runs', { query: 'q', context: 'c' })).json()) as {
+      id: string;
+    };
+    const onB = await events(pair.b, run.id);
+    const ids = onB.map((message) => Number(message.id));
+    expect(ids).toEqual(ids.map((_, index) => index + 1));
+    expect(onB.filter((message) => message.event === 'run-end')).toHaveLength(1);
+    const resumed = await events(pair.a, run.id, 3);
+    expect(resumed.map((message) => Number(message.id))).toEqual(ids.slice(3));
+    const view = (await (await pair.b.request(`/v1/runs/${run.id}`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(view).toMatchObject({ status: 'completed', answer: '7' });
+  });
+
+  it('holds the per-key concurrency limit across replicas', async () => {
+    await using pair = await twoReplicas(slow(), { limits: { concurrentRunsPerKey: 2 } });
+    expect((await post(pair.a, '/v1/runs', { query: '1' })).status).toBe(202);
+    expect((await post(pair.b, '/v1/runs', { query: '2' })).status).toBe(202);
+    const refused = await post(pair.b, '/v1/runs', { query: '3' });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({
+      error: { code: 'server.rate_limited', details: { limit: 'concurrent_runs' } },
+    });
+    expect((await post(pair.a, '/v1/runs', { query: '3' })).status).toBe(429);
+    const otherKey = await pair.a.request('/v1/runs', {
+      method: 'POST',
+      key: pair.a.otherKey,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'another key has its own limit' }),
+    });
+    expect(otherKey.status).toBe(202);
+  });
+
+  it('shares the per-key request rate between replicas', async () => {
+    await using pair = await twoReplicas(slow(), { limits: { requestsPerMinute: 4 } });
+    const statuses: number[] = [];
+    for (const server of [pair.a, pair.b, pair.a, pair.b, pair.a]) {
+      statuses.push((await server.request('/v1/models')).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 429]);
+  });
+
+  it('cancels on one replica a run the other executes', async () => {
+    await using pair = await twoReplicas(slow());
+    const run = (await (await post(pair.a, '/v1/runs', { query: 'q' })).json()) as { id: string };
+    for await (const message of readSse(await pair.b.request(`/v1/runs/${run.id}/events`))) {
+      if (message.event === 'model-call-start') break;
+    }
+    const holder = pair.a.services.runs.isActive(run.id) ? pair.a : pair.b;
+    const other = holder === pair.a ? pair.b : pair.a;
+    expect((await other.request(`/v1/runs/${run.id}/cancel`, { method: 'POST' })).status).toBe(202);
+    const log = await events(other, run.id);
+    const ends = log.filter((message) => message.event === 'run-end');
+    expect(ends).toHaveLength(1);
+    expect(JSON.parse(ends[0]?.data ?? '{}')).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('serves a context uploaded on one replica from the other, and deletes it there', async () => {
+    await using pair = await twoReplicas(scriptedEngine(() => scriptedModel(['FINAL(ok)'])));
+    const upload = await pair.a.request('/v1/contexts', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x'.repeat(3 * 1024 * 1024),
+    });
+    const { id, bytes } = (await upload.json()) as { id: string; bytes: number };
+    expect(bytes).toBe(3 * 1024 * 1024);
+    expect(await (await pair.b.request(`/v1/contexts/${id}`)).json()).toMatchObject({ id, bytes });
+    expect(await pair.b.services.contexts.load(id)).toHaveLength(3 * 1024 * 1024);
+    expect((await pair.b.request(`/v1/contexts/${id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await pair.a.request(`/v1/contexts/${id}`)).status).toBe(404);
+  });
+
+  it('runs the turns of one agent one at a time across replicas', async () => {
+    const spans: { start: number; end: number }[] = [];
+    const engine = scriptedEngine(() =>
+      scriptedModel(async () => {
+        const start = Date.now();
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        spans.push({ start, end: Date.now() });
+        return 'FINAL(ok)';
+      }),
+    );
+    await using pair = await twoReplicas(engine);
+    const agent = (await (await post(pair.a, '/v1/agents', {})).json()) as { id: string };
+    const turns = [pair.a, pair.b, pair.a, pair.b].map((server, index) =>
+      post(server, `/v1/agents/${agent.id}/messages`, { sender: 's', body: `message ${index}` }),
+    );
+    expect((await Promise.all(turns)).map((response) => response.status)).toEqual([
+      200, 200, 200, 200,
+    ]);
+    spans.sort((x, y) => x.start - y.start);
+    for (let index = 1; index < spans.length; index++) {
+      expect(spans[index]?.start).toBeGreaterThanOrEqual(spans[index - 1]?.end ?? 0);
+    }
+    expect(spans).toHaveLength(4);
+  });
+
+  it('hands a run to the other replica when its replica shuts down, ending it once', async () => {
+    const engine = scriptedEngine(() =>
+      scriptedModel(['one', 'two', 'FINAL(moved)'], { latencyMs: 300 }),
+    );
+    await using pair = await twoReplicas(engine, { shutdownGraceMs: 100 });
+    const run = (await (await post(pair.a, '/v1/runs', { query: 'q' })).json()) as { id: string };
+    for await (const message of readSse(await pair.a.request(`/v1/runs/${run.id}/events`))) {
+      if (message.event === 'model-call-start') break;
+    }
+    const holder = pair.a.services.runs.isActive(run.id) ? pair.a : pair.b;
+    const other = holder === pair.a ? pair.b : pair.a;
+    await holder.close();
+    const log = await events(other, run.id);
+    const ids = log.map((message) => Number(message.id));
+    expect(ids).toEqual(ids.map((_, index) => index + 1));
+    const ends = log.filter((message) => message.event === 'run-end');
+    expect(ends).toHaveLength(1);
+    expect(JSON.parse(ends[0]?.data ?? '{}')).toMatchObject({ status: 'completed' });
+  });
+});
