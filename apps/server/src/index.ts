@@ -10,10 +10,22 @@ export {
   type ServerServices,
 } from './server-services.js';
 
+// ── Replicas ────────────────────────────
+
+export {
+  type Cluster,
+  type LeaseSettings,
+  type OpenClusterOptions,
+  openCluster,
+  RUN_QUEUE,
+} from './cluster/open-cluster.js';
+export { createPostgresApiKeyStore } from './cluster/postgres-api-key-store.js';
+
 // ── Configuration ───────────────────────
 
 export { CONFIG_ENV, loadServerConfig } from './load-server-config.js';
 export {
+  clusterSettingsSchema,
   type ModelProfile,
   modelProfileSchema,
   parseServerConfig,
