@@ -54,7 +54,9 @@ for (const row of rows) {
   );
 }
 if (rows.length === 2) {
-  console.log(`\n3 replicas / 1 replica, runs per minute: ${(rows[1].perMinute / rows[0].perMinute).toFixed(2)}×`);
+  console.log(
+    `\n3 replicas / 1 replica, runs per minute: ${(rows[1].perMinute / rows[0].perMinute).toFixed(2)}×`,
+  );
 }
 
 async function measure(count) {
@@ -112,13 +114,14 @@ async function measure(count) {
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ query: `length ${index}?`, context: 'x'.repeat(index + 1) }),
       });
-      if (response.status !== 202) throw new Error(`submit: ${response.status} ${await response.text()}`);
+      if (response.status !== 202)
+        throw new Error(`submit: ${response.status} ${await response.text()}`);
       const { id } = await response.json();
       // One client per run, on the next replica round-robin (with 3 replicas, whichever one
       // claims the run, most clients are elsewhere; those on the executing one are not counted).
       const replicaIndex = (index + 1) % count;
       streams.push(
-        follow(replicas[replicaIndex], key, id, written).then((arrivals) => ({
+        follow(replicas[replicaIndex], { key, runId: id, written }).then((arrivals) => ({
           runId: id,
           replicaIndex,
           arrivals,
@@ -157,7 +160,7 @@ async function measure(count) {
  * Follows a run's events to its end; for each event, its arrival here minus the time its write
  * was announced (`fromWrite`) and minus its `at` (`fromEmit`, the write's own delay included).
  */
-async function follow(replica, key, runId, written) {
+async function follow(replica, { key, runId, written }) {
   const response = await fetch(`${replica.url}/v1/runs/${runId}/events`, {
     headers: { authorization: `Bearer ${key}` },
   });
@@ -182,7 +185,8 @@ async function follow(replica, key, runId, written) {
       if (typeof at === 'number') arrivals.fromEmit.push(now - at);
       const writtenAt = written.get(`${runId}:${id}`);
       // An event written before the client attached is a replay, not a live delivery.
-      if (writtenAt !== undefined && writtenAt >= attachedAt) arrivals.fromWrite.push(now - writtenAt);
+      if (writtenAt !== undefined && writtenAt >= attachedAt)
+        arrivals.fromWrite.push(now - writtenAt);
     }
   }
   return arrivals;
