@@ -58,6 +58,11 @@ export interface SubmitRunInput {
 /** A submitted run: its stored record and a promise of how it ends. */
 export interface SubmittedRun {
   record: RunRecord;
+  /**
+   * How the run ends, when it executes in this process. A `run` submitted to a replica waits on
+   * the shared queue and may execute on another replica: its `done` never settles (follow its
+   * events instead); chat and agent runs always execute where they were submitted.
+   */
   done: Promise<RunOutcome>;
 }
 
