@@ -158,11 +158,11 @@ describe.each(BACKENDS.filter((backend) => backend !== 'memory'))(
 );
 
 describe('createRun inTransaction (memory)', () => {
-  it('is refused with protocol.invalid_config', async () => {
+  it('is refused with config.invalid', async () => {
     const test = await openTestStore('memory');
     await expect(
       test.store.runs.createRun({ id: 'r1' }, { inTransaction: async () => undefined }),
-    ).rejects.toThrow(expect.objectContaining({ code: 'protocol.invalid_config' }));
+    ).rejects.toThrow(expect.objectContaining({ code: 'config.invalid' }));
     await test.cleanup();
   });
 });

@@ -41,7 +41,7 @@ export interface CreateRunOptions {
   /**
    * Runs in the transaction that inserts the run, after the insert: whatever it writes commits
    * with the run, and if it throws nothing is stored and `createRun` rejects with its error.
-   * SQL backends only (the memory backend rejects it with `protocol.invalid_config`).
+   * SQL backends only (the memory backend rejects it with `config.invalid`).
    */
   inTransaction?: (sql: TransactionSql) => Promise<void>;
 }

@@ -105,7 +105,7 @@ export interface RetentionResult {
 export interface RunStore {
   /**
    * @throws RlmError `protocol.invalid_message` for bad input, `memory.storage_failed` for a
-   *   duplicate id, `protocol.invalid_config` for `inTransaction` on the memory backend, and
+   *   duplicate id, `config.invalid` for `inTransaction` on the memory backend, and
    *   whatever `inTransaction` throws (nothing is stored then)
    */
   createRun(input: CreateRunInput, options?: CreateRunOptions): Promise<RunRecord>;

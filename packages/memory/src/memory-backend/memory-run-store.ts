@@ -63,10 +63,13 @@ export class MemoryRunStore implements RunStore {
     const parsed = parseInput(createRunInputSchema, input, 'run');
     if (options.inTransaction !== undefined) {
       throw new RlmError({
-        code: 'protocol.invalid_config',
+        code: 'config.invalid',
         message:
           'createRun: inTransaction needs a SQL backend (sqlite or postgres); the memory backend has no transactions to join',
-        details: { issues: ['inTransaction: not supported by the memory backend'] },
+        details: {
+          source: 'createRun options',
+          issues: ['inTransaction: not supported by the memory backend'],
+        },
       });
     }
     if (this.#runs.has(parsed.id)) {
