@@ -31,9 +31,13 @@ function runBash(script: string, options: { cwd: string; env: NodeJS.ProcessEnv 
   });
 }
 
-// The same examples against one server alone (its default store kind aside, in memory) and
-// against a replica on Postgres (store, queue, leases, contexts and limits in the database).
-const STORES = POSTGRES.url === null ? ['single server'] : ['single server', 'Postgres replica'];
+// The same examples against one server alone, on the in-memory store and on its default SQLite
+// file, and against a replica on Postgres (store, queue, leases, contexts and limits there).
+const STORES = [
+  'in-memory store',
+  'SQLite file',
+  ...(POSTGRES.url === null ? [] : ['Postgres replica']),
+] as const;
 
 describe.each(STORES)('README API examples (%s)', (kind) => {
   it('run as written and answer the statuses they document', { timeout: 180_000 }, async () => {
@@ -45,8 +49,11 @@ describe.each(STORES)('README API examples (%s)', (kind) => {
     await using server = await startTestServer({
       engine: scriptedEngine(() => scriptedModel(() => 'FINAL(2)')),
       ...(database === undefined ? {} : { postgres: { url: database.url } }),
+      sqlite: kind === 'SQLite file',
     });
-    expect(server.services.store.kind).toBe(database === undefined ? 'memory' : 'postgres');
+    expect(server.services.store.kind).toBe(
+      { 'in-memory store': 'memory', 'SQLite file': 'sqlite', 'Postgres replica': 'postgres' }[kind],
+    );
     const cwd = await mkdtemp(join(tmpdir(), 'rlm-readme-'));
     try {
       // Every curl reports its status on stderr, leaving stdout as the example shows it.

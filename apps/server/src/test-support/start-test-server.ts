@@ -44,23 +44,28 @@ export interface StartTestServerOptions {
    * as `RLM_DATABASE_URL` does; keys are still kept in memory.
    */
   postgres?: { url: string };
+  /** Keeps runs, events, conversations and layers in `rlm-server.db` in the data directory, the server's default store. */
+  sqlite?: boolean;
   /** Another test server whose keys this one accepts (replicas share their keys). */
   keysFrom?: TestServer;
 }
 
-/** Starts a real HTTP server on an ephemeral port over an in-memory store. */
+/** Starts a real HTTP server on an ephemeral port over an in-memory store (or the one asked for). */
 export async function startTestServer({
   engine,
   config = {},
   persistent,
   postgres,
+  sqlite = false,
   keysFrom,
 }: StartTestServerOptions): Promise<TestServer> {
   const dataDir = persistent?.dataDir ?? (await mkdtemp(join(tmpdir(), 'rlm-server-test-')));
   const storeConfig =
-    postgres === undefined
-      ? ({ kind: 'memory' } as const)
-      : ({ kind: 'postgres', url: postgres.url } as const);
+    postgres !== undefined
+      ? ({ kind: 'postgres', url: postgres.url } as const)
+      : sqlite
+        ? ({ kind: 'sqlite', path: join(dataDir, 'rlm-server.db') } as const)
+        : ({ kind: 'memory' } as const);
   const parsed = parseServerConfig({
     store: storeConfig,
     cluster: { leaseMs: 2_000, heartbeatMs: 250, pollMs: 200 },
