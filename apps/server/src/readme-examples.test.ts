@@ -52,7 +52,9 @@ describe.each(STORES)('README API examples (%s)', (kind) => {
       sqlite: kind === 'SQLite file',
     });
     expect(server.services.store.kind).toBe(
-      { 'in-memory store': 'memory', 'SQLite file': 'sqlite', 'Postgres replica': 'postgres' }[kind],
+      { 'in-memory store': 'memory', 'SQLite file': 'sqlite', 'Postgres replica': 'postgres' }[
+        kind
+      ],
     );
     const cwd = await mkdtemp(join(tmpdir(), 'rlm-readme-'));
     try {

@@ -87,7 +87,7 @@ function untilListening(child: ChildProcess): Promise<void> {
 
 describe('the README "Run it" steps', () => {
   it('install, build, create a key, start the offline server and answer the documented request', {
-    timeout: 900_000,
+    timeout: 1_800_000,
   }, async () => {
     const { lines, request } = await runItSteps();
     expect(lines.map((line) => line.split(' ')[0])).toEqual([

@@ -1,4 +1,5 @@
 import { scriptedModel } from '@rlm/testkit';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { ServerConfigInput } from './server-config.js';
 import { createTestDatabase, POSTGRES } from './test-support/create-test-database.js';
@@ -17,6 +18,7 @@ async function twoReplicas(
   return {
     a,
     b,
+    databaseUrl: database.url,
     async [Symbol.asyncDispose]() {
       await a.close();
       await b.close();
@@ -149,6 +151,36 @@ describe.skipIf(POSTGRES.url === null)('replicas on one Postgres', () => {
       expect(spans[index]?.start).toBeGreaterThanOrEqual(spans[index - 1]?.end ?? 0);
     }
     expect(spans).toHaveLength(4);
+  });
+
+  it('completes the watchdog job of a chat run deleted before the job is due', async () => {
+    await using pair = await twoReplicas(scriptedEngine(() => scriptedModel(['FINAL(hi)'])));
+    const chat = await post(pair.a, '/v1/chat/completions', {
+      model: 'default',
+      messages: [{ role: 'user', content: 'hello' }],
+    });
+    expect(chat.status).toBe(200);
+    const runId = chat.headers.get('x-rlm-run-id') ?? '';
+    expect((await pair.b.request(`/v1/runs/${runId}`, { method: 'DELETE' })).status).toBe(204);
+    // The job wakes two leases (2 s each here) after the run was stored; a replica fetches it and
+    // finds the run gone. Done then, not failed and retried (up to 1,000 times, once a second).
+    const client = new pg.Client({ connectionString: pair.databaseUrl });
+    await client.connect();
+    try {
+      let state: string | undefined;
+      for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
+        const { rows } = await client.query<{ state: string }>(
+          "SELECT state::text AS state FROM pgboss.job WHERE name = 'rlm-runs' AND data->>'runId' = $1",
+          [runId],
+        );
+        state = rows[0]?.state;
+        if (state !== undefined && !['created', 'active'].includes(state)) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(state).toBe('completed');
+    } finally {
+      await client.end();
+    }
   });
 
   it('hands a run to the other replica when its replica shuts down, ending it once', async () => {

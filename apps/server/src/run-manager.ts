@@ -442,10 +442,18 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     return 'interrupted';
   }
 
-  /** Cluster: claims `runId` and takes it up, unless another replica holds it or it has ended. */
+  /**
+   * Cluster: claims `runId` and takes it up, unless another replica holds it, it has ended or it
+   * was deleted.
+   */
   async function takeOver(runId: string): Promise<void> {
     if (coordinator === undefined || active.has(runId)) return;
-    const lease = await coordinator.claim(runId);
+    const lease = await coordinator.claim(runId).catch((error: unknown) => {
+      // Deleted since its job was sent (a chat run's watchdog outlives the run): nothing to do,
+      // and the job is done, instead of failing and coming back until its retries run out.
+      if (error instanceof RlmError && error.code === 'memory.not_found') return undefined;
+      throw error;
+    });
     if (lease === undefined) return;
     logger.info({ runId, epoch: lease.epoch }, 'run claimed');
     const record = await store.getRun(runId);
