@@ -101,11 +101,15 @@ describe.skipIf(POSTGRES.url === null)('three replicas on one Postgres', () => {
     }
     const killedAt = await killing;
     const followed = await Promise.all(following);
+    // A replica that stalled past a lease (a busy machine) notices at its next heartbeat and
+    // logs the release once its run has wound down, which can be after the new holder finished.
+    await allReleased();
     const claims = claimIntervals(killedAt);
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
       let takenOver = 0;
+      let movedBetweenLive = 0;
       for (const { runId } of submitted) {
         const stored = await storedEvents(client, runId);
         expect(stored.map((event) => event.id)).toEqual(stored.map((_, index) => index + 1));
@@ -123,10 +127,18 @@ describe.skipIf(POSTGRES.url === null)('three replicas on one Postgres', () => {
         const executors = new Set((claims.get(runId) ?? []).map((claim) => claim.replica));
         expect(executors.size, runId).toBeGreaterThan(0);
         if (executors.size > 1) takenOver += 1;
-        expect(
-          streams.some((stream) => stream.segments.every((part) => !executors.has(part.replica))),
-          `${runId} was followed on a replica that did not execute it`,
-        ).toBe(true);
+        // Followed to its end on a replica that never executed it, whenever one lived throughout
+        // (a run that moved between the two live replicas, their leases lapsing on a busy
+        // machine, has only the killed one left, whose stream finished elsewhere).
+        const bystanders = [0, 1, 2].filter((index) => index !== KILLED && !executors.has(index));
+        if (bystanders.length > 0) {
+          expect(
+            streams.some((stream) =>
+              stream.segments.every((part) => bystanders.includes(part.replica)),
+            ),
+            `${runId} was followed on a replica that did not execute it`,
+          ).toBe(true);
+        } else movedBetweenLive += 1;
         const intervals = (claims.get(runId) ?? []).sort((a, b) => a.from - b.from);
         for (let index = 1; index < intervals.length; index++) {
           const previous = intervals[index - 1];
@@ -139,6 +151,8 @@ describe.skipIf(POSTGRES.url === null)('three replicas on one Postgres', () => {
         }
       }
       expect(takenOver, 'runs taken over from the killed replica').toBeGreaterThan(0);
+      // Most runs are followed from a bystander; only runs moved between live replicas are not.
+      expect(movedBetweenLive, 'runs executed by both live replicas').toBeLessThan(RUNS / 2);
     } finally {
       await client.end();
     }
@@ -239,6 +253,15 @@ async function killWhileExecuting(index: number, submitted: () => number): Promi
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error('the replica to kill never had runs in progress');
+}
+
+/** Waits until no live replica holds a claim it has not logged as released. */
+async function allReleased(): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  const open = () => replicas.some((replica) => replica !== undefined && openClaims(replica) > 0);
+  while (open() && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 function openClaims(replica: ReplicaProcess): number {

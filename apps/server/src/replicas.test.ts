@@ -1,5 +1,6 @@
 import { scriptedModel } from '@rlm/testkit';
 import pg from 'pg';
+import PgBoss from 'pg-boss';
 import { describe, expect, it } from 'vitest';
 import type { ServerConfigInput } from './server-config.js';
 import { createTestDatabase, POSTGRES } from './test-support/create-test-database.js';
@@ -151,6 +152,43 @@ describe.skipIf(POSTGRES.url === null)('replicas on one Postgres', () => {
       expect(spans[index]?.start).toBeGreaterThanOrEqual(spans[index - 1]?.end ?? 0);
     }
     expect(spans).toHaveLength(4);
+  });
+
+  it('takes a run whose job a dead replica fetched but never claimed within a few leases', {
+    timeout: 180_000,
+  }, async () => {
+    await using pair = await twoReplicas(slow(), { limits: { globalConcurrency: 1 } });
+    const submit = async () =>
+      ((await (await post(pair.a, '/v1/runs', { query: 'q' })).json()) as { id: string }).id;
+    const status = async (runId: string) =>
+      ((await (await pair.b.request(`/v1/runs/${runId}`)).json()) as { status: string }).status;
+    const until = async (runId: string, wanted: string, ms: number) => {
+      for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
+        if ((await status(runId)) === wanted) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await status(runId), `${runId} after ${ms} ms`).toBe(wanted);
+    };
+    // Both replicas busy with one run each; the third waits on the queue.
+    const first = await submit();
+    const second = await submit();
+    await until(first, 'running', 30_000);
+    await until(second, 'running', 30_000);
+    const third = await submit();
+    // A replica takes the job off the queue and dies before claiming the run.
+    const dead = new PgBoss({
+      connectionString: pair.databaseUrl,
+      supervise: false,
+      schedule: false,
+    });
+    await dead.start();
+    const jobs = await dead.fetch<{ runId: string }>('rlm-runs');
+    await dead.stop({ graceful: false, close: true });
+    expect(jobs.map((job) => job.data.runId)).toEqual([third]);
+    expect((await pair.b.request(`/v1/runs/${first}/cancel`, { method: 'POST' })).status).toBe(202);
+    // The job expires two leases (2 s each) after the fetch, checked every lease: the freed slot
+    // takes the run then, not after pg-boss's default 15 minutes.
+    await until(third, 'running', 60_000);
   });
 
   it('completes the watchdog job of a chat run deleted before the job is due', async () => {

@@ -84,9 +84,13 @@ export async function openCluster({
     schedule: false,
     supervise: true,
     migrate: true,
-    // Jobs only wait for a worker to claim their run (the lease covers execution): a job still
-    // active after this long belonged to a replica that died between the fetch and the claim.
-    expireInSeconds: 300,
+    // A job is active only from its fetch until its run is claimed (the lease covers execution):
+    // one still active two leases later belonged to a replica that died in between, and goes
+    // back on the queue at the next maintenance, which runs every lease (pg-boss's defaults, a
+    // 15-minute expiry checked every 2 minutes, would strand such a run that long). A replica
+    // that is merely slow loses nothing: whoever fetches the job again finds the run claimed.
+    expireInSeconds: Math.max(1, Math.ceil((2 * lease.leaseMs) / 1000)),
+    maintenanceIntervalSeconds: Math.max(1, Math.ceil(lease.leaseMs / 1000)),
   });
   boss.on('error', (error: Error) => logger.warn({ err: error }, 'pg-boss error'));
   await boss.start();
