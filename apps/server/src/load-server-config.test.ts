@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_MAX_DEPTH, DEFAULT_MODEL_ID } from '@rlm/executor';
 import { describe, expect, it } from 'vitest';
 import { effectiveBudget } from './effective-budget.js';
 import { loadServerConfig } from './load-server-config.js';
@@ -35,6 +36,14 @@ describe('loadServerConfig', () => {
   it('selects the in-memory store with RLM_SERVER_DB=:memory:', async () => {
     expect((await loadServerConfig({ RLM_SERVER_DB: ':memory:' })).store).toEqual({
       kind: 'memory',
+    });
+  });
+
+  it("defaults to the executor's model and depth, the ones the CLI uses too", async () => {
+    const config = await loadServerConfig({ RLM_SERVER_DB: ':memory:' });
+    expect(config.profiles['default']).toMatchObject({
+      model: DEFAULT_MODEL_ID,
+      maxDepth: DEFAULT_MAX_DEPTH,
     });
   });
 

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { DEFAULT_MAX_DEPTH, DEFAULT_MODEL_ID } from '@rlm/executor/defaults';
 import { mcpServerSpecSchema, parseMcpCommandLine, type ResolvedMcpServerSpec } from '@rlm/mcp';
 import { describeIssues, RlmError } from '@rlm/protocol';
 import { prettifyError, z } from 'zod';
@@ -35,7 +36,7 @@ export const modelProfileSchema = z
     /** Model for `llm_query` sub-calls; defaults to `model`. */
     subModel: z.string().min(1).optional(),
     maxIterations: z.number().int().positive().default(20),
-    maxDepth: z.number().int().positive().default(1),
+    maxDepth: z.number().int().positive().default(DEFAULT_MAX_DEPTH),
     /**
      * MCP servers whose tools every run of this profile gets in its REPL. Each run connects when it
      * starts and closes the connections when it ends.
@@ -153,7 +154,7 @@ export const serverConfigSchema = z.object({
         }),
       modelProfileSchema,
     )
-    .default({ default: modelProfileSchema.parse({ model: 'anthropic/claude-sonnet-4-5' }) }),
+    .default({ default: modelProfileSchema.parse({ model: DEFAULT_MODEL_ID }) }),
   defaultProfile: z.string().default('default'),
   limits: serverLimitsSchema.default(serverLimitsSchema.parse({})),
   maxima: runMaximaSchema.default(runMaximaSchema.parse({})),

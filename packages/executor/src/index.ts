@@ -35,6 +35,7 @@ export {
   MIN_THINKING_BUDGET_TOKENS,
   type PromptCachingMode,
 } from './models/anthropic-params.js';
+export { DEFAULT_MODEL_ID } from './models/default-model-id.js';
 export {
   createModelLimiter,
   DEFAULT_PROVIDER_CONCURRENCY,
@@ -72,8 +73,6 @@ export {
   DEFAULT_MAX_BLOCKS_PER_ITERATION,
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_CONSECUTIVE_ERRORS,
-  DEFAULT_MAX_DEPTH,
-  DEFAULT_MAX_ITERATIONS,
   DEFAULT_TASK_SUMMARY_CHARS,
   DEFAULT_TASK_TIMEOUT_MS,
   type DispatchConfig,
@@ -85,6 +84,7 @@ export {
   type RLMConfig,
   rlmConfigSchema,
 } from './config/rlm-config.js';
+export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_ITERATIONS } from './config/run-defaults.js';
 export type { ToolDefinition } from './config/tool-definition.js';
 export {
   type CompletionOptions,

@@ -1,3 +1,8 @@
+import {
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MODEL_ID,
+} from '@rlm/executor/defaults';
 import { z } from 'zod';
 
 const positiveInt = z.number().int().positive();
@@ -74,9 +79,6 @@ export type PartialCliConfig = z.infer<typeof partialCliConfigSchema>;
 /** A configuration key. */
 export type ConfigKey = keyof CliConfig;
 
-/** The root model used when nothing else is configured. */
-export const DEFAULT_MODEL = 'anthropic/claude-sonnet-5-5';
-
 /** 100 MB: large enough for real corpora, small enough to stop a mistaken `--context /`. */
 export const DEFAULT_MAX_CONTEXT_BYTES = 100_000_000;
 
@@ -89,9 +91,9 @@ export const DEFAULT_EXCLUDE: readonly string[] = [
 
 /** The lowest layer of the configuration. */
 export const DEFAULT_CONFIG: CliConfig = {
-  model: DEFAULT_MODEL,
-  maxDepth: 1,
-  maxIterations: 30,
+  model: DEFAULT_MODEL_ID,
+  maxDepth: DEFAULT_MAX_DEPTH,
+  maxIterations: DEFAULT_MAX_ITERATIONS,
   mode: 'solver',
   drivers: [],
   tools: true,

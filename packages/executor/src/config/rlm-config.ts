@@ -6,12 +6,9 @@ import { z } from 'zod';
 import { isOutputSchema, type OutputSchema } from '../output/output-spec.js';
 import type { RunEventHandler } from '../run/event-bus.js';
 import type { TrajectorySink } from '../trajectory/trajectory-sink.js';
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_ITERATIONS } from './run-defaults.js';
 import type { ToolDefinition } from './tool-definition.js';
 
-/** @default 1 — the root has a REPL; `rlm_query` from the root is a plain sub-model call. */
-export const DEFAULT_MAX_DEPTH = 1;
-/** @default 30 */
-export const DEFAULT_MAX_ITERATIONS = 30;
 /** How many batched sub-calls or children run at once. @default 8 */
 export const DEFAULT_MAX_CONCURRENCY = 8;
 /** Iterations in a row whose code failed before the run stops. @default 5 */
