@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 // Proves each publishable package works the way a user gets it: packed by pnpm (which rewrites
-// `workspace:` ranges), installed with plain npm into an empty project outside the workspace, then
-// imported from Node ESM and from TypeScript (moduleResolution NodeNext) and linted with publint.
-// A package is publishable when it lives in packages/*, is not private and has src/index.ts; new
-// packages are picked up automatically. Run after `pnpm build`: `pnpm verify:pack`.
+// `workspace:` ranges), then installed with plain npm ALONE into its own empty project outside the
+// workspace (with only the @rlm packages it depends on, which a user would get from the
+// registry), imported from Node ESM and from TypeScript (moduleResolution NodeNext), linted with
+// publint, checked for native builds (a library must compile nothing on install), and, for the
+// apps, run through the installed bins in node_modules/.bin. A package is publishable when it
+// lives in packages/* or apps/*, is not private and has src/index.ts; new packages are picked up
+// automatically. Run after `pnpm build`: `pnpm verify:pack`.
 //
-// Options: --keep leaves the temporary project on disk for inspection.
+// Options: --keep leaves the temporary projects on disk; --only NAME (repeatable) checks only
+// those packages (their @rlm dependencies are still packed and installed).
 import { spawnSync } from 'node:child_process';
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -24,14 +29,15 @@ import ts from 'typescript';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const keep = process.argv.includes('--keep');
+const only = process.argv.flatMap((arg, index, all) => (all[index - 1] === '--only' ? [arg] : []));
 const rootManifest = readJson(join(root, 'package.json'));
 /** Pinned so a publint release cannot change CI results; 0.3.x supports Node >= 18. */
 const PUBLINT = 'publint@0.3.25';
 
 /**
  * Extra checks per package, beyond "every export is defined" and "the types resolve".
- * `js` is an expression over the imported module `m` that must be true; `ts` is a module body
- * that must typecheck (use `@ts-expect-error` to prove types are real, not `any`).
+ * `js` is an expression over the imported module `m` that must be true (`await` allowed); `ts` is
+ * a module body that must typecheck (use `@ts-expect-error` to prove types are real, not `any`).
  * Add a line when you add a package.
  */
 const smokeChecks = {
@@ -100,6 +106,40 @@ const smokeChecks = {
       'export { wrong };',
     ].join('\n'),
   },
+  // Installed without its optional drivers: the in-memory store works, and a SQLite store says
+  // which package to add instead of failing on a missing module.
+  '@rlm/memory': {
+    js: [
+      "(await (await m.createStore({ kind: 'memory' })).close(), true) &&",
+      "(await m.createStore({ kind: 'sqlite', path: ':memory:' }).then(() => false, (error) =>",
+      "  error.code === 'protocol.invalid_config' && error.message.includes('npm install better-sqlite3')))",
+    ].join('\n'),
+  },
+  '@rlm/executor': {
+    js: "(await import('@rlm/executor/defaults')).DEFAULT_MODEL_ID === m.DEFAULT_MODEL_ID",
+    ts: [
+      "import { DEFAULT_MODEL_ID } from '@rlm/executor/defaults';",
+      "import { resolveModel } from '@rlm/executor';",
+      'export const id: string = DEFAULT_MODEL_ID;',
+      'export const resolve: typeof resolveModel = resolveModel;',
+    ].join('\n'),
+  },
+};
+
+/**
+ * Packages allowed to build native code when installed. Libraries allow none (installing
+ * @rlm/executor must compile nothing; SQLite and Postgres drivers are optional peers of
+ * @rlm/memory); the apps keep their runs in SQLite.
+ */
+const nativeBuilds = {
+  '@rlm/cli': ['better-sqlite3'],
+  '@rlm/server': ['better-sqlite3'],
+};
+
+/** What a user does with an app's bins, run through node_modules/.bin in the app's own project. */
+const binChecks = {
+  '@rlm/cli': checkCliBin,
+  '@rlm/server': checkServerBin,
 };
 
 function readJson(path) {
@@ -108,11 +148,17 @@ function readJson(path) {
 
 class CheckFailed extends Error {}
 
-function run(command, args, { cwd, label }) {
+function run(command, args, { cwd, label, env = {}, input }) {
   const result = spawnSync(command, args, {
     cwd,
     encoding: 'utf8',
-    env: { ...process.env, npm_config_loglevel: 'error', npm_config_update_notifier: 'false' },
+    input,
+    env: {
+      ...process.env,
+      npm_config_loglevel: 'error',
+      npm_config_update_notifier: 'false',
+      ...env,
+    },
   });
   if (result.error)
     throw new CheckFailed(`${label}: could not start ${command}: ${result.error.message}`);
@@ -136,10 +182,13 @@ function pnpmCommand() {
 }
 
 function publishablePackages() {
-  const dir = join(root, 'packages');
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => join(dir, entry.name))
+  return ['packages', 'apps']
+    .map((folder) => join(root, folder))
+    .flatMap((dir) =>
+      readdirSync(dir, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => join(dir, entry.name)),
+    )
     .filter(
       (path) => existsSync(join(path, 'package.json')) && existsSync(join(path, 'src/index.ts')),
     )
@@ -156,12 +205,13 @@ function exportTargets(value) {
 
 function checkExportsExist(name, installedDir) {
   const manifest = readJson(join(installedDir, 'package.json'));
-  const missing = exportTargets(manifest.exports ?? {}).filter(
-    (target) => !existsSync(join(installedDir, target)),
-  );
+  const missing = [
+    ...exportTargets(manifest.exports ?? {}),
+    ...Object.values(manifest.bin ?? {}),
+  ].filter((target) => !existsSync(join(installedDir, target)));
   if (missing.length > 0) {
     throw new CheckFailed(
-      `${name}: the tarball lacks files its exports map names: ${missing.join(', ')}`,
+      `${name}: the tarball lacks files its exports map or bin names: ${missing.join(', ')}`,
     );
   }
   const leftover = Object.entries({
@@ -183,9 +233,8 @@ function filesUnder(dir, suffixes) {
 }
 
 /**
- * Every package the built JavaScript and declarations import must be a declared dependency: in
- * the shared test project a missing one could be satisfied by another package's dependency and
- * go unnoticed, while a user installing this package alone would get a crash or `any` types.
+ * Every package the built JavaScript and declarations import must be a declared dependency, or a
+ * user installing this package alone gets a crash or `any` types.
  */
 function checkDeclaredImports(name, installedDir) {
   const manifest = readJson(join(installedDir, 'package.json'));
@@ -244,15 +293,11 @@ function checkImport(name, project) {
   return Number(count);
 }
 
-function writeTypeChecks(project, names) {
-  const files = names.map((name, index) => {
-    const file = `check-${index}.ts`;
-    const body =
-      smokeChecks[name]?.ts ??
-      `import * as pkg from '${name}';\nexport const exportNames: ReadonlyArray<keyof typeof pkg> = [];`;
-    writeFileSync(join(project, file), `${body}\n`);
-    return file;
-  });
+function checkTypes(name, project) {
+  const body =
+    smokeChecks[name]?.ts ??
+    `import * as pkg from '${name}';\nexport const exportNames: ReadonlyArray<keyof typeof pkg> = [];`;
+  writeFileSync(join(project, 'check.ts'), `${body}\n`);
   const tsconfig = {
     compilerOptions: {
       target: 'ES2023',
@@ -267,29 +312,215 @@ function writeTypeChecks(project, names) {
       skipLibCheck: true,
       verbatimModuleSyntax: true,
     },
-    files,
+    files: ['check.ts'],
   };
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+  run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], {
+    cwd: project,
+    label: `${name}: TypeScript (NodeNext) import`,
+  });
 }
 
-/** Removes (in place) packages whose internal dependencies are not being packed: npm could not install them. */
-function dropPackagesWithMissingDependencies(packages) {
-  for (let changed = true; changed; ) {
-    changed = false;
-    const names = new Set(packages.map(({ manifest }) => manifest.name));
-    for (const [index, { manifest }] of packages.entries()) {
-      const deps = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies });
-      const missing = deps.filter((dep) => dep.startsWith('@rlm/') && !names.has(dep));
-      if (missing.length === 0) continue;
-      const problem = `${manifest.name}: its dependencies ${missing.join(', ')} are not built or not publishable`;
-      if (process.env.CI === 'true') throw new CheckFailed(problem);
-      console.warn(`skip ${problem}`);
-      packages.splice(index, 1);
-      changed = true;
-      break;
+/** Installed packages that would run a build on install: install scripts, or a binding.gyp. */
+function packagesThatBuild(nodeModules) {
+  const found = [];
+  const visit = (dir) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+      const path = join(dir, entry.name);
+      if (entry.name.startsWith('@')) {
+        visit(path);
+        continue;
+      }
+      const manifestPath = join(path, 'package.json');
+      if (!existsSync(manifestPath)) continue;
+      const { name, scripts = {}, gypfile } = readJson(manifestPath);
+      const hasScript = ['preinstall', 'install', 'postinstall'].some((hook) => scripts[hook]);
+      if (hasScript || (gypfile !== false && existsSync(join(path, 'binding.gyp')))) {
+        found.push(name);
+      }
+      visit(join(path, 'node_modules'));
     }
-  }
+  };
+  visit(nodeModules);
+  return [...new Set(found)].sort();
 }
+
+function checkNativeBuilds(name, project) {
+  const building = packagesThatBuild(join(project, 'node_modules'));
+  const allowed = nativeBuilds[name] ?? [];
+  const unexpected = building.filter((dependency) => !allowed.includes(dependency));
+  if (unexpected.length > 0) {
+    throw new CheckFailed(
+      `${name}: installing it alone builds native code (${unexpected.join(', ')}); a library must compile nothing, so make such drivers optional peers`,
+    );
+  }
+  return building;
+}
+
+/** The @rlm packages `name` needs at run time, itself first: what npm would fetch from the registry. */
+function dependencyClosure(name, byName) {
+  const closure = [];
+  const visit = (current) => {
+    if (closure.includes(current)) return;
+    const entry = byName.get(current);
+    if (entry === undefined) {
+      throw new CheckFailed(`${name}: depends on ${current}, which is not a publishable package`);
+    }
+    closure.push(current);
+    for (const dependency of Object.keys(entry.manifest.dependencies ?? {})) {
+      if (dependency.startsWith('@rlm/')) visit(dependency);
+    }
+  };
+  visit(name);
+  return closure;
+}
+
+/** pnpm names a tarball after the package: @scope/name@1.0.0 → scope-name-1.0.0.tgz. */
+function tarballOf({ name, version }, tarballs) {
+  return join(tarballs, `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`);
+}
+
+function checkPackage({ manifest }, { byName, tarballs, work, publint }) {
+  const { name } = manifest;
+  const started = Date.now();
+  const project = join(work, name.replace(/^@/, '').replace('/', '-'));
+  mkdirSync(project);
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'rlm-pack-check', private: true, type: 'module' }, null, 2),
+  );
+  const closure = dependencyClosure(name, byName);
+  // The @rlm dependencies are passed as tarballs too (they are not on the registry); npm then
+  // resolves their rewritten version ranges to these builds. Install scripts are skipped here
+  // and the packages that would run one are listed by checkNativeBuilds; an app whose bins need
+  // its native dependency rebuilds just that one below.
+  run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      '--prefer-offline',
+      ...closure.map((dependency) => tarballOf(byName.get(dependency).manifest, tarballs)),
+      `@types/node@${rootManifest.devDependencies['@types/node']}`,
+    ],
+    { cwd: project, label: `${name}: npm install of its tarball alone` },
+  );
+  const installed = join(project, 'node_modules', name);
+  checkExportsExist(name, installed);
+  checkDeclaredImports(name, installed);
+  const building = checkNativeBuilds(name, project);
+  const count = checkImport(name, project);
+  checkTypes(name, project);
+  run(publint, ['run', '--strict', tarballOf(manifest, tarballs)], {
+    cwd: project,
+    label: `${name}: publint`,
+  });
+  const bins = binChecks[name]?.({ project, building }) ?? [];
+  const seconds = ((Date.now() - started) / 1000).toFixed(0);
+  console.log(
+    `ok ${name} alone (${closure.length - 1} @rlm dependencies, ${seconds}s): ${count} exports import from Node ESM; types resolve under NodeNext; exports map complete; imports declared; publint clean; ${building.length === 0 ? 'compiles nothing' : `native builds: ${building.join(', ')}`}${bins.length > 0 ? `; ${bins.join('; ')}` : ''}`,
+  );
+}
+
+/** A scratch environment for an installed bin: its own home, config and data directories. */
+function binEnv(project) {
+  const home = join(project, 'home');
+  mkdirSync(home, { recursive: true });
+  return {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.data'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+  };
+}
+
+function checkCliBin({ project }) {
+  const rlm = join(project, 'node_modules/.bin/rlm');
+  const env = binEnv(project);
+  const help = run(rlm, ['--help'], { cwd: project, env, label: '@rlm/cli: rlm --help' });
+  if (!help.startsWith('Usage: rlm')) {
+    throw new CheckFailed(`@rlm/cli: rlm --help printed no usage:\n${help}`);
+  }
+  // `rlm run` keeps every run in a SQLite store: build the one native dependency, as npm would.
+  const rebuildStarted = Date.now();
+  run('npm', ['rebuild', 'better-sqlite3'], {
+    cwd: project,
+    label:
+      '@rlm/cli: npm rebuild better-sqlite3 (from source when no prebuilt binary is reachable)',
+  });
+  const rebuildSeconds = ((Date.now() - rebuildStarted) / 1000).toFixed(0);
+  const haystack = join(project, 'haystack.txt');
+  copyFileSync(join(root, 'apps/cli/examples/haystack.txt'), haystack);
+  const needle = /magic number is (\d+)/.exec(readFileSync(haystack, 'utf8'))?.[1];
+  const query = ['run', 'What is the magic number?', '--context', 'haystack.txt'];
+  const stdout = run(rlm, [...query, '--model', 'testkit:needle-finder', '--json'], {
+    cwd: project,
+    env,
+    label: '@rlm/cli: rlm run … --model testkit:needle-finder --json',
+  });
+  const result = JSON.parse(stdout);
+  if (result.status !== 'completed' || result.answer !== needle) {
+    throw new CheckFailed(
+      `@rlm/cli: rlm run answered ${JSON.stringify(result.answer)} (${result.status}), expected ${needle}`,
+    );
+  }
+  return [
+    'rlm --help prints its usage',
+    `rlm run --model testkit:needle-finder answers ${needle} (better-sqlite3 built in ${rebuildSeconds}s)`,
+  ];
+}
+
+function checkServerBin({ project }) {
+  const bin = join(project, 'node_modules/.bin/rlm-server');
+  const env = binEnv(project);
+  const help = run(bin, ['--help'], { cwd: project, env, label: '@rlm/server: rlm-server --help' });
+  if (!help.startsWith('usage: rlm-server')) {
+    throw new CheckFailed(`@rlm/server: rlm-server --help printed no usage:\n${help}`);
+  }
+  // Serving with the in-memory store needs no native build: start it, ask /healthz, stop it.
+  const serve = spawnSync(process.execPath, ['--input-type=module', '-e', SERVE_ONCE, bin], {
+    cwd: project,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      ...env,
+      RLM_SERVER_DB: ':memory:',
+      RLM_SERVER_PORT: '0',
+      RLM_SERVER_HOST: '127.0.0.1',
+    },
+    timeout: 120_000,
+  });
+  if (serve.status !== 0) {
+    throw new CheckFailed(
+      `@rlm/server: rlm-server did not serve /healthz and stop (exit ${serve.status}):\n${serve.stdout}${serve.stderr}`,
+    );
+  }
+  return ['rlm-server --help prints its usage', 'rlm-server serves /healthz and stops on SIGTERM'];
+}
+
+/** Starts the bin in argv[1], waits for its `listening` log line, fetches /healthz, sends SIGTERM. */
+const SERVE_ONCE = `
+import { spawn } from 'node:child_process';
+const child = spawn(process.argv[1], [], { stdio: ['ignore', 'pipe', 'inherit'] });
+let output = '';
+const url = await new Promise((resolve, reject) => {
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+    const match = /"url":"(http[^"]+)"/.exec(output);
+    if (match) resolve(match[1]);
+  });
+  child.on('exit', (code) => reject(new Error('exited early (' + code + '): ' + output)));
+});
+const health = await fetch(url + '/healthz').then((response) => response.json());
+if (health.status !== 'ok') throw new Error('/healthz answered ' + JSON.stringify(health));
+child.kill('SIGTERM');
+const code = await new Promise((resolve) => child.on('exit', resolve));
+if (code !== 0) throw new Error('exit ' + code + ' after SIGTERM');
+`;
 
 function main() {
   const packages = publishablePackages().filter(({ path, manifest }) => {
@@ -302,12 +533,15 @@ function main() {
     console.warn(`skip ${problem}`);
     return false;
   });
-  dropPackagesWithMissingDependencies(packages);
-  if (packages.length === 0) throw new CheckFailed('no built publishable packages under packages/');
+  if (packages.length === 0) throw new CheckFailed('no built publishable packages');
+  const byName = new Map(packages.map((entry) => [entry.manifest.name, entry]));
+  const unknown = only.filter((name) => !byName.has(name));
+  if (unknown.length > 0) throw new CheckFailed(`--only: no such package ${unknown.join(', ')}`);
+  const checked =
+    only.length > 0 ? packages.filter(({ manifest }) => only.includes(manifest.name)) : packages;
 
   const work = mkdtempSync(join(tmpdir(), 'rlm-verify-pack-'));
   const tarballs = join(work, 'tarballs');
-  const project = join(work, 'project');
   try {
     const [pnpm, pnpmArgs] = pnpmCommand();
     // One pnpm process packs them all (starting pnpm through npx costs seconds per call).
@@ -323,64 +557,25 @@ function main() {
         `expected ${packages.length} tarballs, pnpm pack wrote ${files.length}`,
       );
     }
-
-    // An empty npm project outside the workspace. All tarballs go into one install so internal
-    // dependencies (rewritten to plain version ranges) resolve to these builds, not the registry.
-    mkdirSync(project);
-    writeFileSync(
-      join(project, 'package.json'),
-      JSON.stringify({ name: 'rlm-pack-check', private: true, type: 'module' }, null, 2),
-    );
-    // Install scripts are skipped: this checks packaging (files, exports, types, dependency
-    // ranges), not native builds, and a from-source better-sqlite3 build costs minutes.
-    run(
-      'npm',
-      [
-        'install',
-        '--no-audit',
-        '--no-fund',
-        '--ignore-scripts',
-        '--prefer-offline',
-        ...files.map((file) => join(tarballs, file)),
-        `@types/node@${rootManifest.devDependencies['@types/node']}`,
-        PUBLINT,
-      ],
-      { cwd: project, label: 'npm install of the tarballs' },
-    );
-
-    const names = packages.map(({ manifest }) => manifest.name);
-    for (const { manifest } of packages) {
-      const { name, version } = manifest;
-      const installed = join(project, 'node_modules', name);
-      checkExportsExist(name, installed);
-      checkDeclaredImports(name, installed);
-      const count = checkImport(name, project);
-      // pnpm names a tarball after the package: @scope/name@1.0.0 → scope-name-1.0.0.tgz.
-      const tarball = join(tarballs, `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`);
-      run(join(project, 'node_modules/.bin/publint'), ['run', '--strict', tarball], {
-        cwd: project,
-        label: `${name}: publint`,
-      });
-      console.log(
-        `ok ${name}: ${count} exports import from Node ESM; exports map complete; imports declared; publint clean`,
-      );
-    }
-
-    writeTypeChecks(project, names);
-    run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], {
-      cwd: project,
-      label: 'TypeScript (NodeNext) import of the installed packages',
+    const tools = join(work, 'tools');
+    mkdirSync(tools);
+    writeFileSync(join(tools, 'package.json'), '{ "name": "rlm-pack-tools", "private": true }');
+    run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', PUBLINT], {
+      cwd: tools,
+      label: 'npm install publint',
     });
-    console.log(`ok types resolve under NodeNext for ${names.join(', ')}`);
+    const publint = join(tools, 'node_modules/.bin/publint');
+    for (const entry of checked) checkPackage(entry, { byName, tarballs, work, publint });
   } finally {
     if (keep) console.log(`kept ${work}`);
     else rmSync(work, { recursive: true, force: true });
   }
+  return checked.length;
 }
 
 try {
-  main();
-  console.log('verify-pack: all packages install and import outside the workspace');
+  const count = main();
+  console.log(`verify-pack: ${count} packages each install alone and work outside the workspace`);
 } catch (error) {
   if (!(error instanceof CheckFailed)) throw error;
   console.error(`verify-pack: FAILED\n${error.message}`);

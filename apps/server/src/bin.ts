@@ -10,8 +10,17 @@ const io = {
   stderr: (text: string) => process.stderr.write(text),
 };
 
+const USAGE = `usage: rlm-server [serve]                  start the HTTP API (settings: RLM_SERVER_CONFIG, RLM_SERVER_*)
+       rlm-server keys create|list|revoke  manage the API keys in the data directory
+       rlm-server --help                   this text
+`;
+
 async function run(argv: readonly string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    io.stdout(USAGE);
+    return;
+  }
   if (command === 'keys') {
     const config = await loadServerConfig(process.env);
     if (config.store.kind === 'postgres') {
@@ -27,7 +36,7 @@ async function run(argv: readonly string[]): Promise<void> {
     return;
   }
   if (command !== 'serve') {
-    io.stderr('usage: rlm-server [serve] | rlm-server keys create|list|revoke\n');
+    io.stderr(`rlm-server: unknown command "${command}"\n${USAGE}`);
     process.exitCode = 2;
     return;
   }

@@ -256,6 +256,15 @@ describe('rlm-server process', () => {
     }
   });
 
+  it('prints its usage for --help (exit 0) and for an unknown command (exit 2)', async () => {
+    const { stdout } = await run(process.execPath, [BIN, '--help'], { env: env() });
+    expect(stdout).toMatch(/^usage: rlm-server \[serve\]/);
+    await expect(run(process.execPath, [BIN, 'serv'], { env: env() })).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('unknown command "serv"'),
+    });
+  });
+
   it('refuses a revoked key in a running server', { timeout: PROCESS_TEST_MS }, async () => {
     const key = await createKey();
     const server = await startServer();
