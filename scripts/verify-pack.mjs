@@ -10,9 +10,7 @@
 //
 // Options: --keep leaves the temporary projects on disk; --only NAME (repeatable) checks only
 // those packages (their @rlm dependencies are still packed and installed).
-import { spawnSync } from 'node:child_process';
 import {
-  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -26,6 +24,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { checkCliBin, checkServerBin } from './verify-pack/app-bins.mjs';
+import { packagesThatBuild } from './verify-pack/native-builds.mjs';
+import { CheckFailed, readJson, run } from './verify-pack/run-checked.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const keep = process.argv.includes('--keep');
@@ -141,33 +142,6 @@ const binChecks = {
   '@rlm/cli': checkCliBin,
   '@rlm/server': checkServerBin,
 };
-
-function readJson(path) {
-  return JSON.parse(readFileSync(path, 'utf8'));
-}
-
-class CheckFailed extends Error {}
-
-function run(command, args, { cwd, label, env = {}, input }) {
-  const result = spawnSync(command, args, {
-    cwd,
-    encoding: 'utf8',
-    input,
-    env: {
-      ...process.env,
-      npm_config_loglevel: 'error',
-      npm_config_update_notifier: 'false',
-      ...env,
-    },
-  });
-  if (result.error)
-    throw new CheckFailed(`${label}: could not start ${command}: ${result.error.message}`);
-  if (result.status !== 0) {
-    const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim();
-    throw new CheckFailed(`${label} failed (exit ${result.status}):\n${output}`);
-  }
-  return result.stdout;
-}
 
 /** pnpm itself: the one running this script when started by `pnpm …`, else the pinned one via npx. */
 function pnpmCommand() {
@@ -321,32 +295,6 @@ function checkTypes(name, project) {
   });
 }
 
-/** Installed packages that would run a build on install: install scripts, or a binding.gyp. */
-function packagesThatBuild(nodeModules) {
-  const found = [];
-  const visit = (dir) => {
-    if (!existsSync(dir)) return;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
-      const path = join(dir, entry.name);
-      if (entry.name.startsWith('@')) {
-        visit(path);
-        continue;
-      }
-      const manifestPath = join(path, 'package.json');
-      if (!existsSync(manifestPath)) continue;
-      const { name, scripts = {}, gypfile } = readJson(manifestPath);
-      const hasScript = ['preinstall', 'install', 'postinstall'].some((hook) => scripts[hook]);
-      if (hasScript || (gypfile !== false && existsSync(join(path, 'binding.gyp')))) {
-        found.push(name);
-      }
-      visit(join(path, 'node_modules'));
-    }
-  };
-  visit(nodeModules);
-  return [...new Set(found)].sort();
-}
-
 function checkNativeBuilds(name, project) {
   const building = packagesThatBuild(join(project, 'node_modules'));
   const allowed = nativeBuilds[name] ?? [];
@@ -419,108 +367,12 @@ function checkPackage({ manifest }, { byName, tarballs, work, publint }) {
     cwd: project,
     label: `${name}: publint`,
   });
-  const bins = binChecks[name]?.({ project, building }) ?? [];
+  const bins = binChecks[name]?.({ project, root }) ?? [];
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   console.log(
     `ok ${name} alone (${closure.length - 1} @rlm dependencies, ${seconds}s): ${count} exports import from Node ESM; types resolve under NodeNext; exports map complete; imports declared; publint clean; ${building.length === 0 ? 'compiles nothing' : `native builds: ${building.join(', ')}`}${bins.length > 0 ? `; ${bins.join('; ')}` : ''}`,
   );
 }
-
-/** A scratch environment for an installed bin: its own home, config and data directories. */
-function binEnv(project) {
-  const home = join(project, 'home');
-  mkdirSync(home, { recursive: true });
-  return {
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_DATA_HOME: join(home, '.data'),
-    XDG_CACHE_HOME: join(home, '.cache'),
-  };
-}
-
-function checkCliBin({ project }) {
-  const rlm = join(project, 'node_modules/.bin/rlm');
-  const env = binEnv(project);
-  const help = run(rlm, ['--help'], { cwd: project, env, label: '@rlm/cli: rlm --help' });
-  if (!help.startsWith('Usage: rlm')) {
-    throw new CheckFailed(`@rlm/cli: rlm --help printed no usage:\n${help}`);
-  }
-  // `rlm run` keeps every run in a SQLite store: build the one native dependency, as npm would.
-  const rebuildStarted = Date.now();
-  run('npm', ['rebuild', 'better-sqlite3'], {
-    cwd: project,
-    label:
-      '@rlm/cli: npm rebuild better-sqlite3 (from source when no prebuilt binary is reachable)',
-  });
-  const rebuildSeconds = ((Date.now() - rebuildStarted) / 1000).toFixed(0);
-  const haystack = join(project, 'haystack.txt');
-  copyFileSync(join(root, 'apps/cli/examples/haystack.txt'), haystack);
-  const needle = /magic number is (\d+)/.exec(readFileSync(haystack, 'utf8'))?.[1];
-  const query = ['run', 'What is the magic number?', '--context', 'haystack.txt'];
-  const stdout = run(rlm, [...query, '--model', 'testkit:needle-finder', '--json'], {
-    cwd: project,
-    env,
-    label: '@rlm/cli: rlm run … --model testkit:needle-finder --json',
-  });
-  const result = JSON.parse(stdout);
-  if (result.status !== 'completed' || result.answer !== needle) {
-    throw new CheckFailed(
-      `@rlm/cli: rlm run answered ${JSON.stringify(result.answer)} (${result.status}), expected ${needle}`,
-    );
-  }
-  return [
-    'rlm --help prints its usage',
-    `rlm run --model testkit:needle-finder answers ${needle} (better-sqlite3 built in ${rebuildSeconds}s)`,
-  ];
-}
-
-function checkServerBin({ project }) {
-  const bin = join(project, 'node_modules/.bin/rlm-server');
-  const env = binEnv(project);
-  const help = run(bin, ['--help'], { cwd: project, env, label: '@rlm/server: rlm-server --help' });
-  if (!help.startsWith('usage: rlm-server')) {
-    throw new CheckFailed(`@rlm/server: rlm-server --help printed no usage:\n${help}`);
-  }
-  // Serving with the in-memory store needs no native build: start it, ask /healthz, stop it.
-  const serve = spawnSync(process.execPath, ['--input-type=module', '-e', SERVE_ONCE, bin], {
-    cwd: project,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      ...env,
-      RLM_SERVER_DB: ':memory:',
-      RLM_SERVER_PORT: '0',
-      RLM_SERVER_HOST: '127.0.0.1',
-    },
-    timeout: 120_000,
-  });
-  if (serve.status !== 0) {
-    throw new CheckFailed(
-      `@rlm/server: rlm-server did not serve /healthz and stop (exit ${serve.status}):\n${serve.stdout}${serve.stderr}`,
-    );
-  }
-  return ['rlm-server --help prints its usage', 'rlm-server serves /healthz and stops on SIGTERM'];
-}
-
-/** Starts the bin in argv[1], waits for its `listening` log line, fetches /healthz, sends SIGTERM. */
-const SERVE_ONCE = `
-import { spawn } from 'node:child_process';
-const child = spawn(process.argv[1], [], { stdio: ['ignore', 'pipe', 'inherit'] });
-let output = '';
-const url = await new Promise((resolve, reject) => {
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-    const match = /"url":"(http[^"]+)"/.exec(output);
-    if (match) resolve(match[1]);
-  });
-  child.on('exit', (code) => reject(new Error('exited early (' + code + '): ' + output)));
-});
-const health = await fetch(url + '/healthz').then((response) => response.json());
-if (health.status !== 'ok') throw new Error('/healthz answered ' + JSON.stringify(health));
-child.kill('SIGTERM');
-const code = await new Promise((resolve) => child.on('exit', resolve));
-if (code !== 0) throw new Error('exit ' + code + ' after SIGTERM');
-`;
 
 function main() {
   const packages = publishablePackages().filter(({ path, manifest }) => {
