@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Entry point for the README's Quickstart: works with only Node and npm on the machine.
 // It obtains the pnpm version pinned in package.json (through npx, so no global install),
-// installs from the lockfile, builds, and then runs the requested job.
+// installs from the lockfile, builds, and then runs the requested job. Each set-up step says what
+// it does and how long it took, on stderr: stdout carries only the job's output.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { formatElapsed, runStep, say } from './workspace/run-step.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { packageManager } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -28,73 +30,100 @@ const LIVE_DEMO = [
   '--context',
   join(root, 'README.md'),
 ];
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: read by the quickstart, which turbo never runs.
 const live = Boolean(process.env.ANTHROPIC_API_KEY || process.env.RLM_MODEL);
 
 function defaultRun() {
   if (live) return LIVE_DEMO;
-  console.error(
-    'workspace.mjs: no ANTHROPIC_API_KEY or RLM_MODEL set, so this is the offline demo ' +
+  say(
+    'no ANTHROPIC_API_KEY or RLM_MODEL set, so this is the offline demo ' +
       '(a scripted policy model). For a real run set ANTHROPIC_API_KEY, or point RLM_MODEL at a ' +
       'local OpenAI-compatible server: RLM_MODEL=openai-compatible/llama3@http://127.0.0.1:11434/v1',
   );
   return OFFLINE_DEMO;
 }
 
-const jobs = {
-  // The main job (README Quickstart, `npm start`): one `rlm run`. With arguments they go to the CLI
-  // (`npm start -- run "query" --context file`); without, `defaultRun()`.
-  start: () => [join(root, 'apps/cli/dist/bin.js'), ...(rest.length > 0 ? rest : defaultRun())],
-  // One package's test run per CPU core: on small, shared machines running every package's Vitest
-  // at once oversubscribes the CPU and turns generous timeouts into failures.
-  test: () => ['turbo', 'run', 'test', '--concurrency=100%', ...rest],
-};
-
-if (!(job in jobs)) {
-  console.error(
-    `workspace.mjs: unknown job "${job}"; expected one of ${Object.keys(jobs).join(', ')}`,
-  );
+const JOBS = ['start', 'test'];
+if (!JOBS.includes(job)) {
+  say(`unknown job "${job}"; expected one of ${JOBS.join(', ')}`);
   process.exit(2);
 }
 
-function pnpm(args, { quiet = false } = {}) {
-  // pnpm is not assumed to be installed: npx fetches the exact pinned version once and caches it.
-  const result = spawnSync('npx', ['--yes', packageManager, ...args], {
-    cwd: root,
-    // Quiet steps keep their output and show it only if they fail (tsc and turbo report on stdout).
-    stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
-    encoding: 'utf8',
-    env: { ...process.env, npm_config_loglevel: 'error' },
-  });
-  if (result.error) {
-    console.error(`workspace.mjs: could not run npx (is npm installed?): ${result.error.message}`);
-    process.exit(1);
-  }
-  if (quiet && result.status !== 0) {
-    process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
-    console.error(`workspace.mjs: \`pnpm ${args.join(' ')}\` failed (exit ${result.status})`);
-  }
-  return result.status ?? 1;
-}
+// pnpm is not assumed to be installed: npx fetches the exact pinned version once and caches it.
+const npxEnv = {
+  ...process.env,
+  npm_config_loglevel: 'error',
+  npm_config_update_notifier: 'false',
+};
+const pnpm = (args) => ({ command: 'npx', args: ['--yes', packageManager, ...args], env: npxEnv });
 
-// Set-up shared by every job: the exact dependencies from the lockfile, then every package built.
-const steps = [
-  ['install', '--frozen-lockfile', '--reporter=silent'],
-  ['turbo', 'run', 'build', '--output-logs=errors-only'],
+// Set-up shared by every job: pnpm itself, the exact dependencies from the lockfile, every package built.
+const setup = [
+  { name: 'pnpm', what: `${packageManager} through npx (downloaded once)`, ...pnpm(['--version']) },
+  {
+    name: 'install',
+    what: 'dependencies from the lockfile (pnpm install --frozen-lockfile; minutes on a first run)',
+    // On a terminal pnpm's own reporter shows what it resolves, downloads and compiles.
+    liveProgress: true,
+    ...pnpm(['install', '--frozen-lockfile']),
+  },
+  {
+    name: 'build',
+    what: 'every package (turbo run build)',
+    ...pnpm(['turbo', 'run', 'build', '--output-logs=errors-only', '--ui=stream']),
+  },
 ];
-for (const step of steps) {
-  const status = pnpm(step, { quiet: job === 'start' });
+
+const started = Date.now();
+for (const [index, step] of setup.entries()) {
+  const label = `[${index + 1}/${setup.length}] ${step.name}`;
+  const status = await runStep({ ...step, label, cwd: root });
   if (status !== 0) process.exit(status);
 }
+say(`set-up done in ${formatElapsed(Date.now() - started)}`);
+
 if (job === 'start') {
-  // Run the CLI where the user typed `npm start` (npm sets INIT_CWD), so relative --context paths
-  // mean what they expect. Ctrl-C reaches the CLI too (same process group): it cancels the run and
-  // prints the partial answer, so this process waits for it instead of dying first.
+  // The main job (README Quickstart, `npm start`): one `rlm run`. With arguments they go to the
+  // CLI (`npm start -- run "query" --context file`); without, `defaultRun()`. It runs where the
+  // user typed `npm start` (npm sets INIT_CWD), so relative --context paths mean what they expect.
+  // Ctrl-C reaches the CLI too (same process group): it cancels the run and prints the partial
+  // answer, so this process waits for it instead of dying first.
   process.on('SIGINT', () => {});
-  const result = spawnSync(process.execPath, jobs.start(), {
+  const args = rest.length > 0 ? rest : defaultRun();
+  const result = spawnSync(process.execPath, [join(root, 'apps/cli/dist/bin.js'), ...args], {
     // biome-ignore lint/suspicious/noUndeclaredEnvVars: set by npm for this script, which turbo never runs.
     cwd: process.env.INIT_CWD ?? process.cwd(),
     stdio: 'inherit',
   });
   process.exit(result.status ?? 130);
 }
-process.exit(pnpm(jobs[job]()));
+
+// `npm test`: every package's tests through turbo, one package's run per CPU core (on small,
+// shared machines running every package's Vitest at once turns generous timeouts into
+// failures), then the READMEs' runnable blocks (scripts/docs-test.mjs), which run `npm start`
+// and so must not run inside turbo's own tasks. Arguments go to turbo (`npm test -- --filter
+// @rlm/cli`) and leave the docs out.
+const DOCS_TEST_UNIT_TESTS = join(root, 'scripts/docs-test/readme-blocks.test.mjs');
+const testSteps = [
+  { name: 'tests', ...pnpm(['turbo', 'run', 'test', '--concurrency=100%', ...rest]) },
+  ...(rest.length > 0
+    ? []
+    : [
+        { name: 'docs-test', command: process.execPath, args: ['--test', DOCS_TEST_UNIT_TESTS] },
+        { name: 'docs', command: process.execPath, args: [join(root, 'scripts/docs-test.mjs')] },
+      ]),
+];
+for (const [index, { name, command, args, env = process.env }] of testSteps.entries()) {
+  const label = `[${index + 1}/${testSteps.length}] ${name}`;
+  const stepStarted = Date.now();
+  say(
+    `${label}: ${[command === 'npx' ? 'pnpm' : 'node', ...args.slice(command === 'npx' ? 2 : 0)].join(' ')} …`,
+  );
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env });
+  const elapsed = formatElapsed(Date.now() - stepStarted);
+  if (result.status !== 0) {
+    say(`${label}: failed (${result.signal ?? `exit ${result.status}`}) after ${elapsed}`);
+    process.exit(result.status ?? 1);
+  }
+  say(`${label}: passed in ${elapsed}`);
+}
