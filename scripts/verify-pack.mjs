@@ -113,7 +113,7 @@ const smokeChecks = {
     js: [
       "(await (await m.createStore({ kind: 'memory' })).close(), true) &&",
       "(await m.createStore({ kind: 'sqlite', path: ':memory:' }).then(() => false, (error) =>",
-      "  error.code === 'protocol.invalid_config' && error.message.includes('npm install better-sqlite3')))",
+      "  error.code === 'config.invalid' && error.message.includes('npm install better-sqlite3')))",
     ].join('\n'),
   },
   '@rlm/executor': {
