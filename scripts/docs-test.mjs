@@ -28,11 +28,22 @@ function allReadmes() {
   return [join(root, 'README.md'), ...inFolder('packages'), ...inFolder('apps')];
 }
 
+/**
+ * What a package manager sets for the script it runs (`pnpm test:docs`, `npm test`) and a reader's
+ * shell lacks. pnpm passes its own `npm_config_loglevel=info`, which outranks the repository's
+ * `.npmrc` (`loglevel=silent`) for the blocks' `npm start`: its banner then lands on stdout.
+ */
+const RUNNER_VARIABLE =
+  /^(npm_config_loglevel|npm_lifecycle_\w+|npm_package_\w+|npm_command|INIT_CWD)$/;
+
 function scratchEnv(scratch) {
   const prefix = join(scratch, 'npm-prefix');
   mkdirSync(join(prefix, 'bin'), { recursive: true });
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !RUNNER_VARIABLE.test(name)),
+  );
   return {
-    ...process.env,
+    ...inherited,
     npm_config_prefix: prefix,
     PATH: [join(prefix, 'bin'), process.env.PATH].join(delimiter),
     XDG_CONFIG_HOME: join(scratch, 'config'),
@@ -111,7 +122,8 @@ async function main(args) {
 }
 
 try {
-  process.exitCode = await main(process.argv.slice(2));
+  // `pnpm test:docs -- README.md` passes the `--` through.
+  process.exitCode = await main(process.argv.slice(2).filter((arg) => arg !== '--'));
 } catch (error) {
   if (!(error instanceof ReadmeBlockError)) throw error;
   console.error(`docs-test: ${error.message}`);
