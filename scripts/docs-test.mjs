@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { findRunnableBlocks, ReadmeBlockError } from './docs-test/readme-blocks.mjs';
 import { CODE_DIR, runBlock } from './docs-test/run-block.mjs';
 import { formatElapsed } from './workspace/run-step.mjs';
+import { shellEnv } from './workspace/shell-env.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -28,22 +29,12 @@ function allReadmes() {
   return [join(root, 'README.md'), ...inFolder('packages'), ...inFolder('apps')];
 }
 
-/**
- * What a package manager sets for the script it runs (`pnpm test:docs`, `npm test`) and a reader's
- * shell lacks. pnpm passes its own `npm_config_loglevel=info`, which outranks the repository's
- * `.npmrc` (`loglevel=silent`) for the blocks' `npm start`: its banner then lands on stdout.
- */
-const RUNNER_VARIABLE =
-  /^(npm_config_loglevel|npm_lifecycle_\w+|npm_package_\w+|npm_command|INIT_CWD)$/;
-
 function scratchEnv(scratch) {
   const prefix = join(scratch, 'npm-prefix');
   mkdirSync(join(prefix, 'bin'), { recursive: true });
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !RUNNER_VARIABLE.test(name)),
-  );
   return {
-    ...inherited,
+    // As in a reader's shell: no variables of the package manager running this script.
+    ...shellEnv(process.env),
     npm_config_prefix: prefix,
     PATH: [join(prefix, 'bin'), process.env.PATH].join(delimiter),
     XDG_CONFIG_HOME: join(scratch, 'config'),

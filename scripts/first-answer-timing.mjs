@@ -16,6 +16,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatElapsed } from './workspace/run-step.mjs';
+import { shellEnv } from './workspace/shell-env.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -68,8 +69,13 @@ function reportedSteps(stderr) {
 async function main() {
   const work = mkdtempSync(join(tmpdir(), 'rlm-first-answer-'));
   const clone = join(work, 'rlm');
-  const env = { ...process.env, RLM_TRAJECTORY_DIR: join(work, 'trajectories') };
-  env.RLM_RUN_STORE = join(work, 'runs.db');
+  // A new user's: no rlm config file, no runs, no trajectories of their own yet.
+  const env = {
+    ...shellEnv(process.env),
+    XDG_CONFIG_HOME: join(work, 'config'),
+    RLM_TRAJECTORY_DIR: join(work, 'trajectories'),
+    RLM_RUN_STORE: join(work, 'runs.db'),
+  };
   // The offline demo, as for a user without a key.
   delete env.ANTHROPIC_API_KEY;
   delete env.RLM_MODEL;
