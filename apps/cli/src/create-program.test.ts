@@ -64,9 +64,11 @@ describe('the rlm command tree', () => {
     expect(visibleFlags('resume')).toEqual(expect.arrayContaining(configFlags));
     // A resumed run keeps the answer schema its checkpoint recorded, so only run takes one.
     const runOnly = ['--output-schema'];
-    expect(visibleFlags('run').filter((flag) => !runOnly.includes(flag)).sort()).toEqual(
-      visibleFlags('resume').sort(),
-    );
+    expect(
+      visibleFlags('run')
+        .filter((flag) => !runOnly.includes(flag))
+        .sort(),
+    ).toEqual(visibleFlags('resume').sort());
     expect(visibleFlags('resume')).not.toEqual(expect.arrayContaining(runOnly));
     expect(visibleFlags('prompts show')).toEqual(
       expect.arrayContaining(['--model', '--max-depth', '--mode', '--driver']),
