@@ -1,0 +1,297 @@
+// The performance targets of issue #23 for @rlm/executor, each next to its measured value.
+// Run: pnpm --filter @rlm/executor bench [baseline-checkout]   (or `pnpm bench [checkout]` at the root)
+// With a baseline checkout (a built clone of an earlier commit), both builds are measured in one
+// run, interleaved (in this process, or in child processes taking turns when a measure needs a
+// fresh process), so machine load hits both alike; the ratio column is the meaningful part on a
+// busy machine. `--quick` leaves out the 60 MB records target (the slowest by far).
+import { fork, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const repoRoot = new URL('../../../', import.meta.url).pathname;
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const childTask = args.find((arg) => arg.startsWith('--child='))?.slice('--child='.length);
+const baselineArg = args.find((arg) => !arg.startsWith('-'));
+const baselineRoot =
+  baselineArg === undefined
+    ? undefined
+    : isAbsolute(baselineArg)
+      ? baselineArg
+      : resolve(repoRoot, baselineArg);
+
+const loadExecutor = (root) =>
+  import(pathToFileURL(resolve(root, 'packages/executor/dist/index.js')).href);
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const turnOf = (request) =>
+  request.messages.filter((message) => message.role === 'assistant').length;
+const repl = (code) => `\`\`\`repl\n${code}\n\`\`\``;
+
+/** A zero-latency (or fixed-latency) model answering from a function of the request. */
+function model(id, answer, latencyMs = 0) {
+  return {
+    id,
+    async complete(request) {
+      if (latencyMs > 0) await new Promise((done) => setTimeout(done, latencyMs));
+      const usage = { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 };
+      return { text: answer(request), usage, stopReason: 'end_turn', model: id };
+    },
+  };
+}
+
+// ── Measures that need a fresh process (peak and resident memory, records) ──
+const childTasks = {
+  /** Peak RSS of a 3-iteration run over 50 MB, and what stays resident after it. */
+  async memory(executor) {
+    globalThis.gc?.();
+    const baseline = process.memoryUsage().rss;
+    const dir = mkdtempSync(join(tmpdir(), 'rlm-bench-'));
+    try {
+      const context = 'All work and no play makes a dull model. '
+        .repeat(1_250_000)
+        .slice(0, 50_000_000);
+      const root = model('bench/root', (request) => {
+        const turn = turnOf(request);
+        if (turn === 0) return repl('print(context.length)');
+        if (turn === 1) return repl('const head = context.slice(0, 200)\nprint(head)');
+        return 'FINAL_VAR(head)';
+      });
+      const rlm = executor.createRLM({ model: root, trajectory: { dir } });
+      await rlm.completion(context, { query: 'What does it start with?' });
+      const peak = process.resourceUsage().maxRSS * 1024;
+      await new Promise((done) => setTimeout(done, 500));
+      globalThis.gc?.();
+      const after = process.memoryUsage().rss;
+      return { peakMb: peak / 2 ** 20, residentAboveBaselineMb: (after - baseline) / 2 ** 20 };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  /** Trajectory size of a run over 60 MB whose 3,000 sub-calls each carry a chunk of it. */
+  async records(executor) {
+    const dir = mkdtempSync(join(tmpdir(), 'rlm-bench-'));
+    try {
+      const context = 'All work and no play makes a dull model. '
+        .repeat(1_500_000)
+        .slice(0, 60_000_000);
+      const root = model('bench/root', (request) =>
+        turnOf(request) === 0
+          ? repl(
+              'const size = Math.ceil(context.length / 3000)\n' +
+                'const rs = await llm_query_batched(Array.from({ length: 3000 }, (_, i) => "Summarize: " + context.slice(i * size, (i + 1) * size)))\n' +
+                'print(rs.length)',
+            )
+          : 'FINAL(done)',
+      );
+      const sub = model('bench/sub', () => 'ok');
+      const rlm = executor.createRLM({
+        model: root,
+        subModel: sub,
+        maxConcurrency: 16,
+        trajectory: { dir },
+      });
+      await rlm.completion(context, { query: 'Summarize.' });
+      let bytes = 0;
+      for (const name of readdirSync(dir, { recursive: true })) {
+        const stat = statSync(join(dir, String(name)));
+        if (stat.isFile()) bytes += stat.size;
+      }
+      return { recordedPercent: (bytes / context.length) * 100 };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+if (childTask !== undefined) {
+  const root = args.find((arg) => arg.startsWith('--root=')).slice('--root='.length);
+  const result = await childTasks[childTask](await loadExecutor(root));
+  process.send(result);
+  process.exit(0);
+}
+
+function inChild(task, root) {
+  return new Promise((done, fail) => {
+    const child = fork(new URL(import.meta.url).pathname, [`--child=${task}`, `--root=${root}`], {
+      execArgv: ['--expose-gc'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let result;
+    child.on('message', (message) => {
+      result = message;
+    });
+    child.on('exit', (code) =>
+      code === 0 && result ? done(result) : fail(new Error(`${task} exited ${code}`)),
+    );
+  });
+}
+
+const builds = [{ name: 'this build', root: repoRoot }];
+if (baselineRoot !== undefined) builds.push({ name: 'baseline', root: baselineRoot });
+for (const build of builds) build.executor = await loadExecutor(build.root);
+
+/** `measure(build)` `rounds` times per build, alternating builds (and their order) each round. */
+async function interleaved(rounds, measure) {
+  const samples = builds.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    const order = builds.map((_, index) => index);
+    if (round % 2 === 1) order.reverse();
+    for (const index of order) samples[index].push(...[await measure(builds[index])].flat());
+  }
+  return samples;
+}
+
+const rows = [];
+const verdict = (holds) => (holds === null ? '—' : holds ? 'yes' : 'no');
+function target(what, goal, values, holds, format) {
+  const row = { what, goal, values: values.map(format), holds: holds(values[0]) };
+  if (values.length > 1) row.ratio = `${(values[0] / values[1]).toFixed(2)}×`;
+  rows.push(row);
+  process.stdout.write(
+    `${what}: ${row.values.join(' vs ')} (goal ${goal}) ${verdict(row.holds)}\n`,
+  );
+}
+const us = (value) => `${value.toFixed(0)} µs`;
+const ms = (value) => `${value.toFixed(0)} ms`;
+const mb = (value) => `${value.toFixed(0)} MB`;
+
+// ── Item 1: per iteration, the reference workload (zero-latency model, a trivial block a turn) ──
+async function iterationMicros(executor, isolation, iterations) {
+  let firstTurnAt = 0;
+  let answeredAt = 0;
+  const root = model('bench/root', (request) =>
+    turnOf(request) === iterations - 1 ? 'FINAL(done)' : repl('x = 1 + 1; print(x)'),
+  );
+  const rlm = executor.createRLM({
+    model: root,
+    maxIterations: iterations,
+    isolation,
+    firstTurnGuard: false,
+    onEvent: (event) => {
+      // Turn 0 also waits for the sandbox to start: measure from turn 1 on.
+      if (event.type === 'iteration-start' && event.iteration === 1) {
+        firstTurnAt = performance.now();
+      }
+      if (event.type === 'final-answer') answeredAt = performance.now();
+    },
+  });
+  await rlm.completion('context');
+  return ((answeredAt - firstTurnAt) / (iterations - 1)) * 1000;
+}
+for (const [isolation, goal] of [
+  ['inline', 100],
+  ['worker', 200],
+]) {
+  for (const build of builds) await iterationMicros(build.executor, isolation, 10);
+  const samples = await interleaved(15, (build) =>
+    iterationMicros(build.executor, isolation, 50),
+  );
+  target(
+    `per iteration, ${isolation}: zero-latency model, \`x = 1 + 1; print(x)\` a turn (median of 15 runs of 50)`,
+    `≤ ${goal} µs`,
+    samples.map(median),
+    (v) => v <= goal,
+    us,
+  );
+}
+
+// ── Item 2: fan-out of children, alone and beside a CPU-heavy process ──
+async function children(executor) {
+  let start = 0;
+  let end = 0;
+  const rootModel = model('bench/root', (request) =>
+    turnOf(request) === 0
+      ? repl(
+          'const rs = await rlm_query_batched(context.map((c) => ({ prompt: "work", context: c })))',
+        )
+      : 'FINAL(done)',
+  );
+  const childModel = model('bench/child', () => repl('FINAL("child " + context)'), 200);
+  const rlm = executor.createRLM({
+    model: {
+      id: 'bench/root',
+      complete: (request) =>
+        request.messages[0].content.includes('array')
+          ? rootModel.complete(request)
+          : childModel.complete(request),
+    },
+    maxDepth: 2,
+    maxConcurrency: 4,
+    isolation: 'worker',
+    onEvent: (event) => {
+      if (event.type === 'block-start' && event.depth === 0) start = performance.now();
+      if (event.type === 'block-end' && event.depth === 0) end = performance.now();
+    },
+  });
+  await rlm.completion(Array.from({ length: 16 }, (_, i) => `c${i}`));
+  return end - start;
+}
+for (const busy of [false, true]) {
+  const spinner = busy
+    ? spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' })
+    : undefined;
+  try {
+    for (const build of builds) await children(build.executor);
+    const samples = await interleaved(7, (build) => children(build.executor));
+    target(
+      `16 children × 200 ms at concurrency 4, worker sandboxes${busy ? ', beside a CPU-bound process' : ''} / the 800 ms ideal (median of 7)`,
+      '≤ 1.15×',
+      samples.map((list) => median(list) / 800),
+      (v) => v <= 1.15,
+      (v) => `${v.toFixed(2)}×`,
+    );
+  } finally {
+    spinner?.kill();
+  }
+}
+
+// ── Item 4: memory (fresh processes, taking turns) ──
+{
+  const samples = await interleaved(3, (build) => inChild('memory', build.root));
+  target(
+    'peak RSS, 3 iterations over a 50 MB context (worker sandbox; median of 3 processes)',
+    '≤ 255 MB',
+    samples.map((list) => median(list.map((s) => s.peakMb))),
+    (v) => v <= 255,
+    mb,
+  );
+  target(
+    'resident after that run, above the process before it',
+    '≤ 50 MB',
+    samples.map((list) => median(list.map((s) => s.residentAboveBaselineMb))),
+    (v) => v <= 50,
+    mb,
+  );
+}
+
+// ── Item 5: records ──
+if (!quick) {
+  const samples = await interleaved(1, (build) => inChild('records', build.root));
+  target(
+    'trajectory of a run over 60 MB with 3,000 chunked sub-calls, % of the context',
+    '≤ 5 %',
+    samples.map((list) => list[0].recordedPercent),
+    (v) => v <= 5,
+    (v) => `${v.toFixed(1)} %`,
+  );
+}
+
+const header = ['Target', 'Goal', ...builds.map((build) => build.name)];
+if (builds.length > 1) header.push('this / baseline');
+header.push('Holds');
+process.stdout.write(
+  `\nMeasured ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, load average (1/5/15 min) at the end ${loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' / ')}${baselineRoot ? `; baseline ${baselineRoot}` : ''}.\n\n`,
+);
+process.stdout.write(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n`);
+for (const row of rows) {
+  const cells = [row.what, row.goal, ...row.values];
+  if (builds.length > 1) cells.push(row.ratio);
+  cells.push(verdict(row.holds));
+  process.stdout.write(`| ${cells.join(' | ')} |\n`);
+}
+// Worker pools keep idle workers alive; the numbers are out, so end here.
+process.exit(0);

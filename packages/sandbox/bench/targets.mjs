@@ -1,0 +1,183 @@
+// The performance targets of issue #23 for @rlm/sandbox, each next to its measured value.
+// Run: pnpm --filter @rlm/sandbox bench [baseline-checkout]   (or `pnpm bench [checkout]` at the root)
+// With a baseline checkout (a built clone of an earlier commit), both builds run in this one
+// process, interleaved round by round, so machine load hits both alike; the ratio column is the
+// meaningful part on a busy machine. Needs a build (dist/) of this checkout and of the baseline.
+import { cpus, loadavg } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const repoRoot = new URL('../../../', import.meta.url).pathname;
+const baselineArg = process.argv.slice(2).find((arg) => !arg.startsWith('-'));
+const baselineRoot =
+  baselineArg === undefined
+    ? undefined
+    : isAbsolute(baselineArg)
+      ? baselineArg
+      : resolve(repoRoot, baselineArg);
+
+const load = async (root) =>
+  import(pathToFileURL(resolve(root, 'packages/sandbox/dist/index.js')).href);
+const builds = [{ name: 'this build', sandbox: await load(repoRoot) }];
+if (baselineRoot !== undefined) {
+  builds.push({ name: 'baseline', sandbox: await load(baselineRoot) });
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+async function must(sandbox, code) {
+  const result = await sandbox.execute(code);
+  if (result.error) throw new Error(`${code}: ${result.error.message}`);
+  return result;
+}
+
+/** ~`bytes` of log-like text with NEEDLE-4242 once every 10,000 lines. */
+function haystack(bytes) {
+  const parts = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const line =
+      i % 10_000 === 5_000
+        ? `line ${i} the NEEDLE-4242 is here\n`
+        : `line ${i} user=${i % 97} status=ok lorem ipsum dolor sit amet\n`;
+    parts.push(line);
+    size += line.length;
+  }
+  return parts.join('').slice(0, bytes);
+}
+
+/**
+ * Runs `measure(build)` `rounds` times per build, alternating builds each round (the order
+ * flips every round too), and returns each build's samples.
+ */
+async function interleaved(rounds, measure) {
+  const samples = builds.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    const order = builds.map((_, index) => index);
+    if (round % 2 === 1) order.reverse();
+    for (const index of order) samples[index].push(...[await measure(builds[index])].flat());
+  }
+  return samples;
+}
+
+const rows = [];
+/** One target: its goal, each build's value, and whether this build meets it. */
+function target(what, goal, values, holds, format) {
+  const row = { what, goal, values: values.map(format), holds: holds(values[0]) };
+  if (values.length > 1) row.ratio = `${(values[0] / values[1]).toFixed(2)}×`;
+  rows.push(row);
+  process.stdout.write(
+    `${what}: ${row.values.join(' vs ')} (goal ${goal}) ${verdict(row.holds)}\n`,
+  );
+}
+const verdict = (holds) => (holds === null ? '—' : holds ? 'yes' : 'no');
+const us = (value) => `${value.toFixed(0)} µs`;
+const ms = (value) => `${value.toFixed(value < 10 ? 2 : 0)} ms`;
+
+// ── Item 1: block overhead (the reference workload's trivial block) ──
+const TRIVIAL = 'x = 1 + 1; print(x)';
+for (const isolation of ['inline', 'worker']) {
+  const open = await Promise.all(builds.map((build) => build.sandbox.createSandbox({ isolation })));
+  for (const sandbox of open) for (let i = 0; i < 50; i++) await must(sandbox, TRIVIAL);
+  const samples = await interleaved(10, async (build) => {
+    const sandbox = open[builds.indexOf(build)];
+    const times = [];
+    for (let i = 0; i < 100; i++) {
+      const started = performance.now();
+      await must(sandbox, TRIVIAL);
+      times.push((performance.now() - started) * 1000);
+    }
+    return times;
+  });
+  const values = samples.map(median);
+  if (isolation === 'inline') {
+    target('block round trip, inline (median)', '≤ 50 µs', values, (v) => v <= 50, us);
+  } else {
+    // No target of its own: the executor's per-iteration target (≤ 200 µs) covers it.
+    target('block round trip, worker (median)', '—', values, () => null, us);
+  }
+  for (const sandbox of open) await sandbox.dispose();
+}
+
+// ── Item 2: CPU per warm create + dispose ──
+for (const isolation of ['inline', 'worker']) {
+  for (const build of builds) {
+    const warm = await build.sandbox.createSandbox({ isolation });
+    await warm.dispose();
+  }
+  const samples = await interleaved(15, async (build) => {
+    const before = cpuMs();
+    const sandbox = await build.sandbox.createSandbox({ isolation });
+    await sandbox.dispose();
+    return cpuMs() - before;
+  });
+  target(
+    `CPU per warm create + dispose, ${isolation} (median, all threads)`,
+    '≤ 10 ms',
+    samples.map(median),
+    (v) => v <= 10,
+    ms,
+  );
+}
+
+// ── Item 3: the first helper call against a warm one and the same scan in QuickJS ──
+{
+  const text = haystack(20_000_000);
+  const samples = await interleaved(3, async (build) => {
+    const sandbox = await build.sandbox.createSandbox({ isolation: 'worker', context: text });
+    try {
+      const first = (await must(sandbox, 'await count("NEEDLE-4242")')).executionTime;
+      const warm = median(
+        await Promise.all(
+          [0, 1, 2].map(
+            async () => (await must(sandbox, 'await count("NEEDLE-4242")')).executionTime,
+          ),
+        ),
+      );
+      const guest = (await must(sandbox, '(context.match(/NEEDLE-4242/g) || []).length'))
+        .executionTime;
+      return [{ first, warm, guest }];
+    } finally {
+      await sandbox.dispose();
+    }
+  });
+  const firsts = samples.map((list) => median(list.map((s) => s.first)));
+  const ratios = samples.map((list) => median(list.map((s) => s.first / s.warm)));
+  const versusGuest = samples.map((list) => median(list.map((s) => s.first / s.guest)));
+  target(
+    'first helper call over 20 MB / a warm call (median of 3 sandboxes)',
+    '≤ 3×',
+    ratios,
+    (v) => v <= 3,
+    (v) => `${v.toFixed(1)}×`,
+  );
+  target(
+    'first helper call over 20 MB / the same scan in QuickJS',
+    '≤ 1×',
+    versusGuest,
+    (v) => v <= 1,
+    (v) => `${v.toFixed(2)}×`,
+  );
+  target('first helper call over 20 MB (for the record)', '—', firsts, () => null, ms);
+}
+
+const header = ['Target', 'Goal', ...builds.map((build) => build.name)];
+if (builds.length > 1) header.push('this / baseline');
+header.push('Holds');
+process.stdout.write(
+  `\nMeasured ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, load average (1/5/15 min) at the end ${loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' / ')}${baselineRoot ? `; baseline ${baselineRoot}` : ''}.\n\n`,
+);
+process.stdout.write(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n`);
+for (const row of rows) {
+  const cells = [row.what, row.goal, ...row.values];
+  if (builds.length > 1) cells.push(row.ratio);
+  cells.push(verdict(row.holds));
+  process.stdout.write(`| ${cells.join(' | ')} |\n`);
+}
+// Worker pools keep idle workers alive; the numbers are out, so end here.
+process.exit(0);
