@@ -145,7 +145,7 @@ async function interleaved(rounds, measure) {
 
 const rows = [];
 const verdict = (holds) => (holds === null ? '—' : holds ? 'yes' : 'no');
-function target(what, goal, values, holds, format) {
+function target(what, { goal, values, holds, format }) {
   const row = { what, goal, values: values.map(format), holds: holds(values[0]) };
   if (values.length > 1) row.ratio = `${(values[0] / values[1]).toFixed(2)}×`;
   rows.push(row);
@@ -154,7 +154,6 @@ function target(what, goal, values, holds, format) {
   );
 }
 const us = (value) => `${value.toFixed(0)} µs`;
-const ms = (value) => `${value.toFixed(0)} ms`;
 const mb = (value) => `${value.toFixed(0)} MB`;
 
 // ── Item 1: per iteration, the reference workload (zero-latency model, a trivial block a turn) ──
@@ -185,15 +184,10 @@ for (const [isolation, goal] of [
   ['worker', 200],
 ]) {
   for (const build of builds) await iterationMicros(build.executor, isolation, 10);
-  const samples = await interleaved(15, (build) =>
-    iterationMicros(build.executor, isolation, 50),
-  );
+  const samples = await interleaved(15, (build) => iterationMicros(build.executor, isolation, 50));
   target(
     `per iteration, ${isolation}: zero-latency model, \`x = 1 + 1; print(x)\` a turn (median of 15 runs of 50)`,
-    `≤ ${goal} µs`,
-    samples.map(median),
-    (v) => v <= goal,
-    us,
+    { goal: `≤ ${goal} µs`, values: samples.map(median), holds: (v) => v <= goal, format: us },
   );
 }
 
@@ -237,10 +231,12 @@ for (const busy of [false, true]) {
     const samples = await interleaved(7, (build) => children(build.executor));
     target(
       `16 children × 200 ms at concurrency 4, worker sandboxes${busy ? ', beside a CPU-bound process' : ''} / the 800 ms ideal (median of 7)`,
-      '≤ 1.15×',
-      samples.map((list) => median(list) / 800),
-      (v) => v <= 1.15,
-      (v) => `${v.toFixed(2)}×`,
+      {
+        goal: '≤ 1.15×',
+        values: samples.map((list) => median(list) / 800),
+        holds: (v) => v <= 1.15,
+        format: (v) => `${v.toFixed(2)}×`,
+      },
     );
   } finally {
     spinner?.kill();
@@ -250,32 +246,29 @@ for (const busy of [false, true]) {
 // ── Item 4: memory (fresh processes, taking turns) ──
 {
   const samples = await interleaved(3, (build) => inChild('memory', build.root));
-  target(
-    'peak RSS, 3 iterations over a 50 MB context (worker sandbox; median of 3 processes)',
-    '≤ 255 MB',
-    samples.map((list) => median(list.map((s) => s.peakMb))),
-    (v) => v <= 255,
-    mb,
-  );
-  target(
-    'resident after that run, above the process before it',
-    '≤ 50 MB',
-    samples.map((list) => median(list.map((s) => s.residentAboveBaselineMb))),
-    (v) => v <= 50,
-    mb,
-  );
+  target('peak RSS, 3 iterations over a 50 MB context (worker sandbox; median of 3 processes)', {
+    goal: '≤ 255 MB',
+    values: samples.map((list) => median(list.map((s) => s.peakMb))),
+    holds: (v) => v <= 255,
+    format: mb,
+  });
+  target('resident after that run, above the process before it', {
+    goal: '≤ 50 MB',
+    values: samples.map((list) => median(list.map((s) => s.residentAboveBaselineMb))),
+    holds: (v) => v <= 50,
+    format: mb,
+  });
 }
 
 // ── Item 5: records ──
 if (!quick) {
   const samples = await interleaved(1, (build) => inChild('records', build.root));
-  target(
-    'trajectory of a run over 60 MB with 3,000 chunked sub-calls, % of the context',
-    '≤ 5 %',
-    samples.map((list) => list[0].recordedPercent),
-    (v) => v <= 5,
-    (v) => `${v.toFixed(1)} %`,
-  );
+  target('trajectory of a run over 60 MB with 3,000 chunked sub-calls, % of the context', {
+    goal: '≤ 5 %',
+    values: samples.map((list) => list[0].recordedPercent),
+    holds: (v) => v <= 5,
+    format: (v) => `${v.toFixed(1)} %`,
+  });
 }
 
 const header = ['Target', 'Goal', ...builds.map((build) => build.name)];

@@ -13,6 +13,12 @@ export interface VariableInfo {
 export interface ExecuteOptions {
   /** Aborts this block only; the environment stays usable. */
   signal?: AbortSignal;
+  /**
+   * Variables to define (as `setVariable` would) just before the block runs, in the same round
+   * trip as the block: refreshing run metadata such as `__rlm` then costs no crossing of its own.
+   * When one cannot be set, `execute()` rejects with that error and the block does not run.
+   */
+  variables?: Record<string, JsonValue>;
 }
 
 export interface GetVariableOptions {

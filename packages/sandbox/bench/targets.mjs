@@ -65,7 +65,7 @@ async function interleaved(rounds, measure) {
 
 const rows = [];
 /** One target: its goal, each build's value, and whether this build meets it. */
-function target(what, goal, values, holds, format) {
+function target(what, { goal, values, holds, format }) {
   const row = { what, goal, values: values.map(format), holds: holds(values[0]) };
   if (values.length > 1) row.ratio = `${(values[0] / values[1]).toFixed(2)}×`;
   rows.push(row);
@@ -94,10 +94,20 @@ for (const isolation of ['inline', 'worker']) {
   });
   const values = samples.map(median);
   if (isolation === 'inline') {
-    target('block round trip, inline (median)', '≤ 50 µs', values, (v) => v <= 50, us);
+    target('block round trip, inline (median)', {
+      goal: '≤ 50 µs',
+      values: values,
+      holds: (v) => v <= 50,
+      format: us,
+    });
   } else {
     // No target of its own: the executor's per-iteration target (≤ 200 µs) covers it.
-    target('block round trip, worker (median)', '—', values, () => null, us);
+    target('block round trip, worker (median)', {
+      goal: '—',
+      values: values,
+      holds: () => null,
+      format: us,
+    });
   }
   for (const sandbox of open) await sandbox.dispose();
 }
@@ -114,13 +124,12 @@ for (const isolation of ['inline', 'worker']) {
     await sandbox.dispose();
     return cpuMs() - before;
   });
-  target(
-    `CPU per warm create + dispose, ${isolation} (median, all threads)`,
-    '≤ 10 ms',
-    samples.map(median),
-    (v) => v <= 10,
-    ms,
-  );
+  target(`CPU per warm create + dispose, ${isolation} (median, all threads)`, {
+    goal: '≤ 10 ms',
+    values: samples.map(median),
+    holds: (v) => v <= 10,
+    format: ms,
+  });
 }
 
 // ── Item 3: the first helper call against a warm one and the same scan in QuickJS ──
@@ -147,21 +156,24 @@ for (const isolation of ['inline', 'worker']) {
   const firsts = samples.map((list) => median(list.map((s) => s.first)));
   const ratios = samples.map((list) => median(list.map((s) => s.first / s.warm)));
   const versusGuest = samples.map((list) => median(list.map((s) => s.first / s.guest)));
-  target(
-    'first helper call over 20 MB / a warm call (median of 3 sandboxes)',
-    '≤ 3×',
-    ratios,
-    (v) => v <= 3,
-    (v) => `${v.toFixed(1)}×`,
-  );
-  target(
-    'first helper call over 20 MB / the same scan in QuickJS',
-    '≤ 1×',
-    versusGuest,
-    (v) => v <= 1,
-    (v) => `${v.toFixed(2)}×`,
-  );
-  target('first helper call over 20 MB (for the record)', '—', firsts, () => null, ms);
+  target('first helper call over 20 MB / a warm call (median of 3 sandboxes)', {
+    goal: '≤ 3×',
+    values: ratios,
+    holds: (v) => v <= 3,
+    format: (v) => `${v.toFixed(1)}×`,
+  });
+  target('first helper call over 20 MB / the same scan in QuickJS', {
+    goal: '≤ 1×',
+    values: versusGuest,
+    holds: (v) => v <= 1,
+    format: (v) => `${v.toFixed(2)}×`,
+  });
+  target('first helper call over 20 MB (for the record)', {
+    goal: '—',
+    values: firsts,
+    holds: () => null,
+    format: ms,
+  });
 }
 
 const header = ['Target', 'Goal', ...builds.map((build) => build.name)];

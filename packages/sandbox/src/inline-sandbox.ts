@@ -59,7 +59,15 @@ export class InlineSandbox implements Sandbox {
   }
 
   async execute(code: string, options: ExecuteOptions = {}): Promise<REPLResult> {
+    const variables = Object.entries(options.variables ?? {});
+    for (const [name, value] of variables) {
+      assertSettable(name, value, this.#setup.init.functionNames);
+    }
     return this.#serially(async () => {
+      for (const [name, value] of variables) {
+        this.#engine.setVariable(name, value);
+        this.#variables.set(name, value);
+      }
       const signal =
         options.signal === undefined
           ? this.#lifetime.signal

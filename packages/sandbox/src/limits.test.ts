@@ -75,6 +75,20 @@ describe.each(ISOLATIONS)('sandbox limits (%s)', (isolation) => {
     });
   });
 
+  it('clears only what the exhausting block created, not what the host set before it', async () => {
+    await withSandbox({ isolation }, async (sandbox) => {
+      await sandbox.execute('var earlier = 1');
+      await sandbox.setVariable('fromHost', 'kept');
+      const result = await sandbox.execute(
+        'var big = []; while (true) big.push("x".repeat(1000) + big.length)',
+      );
+      expect(result.error).toMatchObject({ code: 'sandbox.out_of_memory' });
+      expect(result.stderr).toContain('were cleared: big\n');
+      expect(await sandbox.getVariable('fromHost')).toBe('kept');
+      expect(await sandbox.getVariable('earlier')).toBe(1);
+    });
+  });
+
   it('gives a clean stack-overflow error for deep recursion', async () => {
     await withSandbox({ isolation }, async (sandbox) => {
       const result = await sandbox.execute('function down(n) { return down(n + 1) + 1 }\ndown(0)');

@@ -130,6 +130,25 @@ describe.each(ISOLATIONS)('sandbox REPL semantics (%s)', (isolation) => {
     });
   });
 
+  it('sets variables given with a block before it runs, in the same call', async () => {
+    await withSandbox({ isolation, meta: { iteration: 0 } }, async (sandbox) => {
+      const result = await sandbox.execute('[__rlm.iteration, Object.isFrozen(__rlm), extra]', {
+        variables: { __rlm: { iteration: 4 }, extra: 'given' },
+      });
+      expect(result.stdout).toBe("[ 4, true, 'given' ]\n");
+      expect(await sandbox.getVariable('extra')).toBe('given');
+    });
+  });
+
+  it('refuses a block whose variables cannot be set, without running it', async () => {
+    await withSandbox({ isolation }, async (sandbox) => {
+      await expect(
+        sandbox.execute('var ran = true', { variables: { FINAL: 1 } }),
+      ).rejects.toMatchObject({ code: 'sandbox.invalid_value' });
+      expect(await sandbox.getVariable('ran')).toBeUndefined();
+    });
+  });
+
   it('copies variables in and out as JSON and lists them with type and size', async () => {
     await withSandbox({ isolation }, async (sandbox) => {
       await sandbox.setVariable('history', [{ role: 'user', content: 'hi' }]);

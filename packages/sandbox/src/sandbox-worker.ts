@@ -84,6 +84,7 @@ class Session {
     try {
       switch (request.type) {
         case 'execute':
+          for (const [name, value] of request.variables ?? []) engine.setVariable(name, value);
           return await engine.execute(request.code, stop);
         case 'getVariable':
           return engine.getVariable(request.name, { ...stop, maxChars: request.maxChars });

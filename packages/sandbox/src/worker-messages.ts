@@ -20,7 +20,8 @@ export interface WireError {
 }
 
 export type Request =
-  | { type: 'execute'; code: string }
+  /** `variables`: set (as `setVariable` would) before the block runs, in the same message. */
+  | { type: 'execute'; code: string; variables?: [string, JsonValue][] }
   | { type: 'getVariable'; name: string; maxChars?: number }
   | { type: 'setVariable'; name: string; value: JsonValue }
   | { type: 'listVariables' }

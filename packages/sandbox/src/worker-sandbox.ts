@@ -288,15 +288,21 @@ export class WorkerSandbox implements Sandbox {
   }
 
   async execute(code: string, options: ExecuteOptions = {}): Promise<REPLResult> {
+    const variables = Object.entries(options.variables ?? {});
+    for (const [name, value] of variables)
+      assertSettable(name, value, Object.keys(this.#functions));
     return this.#serially(async () => {
       const signal =
         options.signal === undefined
           ? this.#lifetime.signal
           : AbortSignal.any([options.signal, this.#lifetime.signal]);
+      // Recorded before they are sent, so that an engine started after a reset during this block
+      // gets them too (as the engine that ran the block did).
+      for (const [name, value] of variables) this.#variables.set(name, value);
       const started = performance.now();
       const result = await new Promise<REPLResult>((resolve, reject) => {
         this.#request(
-          { type: 'execute', code },
+          variables.length > 0 ? { type: 'execute', code, variables } : { type: 'execute', code },
           {
             signal,
             onKill: (_error, reason) =>

@@ -1,4 +1,4 @@
-import type { CodeBlock, ReplEnvironment } from '@rlm/protocol';
+import type { CodeBlock, JsonValue, ReplEnvironment } from '@rlm/protocol';
 import type { RunNode } from '../run/run-node.js';
 
 /**
@@ -11,7 +11,14 @@ export async function runBlocks(
     sandbox,
     codes,
     iteration,
-  }: { sandbox: ReplEnvironment; codes: readonly string[]; iteration: number },
+    meta,
+  }: {
+    sandbox: ReplEnvironment;
+    codes: readonly string[];
+    iteration: number;
+    /** `__rlm` for this turn, set with the first block; `undefined` keeps the sandbox's. */
+    meta: Record<string, JsonValue> | undefined;
+  },
 ): Promise<CodeBlock[]> {
   const blocks: CodeBlock[] = [];
   for (const [index, code] of codes.entries()) {
@@ -19,7 +26,10 @@ export async function runBlocks(
     node.emit({ type: 'block-start', iteration, index, code });
     node.beginBlock();
     const result = await node.tree.tracing.block(node.spans, { iteration, index, code }, () =>
-      sandbox.execute(code, { signal: node.scope.signal }),
+      sandbox.execute(code, {
+        signal: node.scope.signal,
+        ...(index === 0 && meta !== undefined ? { variables: { __rlm: meta } } : {}),
+      }),
     );
     const withCalls = { ...result, llmCalls: node.endBlock() };
     blocks.push({ code, result: withCalls });

@@ -154,14 +154,14 @@ async function turn(
   const sandbox = await sandboxReady;
   const found = findCodeBlocks(text, { languages: config.codeLanguages });
   const maxBlocks = config.limits.maxBlocksPerIteration;
-  // In a session the sandbox's `__rlm` is from an earlier run until this one refreshes it.
-  if (found.length > 0 && (iteration > 0 || spec.session !== undefined)) {
-    // Refresh `__rlm` only when code will read it: a turn without code costs no sandbox round trip.
-    await sandbox
-      .setVariable('__rlm', invocationMeta(node, spec, iteration))
-      .catch(() => undefined);
-  }
-  const blocks = await runBlocks(node, { sandbox, codes: found.slice(0, maxBlocks), iteration });
+  // In a session the sandbox's `__rlm` is from an earlier run until this one refreshes it. It is
+  // refreshed only when code will read it, and with the turn's first block (one round trip).
+  const meta =
+    found.length > 0 && (iteration > 0 || spec.session !== undefined)
+      ? invocationMeta(node, spec, iteration)
+      : undefined;
+  const codes = found.slice(0, maxBlocks);
+  const blocks = await runBlocks(node, { sandbox, codes, iteration, meta });
   if (blocks.length > 0) state.codeEverRan = true;
   state.lastCodes = blocks.map((block) => block.code);
   state.history.push(

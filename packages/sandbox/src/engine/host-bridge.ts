@@ -56,6 +56,8 @@ export class HostBridge {
   #generation = 0;
   #open = false;
   #controller = blockController();
+  /** Whether a host call of this block was handed `#controller`'s signal (only then is it aborted). */
+  #signalGiven = false;
   #wake: (() => void) | undefined;
 
   constructor(
@@ -106,6 +108,7 @@ export class HostBridge {
     };
     let work: Promise<string | undefined>;
     try {
+      this.#signalGiven = true;
       work = this.#caller(name, args, this.#controller.signal);
     } catch (error) {
       work = Promise.reject(error);
@@ -215,8 +218,12 @@ export class HostBridge {
   close(): Record<string, number> {
     this.#open = false;
     this.#generation += 1;
-    this.#controller.abort();
-    this.#controller = blockController();
+    // Aborting creates an error with a stack: worth it only when some call holds the signal.
+    if (this.#signalGiven) {
+      this.#signalGiven = false;
+      this.#controller.abort();
+      this.#controller = blockController();
+    }
     const unawaited: Record<string, number> = {};
     for (const entry of this.#pending) {
       unawaited[entry.name] = (unawaited[entry.name] ?? 0) + 1;

@@ -11,6 +11,9 @@ interface DeclarationNode extends Node {
   id?: (Node & { name: string }) | null;
 }
 
+/** A word that may start a top-level declaration this rewrite changes (escapes included). */
+const DECLARATION_WORD = /let|const|class|\\u/;
+
 /**
  * Rewrites a block so that its top-level declarations can be repeated in later blocks, as in a
  * REPL: top-level `let`/`const` become `var`, and `class X {}` becomes `var X = class X {}`.
@@ -22,6 +25,9 @@ interface DeclarationNode extends Node {
  * so the engine reports its own syntax error (with its line number).
  */
 export function rewriteBlock(code: string): string | undefined {
+  // Without these words there is nothing to rewrite: the parse (most of a short block's host-side
+  // cost) is skipped, and the engine reports any syntax error itself, as it does when acorn fails.
+  if (!DECLARATION_WORD.test(code)) return code;
   let program: Node & { body: DeclarationNode[] };
   try {
     program = parse(code, {

@@ -44,7 +44,7 @@ export async function runBlock(
   const clock = startClock(parts, options);
   let unawaited: UnawaitedCalls = {};
   try {
-    const namesBefore = parts.scaffold.beginBlock();
+    parts.scaffold.beginBlock();
     parts.bridge.open();
     let settled: Settled;
     try {
@@ -54,7 +54,7 @@ export async function runBlock(
       unawaited = parts.bridge.close();
     }
     return {
-      ...finish(parts, settled, { clock, namesBefore, started }),
+      ...finish(parts, settled, { clock, started }),
       unawaitedCalls: unawaited,
     };
   } catch (error) {
@@ -135,9 +135,9 @@ interface Report {
 function finish(
   parts: EngineParts,
   settled: Settled,
-  { clock, namesBefore, started }: { clock: BlockClock; namesBefore: string; started: number },
+  { clock, started }: { clock: BlockClock; started: number },
 ): REPLResult {
-  const report = reportBlock(parts, settled, { clock, namesBefore });
+  const report = reportBlock(parts, settled, clock);
   const ended = parts.scaffold.endBlock();
   if (!dropLeftoverJobs(parts)) {
     parts.resetReason = 'jobs';
@@ -161,11 +161,7 @@ function finish(
 }
 
 /** What the block ended with, its completion value printed and its variables' types. */
-function reportBlock(
-  parts: EngineParts,
-  settled: Settled,
-  { clock, namesBefore }: { clock: BlockClock; namesBefore: string },
-): Report {
+function reportBlock(parts: EngineParts, settled: Settled, clock: BlockClock): Report {
   try {
     let error: BlockError | null = null;
     let note = '';
@@ -176,7 +172,7 @@ function reportBlock(
       // middle of some built-ins, so the scaffold never works with the heap full.)
       parts.scaffold.releaseBallast();
       error = describeThrown(parts, settled.error, clock);
-      if (error.code === 'sandbox.out_of_memory') note = recoverFromOutOfMemory(parts, namesBefore);
+      if (error.code === 'sandbox.out_of_memory') note = recoverFromOutOfMemory(parts);
       else parts.scaffold.holdBallast();
     } else {
       error = printCompletion(parts, settled.holder, clock);
@@ -186,7 +182,7 @@ function reportBlock(
     // QuickJS throws `null` when it cannot even allocate the error object, so an exhausted
     // heap often shows up only here, when the scaffold's own work fails.
     if (!(failure instanceof EngineFault) || parts.poisonReason !== undefined) throw failure;
-    const recovered = recoverFromOutOfMemory(parts, namesBefore);
+    const recovered = recoverFromOutOfMemory(parts);
     if (parts.poisonReason !== undefined) throw new EngineFault(parts.poisonReason);
     return { error: undescribedError(), note: recovered, locals: parts.scaffold.locals('trusted') };
   } finally {
@@ -245,9 +241,9 @@ function typesOfLocals({ scaffold }: EngineParts, clock: BlockClock): Record<str
  * globals this block created, then probe with a small allocation. If memory stays full, the
  * engine is poisoned and the caller must create a new sandbox.
  */
-function recoverFromOutOfMemory(parts: EngineParts, namesBefore: string): string {
+function recoverFromOutOfMemory(parts: EngineParts): string {
   try {
-    const cleared = parts.scaffold.reclaimMemory(namesBefore);
+    const cleared = parts.scaffold.reclaimMemory();
     return cleared.length > 0
       ? `note: to free memory, variables created by this block were cleared: ${cleared.join(', ')}\n`
       : '';

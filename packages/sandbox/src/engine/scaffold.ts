@@ -137,9 +137,9 @@ export class Scaffold {
     }
   }
 
-  /** Starts collecting a block's output; returns the user variable names before it (JSON). */
-  beginBlock(): string {
-    return this.callString('beginBlock');
+  /** Starts collecting a block's output. */
+  beginBlock(): void {
+    this.call('beginBlock').dispose();
   }
 
   /** Prints the block's completion value, inside the block's slice. */
@@ -246,17 +246,14 @@ export class Scaffold {
 
   /**
    * Frees memory after an out-of-memory error: releases the ballast (so the scaffold has room to
-   * work), empties the globals created since `namesBefore` (JSON list of names), then takes the
-   * ballast back, which doubles as the probe. Returns the names it emptied.
+   * work), empties the globals created since the last block ended (the guest keeps those names),
+   * then takes the ballast back, which doubles as the probe. Returns the names it emptied.
    *
    * @throws EngineFault (or an engine error) when memory stays exhausted
    */
-  reclaimMemory(namesBefore: string): string[] {
+  reclaimMemory(): string[] {
     this.releaseBallast();
-    const before = new Set(JSON.parse(namesBefore) as string[]);
-    const now = JSON.parse(this.callString('userNames')) as string[];
-    const created = now.filter((name) => !before.has(name));
-    this.call('deleteGlobals', [JSON.stringify(created)]).dispose();
+    const created = JSON.parse(this.callString('reclaimGlobals')) as string[];
     this.call('holdBallast').dispose();
     return created;
   }

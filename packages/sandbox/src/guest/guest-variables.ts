@@ -32,6 +32,14 @@ const helpers = record<Record<string, unknown>>();
 /** Scaffold values restored after every block: name → value. */
 const pinned = record<Record<string, unknown>>();
 
+/**
+ * The user's variables as the last block ended, plus those the host set since: the names an
+ * out-of-memory recovery keeps (anything else was created by the block that ran out). Kept here so
+ * a block need not list the globals before it runs.
+ */
+const known = record<{ names: Record<string, true> }>();
+known.names = record<Record<string, true>>();
+
 /** Records the names present before the scaffold adds anything, and the reserved ones. */
 export function recordBaseline(reservedNames: readonly string[]): void {
   const names = getOwnPropertyNames(G);
@@ -98,6 +106,9 @@ export function userNames(): string[] {
 /** `{ name: type }` of the user variables (see `typeName`; may run guest code). */
 export function locals(basic: boolean): string {
   const names = userNames();
+  const seen = record<Record<string, true>>();
+  for (let index = 0; index < names.length; index++) seen[names[index] as string] = true;
+  known.names = seen;
   const out = record<Record<string, string>>();
   for (let index = 0; index < names.length; index++) {
     const name = names[index] as string;
@@ -174,16 +185,32 @@ export function readVariable(name: string, maxChars: number): unknown[] {
 export function setVariable(name: string, value: unknown): void {
   if (name === '__rlm') pin(name, deepFreeze(value));
   else if (isScaffold(name)) pin(name, value);
-  else defineGlobal(name, value);
+  else {
+    defineGlobal(name, value);
+    known.names[name] = true;
+  }
 }
 
 export function setJson(name: string, json: string): void {
   setVariable(name, jsonParse(json));
 }
 
-/** Empties the named globals (top-level `var` bindings cannot be deleted). */
-export function deleteGlobals(namesJson: string): void {
-  const names = jsonParse(namesJson) as string[];
+/**
+ * Empties the user variables created since the last block ended (see `known`); returns their
+ * names (JSON). Top-level `var` bindings cannot be deleted: those are set to `undefined`.
+ */
+export function reclaimGlobals(): string {
+  const names = list<string>();
+  const all = userNames();
+  for (let index = 0; index < all.length; index++) {
+    const name = all[index] as string;
+    if (known.names[name] !== true) append(names, name);
+  }
+  deleteGlobals(names);
+  return jsonText(names);
+}
+
+function deleteGlobals(names: string[]): void {
   for (let index = 0; index < names.length; index++) {
     const name = names[index] as string;
     const descriptor = getOwnPropertyDescriptor(G, name);

@@ -5,17 +5,16 @@ import { type HostCall, helperFunction, hostFunction } from './guest-host-calls.
 import {
   deepFreeze,
   defineHelper,
-  deleteGlobals,
   globalSlot,
   listVariables,
   locals,
   pin,
   readVariable,
+  reclaimGlobals,
   recordBaseline,
   restore,
   setJson,
   setVariable,
-  userNames,
 } from './guest-variables.js';
 import { formatArgs, inspect } from './inspect-value.js';
 import { jsonText } from './json-text.js';
@@ -111,8 +110,8 @@ export interface BlockEnd {
 
 /** The functions the host calls; none is reachable from a global. */
 export interface ScaffoldInternals {
-  /** Starts a block: output is collected again. Returns the user variable names (JSON). */
-  beginBlock(): string;
+  /** Starts a block: output is collected again. */
+  beginBlock(): void;
   /** Prints the block's completion value (`{ value }` from the async evaluation). */
   formatCompletion(holder: { value: unknown }): void;
   /** A thrown value, described and cut to the caps (JSON of `DescribedError`). */
@@ -126,8 +125,8 @@ export interface ScaffoldInternals {
   setVariable(name: string, value: unknown): void;
   setJson(name: string, json: string): void;
   alias(to: string, from: string): void;
-  userNames(): string;
-  deleteGlobals(namesJson: string): void;
+  /** Empties the variables created since the last block ended; their names (JSON). */
+  reclaimGlobals(): string;
   releaseBallast(): void;
   holdBallast(): void;
   /** Turns a host result (JSON text) into the value a guest promise resolves with. */
@@ -140,10 +139,7 @@ function internals(
   ballast: Pick<ScaffoldInternals, 'releaseBallast' | 'holdBallast'>,
 ): ScaffoldInternals {
   const out = record<ScaffoldInternals>();
-  out.beginBlock = () => {
-    openOutput();
-    return jsonText(userNames());
-  };
+  out.beginBlock = openOutput;
   out.formatCompletion = (holder) => {
     // QuickJS fills the holder with an assignment, which a guest setter at Object.prototype.value
     // can intercept: read only what it really holds.
@@ -176,8 +172,7 @@ function internals(
   out.setVariable = setVariable;
   out.setJson = setJson;
   out.alias = (to, from) => setVariable(to, globalSlot(from).value);
-  out.userNames = () => jsonText(userNames());
-  out.deleteGlobals = deleteGlobals;
+  out.reclaimGlobals = reclaimGlobals;
   out.releaseBallast = ballast.releaseBallast;
   out.holdBallast = ballast.holdBallast;
   out.parseJson = (text) => jsonParse(text);
