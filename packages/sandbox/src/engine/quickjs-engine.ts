@@ -8,6 +8,7 @@ import { MAX_ERROR_NAME_CHARS } from './block-outcome.js';
 import { EngineFault, outOfMemory, poisonedError } from './engine-faults.js';
 import { type EngineParts, type EngineRunOptions, endClock, startClock } from './engine-parts.js';
 import { GUEST_PRELUDE } from './guest-prelude.generated.js';
+import { HeapBallast } from './heap-ballast.js';
 import { HostBridge, type HostCaller } from './host-bridge.js';
 import { Interrupts } from './interrupts.js';
 import { dropLeftoverJobs } from './leftover-jobs.js';
@@ -63,6 +64,7 @@ export class QuickJsEngine {
   readonly #interrupts = new Interrupts();
   readonly #watchdog: WatchdogCell;
   #parts: EngineParts | undefined;
+  readonly #ballast: HeapBallast;
   #disposed = false;
   /** Set by a fault before the scaffold (and so `#parts`) exists. */
   #earlyPoison: string | undefined;
@@ -79,6 +81,10 @@ export class QuickJsEngine {
       maxChars: limits.maxOutputChars,
     });
     this.#scanner = scanner;
+    this.#ballast = new HeapBallast(
+      module,
+      Math.min(4 * 1024 * 1024, Math.max(256 * 1024, limits.memoryBytes / 64)),
+    );
     this.#runtime = module.newRuntime();
     this.#runtime.setMaxStackSize(limits.stackBytes);
     this.#runtime.setInterruptHandler(this.#interrupts.handler);
@@ -143,7 +149,6 @@ export class QuickJsEngine {
       maxAnswerChars: limits.maxAnswerChars,
       maxHostCallChars: limits.maxHostCallChars,
       maxErrorNameChars: MAX_ERROR_NAME_CHARS,
-      ballastBytes: Math.min(4 * 1024 * 1024, Math.max(256 * 1024, limits.memoryBytes / 64)),
     });
     const factory = context.unwrapResult(
       context.evalCode(GUEST_PRELUDE, 'prelude.js', { type: 'global' }),
@@ -158,6 +163,11 @@ export class QuickJsEngine {
     factory.dispose();
     hostCall.dispose();
     configHandle.dispose();
+    const internals = context.unwrapResult(result);
+    if (!this.#ballast.hold()) {
+      internals.dispose();
+      throw new EngineFault('the memory limit leaves no room for the scaffold');
+    }
     const guard = <T>(work: () => T): T => this.#guard(work);
     this.#parts = {
       runtime: this.#runtime,
@@ -165,7 +175,8 @@ export class QuickJsEngine {
       bridge: this.#bridge,
       scaffold: new Scaffold({
         context,
-        internals: context.unwrapResult(result),
+        internals,
+        ballast: this.#ballast,
         interrupts: this.#interrupts,
         guard,
         memoryBytes: limits.memoryBytes,

@@ -4,6 +4,7 @@ import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 import type { BlockEnd, ScaffoldInternals } from '../guest/install-scaffold.js';
 import type { GuestErrorInfo } from './block-outcome.js';
 import { EngineFault, outOfMemory, ScaffoldTimeout } from './engine-faults.js';
+import type { HeapBallast } from './heap-ballast.js';
 import type { Interrupts } from './interrupts.js';
 import { newGuestString } from './new-guest-string.js';
 
@@ -25,6 +26,8 @@ export type CallTiming = 'trusted' | { allowanceMs: number } | { within: <T>(wor
 
 interface ScaffoldParts {
   context: QuickJSContext;
+  /** Heap held back for the scaffold's own work after an out-of-memory error. */
+  ballast: HeapBallast;
   internals: QuickJSHandle;
   interrupts: Interrupts;
   /** Runs engine work, poisoning the engine on a non-QuickJS exception. */
@@ -52,14 +55,11 @@ export type ReadVariable =
 /** The host's side of the guest scaffold: calls into the prelude's internals and reads results. */
 export class Scaffold {
   readonly #parts: ScaffoldParts;
-  /** Fetched up front: calling it needs no allocation, which matters when the heap is full. */
-  readonly #releaseBallast: QuickJSHandle;
   /** Handles of the internals called so far: fetching one per call would cost a crossing. */
   readonly #functions = new Map<ScaffoldFunction, QuickJSHandle>();
 
   constructor(parts: ScaffoldParts) {
     this.#parts = parts;
-    this.#releaseBallast = parts.context.getProp(parts.internals, 'releaseBallast');
   }
 
   /**
@@ -149,15 +149,12 @@ export class Scaffold {
 
   /** Lets go of the memory held back for the scaffold's own work (needs no allocation). */
   releaseBallast(): void {
-    const { context, guard } = this.#parts;
-    const released = guard(() => context.callFunction(this.#releaseBallast, context.undefined));
-    if (released.error) released.error.dispose();
-    else released.value.dispose();
+    this.#parts.ballast.release();
   }
 
   /** Takes the ballast back; fails (EngineFault) when memory is still exhausted. */
   holdBallast(): void {
-    this.call('holdBallast').dispose();
+    if (!this.#parts.ballast.hold()) throw new EngineFault('memory is still exhausted');
   }
 
   /** The thrown value's name, message and stack (already cut), read inside the block's slice. */
@@ -254,14 +251,13 @@ export class Scaffold {
   reclaimMemory(): string[] {
     this.releaseBallast();
     const created = JSON.parse(this.callString('reclaimGlobals')) as string[];
-    this.call('holdBallast').dispose();
+    this.holdBallast();
     return created;
   }
 
   dispose(): void {
     for (const fn of this.#functions.values()) fn.dispose();
     this.#functions.clear();
-    this.#releaseBallast.dispose();
     this.#parts.internals.dispose();
   }
 }

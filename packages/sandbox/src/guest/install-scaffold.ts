@@ -19,7 +19,7 @@ import {
 import { formatArgs, inspect } from './inspect-value.js';
 import { jsonText } from './json-text.js';
 import { openOutput, type StreamName, takeOutput, write } from './output-streams.js';
-import { ArrayBufferCtor, freeze, jsonParse, record } from './primordials.js';
+import { freeze, jsonParse, record } from './primordials.js';
 import { configureLimits, type ScaffoldConfig } from './scaffold-settings.js';
 
 /**
@@ -47,21 +47,7 @@ export function installScaffold(hostCall: HostCall, configJson: string): Scaffol
     const name = config.helpers[index] as string;
     defineHelper(name, helperFunction(hostCall, name));
   }
-  // Ballast: memory held back so that, after an out-of-memory error, releasing it leaves room
-  // for the scaffold's own work (listing and clearing the variables that filled the heap).
-  let ballast: ArrayBuffer | null = null;
-  const holdBallast = (): void => {
-    if (ballast === null) ballast = new ArrayBufferCtor(config.ballastBytes);
-  };
-  holdBallast();
-  return freeze(
-    internals({
-      releaseBallast: () => {
-        ballast = null;
-      },
-      holdBallast,
-    }),
-  );
+  return freeze(internals());
 }
 
 function logTo(stream: StreamName): Log {
@@ -127,17 +113,13 @@ export interface ScaffoldInternals {
   alias(to: string, from: string): void;
   /** Empties the variables created since the last block ended; their names (JSON). */
   reclaimGlobals(): string;
-  releaseBallast(): void;
-  holdBallast(): void;
   /** Turns a host result (JSON text) into the value a guest promise resolves with. */
   parseJson(text: string): unknown;
   /** The error a host call's promise rejects with (`code` '' for none). */
   hostError(name: string, message: string, code: string): Error;
 }
 
-function internals(
-  ballast: Pick<ScaffoldInternals, 'releaseBallast' | 'holdBallast'>,
-): ScaffoldInternals {
+function internals(): ScaffoldInternals {
   const out = record<ScaffoldInternals>();
   out.beginBlock = openOutput;
   out.formatCompletion = (holder) => {
@@ -173,8 +155,6 @@ function internals(
   out.setJson = setJson;
   out.alias = (to, from) => setVariable(to, globalSlot(from).value);
   out.reclaimGlobals = reclaimGlobals;
-  out.releaseBallast = ballast.releaseBallast;
-  out.holdBallast = ballast.holdBallast;
   out.parseJson = (text) => jsonParse(text);
   out.hostError = (name, message, code) =>
     codedError(name, message, code === '' ? undefined : code);

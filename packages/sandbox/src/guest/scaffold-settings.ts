@@ -14,8 +14,6 @@ export interface ScaffoldConfig {
   maxAnswerChars: number;
   maxHostCallChars: number;
   maxErrorNameChars: number;
-  /** Memory held back so that, after an out-of-memory error, the scaffold has room to work. */
-  ballastBytes: number;
 }
 
 /** The caps the scaffold enforces, set once by `installScaffold`. */
