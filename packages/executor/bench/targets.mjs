@@ -1,5 +1,5 @@
 // The performance targets of issue #23 for @rlm/executor, each next to its measured value.
-// Run: pnpm --filter @rlm/executor bench [baseline-checkout]   (or `pnpm bench [checkout]` at the root)
+// Run: pnpm --filter @rlm/executor bench [baseline-checkout]   (`pnpm bench` at the root: no baseline)
 // With a baseline checkout (a built clone of an earlier commit), both builds are measured in one
 // run, interleaved (in this process, or in child processes taking turns when a measure needs a
 // fresh process), so machine load hits both alike; the ratio column is the meaningful part on a

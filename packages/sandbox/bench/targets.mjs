@@ -1,5 +1,5 @@
 // The performance targets of issue #23 for @rlm/sandbox, each next to its measured value.
-// Run: pnpm --filter @rlm/sandbox bench [baseline-checkout]   (or `pnpm bench [checkout]` at the root)
+// Run: pnpm --filter @rlm/sandbox bench [baseline-checkout]   (`pnpm bench` at the root: no baseline)
 // With a baseline checkout (a built clone of an earlier commit), both builds run in this one
 // process, interleaved round by round, so machine load hits both alike; the ratio column is the
 // meaningful part on a busy machine. Needs a build (dist/) of this checkout and of the baseline.
