@@ -24,3 +24,41 @@ export {
 export { hostToolName } from './client/tool-names.js';
 export { DEFAULT_MAX_RESULT_CHARS, MAX_TOOL_ERROR_CHARS } from './client/tool-result.js';
 export { MAX_PARAMETER_NOTES_CHARS, toolSignature } from './client/tool-signature.js';
+
+// ── MCP server: the RLM as tools ────────
+
+export {
+  type AllowedFile,
+  DEFAULT_CONTEXT_EXCLUDE,
+  realRoots,
+  resolveAllowedFiles,
+} from './server/allowed-roots.js';
+export { ERROR_META_KEY } from './server/call-tool-result.js';
+export {
+  CONTEXT_PREVIEW_CHARS,
+  DEFAULT_MAX_CONTEXT_BYTES,
+  type LoadedContext,
+  loadContext,
+} from './server/load-context.js';
+export { DEFAULT_REPL_BLOCK_TIMEOUT_MS, DEFAULT_REPL_OUTPUT_CHARS } from './server/repl-session.js';
+export {
+  createRlmMcpServer,
+  type RlmMcpServer,
+  type RlmMcpServerOptions,
+} from './server/rlm-mcp-server.js';
+export {
+  type RlmQueryRequest,
+  type RlmQueryRunner,
+  type RlmQueryRunnerOptions,
+  rlmQueryRunner,
+} from './server/rlm-query-runner.js';
+export { MAX_LISTED_RUNS } from './server/run-records.js';
+export { ROOTS_LIST_TIMEOUT_MS } from './server/session-roots.js';
+export { DEFAULT_SAMPLING_MAX_TOKENS, DEFAULT_SUB_CALL_CONCURRENCY } from './server/sub-calls.js';
+export { RLM_TOOL_NAMES, type RlmToolName } from './server/tool-list.js';
+export {
+  contextLoadInputSchema,
+  replExecInputSchema,
+  rlmQueryInputSchema,
+  rlmQueryOutputSchema,
+} from './server/tool-schemas.js';

@@ -85,6 +85,10 @@ export const ERROR_KIND_BY_CODE = {
   'mcp.connection_failed': 'usage',
   'mcp.invalid_arguments': 'usage',
   'mcp.tool_failed': 'provider',
+  'mcp.path_refused': 'usage',
+  'mcp.context_unreadable': 'usage',
+  'mcp.context_too_large': 'usage',
+  'mcp.no_sub_model': 'usage',
 } as const satisfies Record<ErrorCode, ErrorKind>;
 
 /**

@@ -94,6 +94,13 @@ export interface ErrorDetails {
   'mcp.connection_failed': { server: string; reason: string };
   'mcp.invalid_arguments': { tool: string; issues: readonly string[] };
   'mcp.tool_failed': { tool: string };
+  // mcp (the RLM served as MCP tools)
+  /** A path outside the allowed roots, or a symlink that leads out of them. */
+  'mcp.path_refused': { path: string; reason: 'outside_roots' | 'symlink_escape' };
+  'mcp.context_unreadable': { path: string; reason: string };
+  'mcp.context_too_large': { path: string; bytes: number; maxBytes: number };
+  /** `llm_query` in an MCP session whose client offers no sampling and no model is configured. */
+  'mcp.no_sub_model': Record<string, never>;
 }
 
 /** A stable, namespaced error code such as `sandbox.timeout`. */

@@ -1,0 +1,163 @@
+import {
+  formatExecutionResult,
+  type REPLResult,
+  RlmError,
+  totalUsage,
+  truncateOutput,
+  type UsageSummary,
+} from '@rlm/protocol';
+import { createSandbox, type Sandbox } from '@rlm/sandbox';
+import type { SubCallEnd, SubCallFunctions } from './sub-calls.js';
+
+/** Characters of a block's output returned by `repl_exec` (the executor's cap). @default 20_000 */
+export const DEFAULT_REPL_OUTPUT_CHARS = 20_000;
+/** Wall-clock limit of one `repl_exec` block, sub-calls included. @default 300_000 */
+export const DEFAULT_REPL_BLOCK_TIMEOUT_MS = 300_000;
+
+/** Sandbox settings of an MCP session. */
+export interface ReplSessionOptions {
+  subCalls: SubCallFunctions;
+  /** @default DEFAULT_REPL_BLOCK_TIMEOUT_MS */
+  blockTimeoutMs?: number;
+  /** @default DEFAULT_REPL_OUTPUT_CHARS */
+  maxOutputChars?: number;
+  /** @default 'worker' */
+  isolation?: 'worker' | 'inline';
+  /** Sandbox memory cap; the sandbox's default when absent. */
+  memoryBytes?: number;
+}
+
+/** What one `repl_exec` block gave. */
+export interface BlockOutcome {
+  /** Printed output and errors as the executor shows them to a model, cut at the cap. */
+  output: string;
+  truncated: boolean;
+  /** The value of a `FINAL`/`FINAL_VAR` called in the block, else `null`. */
+  finalAnswer: string | null;
+  error: { name: string; message: string; code?: string | undefined } | null;
+  /** Sub-calls this block made. */
+  subCalls: number;
+  /** Usage of the whole session so far. */
+  usage: UsageSummary;
+  costUsd: number;
+}
+
+/**
+ * The persistent sandbox of one MCP session: `context` as loaded, variables kept across blocks,
+ * `llm_query` wired to the session's sub-call backend. Blocks run one at a time, in call order.
+ * Created on first use; `reset()` and `load()` start a fresh one.
+ */
+export class ReplSession {
+  readonly #options: ReplSessionOptions;
+  #context = '';
+  #sandbox: Promise<Sandbox> | null = null;
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  constructor(options: ReplSessionOptions) {
+    this.#options = options;
+  }
+
+  /** The loaded context's text (empty before `context_load`). */
+  get context(): string {
+    return this.#context;
+  }
+
+  #open(): Promise<Sandbox> {
+    if (this.#sandbox === null) {
+      const { blockTimeoutMs = DEFAULT_REPL_BLOCK_TIMEOUT_MS, memoryBytes } = this.#options;
+      this.#sandbox = createSandbox({
+        context: this.#context,
+        functions: this.#options.subCalls.functions,
+        // The sandbox keeps its own generous cap; the tool result is cut at ours below.
+        limits: { blockTimeoutMs, ...(memoryBytes === undefined ? {} : { memoryBytes }) },
+        isolation: this.#options.isolation ?? 'worker',
+      });
+      // A failed start is not kept: the next call tries again.
+      this.#sandbox.catch(() => {
+        this.#sandbox = null;
+      });
+    }
+    return this.#sandbox;
+  }
+
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(work, work);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async #dropSandbox(): Promise<void> {
+    const current = this.#sandbox;
+    this.#sandbox = null;
+    if (current !== null) await (await current.catch(() => null))?.dispose();
+  }
+
+  /** Replaces the context: a fresh sandbox holds it (earlier variables are gone). */
+  load(text: string): Promise<void> {
+    return this.#serial(async () => {
+      this.#context = text;
+      await this.#dropSandbox();
+    });
+  }
+
+  /** A fresh sandbox over the same context. */
+  reset(): Promise<void> {
+    return this.#serial(() => this.#dropSandbox());
+  }
+
+  /** Runs one block; `signal` stops it (spinning code too), and the session stays usable. */
+  exec(
+    code: string,
+    { signal, onSubCall }: { signal?: AbortSignal; onSubCall?: (end: SubCallEnd) => void } = {},
+  ): Promise<BlockOutcome> {
+    return this.#serial(async () => {
+      if (this.#closed) {
+        throw new RlmError({
+          code: 'sandbox.disposed',
+          message: 'The MCP session is closed; its sandbox was freed.',
+          details: {},
+        });
+      }
+      const sandbox = await this.#open();
+      let subCalls = 0;
+      this.#options.subCalls.onEnd = (end) => {
+        subCalls += 1;
+        onSubCall?.(end);
+      };
+      let result: REPLResult;
+      try {
+        result = await sandbox.execute(code, signal === undefined ? {} : { signal });
+      } finally {
+        this.#options.subCalls.onEnd = undefined;
+      }
+      // A sandbox that can no longer run code is replaced on the next block.
+      if (sandbox.poisoned || sandbox.disposed) await this.#dropSandbox();
+      const full = formatExecutionResult(result);
+      const maxChars = this.#options.maxOutputChars ?? DEFAULT_REPL_OUTPUT_CHARS;
+      const usage = this.#options.subCalls.usage();
+      return {
+        output: truncateOutput(full, maxChars),
+        truncated: full.length > maxChars,
+        finalAnswer: result.finalAnswer,
+        error:
+          result.error === null
+            ? null
+            : {
+                name: result.error.name,
+                message: result.error.message,
+                ...(result.error.code === undefined ? {} : { code: result.error.code }),
+              },
+        subCalls,
+        usage,
+        costUsd: totalUsage(usage).costUsd,
+      };
+    });
+  }
+
+  /** Frees the sandbox; later blocks fail. Idempotent. */
+  close(): Promise<void> {
+    this.#closed = true;
+    return this.#serial(() => this.#dropSandbox());
+  }
+}

@@ -1,0 +1,256 @@
+import { createRequire } from 'node:module';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  errorKind,
+  type LanguageModel,
+  parseSchema,
+  type RLMChatCompletion,
+  RlmError,
+  totalUsage,
+} from '@rlm/protocol';
+import type { z } from 'zod';
+import { DEFAULT_CONTEXT_EXCLUDE, resolveAllowedFiles } from './allowed-roots.js';
+import { toolError, toolSuccess } from './call-tool-result.js';
+import { CONTEXT_PREVIEW_CHARS, DEFAULT_MAX_CONTEXT_BYTES, loadContext } from './load-context.js';
+import { progressReporter, type ToolCallExtra } from './progress-reporter.js';
+import { ReplSession } from './repl-session.js';
+import type { RlmQueryRunner } from './rlm-query-runner.js';
+import { RunRecords } from './run-records.js';
+import { sessionRoots } from './session-roots.js';
+import { subCallFunctions } from './sub-calls.js';
+import { RLM_TOOL_NAMES, type RlmToolName, TOOL_SCHEMAS, toolList } from './tool-list.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/** Options of `createRlmMcpServer`. */
+export interface RlmMcpServerOptions {
+  /** Runs `rlm_query` (delegated runs); without it, `rlm_query` is not offered. */
+  runQuery?: RlmQueryRunner | undefined;
+  /** The model behind `llm_query` in the session's REPL when the client offers no sampling. */
+  subModel?: LanguageModel | undefined;
+  /** Where relative paths resolve when the client declares no roots. @default process.cwd() */
+  cwd?: string;
+  /** Directories always allowed besides the client's roots (`--root`). */
+  roots?: readonly string[];
+  /** The largest context one tool call loads, in bytes. @default DEFAULT_MAX_CONTEXT_BYTES */
+  maxContextBytes?: number;
+  /** Globs a directory or glob skips. @default DEFAULT_CONTEXT_EXCLUDE */
+  exclude?: readonly string[];
+  /** The session REPL's limits and isolation. */
+  repl?: {
+    blockTimeoutMs?: number;
+    maxOutputChars?: number;
+    memoryBytes?: number;
+    isolation?: 'worker' | 'inline';
+  };
+  /** Reads a run's trajectory for `rlm://runs/{id}`; the completion's `trajectoryPath` by default. */
+  readTrajectory?: (run: RLMChatCompletion) => Promise<string | undefined>;
+}
+
+/** One MCP session's server: connect it to a transport; `close()` frees the session's sandbox. */
+export interface RlmMcpServer extends AsyncDisposable {
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+function parseArguments<T extends z.ZodType>(name: RlmToolName, schema: T, value: unknown) {
+  try {
+    return parseSchema(schema, value ?? {}, { what: `${name} arguments` });
+  } catch (error) {
+    if (!RlmError.is(error, 'protocol.invalid_message')) throw error;
+    throw new RlmError({
+      code: 'mcp.invalid_arguments',
+      message: `${name}: invalid arguments: ${error.details.issues.join('; ')}`,
+      details: { tool: name, issues: error.details.issues },
+    });
+  }
+}
+
+function runSummary(run: RLMChatCompletion) {
+  return {
+    answer: run.answer,
+    outcome: run.status,
+    runId: run.runId,
+    usage: run.usage,
+    costUsd: totalUsage(run.usage).costUsd,
+  };
+}
+
+/**
+ * An MCP server for one session that serves a Recursive Language Model as tools: `rlm_query`
+ * (a whole delegated run), and `context_load`, `repl_exec`, `repl_reset` over a persistent
+ * sandbox where the client's own model writes the code and `llm_query` goes back to it through
+ * sampling. Runs it made are listed as resources `rlm://runs/{id}` (their trajectories).
+ *
+ * @example
+ * const { server } = createRlmMcpServer({ runQuery: rlmQueryRunner({ model }) });
+ * await server.connect(new StdioServerTransport());
+ */
+export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpServer {
+  const server = new Server(
+    { name: 'rlm', version },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions:
+        'Recursive Language Model tools: rlm_query answers over files too large for your context; ' +
+        'context_load + repl_exec let you explore them yourself in a sandboxed JavaScript REPL.',
+    },
+  );
+  const names = RLM_TOOL_NAMES.filter((name) => name !== 'rlm_query' || options.runQuery);
+  const roots = sessionRoots(server, {
+    cwd: options.cwd ?? process.cwd(),
+    extra: options.roots ?? [],
+  });
+  const subCalls = subCallFunctions({ server, model: options.subModel });
+  const session = new ReplSession({ subCalls, ...options.repl });
+  const runs = new RunRecords(options.readTrajectory);
+
+  async function contextFrom(input: { paths?: string[] | undefined; text?: string | undefined }) {
+    const files =
+      input.paths === undefined || input.paths.length === 0
+        ? []
+        : await resolveAllowedFiles(input.paths, {
+            roots: await roots(),
+            exclude: options.exclude ?? DEFAULT_CONTEXT_EXCLUDE,
+          });
+    return loadContext(
+      { text: input.text, files },
+      { maxBytes: options.maxContextBytes ?? DEFAULT_MAX_CONTEXT_BYTES },
+    );
+  }
+
+  const handlers: Record<
+    RlmToolName,
+    (args: unknown, extra: ToolCallExtra) => Promise<CallToolResult>
+  > = {
+    async rlm_query(args, extra) {
+      const input = parseArguments('rlm_query', TOOL_SCHEMAS.rlm_query.input, args);
+      const runQuery = options.runQuery as RlmQueryRunner;
+      const loaded = await contextFrom({ paths: input.paths, text: input.context });
+      const progress = progressReporter(extra);
+      const run = await runQuery({
+        query: input.query,
+        context: loaded.text,
+        model: input.model,
+        maxDepth: input.maxDepth,
+        maxIterations: input.maxIterations,
+        maxCostUsd: input.maxCostUsd,
+        signal: extra.signal,
+        onEvent(event) {
+          if (event.type === 'iteration-end') {
+            progress(`depth ${event.depth}: iteration ${event.iteration + 1} done`);
+          } else if (event.type === 'subcall-end') {
+            progress(`depth ${event.depth}: ${event.kind}_query ${event.ok ? 'done' : 'failed'}`);
+          }
+        },
+      });
+      runs.add(run);
+      const summary = runSummary(run);
+      if (run.answer !== null) return toolSuccess(run.answer, summary);
+      const reason = run.error?.message ?? 'the model gave no FINAL answer';
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `The run ended without an answer (outcome: ${run.status}): ${reason}`,
+          },
+        ],
+        structuredContent: {
+          ...summary,
+          ...(run.error === null
+            ? {}
+            : { error: { ...run.error, kind: errorKind(run.error.code) } }),
+        },
+        isError: true,
+      };
+    },
+    async context_load(args) {
+      const input = parseArguments('context_load', TOOL_SCHEMAS.context_load.input, args);
+      const loaded = await contextFrom(input);
+      await session.load(loaded.text);
+      const structured = {
+        bytes: loaded.bytes,
+        chars: loaded.text.length,
+        lines: loaded.text === '' ? 0 : loaded.text.split('\n').length,
+        files: loaded.files,
+        skippedBinary: loaded.skippedBinary,
+        preview: loaded.text.slice(0, CONTEXT_PREVIEW_CHARS),
+      };
+      const summary =
+        `Loaded context: ${structured.chars} chars, ${structured.lines} lines` +
+        (loaded.files.length > 0
+          ? ` from ${loaded.files.length} file(s): ${loaded.files.slice(0, 20).join(', ')}`
+          : '') +
+        (loaded.files.length > 20 ? ', …' : '') +
+        `.\nPreview:\n${structured.preview}${loaded.text.length > CONTEXT_PREVIEW_CHARS ? '…' : ''}`;
+      return toolSuccess(summary, structured);
+    },
+    async repl_exec(args, extra) {
+      const input = parseArguments('repl_exec', TOOL_SCHEMAS.repl_exec.input, args);
+      const progress = progressReporter(extra);
+      const outcome = await session.exec(input.code, {
+        signal: extra.signal,
+        onSubCall: (end) => progress(`sub-call via ${end.via} ${end.ok ? 'done' : 'failed'}`),
+      });
+      const text =
+        outcome.finalAnswer === null ? outcome.output : `FINAL answer:\n${outcome.finalAnswer}`;
+      return toolSuccess(text, { ...outcome });
+    },
+    async repl_reset(args) {
+      parseArguments('repl_reset', TOOL_SCHEMAS.repl_reset.input, args);
+      await session.reset();
+      return toolSuccess('The REPL was reset; `context` is still loaded.', {
+        reset: true,
+        contextChars: session.context.length,
+      });
+    },
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList(names) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = request.params.name as RlmToolName;
+    if (!names.includes(name)) {
+      return toolError(
+        new RlmError({
+          code: 'mcp.invalid_arguments',
+          message: `There is no tool ${request.params.name}; the tools are ${names.join(', ')}.`,
+          details: { tool: request.params.name, issues: ['name: unknown tool'] },
+        }),
+      );
+    }
+    try {
+      return await handlers[name](request.params.arguments, extra);
+    } catch (error) {
+      return toolError(error);
+    }
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: runs.list() }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [runs.template()],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => ({
+    contents: [await runs.read(request.params.uri)],
+  }));
+
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await session.close();
+    await server.close().catch(() => undefined);
+  };
+  const previous = server.onclose;
+  server.onclose = () => {
+    previous?.();
+    void close();
+  };
+  return { server, close, [Symbol.asyncDispose]: close };
+}

@@ -1,0 +1,63 @@
+import { readFile } from 'node:fs/promises';
+import type { Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { type RLMChatCompletion, RlmError } from '@rlm/protocol';
+
+const URI_PREFIX = 'rlm://runs/';
+/** Runs a session lists as resources, the latest kept. @default 200 */
+export const MAX_LISTED_RUNS = 200;
+
+async function trajectoryFile(run: RLMChatCompletion): Promise<string | undefined> {
+  if (run.trajectoryPath === null) return undefined;
+  return readFile(run.trajectoryPath, 'utf8').catch(() => undefined);
+}
+
+/** The delegated runs of one session, as MCP resources `rlm://runs/{id}` (their trajectories). */
+export class RunRecords {
+  readonly #runs = new Map<string, RLMChatCompletion>();
+  readonly #read: (run: RLMChatCompletion) => Promise<string | undefined>;
+
+  constructor(read: ((run: RLMChatCompletion) => Promise<string | undefined>) | undefined) {
+    this.#read = read ?? trajectoryFile;
+  }
+
+  add(run: RLMChatCompletion): void {
+    this.#runs.set(run.runId, run);
+    for (const id of this.#runs.keys()) {
+      if (this.#runs.size <= MAX_LISTED_RUNS) break;
+      this.#runs.delete(id);
+    }
+  }
+
+  list(): Resource[] {
+    return [...this.#runs.values()].map((run) => ({
+      uri: `${URI_PREFIX}${run.runId}`,
+      name: `run ${run.runId}`,
+      description: `${run.status}: ${run.query.slice(0, 200)}`,
+      mimeType: 'application/x-ndjson',
+    }));
+  }
+
+  template(): ResourceTemplate {
+    return {
+      uriTemplate: `${URI_PREFIX}{id}`,
+      name: 'run',
+      description: "A run's trajectory (JSONL, one record a line; `rlm trace` reads it).",
+      mimeType: 'application/x-ndjson',
+    };
+  }
+
+  /** @throws RlmError `server.not_found` for a run this session did not make or without a trajectory */
+  async read(uri: string): Promise<{ uri: string; mimeType: string; text: string }> {
+    const id = uri.startsWith(URI_PREFIX) ? uri.slice(URI_PREFIX.length) : '';
+    const run = this.#runs.get(id);
+    const text = run === undefined ? undefined : await this.#read(run);
+    if (text === undefined) {
+      throw new RlmError({
+        code: 'server.not_found',
+        message: `There is no run trajectory at ${uri}; list the resources for the runs of this session.`,
+        details: { resource: 'run', id },
+      });
+    }
+    return { uri, mimeType: 'application/x-ndjson', text };
+  }
+}

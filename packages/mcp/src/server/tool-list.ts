@@ -1,0 +1,47 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { TOOL_DESCRIPTIONS } from './tool-descriptions.js';
+import {
+  contextLoadInputSchema,
+  contextLoadOutputSchema,
+  replExecInputSchema,
+  replExecOutputSchema,
+  replResetInputSchema,
+  replResetOutputSchema,
+  rlmQueryInputSchema,
+  rlmQueryOutputSchema,
+} from './tool-schemas.js';
+
+/** The tools by name, with the zod schema that checks each call's arguments. */
+export const TOOL_SCHEMAS = {
+  rlm_query: { input: rlmQueryInputSchema, output: rlmQueryOutputSchema },
+  context_load: { input: contextLoadInputSchema, output: contextLoadOutputSchema },
+  repl_exec: { input: replExecInputSchema, output: replExecOutputSchema },
+  repl_reset: { input: replResetInputSchema, output: replResetOutputSchema },
+} as const;
+
+/** A tool's name. */
+export type RlmToolName = keyof typeof TOOL_SCHEMAS;
+
+/** The names in the order `tools/list` gives them. */
+export const RLM_TOOL_NAMES = Object.keys(TOOL_SCHEMAS) as RlmToolName[];
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
+  // draft-07 without `$schema`: what every client's validator compiles (the SDK's Ajv too).
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-7' });
+  return { ...rest, type: 'object' } as Tool['inputSchema'];
+}
+
+/** The `tools/list` entries of `names`, with JSON Schemas made from the zod schemas. */
+export function toolList(names: readonly RlmToolName[]): Tool[] {
+  return names.map((name) => ({
+    name,
+    description: TOOL_DESCRIPTIONS[name],
+    inputSchema: jsonSchema(TOOL_SCHEMAS[name].input, 'input'),
+    outputSchema: jsonSchema(TOOL_SCHEMAS[name].output, 'output'),
+    annotations: {
+      readOnlyHint: name !== 'repl_exec' && name !== 'repl_reset' && name !== 'context_load',
+      openWorldHint: false,
+    },
+  }));
+}

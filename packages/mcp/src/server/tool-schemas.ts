@@ -1,0 +1,73 @@
+import { runStatusSchema, usageSummarySchema } from '@rlm/protocol';
+import { z } from 'zod';
+
+const paths = z
+  .array(z.string().min(1))
+  .max(1_000)
+  .describe('Files, directories or globs, relative to the first allowed root');
+
+/** Arguments of `rlm_query`. */
+export const rlmQueryInputSchema = z.strictObject({
+  query: z.string().min(1).describe('The question or task'),
+  context: z.string().optional().describe('Text to answer over (joined with the files)'),
+  paths: paths.optional(),
+  model: z.string().min(1).optional().describe('A model id for the run'),
+  maxDepth: z.number().int().positive().max(10).optional(),
+  maxIterations: z.number().int().positive().max(200).optional(),
+  maxCostUsd: z.number().positive().optional(),
+});
+
+/** What `rlm_query` returns as `structuredContent` (a run without an answer too, with `isError`). */
+export const rlmQueryOutputSchema = z.object({
+  answer: z.string().nullable(),
+  outcome: runStatusSchema,
+  runId: z.string(),
+  usage: usageSummarySchema,
+  costUsd: z.number().nonnegative(),
+  error: z.object({ code: z.string(), kind: z.string(), message: z.string() }).optional(),
+});
+
+/** Arguments of `context_load`. */
+export const contextLoadInputSchema = z
+  .strictObject({
+    paths: paths.optional(),
+    text: z.string().optional().describe('Text to load (joined with the files)'),
+  })
+  .refine((value) => value.paths !== undefined || value.text !== undefined, {
+    message: 'give paths, text or both',
+    path: ['paths'],
+  });
+
+/** What `context_load` returns. */
+export const contextLoadOutputSchema = z.object({
+  bytes: z.number().int().nonnegative(),
+  chars: z.number().int().nonnegative(),
+  lines: z.number().int().nonnegative(),
+  files: z.array(z.string()),
+  skippedBinary: z.array(z.string()),
+  preview: z.string(),
+});
+
+/** Arguments of `repl_exec`. */
+export const replExecInputSchema = z.strictObject({
+  code: z.string().min(1).describe('JavaScript to run in the persistent REPL'),
+});
+
+/** What `repl_exec` returns. */
+export const replExecOutputSchema = z.object({
+  output: z.string(),
+  truncated: z.boolean(),
+  finalAnswer: z.string().nullable(),
+  error: z
+    .object({ name: z.string(), message: z.string(), code: z.string().optional() })
+    .nullable(),
+  subCalls: z.number().int().nonnegative(),
+  usage: usageSummarySchema,
+  costUsd: z.number().nonnegative(),
+});
+
+/** Arguments of `repl_reset`. */
+export const replResetInputSchema = z.strictObject({});
+
+/** What `repl_reset` returns. */
+export const replResetOutputSchema = z.object({ reset: z.literal(true), contextChars: z.number() });
