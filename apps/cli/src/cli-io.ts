@@ -1,3 +1,5 @@
+import type { Readable, Writable } from 'node:stream';
+
 /** A stream the CLI writes to; `isTTY`, `columns` and `rows` decide how progress is drawn. */
 export interface OutputStream {
   write(text: string): unknown;
@@ -21,6 +23,11 @@ export interface CliPaths {
 export interface CliIo {
   stdout: OutputStream;
   stderr: OutputStream;
+  /**
+   * The process's standard input and output as streams, for `rlm mcp`, which speaks the
+   * protocol over them; absent when embedded (that command then refuses to start).
+   */
+  stdio?: { input: Readable; output: Writable };
   /** Reads all of standard input (for `--context -`). */
   readStdin(): Promise<string>;
   env: Readonly<Record<string, string | undefined>>;

@@ -3,6 +3,7 @@ import type { CliIo } from './cli-io.js';
 import { registerCompletionCommand } from './commands/completion-command.js';
 import { registerConfigCommand } from './commands/config-command.js';
 import { registerEvalCommand } from './commands/eval-command.js';
+import { registerMcpCommand } from './commands/mcp-command.js';
 import { registerPromptsCommand } from './commands/prompts-command.js';
 import { registerReplayCommand } from './commands/replay-command.js';
 import { registerResumeCommand } from './commands/resume-command.js';
@@ -44,6 +45,7 @@ Examples:
   $ rlm run "What does this project do?" --context README.md
   $ rlm run "Find the magic number" --context notes.txt --model testkit:needle-finder
   $ rlm trace ~/.local/share/rlm/trajectories/<run-id>.jsonl --html run.html
+  $ claude mcp add rlm -- rlm mcp --model anthropic/claude-sonnet-4-5
   $ rlm config`,
     );
   registerRunCommand(program, { io, engine, setExitCode });
@@ -52,6 +54,7 @@ Examples:
   registerResumeCommand(program, { io, engine, setExitCode });
   registerPromptsCommand(program, { io, setExitCode });
   registerEvalCommand(program, { io, setExitCode });
+  registerMcpCommand(program, { io, engine, setExitCode });
   registerConfigCommand(program, { io, setExitCode });
   registerCompletionCommand(program, { io, setExitCode });
   for (const command of program.commands) {

@@ -7,6 +7,7 @@ export function createNodeIo(): CliIo {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
+    stdio: { input: process.stdin, output: process.stdout },
     readStdin,
     env: process.env,
     cwd: process.cwd(),

@@ -1,4 +1,4 @@
-/** @packageDocumentation Model Context Protocol for Recursive Language Models: an MCP server's tools as REPL host functions. */
+/** @packageDocumentation Model Context Protocol for Recursive Language Models, both ways: an MCP server's tools as REPL host functions, and the RLM served as MCP tools. */
 
 // ── MCP client: outside tools in the REPL ─
 
@@ -53,6 +53,7 @@ export {
   rlmQueryRunner,
 } from './server/rlm-query-runner.js';
 export { MAX_LISTED_RUNS } from './server/run-records.js';
+export { type ServeStdioOptions, serveStdio } from './server/serve-stdio.js';
 export { ROOTS_LIST_TIMEOUT_MS } from './server/session-roots.js';
 export { DEFAULT_SAMPLING_MAX_TOKENS, DEFAULT_SUB_CALL_CONCURRENCY } from './server/sub-calls.js';
 export { RLM_TOOL_NAMES, type RlmToolName } from './server/tool-list.js';

@@ -58,6 +58,8 @@ export interface RlmMcpServerOptions {
 /** One MCP session's server: connect it to a transport; `close()` frees the session's sandbox. */
 export interface RlmMcpServer extends AsyncDisposable {
   readonly server: Server;
+  /** Settles once the session ended (the transport closed, or `close()`) and its sandbox is freed. */
+  readonly closed: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -240,17 +242,28 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
     contents: [await runs.read(request.params.uri)],
   }));
 
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await session.close();
-    await server.close().catch(() => undefined);
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    if (closing !== null) return closing;
+    let done: () => void = () => undefined;
+    // Set before anything runs: closing the transport calls `onclose`, which comes back here.
+    closing = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    void server
+      .close()
+      .catch(() => undefined)
+      .then(() => session.close())
+      .catch(() => undefined)
+      .then(done);
+    return closing;
   };
-  const previous = server.onclose;
+  let ended: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
   server.onclose = () => {
-    previous?.();
-    void close();
+    void close().then(ended);
   };
-  return { server, close, [Symbol.asyncDispose]: close };
+  return { server, closed, close: () => close().then(ended), [Symbol.asyncDispose]: close };
 }

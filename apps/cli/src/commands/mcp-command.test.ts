@@ -1,0 +1,135 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  type CallToolResult,
+  CreateMessageRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type FakeOpenAIServer, startFakeOpenAI } from '@rlm/testkit';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readsContextPolicy } from '../testing/reads-context-policy.js';
+import { BIN_PATH, createSandbox, type Sandbox } from '../testing/spawn-cli.js';
+
+let server: FakeOpenAIServer;
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  server = await startFakeOpenAI({
+    flavor: 'vllm',
+    requireAuth: false,
+    script: readsContextPolicy(),
+  });
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  sandbox = createSandbox();
+  mkdirSync(join(sandbox.dir, 'project'));
+  writeFileSync(join(sandbox.dir, 'project', 'notes.txt'), 'the magic number is 1234\n');
+  writeFileSync(join(sandbox.dir, 'secret.txt'), 'private');
+});
+afterEach(() => sandbox.dispose());
+
+/** `rlm mcp` started from its bin the way a client's configuration starts it. */
+async function startRlmMcp({ sampling }: { sampling?: (prompt: string) => string } = {}) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN_PATH, 'mcp', '--model', `openai-compatible/llama3@${server.url}`],
+    cwd: join(sandbox.dir, 'project'),
+    env: { PATH: process.env['PATH'] ?? '', ...sandbox.env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const client = new Client(
+    { name: 'cli-test', version: '1.0.0' },
+    { capabilities: sampling === undefined ? {} : { sampling: {} } },
+  );
+  if (sampling !== undefined) {
+    client.setRequestHandler(CreateMessageRequestSchema, (request) => {
+      const content = request.params.messages[0]?.content;
+      const prompt =
+        content !== undefined && !Array.isArray(content) && content.type === 'text'
+          ? content.text
+          : '';
+      return {
+        role: 'assistant',
+        model: 'client',
+        content: { type: 'text', text: sampling(prompt) },
+      };
+    });
+  }
+  await client.connect(transport);
+  return {
+    client,
+    stderr: () => stderr,
+    call: async (name: string, args: Record<string, unknown>) =>
+      (await client.callTool({ name, arguments: args })) as CallToolResult,
+    async [Symbol.asyncDispose]() {
+      await client.close();
+    },
+  };
+}
+
+const text = (result: CallToolResult) =>
+  result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+
+describe('rlm mcp', () => {
+  it('answers rlm_query over a file through the configured model and lists the run', async () => {
+    await using rlm = await startRlmMcp();
+    const { tools } = await rlm.client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'rlm_query',
+      'context_load',
+      'repl_exec',
+      'repl_reset',
+    ]);
+    const result = await rlm.call('rlm_query', {
+      query: 'What is the magic number?',
+      paths: ['notes.txt'],
+    });
+    expect(text(result)).toBe('1234');
+    expect(result.structuredContent).toMatchObject({ answer: '1234', outcome: 'completed' });
+    const runId = (result.structuredContent as { runId: string }).runId;
+    const trajectory = await rlm.client.readResource({ uri: `rlm://runs/${runId}` });
+    const [first] = trajectory.contents;
+    expect(first !== undefined && 'text' in first ? first.text : '').toContain(runId);
+    // Logs went to stderr; stdout carried only the protocol (the client parsed every line).
+    expect(rlm.stderr()).toContain('rlm mcp: serving over stdio');
+  });
+
+  it('runs client-written blocks whose llm_query goes back to the client through sampling', async () => {
+    await using rlm = await startRlmMcp({ sampling: (prompt) => `seen: ${prompt.length} chars` });
+    await rlm.call('context_load', { paths: ['notes.txt'] });
+    const messages: string[] = [];
+    const block = (await rlm.client.callTool(
+      { name: 'repl_exec', arguments: { code: 'FINAL(await llm_query(context))' } },
+      undefined,
+      { onprogress: (progress) => messages.push(progress.message ?? '') },
+    )) as CallToolResult;
+    expect(block.structuredContent).toMatchObject({ finalAnswer: 'seen: 25 chars' });
+    expect(messages).toEqual(['sub-call via sampling done']);
+  });
+
+  it('refuses a path outside the working directory', async () => {
+    await using rlm = await startRlmMcp();
+    const result = await rlm.call('context_load', { paths: ['../secret.txt'] });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/^mcp\.path_refused:/);
+  });
+
+  it('stops a spinning block when the client cancels it, and keeps serving', async () => {
+    await using rlm = await startRlmMcp();
+    const controller = new AbortController();
+    const spinning = rlm.client.callTool(
+      { name: 'repl_exec', arguments: { code: 'while (true) {}' } },
+      undefined,
+      { signal: controller.signal },
+    );
+    setTimeout(() => controller.abort(new Error('cancelled by the user')), 1_000);
+    await expect(spinning).rejects.toThrow('cancelled by the user');
+    expect(text(await rlm.call('repl_exec', { code: 'print(6 * 7)' }))).toContain('42');
+  });
+});

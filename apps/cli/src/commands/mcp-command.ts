@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { RlmQueryRequest } from '@rlm/mcp';
+import { type LanguageModel, RlmError } from '@rlm/protocol';
+import type { Command } from 'commander';
+import type { CliIo } from '../cli-io.js';
+import type { CliConfig } from '../config/config-schema.js';
+import type { RunEngine } from '../engine/run-engine.js';
+import { EXIT_CODES, type ExitCode } from '../exit-code.js';
+import { collect } from './collect-option.js';
+import { addConfigOptions } from './config-options.js';
+import { prepareRunInputs, type RunInputOptions, resolveRunConfig } from './run-inputs.js';
+
+export interface McpCommandDeps {
+  io: CliIo;
+  engine: RunEngine;
+  setExitCode(code: ExitCode): void;
+}
+
+interface McpCommandOptions extends RunInputOptions {
+  root?: string[];
+}
+
+/** `rlm mcp`: the RLM as MCP tools over stdio, until the client closes the connection. */
+export function registerMcpCommand(program: Command, deps: McpCommandDeps): void {
+  const command = program
+    .command('mcp')
+    .description(
+      'serve the RLM as Model Context Protocol tools over stdio (Claude Code, Claude Desktop, Cursor, …)',
+    )
+    .option(
+      '--root <dir>',
+      "a directory tool calls may read besides the client's roots (the working directory when it declares none); repeatable",
+      collect,
+    );
+  addConfigOptions(command);
+  command.addHelpText(
+    'after',
+    `
+Tools: rlm_query (a whole run with --model), context_load, repl_exec and repl_reset (the
+client's own model writes the code; llm_query goes back to it through MCP sampling, or to
+--sub-model when the client offers none). stdout carries the protocol; logs go to stderr.
+
+Examples:
+  $ claude mcp add rlm -- rlm mcp --model anthropic/claude-sonnet-4-5
+  $ rlm mcp --sub-model openai/gpt-5-mini --root ~/datasets`,
+  );
+  command.action(async (options: McpCommandOptions & Record<string, unknown>) => {
+    deps.setExitCode(await mcpAction(options, deps));
+  });
+}
+
+/** A model resolved on its first call, so a missing key fails that call, not the server. */
+function lazyModel(id: string, io: CliIo): LanguageModel {
+  let model: Promise<LanguageModel> | null = null;
+  const resolved = () => {
+    model ??= import('../engine/resolve-cli-model.js').then(({ resolveCliModel }) =>
+      resolveCliModel(id, io.env),
+    );
+    return model;
+  };
+  return { id, complete: async (request) => (await resolved()).complete(request) };
+}
+
+async function mcpAction(
+  options: McpCommandOptions & Record<string, unknown>,
+  { io, engine }: McpCommandDeps,
+): Promise<ExitCode> {
+  if (io.stdio === undefined) {
+    throw new RlmError({
+      code: 'cli.not_available',
+      message:
+        'rlm mcp needs the process’s standard input and output, which this embedding does not give.',
+      details: { feature: 'mcp' },
+    });
+  }
+  const { config } = resolveRunConfig(options, io);
+  // Drivers, tool modules and the trajectory directory are checked before the first request.
+  const inputs = await prepareRunInputs({ ...options, context: [] }, io, config);
+  const roots = (options.root ?? []).map((root) => resolve(io.cwd, root));
+  const { serveStdio } = await import('@rlm/mcp');
+  const runQuery = (request: RlmQueryRequest) =>
+    engine.run({
+      ...inputs.request,
+      config: runConfig(config, request),
+      contexts: [request.context],
+      runId: randomUUID(),
+      query: request.query,
+      signal: request.signal,
+      onEvent: request.onEvent,
+    });
+  const { input, output } = io.stdio;
+  const rlm = await serveStdio({
+    input,
+    output,
+    runQuery,
+    subModel: config.subModel === undefined ? undefined : lazyModel(config.subModel, io),
+    cwd: io.cwd,
+    roots,
+    maxContextBytes: config.maxContextBytes,
+    exclude: config.exclude,
+    ...(config.blockTimeoutMs === undefined
+      ? {}
+      : { repl: { blockTimeoutMs: config.blockTimeoutMs } }),
+  });
+  const stopInterrupt = io.onInterrupt(() => void rlm.close());
+  try {
+    io.stderr.write(
+      `rlm mcp: serving over stdio (model ${config.model}; roots: the client's, else ${io.cwd}${roots.length > 0 ? `; plus ${roots.join(', ')}` : ''})\n`,
+    );
+    await rlm.closed;
+  } finally {
+    stopInterrupt();
+    await rlm.close();
+  }
+  return EXIT_CODES.answered;
+}
+
+/** The configuration of one delegated run: the server's, with the request's choices on top. */
+function runConfig(config: CliConfig, request: RlmQueryRequest): CliConfig {
+  return {
+    ...config,
+    ...(request.model === undefined ? {} : { model: request.model }),
+    ...(request.maxDepth === undefined ? {} : { maxDepth: request.maxDepth }),
+    ...(request.maxIterations === undefined ? {} : { maxIterations: request.maxIterations }),
+    ...(request.maxCostUsd === undefined ? {} : { maxCostUsd: request.maxCostUsd }),
+  };
+}
