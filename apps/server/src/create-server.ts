@@ -16,6 +16,7 @@ import { agentsRoutes } from './routes/agents-routes.js';
 import { chatCompletionsRoutes } from './routes/chat-completions-routes.js';
 import { contextsRoutes } from './routes/contexts-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
+import { mcpRoutes } from './routes/mcp-routes.js';
 import { modelsRoutes } from './routes/models-routes.js';
 import { runViewRoutes } from './routes/run-view-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
@@ -23,7 +24,7 @@ import type { ServerServices } from './server-services.js';
 import { uiRoutes } from './ui/ui-routes.js';
 
 /** Routes whose bodies may carry a whole context, so they get the context limit instead. */
-const LARGE_BODY_ROUTES = new Set(['/v1/runs', '/v1/contexts', '/v1/chat/completions']);
+const LARGE_BODY_ROUTES = new Set(['/v1/runs', '/v1/contexts', '/v1/chat/completions', '/mcp']);
 
 /**
  * Builds the Hono app over already-created services. It reads no environment and opens no
@@ -71,15 +72,17 @@ export function createServer(services: ServerServices): Hono<AppEnv> {
   app.get('/openapi.json', (c) => c.json(openApi));
   app.route('/ui', uiRoutes());
 
-  app.use(
-    '/v1/*',
-    apiKeyAuth({
-      keys: services.keys,
-      failuresPerMinute: config.limits.authFailuresPerMinute,
-      ...(services.now ? { now: services.now } : {}),
-    }),
-  );
-  app.use('/v1/*', keyRateLimit({ limiter: services.keyRateLimiter }));
+  const auth = apiKeyAuth({
+    keys: services.keys,
+    failuresPerMinute: config.limits.authFailuresPerMinute,
+    ...(services.now ? { now: services.now } : {}),
+  });
+  const rateLimit = keyRateLimit({ limiter: services.keyRateLimiter });
+  app.use('/v1/*', auth);
+  app.use('/v1/*', rateLimit);
+  app.use('/mcp', auth);
+  app.use('/mcp', rateLimit);
+  app.route('/mcp', mcpRoutes(services, services.mcp));
   app.route('/v1/runs', runsRoutes(services));
   app.route('/v1/runs', runViewRoutes(services));
   app.route('/v1/contexts', contextsRoutes(services));

@@ -159,6 +159,24 @@ export const serverConfigSchema = z.object({
   limits: serverLimitsSchema.default(serverLimitsSchema.parse({})),
   maxima: runMaximaSchema.default(runMaximaSchema.parse({})),
   corsOrigins: z.array(z.string()).default([]),
+  /** `/mcp`: the RLM as MCP tools over Streamable HTTP. */
+  mcp: z
+    .object({
+      /**
+       * Server directories `rlm_query` and `context_load` may read by path; none by default (a
+       * client's roots name its own disk, so they are never used here).
+       */
+      roots: z.array(z.string().min(1)).default([]),
+      /** An MCP session unused this long is ended and its sandbox freed. */
+      idleTimeoutMs: z
+        .number()
+        .int()
+        .positive()
+        .default(15 * 60_000),
+      /** MCP sessions open at once per API key; beyond it, a new one gets 429. */
+      sessionsPerKey: z.number().int().positive().default(8),
+    })
+    .default({ roots: [], idleTimeoutMs: 15 * 60_000, sessionsPerKey: 8 }),
   /** SSE comment heartbeat, so proxies keep idle streams open. */
   heartbeatMs: z.number().int().positive().default(15_000),
   /** On SIGTERM, how long running turns may continue before they are stopped. */

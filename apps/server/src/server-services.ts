@@ -12,6 +12,7 @@ import { createRunCoordinator } from './cluster/run-coordinator.js';
 import { wakeStreams } from './cluster/wake-streams.js';
 import { type ContextStore, createContextStore } from './context-store.js';
 import { createEventHub, type EventHub } from './event-hub.js';
+import { createMcpSessions, type McpSessions } from './mcp-sessions.js';
 import { createMetricsRegistry, type MetricsRegistry } from './metrics-registry.js';
 import { ownProfile } from './own-profile.js';
 import { createLocalRateLimiter, type RateLimiter } from './rate-limiter.js';
@@ -60,6 +61,8 @@ export interface ServerServices extends ServerDeps {
   agentTurns: AgentTurns;
   /** Requests and streams in progress. */
   activity: RequestActivity;
+  /** The open `/mcp` sessions, each with its own sandbox. */
+  mcp: McpSessions;
   /** Aborted when a shutdown starts: event streams end with `event: shutdown`. */
   stopping: AbortSignal;
   /** Per-key request rate: in this process, or shared by the replicas. */
@@ -109,6 +112,7 @@ export function createServerServices(deps: ServerDeps): ServerServices {
   const stopSignal = new AbortController();
   const activity = createRequestActivity();
   const agents = createAgentRegistry(deps.store.scratchpad);
+  const mcp = createMcpSessions({ config: deps.config, runs: manager, store: deps.store });
   return {
     ...deps,
     runs: manager,
@@ -116,6 +120,7 @@ export function createServerServices(deps: ServerDeps): ServerServices {
     metrics,
     contexts,
     activity,
+    mcp,
     stopping: stopSignal.signal,
     views: createRunViews(deps.store.runs),
     agents,
@@ -152,6 +157,7 @@ export function createServerServices(deps: ServerDeps): ServerServices {
       stopping = true;
       stopSignal.abort();
       await manager.shutdown(graceMs);
+      await mcp.closeAll();
       // Responses of runs that ended within the grace are still being written: deliver them.
       await activity.idle(SHUTDOWN_DELIVERY_MS);
       unlisten();

@@ -34,6 +34,7 @@ export {
   resolveAllowedFiles,
 } from './server/allowed-roots.js';
 export { ERROR_META_KEY } from './server/call-tool-result.js';
+export { createHttpSession, type HttpSession } from './server/http-session.js';
 export {
   CONTEXT_PREVIEW_CHARS,
   DEFAULT_MAX_CONTEXT_BYTES,

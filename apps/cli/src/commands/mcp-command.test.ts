@@ -93,9 +93,11 @@ describe('rlm mcp', () => {
     expect(text(result)).toBe('1234');
     expect(result.structuredContent).toMatchObject({ answer: '1234', outcome: 'completed' });
     const runId = (result.structuredContent as { runId: string }).runId;
-    const trajectory = await rlm.client.readResource({ uri: `rlm://runs/${runId}` });
-    const [first] = trajectory.contents;
-    expect(first !== undefined && 'text' in first ? first.text : '').toContain(runId);
+    const { contents } = await rlm.client.readResource({ uri: `rlm://runs/${runId}` });
+    const jsonl = contents[0] !== undefined && 'text' in contents[0] ? contents[0].text : '';
+    const records = jsonl.trim().split('\n').map((line) => JSON.parse(line) as { kind: string });
+    expect(records[0]).toMatchObject({ kind: 'header', runId });
+    expect(records.some((record) => record.kind === 'model-exchange')).toBe(true);
     // Logs went to stderr; stdout carried only the protocol (the client parsed every line).
     expect(rlm.stderr()).toContain('rlm mcp: serving over stdio');
   });

@@ -36,8 +36,16 @@ export interface RlmMcpServerOptions {
   runQuery?: RlmQueryRunner | undefined;
   /** The model behind `llm_query` in the session's REPL when the client offers no sampling. */
   subModel?: LanguageModel | undefined;
-  /** Where relative paths resolve when the client declares no roots. @default process.cwd() */
-  cwd?: string;
+  /**
+   * Where relative paths resolve when the client declares no roots; `null` for none (only
+   * `roots` can then be read). @default process.cwd()
+   */
+  cwd?: string | null;
+  /**
+   * Read the client's MCP roots. Off for a remote server: the client's paths name its own
+   * disk. @default true
+   */
+  clientRoots?: boolean;
   /** Directories always allowed besides the client's roots (`--root`). */
   roots?: readonly string[];
   /** The largest context one tool call loads, in bytes. @default DEFAULT_MAX_CONTEXT_BYTES */
@@ -108,8 +116,9 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
   );
   const names = RLM_TOOL_NAMES.filter((name) => name !== 'rlm_query' || options.runQuery);
   const roots = sessionRoots(server, {
-    cwd: options.cwd ?? process.cwd(),
+    cwd: options.cwd === undefined ? process.cwd() : options.cwd,
     extra: options.roots ?? [],
+    clientRoots: options.clientRoots ?? true,
   });
   const subCalls = subCallFunctions({ server, model: options.subModel });
   const session = new ReplSession({ subCalls, ...options.repl });

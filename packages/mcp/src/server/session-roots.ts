@@ -9,11 +9,17 @@ export const ROOTS_LIST_TIMEOUT_MS = 10_000;
 /**
  * The directories a session may read: the roots the client declares (MCP roots, re-read after
  * `notifications/roots/list_changed`), else the working directory; plus the server's own
- * `--root` directories. All as real paths; relative paths resolve against the first.
+ * `--root` directories. All as real paths; relative paths resolve against the first. A remote
+ * server turns the client's roots off (they name the client's disk, not the server's) and gives
+ * `cwd: null`, so only its configured directories can be read.
  */
 export function sessionRoots(
   server: Server,
-  { cwd, extra }: { cwd: string; extra: readonly string[] },
+  {
+    cwd,
+    extra,
+    clientRoots,
+  }: { cwd: string | null; extra: readonly string[]; clientRoots: boolean },
 ): () => Promise<string[]> {
   let cached: Promise<string[]> | null = null;
   server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
@@ -21,7 +27,7 @@ export function sessionRoots(
   });
   async function read(): Promise<string[]> {
     let declared: string[] = [];
-    if (server.getClientCapabilities()?.roots !== undefined) {
+    if (clientRoots && server.getClientCapabilities()?.roots !== undefined) {
       const { roots } = await server
         .listRoots(undefined, { timeout: ROOTS_LIST_TIMEOUT_MS })
         .catch(() => ({ roots: [] }));
@@ -29,7 +35,8 @@ export function sessionRoots(
         .filter((root) => root.uri.startsWith('file://'))
         .map((root) => fileURLToPath(root.uri));
     }
-    return realRoots([...(declared.length > 0 ? declared : [cwd]), ...extra]);
+    const fallback = cwd === null ? [] : [cwd];
+    return realRoots([...(declared.length > 0 ? declared : fallback), ...extra]);
   }
   return () => {
     if (cached === null) {

@@ -1,0 +1,173 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  type CallToolResult,
+  CreateMessageRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { resolveModel } from '@rlm/executor';
+import { type FakeModelRequest, type FakeOpenAIServer, startFakeOpenAI } from '@rlm/testkit';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createExecutorEngine } from './executor-engine.js';
+import { startTestServer, type TestServer } from './test-support/start-test-server.js';
+
+/** Turn 1 finds the number with code; turn 2 answers with the variable it computed. */
+function readsContext(request: FakeModelRequest) {
+  const turns = request.messages.filter((message) => message.role === 'assistant').length;
+  if (turns > 0) return 'FINAL_VAR(found)';
+  return '```repl\nconst found = /magic number is (\\d+)/.exec(context)?.[1] ?? "none";\nprint(found)\n```';
+}
+
+let fake: FakeOpenAIServer;
+let files: string;
+let server: TestServer;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ flavor: 'vllm', requireAuth: false, script: readsContext });
+});
+afterAll(() => fake.close());
+beforeEach(async () => {
+  files = await mkdtemp(join(tmpdir(), 'rlm-mcp-files-'));
+  await writeFile(join(files, 'notes.txt'), 'the magic number is 1234\n');
+  server = await startTestServer({
+    engine: createExecutorEngine({ resolveModel: (id) => resolveModel(id, { env: {} }) }),
+    config: {
+      profiles: { default: { model: `openai-compatible/llama3@${fake.url}` } },
+      mcp: { roots: [files] },
+    },
+  });
+});
+afterEach(async () => {
+  await server.close();
+  await rm(files, { recursive: true, force: true });
+});
+
+async function connect(key: string, { sampling }: { sampling?: (prompt: string) => string } = {}) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
+  const client = new Client(
+    { name: 'http-test', version: '1.0.0' },
+    { capabilities: sampling === undefined ? {} : { sampling: {} } },
+  );
+  if (sampling !== undefined) {
+    client.setRequestHandler(CreateMessageRequestSchema, (request) => {
+      const content = request.params.messages[0]?.content;
+      const prompt =
+        content !== undefined && !Array.isArray(content) && content.type === 'text'
+          ? content.text
+          : '';
+      return {
+        role: 'assistant',
+        model: 'client',
+        content: { type: 'text', text: sampling(prompt) },
+      };
+    });
+  }
+  await client.connect(transport);
+  return {
+    client,
+    transport,
+    call: async (name: string, args: Record<string, unknown>) =>
+      (await client.callTool({ name, arguments: args })) as CallToolResult,
+    async [Symbol.asyncDispose]() {
+      await transport.terminateSession().catch(() => undefined);
+      await client.close();
+    },
+  };
+}
+
+const text = (result: CallToolResult) =>
+  result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'x', version: '1' },
+  },
+};
+
+describe('/mcp', () => {
+  it('answers a delegated rlm_query from a file in the configured roots, as a recorded run', async () => {
+    await using session = await connect(server.userKey);
+    const { tools } = await session.client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'rlm_query',
+      'context_load',
+      'repl_exec',
+      'repl_reset',
+    ]);
+    const result = await session.call('rlm_query', {
+      query: 'What is the magic number?',
+      paths: ['notes.txt'],
+    });
+    expect(text(result)).toBe('1234');
+    const runId = (result.structuredContent as { runId: string }).runId;
+    const run = await server.request(`/v1/runs/${runId}`);
+    expect(run.status).toBe(200);
+    const { contents } = await session.client.readResource({ uri: `rlm://runs/${runId}` });
+    const jsonl = contents[0] !== undefined && 'text' in contents[0] ? contents[0].text : '';
+    const records = jsonl.trim().split('\n').map((line) => JSON.parse(line) as { kind: string });
+    expect(records[0]).toMatchObject({ kind: 'header', runId });
+    expect(records.some((record) => record.kind === 'model-exchange')).toBe(true);
+  });
+
+  it('runs client-written blocks whose llm_query is answered by the client’s sampling', async () => {
+    await using session = await connect(server.userKey, { sampling: (prompt) => `echo ${prompt}` });
+    await session.call('context_load', { text: 'hello' });
+    const block = await session.call('repl_exec', { code: 'FINAL(await llm_query(context))' });
+    expect(block.structuredContent).toMatchObject({ finalAnswer: 'echo hello' });
+  });
+
+  it('refuses a path outside the configured roots, and reads none from the client’s disk', async () => {
+    await using session = await connect(server.userKey);
+    const result = await session.call('context_load', { paths: ['/etc/hostname'] });
+    expect(text(result)).toMatch(/^mcp\.path_refused:/);
+  });
+
+  it('refuses a request without a key (401) or from a foreign Origin (403)', async () => {
+    const body = JSON.stringify(INITIALIZE);
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const missing = await server.request('/mcp', { method: 'POST', body, headers, key: null });
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toContain('Bearer');
+    const foreign = await server.request('/mcp', {
+      method: 'POST',
+      body,
+      headers: { ...headers, origin: 'https://evil.example' },
+    });
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as { error: { code: string } }).error.code).toBe(
+      'server.forbidden',
+    );
+  });
+
+  it('keeps a session to the key that opened it, and frees it on DELETE', async () => {
+    await using session = await connect(server.userKey);
+    const id = session.transport.sessionId ?? '';
+    expect(server.services.mcp.size()).toBe(1);
+    const stolen = await server.request('/mcp', {
+      method: 'POST',
+      key: server.otherKey,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': id,
+        'mcp-protocol-version': '2025-06-18',
+      },
+    });
+    expect(stolen.status).toBe(404);
+    await session.transport.terminateSession();
+    await expect.poll(() => server.services.mcp.size()).toBe(0);
+  });
+});
