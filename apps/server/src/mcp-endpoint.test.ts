@@ -113,7 +113,10 @@ describe('/mcp', () => {
     expect(run.status).toBe(200);
     const { contents } = await session.client.readResource({ uri: `rlm://runs/${runId}` });
     const jsonl = contents[0] !== undefined && 'text' in contents[0] ? contents[0].text : '';
-    const records = jsonl.trim().split('\n').map((line) => JSON.parse(line) as { kind: string });
+    const records = jsonl
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string });
     expect(records[0]).toMatchObject({ kind: 'header', runId });
     expect(records.some((record) => record.kind === 'model-exchange')).toBe(true);
   });

@@ -95,7 +95,10 @@ describe('rlm mcp', () => {
     const runId = (result.structuredContent as { runId: string }).runId;
     const { contents } = await rlm.client.readResource({ uri: `rlm://runs/${runId}` });
     const jsonl = contents[0] !== undefined && 'text' in contents[0] ? contents[0].text : '';
-    const records = jsonl.trim().split('\n').map((line) => JSON.parse(line) as { kind: string });
+    const records = jsonl
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string });
     expect(records[0]).toMatchObject({ kind: 'header', runId });
     expect(records.some((record) => record.kind === 'model-exchange')).toBe(true);
     // Logs went to stderr; stdout carried only the protocol (the client parsed every line).
