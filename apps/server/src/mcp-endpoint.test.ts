@@ -174,3 +174,17 @@ describe('/mcp', () => {
     await expect.poll(() => server.services.mcp.size()).toBe(0);
   });
 });
+
+describe('/mcp idle sessions', () => {
+  it('ends a session left unused for mcp.idleTimeoutMs, and the client is told it is gone', async () => {
+    await server.close();
+    server = await startTestServer({
+      engine: createExecutorEngine({ resolveModel: (id) => resolveModel(id, { env: {} }) }),
+      config: { mcp: { idleTimeoutMs: 300 } },
+    });
+    await using session = await connect(server.userKey);
+    expect(server.services.mcp.size()).toBe(1);
+    await expect.poll(() => server.services.mcp.size(), { timeout: 10_000 }).toBe(0);
+    await expect(session.client.listTools()).rejects.toThrow(/Session not found|404/);
+  });
+});

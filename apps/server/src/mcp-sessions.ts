@@ -3,6 +3,7 @@ import type { Store } from '@rlm/memory';
 import { type RLMChatCompletion, RlmError } from '@rlm/protocol';
 import type { Principal } from './api-key-store.js';
 import { effectiveBudget } from './effective-budget.js';
+import type { EventHub } from './event-hub.js';
 import { ownProfile, profileNames } from './own-profile.js';
 import type { RunManager } from './run-manager.js';
 import type { ServerConfig } from './server-config.js';
@@ -12,6 +13,38 @@ export interface McpSessionsDeps {
   config: ServerConfig;
   runs: RunManager;
   store: Store;
+  hub: EventHub;
+}
+
+/** How long event forwarding waits for a change before it looks again. */
+const EVENT_POLL_MS = 5_000;
+
+/**
+ * Hands a run's stored events to `onEvent` as they are written (the run itself goes through the
+ * queue, possibly on another replica), until `until` aborts; then the rest, once.
+ */
+async function forwardEvents(
+  { store, hub }: McpSessionsDeps,
+  {
+    runId,
+    onEvent,
+    until,
+  }: { runId: string; onEvent: RlmQueryRequest['onEvent']; until: AbortSignal },
+): Promise<void> {
+  let seq = 0;
+  const drain = async () => {
+    for (const stored of await store.runs.eventsAfter(runId, seq)) {
+      seq = stored.seq;
+      onEvent(stored.event);
+    }
+  };
+  while (!until.aborted) {
+    const version = hub.version(runId);
+    await drain();
+    await hub.waitForChange(runId, version, { timeoutMs: EVENT_POLL_MS, signal: until });
+  }
+  // The run has ended: what it wrote last goes out before its result.
+  await drain();
 }
 
 interface McpSession {
@@ -39,7 +72,8 @@ function notFound(): Response {
 }
 
 /** Runs a delegated `rlm_query` as a server run of the key that opened the session. */
-function serverRunner({ config, runs }: McpSessionsDeps, principal: Principal) {
+function serverRunner(deps: McpSessionsDeps, principal: Principal) {
+  const { config, runs } = deps;
   return async (request: RlmQueryRequest): Promise<RLMChatCompletion> => {
     const profileName = request.model ?? config.defaultProfile;
     const profile = ownProfile(config, profileName);
@@ -69,6 +103,12 @@ function serverRunner({ config, runs }: McpSessionsDeps, principal: Principal) {
     });
     const cancel = () => void runs.cancel(record.id);
     request.signal.addEventListener('abort', cancel, { once: true });
+    const ended = new AbortController();
+    const forwarding = forwardEvents(deps, {
+      runId: record.id,
+      onEvent: request.onEvent,
+      until: ended.signal,
+    }).catch(() => undefined);
     try {
       const outcome = await done;
       return {
@@ -88,6 +128,8 @@ function serverRunner({ config, runs }: McpSessionsDeps, principal: Principal) {
         error: outcome.error,
       };
     } finally {
+      ended.abort();
+      await forwarding;
       request.signal.removeEventListener('abort', cancel);
     }
   };

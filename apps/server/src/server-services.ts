@@ -112,7 +112,12 @@ export function createServerServices(deps: ServerDeps): ServerServices {
   const stopSignal = new AbortController();
   const activity = createRequestActivity();
   const agents = createAgentRegistry(deps.store.scratchpad);
-  const mcp = createMcpSessions({ config: deps.config, runs: manager, store: deps.store });
+  const mcp = createMcpSessions({
+    config: deps.config,
+    runs: manager,
+    store: deps.store,
+    hub,
+  });
   return {
     ...deps,
     runs: manager,
