@@ -32,16 +32,19 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchem
   return { ...rest, type: 'object' } as Tool['inputSchema'];
 }
 
+/** Every tool's `tools/list` entry, built once: converting the schemas is not free. */
+const TOOLS: readonly Tool[] = RLM_TOOL_NAMES.map((name) => ({
+  name,
+  description: TOOL_DESCRIPTIONS[name],
+  inputSchema: jsonSchema(TOOL_SCHEMAS[name].input, 'input'),
+  outputSchema: jsonSchema(TOOL_SCHEMAS[name].output, 'output'),
+  annotations: {
+    readOnlyHint: name !== 'repl_exec' && name !== 'repl_reset' && name !== 'context_load',
+    openWorldHint: false,
+  },
+}));
+
 /** The `tools/list` entries of `names`, with JSON Schemas made from the zod schemas. */
 export function toolList(names: readonly RlmToolName[]): Tool[] {
-  return names.map((name) => ({
-    name,
-    description: TOOL_DESCRIPTIONS[name],
-    inputSchema: jsonSchema(TOOL_SCHEMAS[name].input, 'input'),
-    outputSchema: jsonSchema(TOOL_SCHEMAS[name].output, 'output'),
-    annotations: {
-      readOnlyHint: name !== 'repl_exec' && name !== 'repl_reset' && name !== 'context_load',
-      openWorldHint: false,
-    },
-  }));
+  return TOOLS.filter((tool) => names.includes(tool.name as RlmToolName));
 }
