@@ -77,6 +77,8 @@ describe.each(STORES)('README API examples (%s)', (kind) => {
       }
       expect(result.stdout).toContain('"answer":"2"');
       expect(result.stdout).toContain('data: [DONE]');
+      // The MCP session's block counted the loaded lines.
+      expect(result.stdout).toContain('"content":[{"type":"text","text":"3"}]');
     } finally {
       await rm(cwd, { recursive: true, force: true });
     }
