@@ -138,7 +138,7 @@ export async function resolveAllowedFiles(
     throw new RlmError({
       code: 'mcp.path_refused',
       message:
-        'No files can be read: the server has no allowed root (the client declared none that exist, and no --root was given).',
+        'No files can be read: this server allows no directory (no client root, no working directory, no configured root); pass text instead, or configure a root.',
       details: { path: specs[0] ?? '', reason: 'outside_roots' },
     });
   }
