@@ -11,6 +11,7 @@ const REPS = 40;
 const BLOCK = 'const x = [1, 2, 3].map((n) => n * 2);\nprint(x.join(","))';
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const fmt = (value, digits = 2) => value.toFixed(digits);
+const print = (line) => process.stdout.write(`${line}\n`);
 
 async function timed(fn) {
   const samples = [];
@@ -48,12 +49,12 @@ try {
   );
   const direct = await timed(() => rlm.completion('bench context', { query: 'length?' }));
 
-  console.log('| Measure | MCP over stdio | Library | Ratio | Added |');
-  console.log('| --- | --- | --- | --- | --- |');
-  console.log(
+  print('| Measure | MCP over stdio | Library | Ratio | Added |');
+  print('| --- | --- | --- | --- | --- |');
+  print(
     `| \`repl_exec\` of a trivial block vs \`sandbox.execute\` | ${fmt(overStdio)} ms | ${fmt(inLibrary)} ms | ${fmt(overStdio / inLibrary, 1)}× | ${fmt(overStdio - inLibrary)} ms |`,
   );
-  console.log(
+  print(
     `| delegated \`rlm_query\` (2 turns, zero-latency model) vs \`rlm.completion\` | ${fmt(delegated)} ms | ${fmt(direct)} ms | ${fmt(delegated / direct, 1)}× | ${fmt(delegated - direct)} ms |`,
   );
 } finally {
