@@ -155,9 +155,12 @@ export class ReplSession {
     });
   }
 
-  /** Frees the sandbox; later blocks fail. Idempotent. */
-  close(): Promise<void> {
+  /**
+   * Frees the sandbox at once, stopping a block that is still running (a client that went away
+   * must not keep spinning code alive until its timeout); later blocks fail. Idempotent.
+   */
+  async close(): Promise<void> {
     this.#closed = true;
-    return this.#serial(() => this.#dropSandbox());
+    await this.#dropSandbox();
   }
 }

@@ -279,4 +279,20 @@ describe('createRlmMcpServer progress and cancellation', () => {
     const after = await session.call('repl_exec', { code: 'print(kept + 1)' });
     expect(text(after)).toContain('42');
   });
+
+  it('frees the session at once on close, even with a block still spinning', async () => {
+    const rlm = createRlmMcpServer({ repl: { isolation: 'worker' } });
+    const client = new Client({ name: 'test-client', version: '1.0.0' });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await rlm.server.connect(serverSide);
+    await client.connect(clientSide);
+    const spinning = client
+      .callTool({ name: 'repl_exec', arguments: { code: 'while (true) {}' } })
+      .catch((error: unknown) => error);
+    // The block is running once its sandbox has started; then the session ends under it.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await rlm.close();
+    await rlm.closed;
+    expect(await spinning).toBeInstanceOf(Error);
+  });
 });
