@@ -137,4 +137,11 @@ describe('rlm mcp', () => {
     await expect(spinning).rejects.toThrow('cancelled by the user');
     expect(text(await rlm.call('repl_exec', { code: 'print(6 * 7)' }))).toContain('42');
   });
+
+  it('answers llm_query with the configured model when the client offers no sampling', async () => {
+    await using rlm = await startRlmMcp();
+    const block = await rlm.call('repl_exec', { code: 'print(await llm_query("hello"))' });
+    // The fake server's first-turn reply: the call went to --model over HTTP.
+    expect(text(block)).toContain('I will read the context first.');
+  });
 });

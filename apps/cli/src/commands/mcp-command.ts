@@ -38,8 +38,9 @@ export function registerMcpCommand(program: Command, deps: McpCommandDeps): void
     'after',
     `
 Tools: rlm_query (a whole run with --model), context_load, repl_exec and repl_reset (the
-client's own model writes the code; llm_query goes back to it through MCP sampling, or to
---sub-model when the client offers none). stdout carries the protocol; logs go to stderr.
+client's own model writes the code; llm_query goes back to it through MCP sampling, or, when
+the client offers none, to --sub-model, else to a --model you gave). stdout carries the
+protocol; logs go to stderr.
 
 Examples:
   $ claude mcp add rlm -- rlm mcp --model anthropic/claude-sonnet-4-5
@@ -74,7 +75,9 @@ async function mcpAction(
       details: { feature: 'mcp' },
     });
   }
-  const { config } = resolveRunConfig(options, io);
+  const { config, sources } = resolveRunConfig(options, io);
+  // llm_query without sampling: the sub-model, else a root model the user chose (never the default).
+  const subModelId = config.subModel ?? (sources.model === 'default' ? undefined : config.model);
   // Drivers, tool modules and the trajectory directory are checked before the first request.
   const inputs = await prepareRunInputs({ ...options, context: [] }, io, config);
   const roots = (options.root ?? []).map((root) => resolve(io.cwd, root));
@@ -94,7 +97,7 @@ async function mcpAction(
     input,
     output,
     runQuery,
-    subModel: config.subModel === undefined ? undefined : lazyModel(config.subModel, io),
+    subModel: subModelId === undefined ? undefined : lazyModel(subModelId, io),
     cwd: io.cwd,
     roots,
     maxContextBytes: config.maxContextBytes,
