@@ -9,7 +9,8 @@ import type { RunEngine } from '../engine/run-engine.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { collect } from './collect-option.js';
 import { addConfigOptions } from './config-options.js';
-import { prepareRunInputs, type RunInputOptions, resolveRunConfig } from './run-inputs.js';
+import { prepareRunInputs, resolveRunConfig } from './run-inputs.js';
+import type { RunInputOptions } from './run-options.js';
 
 export interface McpCommandDeps {
   io: CliIo;
@@ -75,11 +76,12 @@ async function mcpAction(
       details: { feature: 'mcp' },
     });
   }
-  const { config, sources } = resolveRunConfig(options, io);
+  const resolved = resolveRunConfig(options, io);
+  const { config, sources } = resolved;
   // llm_query without sampling: the sub-model, else a root model the user chose (never the default).
   const subModelId = config.subModel ?? (sources.model === 'default' ? undefined : config.model);
   // Drivers, tool modules and the trajectory directory are checked before the first request.
-  const inputs = await prepareRunInputs({ ...options, context: [] }, io, config);
+  const inputs = await prepareRunInputs({ ...options, context: [] }, io, resolved);
   const roots = (options.root ?? []).map((root) => resolve(io.cwd, root));
   const { serveStdio } = await import('@rlm/mcp');
   const runQuery = (request: RlmQueryRequest) =>
