@@ -32,6 +32,9 @@ export { DISPATCHER } from './system/dispatcher-section.js';
 export { ENVIRONMENT, environment } from './system/environment.js';
 export { identity } from './system/identity.js';
 export { modelsTable } from './system/models-table.js';
+export { pythonDelegationCapability } from './system/python-delegation-capability.js';
+export { PYTHON_DISPATCHER } from './system/python-dispatcher-section.js';
+export { PYTHON_ENVIRONMENT, pythonEnvironment } from './system/python-environment.js';
 export { SOLVER_WORKFLOW } from './system/solver-workflow.js';
 export { toolsSection } from './system/tools-section.js';
 

@@ -109,3 +109,47 @@ describe('assembled prompts (snapshots)', () => {
     expect(assemblePrompt({ dynamic }, { compact: true }).text).toMatchSnapshot();
   });
 });
+
+describe('Python REPL prompts (snapshots)', () => {
+  it('root solver', () => {
+    expect(
+      buildSystemPrompt({ depth: 0, maxDepth: 2, childBudget: 10, tools, models, repl: 'python' }),
+    ).toMatchSnapshot();
+  });
+
+  it('root coordinator with dispatcher and drivers', () => {
+    expect(
+      buildSystemPrompt({
+        depth: 0,
+        maxDepth: 3,
+        mode: 'coordinator',
+        childBudget: 6,
+        dispatcher: true,
+        drivers: ['delegation-first', 'deadline-final', 'await-discipline'],
+        repl: 'python',
+      }),
+    ).toMatchSnapshot();
+  });
+
+  it('child', () => {
+    expect(buildSystemPrompt({ depth: 1, maxDepth: 2, repl: 'python' })).toMatchSnapshot();
+  });
+
+  it('specialist', () => {
+    expect(
+      buildSpecialistPrompt({
+        depth: 1,
+        maxDepth: 3,
+        childBudget: 4,
+        systemPrompt: 'You are a meticulous contract lawyer. Quote every clause verbatim.',
+        repl: 'python',
+      }),
+    ).toMatchSnapshot();
+  });
+
+  it('root solver without context helpers', () => {
+    expect(
+      buildSystemPrompt({ depth: 0, maxDepth: 2, contextHelpers: false, repl: 'python' }),
+    ).toMatchSnapshot();
+  });
+});

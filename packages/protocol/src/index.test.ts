@@ -37,6 +37,8 @@ const STABLE_RUNTIME_EXPORTS = [
   'parseSchema',
   'queryMetadata',
   'replResultSchema',
+  'REPL_LANGUAGES',
+  'replLanguageSchema',
   'RESERVED_NAMES',
   'RlmError',
   'rlmChatCompletionSchema',

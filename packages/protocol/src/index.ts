@@ -53,6 +53,12 @@ export type {
   VariableInfo,
 } from './repl-environment.js';
 export {
+  DEFAULT_REPL_LANGUAGE,
+  REPL_LANGUAGES,
+  type ReplLanguage,
+  replLanguageSchema,
+} from './repl-language.js';
+export {
   type BlockError,
   blockErrorSchema,
   type CodeBlock,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { replLanguageSchema } from './repl-language.js';
 import { blockErrorSchema, unawaitedCallsSchema } from './repl-result.js';
 import { runStatusSchema } from './rlm-chat-completion.js';
 import { tokenUsageSchema, usageSummarySchema } from './usage.js';
@@ -69,6 +70,8 @@ export const runEventSchema = z.discriminatedUnion('type', [
     maxDepth: z.number().int().nonnegative(),
     promptVersion: z.string(),
     ...traceFields,
+    /** The run's REPL language; absent means JavaScript (runs recorded before it was kept). */
+    repl: replLanguageSchema.optional(),
   }),
   /**
    * A run that stopped (a crash, a shutdown, a restart) goes on under the same id. It replaces a

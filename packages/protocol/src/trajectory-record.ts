@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { jsonValueSchema } from './json-value.js';
 import { chatMessageSchema, modelResponseSchema } from './language-model.js';
+import { replLanguageSchema } from './repl-language.js';
 import { runEventSchema } from './run-event.js';
 
 /** The version of the trajectory file format. */
@@ -17,6 +18,8 @@ export const trajectoryRecordSchema = z.discriminatedUnion('kind', [
     version: z.literal(TRAJECTORY_VERSION),
     runId: z.string(),
     createdAt: z.string(),
+    /** The root's REPL language; absent means JavaScript (files written before it was kept). */
+    repl: replLanguageSchema.optional(),
     /** The run's configuration with secrets removed. */
     config: z.record(z.string(), jsonValueSchema),
   }),

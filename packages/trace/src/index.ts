@@ -31,6 +31,7 @@ export {
   type TrajectoryHeader,
   type TrajectoryHeaderInput,
   trajectoryHeader,
+  trajectoryReplLanguage,
 } from './trajectory-header.js';
 
 // ── Trace view ──────────────────────────

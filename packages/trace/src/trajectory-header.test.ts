@@ -1,7 +1,11 @@
 import { TRAJECTORY_VERSION, trajectoryRecordSchema } from '@rlm/protocol';
 import { describe, expect, it } from 'vitest';
 import { recording } from './testing/recorded-runs.js';
-import { findTrajectoryHeader, trajectoryHeader } from './trajectory-header.js';
+import {
+  findTrajectoryHeader,
+  trajectoryHeader,
+  trajectoryReplLanguage,
+} from './trajectory-header.js';
 
 describe('trajectoryHeader', () => {
   it('stamps the format version and a valid ISO date on a schema-valid header', () => {
@@ -22,5 +26,18 @@ describe('trajectoryHeader', () => {
       version: TRAJECTORY_VERSION,
     });
     expect(findTrajectoryHeader([])).toBeUndefined();
+  });
+
+  it('records the REPL language when given, and reads JavaScript from a header without one', () => {
+    const python = trajectoryHeader({ runId: 'r1', createdAt: 0, config: {}, repl: 'python' });
+    expect(trajectoryRecordSchema.parse(python)).toMatchObject({ repl: 'python' });
+    expect(trajectoryReplLanguage([python])).toBe('python');
+    expect(trajectoryReplLanguage(recording('simple-run'))).toBe('javascript');
+    expect(trajectoryReplLanguage([])).toBe('javascript');
+  });
+
+  it('refuses a header naming a language no REPL runs', () => {
+    const header = { ...trajectoryHeader({ runId: 'r1', createdAt: 0, config: {} }), repl: 'ruby' };
+    expect(trajectoryRecordSchema.safeParse(header).success).toBe(false);
   });
 });

@@ -1,4 +1,10 @@
-import { type JsonValue, TRAJECTORY_VERSION, type TrajectoryRecord } from '@rlm/protocol';
+import {
+  DEFAULT_REPL_LANGUAGE,
+  type JsonValue,
+  type ReplLanguage,
+  TRAJECTORY_VERSION,
+  type TrajectoryRecord,
+} from '@rlm/protocol';
 
 /** The first line of a trajectory. */
 export type TrajectoryHeader = Extract<TrajectoryRecord, { kind: 'header' }>;
@@ -11,6 +17,8 @@ export interface TrajectoryHeaderInput {
   createdAt: number;
   /** The run's configuration, with secrets already removed. */
   config: Record<string, JsonValue>;
+  /** The root's REPL language; left out of the header when not given (readers take JavaScript). */
+  repl?: ReplLanguage | undefined;
 }
 
 /**
@@ -25,14 +33,24 @@ export function trajectoryHeader({
   runId,
   createdAt,
   config,
+  repl,
 }: TrajectoryHeaderInput): TrajectoryHeader {
   return {
     kind: 'header',
     version: TRAJECTORY_VERSION,
     runId,
     createdAt: new Date(createdAt).toISOString(),
+    ...(repl === undefined ? {} : { repl }),
     config,
   };
+}
+
+/**
+ * The REPL language a trajectory's root ran: its header's `repl`, else JavaScript (the only
+ * language before trajectories recorded one).
+ */
+export function trajectoryReplLanguage(records: readonly TrajectoryRecord[]): ReplLanguage {
+  return findTrajectoryHeader(records)?.repl ?? DEFAULT_REPL_LANGUAGE;
 }
 
 /** The header of a trajectory, if it has one. */

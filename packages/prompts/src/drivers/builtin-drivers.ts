@@ -27,7 +27,7 @@ modes: [solver, coordinator]
 ---
 ## Driver: finish before the deadline
 
-Read \`__rlm.iteration\` and \`__rlm.maxIterations\` at the start of each turn. When two turns or fewer remain, stop exploring: put the best answer you can support into a variable, print it, and finish with FINAL_VAR in the following turn at the latest. A partial answer that says what is missing beats no answer.`,
+Compare the \`iteration\` and \`maxIterations\` entries of \`__rlm\` at the start of each turn. When two turns or fewer remain, stop exploring: put the best answer you can support into a variable, print it, and finish with FINAL_VAR in the following turn at the latest. A partial answer that says what is missing beats no answer.`,
 
   'delegation-first': `---
 name: delegation-first
@@ -54,6 +54,7 @@ modes: [solver, coordinator]
 name: await-discipline
 description: Await every host call and collect background work before answering.
 modes: [solver, coordinator]
+repls: [javascript]
 ---
 ## Driver: await discipline
 

@@ -1,3 +1,4 @@
+import { replLanguageSchema } from '@rlm/protocol';
 import { z } from 'zod';
 import { PROMPT_MODES, promptModeSchema } from '../system/prompt-mode.js';
 
@@ -22,6 +23,11 @@ export const driverFrontMatterSchema = z
     conflicts: z.array(promptModeSchema).default([]),
     /** Glob over the root model id (`*` any run of characters, `?` one character). */
     model: z.string().trim().min(1).optional(),
+    /**
+     * REPL languages the driver is written for (`javascript`, `python`); with another language it
+     * is left out. @default every language
+     */
+    repls: z.array(replLanguageSchema).min(1).optional(),
   })
   .strict()
   .refine((front) => !front.conflicts.some((mode) => front.modes.includes(mode)), {
@@ -36,6 +42,8 @@ export const driverSchema = z.object({
   modes: z.array(promptModeSchema).min(1),
   conflicts: z.array(promptModeSchema),
   model: z.string().min(1).optional(),
+  /** REPL languages it applies to; every language when absent. */
+  repls: z.array(replLanguageSchema).min(1).optional(),
   /** Markdown text appended to the prompt, trimmed. */
   body: z.string().trim().min(1, 'expected a non-empty body'),
   /** Where it came from: a file path or `builtin:<name>`. */

@@ -24,7 +24,7 @@ function readYaml(yamlText: string): { ok: true; value: unknown } | { ok: false;
 
 /**
  * Parses a driver file without throwing: `---` front-matter (`name`, `description`, `modes`,
- * `conflicts`, optional `model` glob), then a non-empty markdown body.
+ * `conflicts`, optional `model` glob and `repls`), then a non-empty markdown body.
  *
  * @example
  * const result = safeParseDriver(text, 'drivers/terse.md');
@@ -50,9 +50,10 @@ export function safeParseDriver(
   const issues = front.success ? [] : describeIssues(front.error);
   if (body.length === 0) issues.push('body: expected markdown text after the front-matter');
   if (!front.success || issues.length > 0) return { ok: false, error: invalid(source, issues) };
-  const { name, description, modes, conflicts, model } = front.data;
+  const { name, description, modes, conflicts, model, repls } = front.data;
   const driver: Driver = { name, description, modes, conflicts, body, source };
   if (model !== undefined) driver.model = model;
+  if (repls !== undefined) driver.repls = repls;
   return { ok: true, value: driver };
 }
 

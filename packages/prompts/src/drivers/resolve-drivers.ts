@@ -1,4 +1,4 @@
-import { RlmError } from '@rlm/protocol';
+import { type ReplLanguage, RlmError } from '@rlm/protocol';
 import type { PromptMode } from '../system/prompt-mode.js';
 import { BUILTIN_DRIVER_FILES, type BuiltinDriverName } from './builtin-drivers.js';
 import type { Driver } from './driver.js';
@@ -13,6 +13,8 @@ export interface ResolveDriversOptions {
   mode: PromptMode;
   /** The root model id, matched against drivers' `model` globs. */
   model?: string | undefined;
+  /** The REPL language; drivers whose `repls` leave it out are skipped. @default 'javascript' */
+  repl?: ReplLanguage | undefined;
 }
 
 function isBuiltinName(name: string): name is BuiltinDriverName {
@@ -33,8 +35,9 @@ function lookup(ref: DriverRef): Driver {
 
 /**
  * Turns driver references into the drivers that apply: names are looked up among the built-ins,
- * a driver that conflicts with `mode` is an error, and drivers whose `modes` leave out `mode` or
- * whose `model` glob does not match `model` are skipped (a glob never matches an unknown model).
+ * a driver that conflicts with `mode` is an error, and drivers whose `modes` leave out `mode`,
+ * whose `repls` leave out `repl`, or whose `model` glob does not match `model` are skipped (a glob
+ * never matches an unknown model).
  * Order is kept; a driver named twice is kept once.
  *
  * @throws RlmError `prompts.driver_not_found` for an unknown name
@@ -44,7 +47,7 @@ function lookup(ref: DriverRef): Driver {
  */
 export function resolveDrivers(
   refs: readonly DriverRef[],
-  { mode, model }: ResolveDriversOptions,
+  { mode, model, repl = 'javascript' }: ResolveDriversOptions,
 ): Driver[] {
   const applied: Driver[] = [];
   for (const ref of refs) {
@@ -57,6 +60,7 @@ export function resolveDrivers(
       });
     }
     if (!driver.modes.includes(mode)) continue;
+    if (driver.repls !== undefined && !driver.repls.includes(repl)) continue;
     if (
       driver.model !== undefined &&
       (model === undefined || !matchesModelGlob(driver.model, model))

@@ -1,6 +1,7 @@
 const FENCE = '```';
 
-function childIterations(childBudget: number | undefined): string {
+/** The bullet on what children cost: their own iterations, the tree's shared budget. */
+export function childIterations(childBudget: number | undefined): string {
   if (childBudget === undefined) {
     return '- Children spend their own iterations, not yours: their turns do not count against your iteration budget. Each child gets its own allowance (a child sees it in `__rlm.maxIterations`). Tokens, cost and time are shared by the whole tree, so every child still costs you budget.';
   }

@@ -1,14 +1,17 @@
+import type { ReplLanguage } from '@rlm/protocol';
 import type { PromptMode } from './prompt-mode.js';
 
-const SOLVER =
-  'You are a Recursive Language Model (RLM): a language model working inside a JavaScript REPL loop. ' +
+const LANGUAGE_NAMES: Record<ReplLanguage, string> = { javascript: 'JavaScript', python: 'Python' };
+
+const solver = (language: string) =>
+  `You are a Recursive Language Model (RLM): a language model working inside a ${language} REPL loop. ` +
   'Each turn you write code, the runtime runs it and shows you what it printed, and you choose the next ' +
   'step. The material for the task is not in this prompt. It sits in the REPL as the variable `context` ' +
   'and may be far larger than anything you could read in one go, so you inspect it with code, cut it ' +
   'into pieces, have sub-models read the pieces, and assemble their findings into one answer.';
 
-const COORDINATOR =
-  'You are a Recursive Language Model (RLM) in the coordinator role, working inside a JavaScript REPL ' +
+const coordinator = (language: string) =>
+  `You are a Recursive Language Model (RLM) in the coordinator role, working inside a ${language} REPL ` +
   'loop where the material for the task is stored as the variable `context`. Your value lies less in ' +
   'solving the task yourself than in understanding it, turning it into a few competing hypotheses or ' +
   'independent questions, and handing each to a child RLM that investigates it in parallel in a REPL of ' +
@@ -23,13 +26,19 @@ function childLine(depth: number): string {
 }
 
 /**
- * The opening paragraph: who the model is. At depth 0 it depends on `mode`; below the root the RLM is
- * always a solver, told that a parent started it and reads its answer.
+ * The opening paragraph: who the model is, in a REPL of `repl`'s language. At depth 0 it depends on
+ * `mode`; below the root the RLM is always a solver, told that a parent started it and reads its
+ * answer.
  *
  * @example
  * identity(0, 'coordinator');
  */
-export function identity(depth: number, mode: PromptMode): string {
-  if (depth > 0) return `${SOLVER}\n\n${childLine(depth)}`;
-  return mode === 'coordinator' ? COORDINATOR : SOLVER;
+export function identity(
+  depth: number,
+  mode: PromptMode,
+  repl: ReplLanguage = 'javascript',
+): string {
+  const language = LANGUAGE_NAMES[repl];
+  if (depth > 0) return `${solver(language)}\n\n${childLine(depth)}`;
+  return mode === 'coordinator' ? coordinator(language) : solver(language);
 }

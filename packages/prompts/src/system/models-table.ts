@@ -1,3 +1,4 @@
+import type { ReplLanguage } from '@rlm/protocol';
 import type { ModelSpec } from './model-spec.js';
 
 function cell(text: string): string {
@@ -10,7 +11,10 @@ function cell(text: string): string {
  * @example
  * modelsTable([{ id: 'fast', description: 'cheap reads', default: true }, { id: 'strong' }]);
  */
-export function modelsTable(models: readonly ModelSpec[]): string | undefined {
+export function modelsTable(
+  models: readonly ModelSpec[],
+  repl: ReplLanguage = 'javascript',
+): string | undefined {
   if (models.length < 2) return undefined;
   const rows = models.map((model) => {
     const name = model.default === true ? `\`${model.id}\` (default)` : `\`${model.id}\``;
@@ -19,7 +23,9 @@ export function modelsTable(models: readonly ModelSpec[]): string | undefined {
   return [
     '## Models',
     '',
-    "Pick a model for a sub-call with `{ model: '<id>' }`; without it, the default is used.",
+    repl === 'python'
+      ? "Pick a model for a sub-call with `model='<id>'`; without it, the default is used."
+      : "Pick a model for a sub-call with `{ model: '<id>' }`; without it, the default is used.",
     '',
     '| model | use it for |',
     '| --- | --- |',

@@ -1,4 +1,4 @@
-import { parseSchema } from '@rlm/protocol';
+import { parseSchema, replLanguageSchema } from '@rlm/protocol';
 import { z } from 'zod';
 import { driverSchema } from '../drivers/driver.js';
 import { modelSpecSchema } from './model-spec.js';
@@ -36,6 +36,13 @@ export const systemPromptOptionsSchema = z.object({
    * `Answer format` section. Ignored below the root (children answer their caller in text).
    */
   output: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * The language the RLM's REPL runs: `javascript` (`@rlm/sandbox`) or `python`
+   * (`@rlm/sandbox-python`). Every section describing code (the environment, tools, models,
+   * delegation, background tasks) is written for it; drivers limited to other languages are left out.
+   * @default 'javascript'
+   */
+  repl: replLanguageSchema.default('javascript'),
   /** The model this prompt is for, matched against drivers' `model` globs. */
   model: z.string().min(1).optional(),
 });

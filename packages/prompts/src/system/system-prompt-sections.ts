@@ -10,6 +10,9 @@ import { environment } from './environment.js';
 import { buildFlatPrompt } from './flat-prompt.js';
 import { identity } from './identity.js';
 import { modelsTable } from './models-table.js';
+import { pythonDelegationCapability } from './python-delegation-capability.js';
+import { PYTHON_DISPATCHER } from './python-dispatcher-section.js';
+import { pythonEnvironment } from './python-environment.js';
 import { SOLVER_WORKFLOW } from './solver-workflow.js';
 import {
   canDelegate,
@@ -30,26 +33,36 @@ function specialistNote(depth: number): string {
   );
 }
 
+/** The sections that show code, in the REPL's language: the same ids and order for both. */
+function languageTexts({ repl, contextHelpers, childBudget }: ResolvedSystemPromptOptions) {
+  return repl === 'python'
+    ? {
+        environment: pythonEnvironment(contextHelpers),
+        delegation: pythonDelegationCapability(childBudget, contextHelpers),
+        dispatcher: PYTHON_DISPATCHER,
+      }
+    : {
+        environment: environment(contextHelpers),
+        delegation: delegationCapability(childBudget, contextHelpers),
+        dispatcher: DISPATCHER,
+      };
+}
+
 /** Tools, models, delegation and dispatcher: the capability sections shared by every REPL prompt. */
 function capabilitySections(
   options: ResolvedSystemPromptOptions,
   delegates: boolean,
 ): PromptSection[] {
+  const texts = languageTexts(options);
   return [
-    { id: 'environment', title: 'Environment', text: environment(options.contextHelpers) },
-    ...section('tools', 'Tools', toolsSection(options.tools)),
-    ...section('models', 'Models', modelsTable(options.models)),
+    { id: 'environment', title: 'Environment', text: texts.environment },
+    ...section('tools', 'Tools', toolsSection(options.tools, options.repl)),
+    ...section('models', 'Models', modelsTable(options.models, options.repl)),
     ...(delegates
-      ? [
-          {
-            id: 'delegation',
-            title: 'Delegation capability',
-            text: delegationCapability(options.childBudget, options.contextHelpers),
-          },
-        ]
+      ? [{ id: 'delegation', title: 'Delegation capability', text: texts.delegation }]
       : []),
     ...(delegates && options.dispatcher
-      ? [{ id: 'dispatcher', title: 'Background tasks', text: DISPATCHER }]
+      ? [{ id: 'dispatcher', title: 'Background tasks', text: texts.dispatcher }]
       : []),
   ];
 }
@@ -59,12 +72,16 @@ function driverSections(options: ResolvedSystemPromptOptions): PromptSection[] {
   // never collides with a child's solver mode.
   if (options.depth > 0) return [];
   const mode = options.systemPrompt === undefined ? options.mode : 'solver';
-  return resolveDrivers(options.drivers, { mode, model: options.model }).map((driver) => ({
-    id: `driver:${driver.name}`,
-    title: `Driver ${driver.name}`,
-    // A body without its own heading gets one, so every driver reads as a separate section.
-    text: driver.body.startsWith('#') ? driver.body : `## Driver: ${driver.name}\n\n${driver.body}`,
-  }));
+  return resolveDrivers(options.drivers, { mode, model: options.model, repl: options.repl }).map(
+    (driver) => ({
+      id: `driver:${driver.name}`,
+      title: `Driver ${driver.name}`,
+      // A body without its own heading gets one, so every driver reads as a separate section.
+      text: driver.body.startsWith('#')
+        ? driver.body
+        : `## Driver: ${driver.name}\n\n${driver.body}`,
+    }),
+  );
 }
 
 function outputSections(options: ResolvedSystemPromptOptions): PromptSection[] {
@@ -91,7 +108,7 @@ function specialistSections(
           {
             id: 'delegation-tips',
             title: 'Delegation tips',
-            text: delegationTips(options.contextHelpers),
+            text: delegationTips(options.contextHelpers, options.repl),
           },
         ]
       : []),
@@ -133,7 +150,11 @@ export function systemPromptSections(input: SystemPromptOptions): PromptSection[
   assertModeFits(options, delegates);
   const coordinator = options.depth === 0 && options.mode === 'coordinator';
   return [
-    { id: 'identity', title: 'Identity', text: identity(options.depth, options.mode) },
+    {
+      id: 'identity',
+      title: 'Identity',
+      text: identity(options.depth, options.mode, options.repl),
+    },
     ...capabilitySections(options, delegates),
     coordinator
       ? {
@@ -147,7 +168,7 @@ export function systemPromptSections(input: SystemPromptOptions): PromptSection[
           {
             id: 'delegation-tips',
             title: 'Delegation tips',
-            text: delegationTips(options.contextHelpers),
+            text: delegationTips(options.contextHelpers, options.repl),
           },
         ]
       : []),
