@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { context as otelContext } from '@opentelemetry/api';
 import type { RunStore } from '@rlm/memory';
 import {
+  DEFAULT_REPL_LANGUAGE,
   type JsonValue,
   queryMetadata,
+  type ReplLanguage,
   type RLMChatCompletion,
   RlmError,
   type RunEvent,
@@ -22,6 +24,7 @@ import {
   type TypedCompletion,
   typedCompletion,
 } from './output/typed-completion.js';
+import { loadPythonSandbox } from './python/load-python-sandbox.js';
 import type { CheckpointData } from './resume/checkpoint-data.js';
 import { loadResumePoint } from './resume/load-resume-point.js';
 import { EventBus, type RunEventHandler } from './run/event-bus.js';
@@ -137,9 +140,9 @@ function resolveOutput(
 /** The configuration a trajectory header or run record keeps, with the run's output schema. */
 function recordedConfig(
   config: ResolvedRLMConfig,
-  output: OutputSpec | undefined,
+  { output, repl }: { output: OutputSpec | undefined; repl: ReplLanguage },
 ): Record<string, JsonValue> {
-  const kept = trajectoryConfig(config);
+  const kept = trajectoryConfig(config, repl);
   return output === undefined ? kept : { ...kept, output: output.jsonSchema };
 }
 
@@ -157,12 +160,14 @@ function openRecorder(
     resume,
     rerun,
     output,
+    repl,
   }: {
     rootRunId: string;
     now: () => number;
     resume: CheckpointData | undefined;
     rerun: boolean;
     output: OutputSpec | undefined;
+    repl: ReplLanguage;
   },
 ): TrajectoryRecorder | null {
   const trajectory = config.trajectory;
@@ -181,7 +186,12 @@ function openRecorder(
   }
   const recorder = new TrajectoryRecorder(sink);
   if (fresh) {
-    recorder.header({ runId: rootRunId, createdAt: now(), config: recordedConfig(config, output) });
+    recorder.header({
+      runId: rootRunId,
+      createdAt: now(),
+      config: recordedConfig(config, { output, repl }),
+      repl,
+    });
   }
   return recorder;
 }
@@ -193,13 +203,35 @@ async function openRunRecord(
     rootRunId,
     config,
     output,
-  }: { rootRunId: string; config: ResolvedRLMConfig; output: OutputSpec | undefined },
+    repl,
+  }: {
+    rootRunId: string;
+    config: ResolvedRLMConfig;
+    output: OutputSpec | undefined;
+    repl: ReplLanguage;
+  },
 ): Promise<void> {
   if ((await store.getRun(rootRunId)) === undefined) {
-    await store.createRun({ id: rootRunId, config: recordedConfig(config, output) });
+    await store.createRun({ id: rootRunId, config: recordedConfig(config, { output, repl }) });
   } else {
     await store.updateRun(rootRunId, { status: 'running' });
   }
+}
+
+/**
+ * The root's REPL language: the configured one, or the one a resumed run's recorded blocks were
+ * written in. With Python, the optional package is loaded now, so a missing one is refused before
+ * anything is written.
+ *
+ * @throws RlmError `config.invalid` when Python is chosen and `@rlm/sandbox-python` is missing
+ */
+async function rootLanguage(
+  config: ResolvedRLMConfig,
+  resume: CheckpointData | undefined,
+): Promise<ReplLanguage> {
+  const repl = resume === undefined ? config.repl : (resume.repl ?? DEFAULT_REPL_LANGUAGE);
+  if (repl === 'python') await loadPythonSandbox();
+  return repl;
 }
 
 /** Runs one tree: its result with the answer as text (JSON text for a typed answer). */
@@ -250,6 +282,7 @@ async function runTreeWithOutput(
     });
   }
   const output = resolveOutput(config, { options, hooks, resume });
+  const repl = await rootLanguage(config, resume);
   const now = config.now ?? Date.now;
   const rootRunId = hooks.rootRunId ?? (config.generateId ?? randomUUID)();
   const recorder = openRecorder(config, {
@@ -258,6 +291,7 @@ async function runTreeWithOutput(
     resume,
     rerun: options.rerun === true,
     output,
+    repl,
   });
   const tree: RunTree = {
     config,
@@ -271,7 +305,7 @@ async function runTreeWithOutput(
   const { maxTokens, maxCostUsd, maxSubcalls, maxWallTimeMs } = config.budget;
   const store = config.runStore;
   try {
-    if (store !== undefined) await openRunRecord(store, { rootRunId, config, output });
+    if (store !== undefined) await openRunRecord(store, { rootRunId, config, output, repl });
     const result = await runInvocation(tree, {
       runId: rootRunId,
       parentRunId: null,
@@ -280,7 +314,8 @@ async function runTreeWithOutput(
       ...(contexts.length === 0 ? {} : { contexts }),
       query: options.query,
       model: config.model,
-      systemPrompt: rootSystemPrompt(config, output),
+      repl,
+      systemPrompt: rootSystemPrompt(config, { output, repl }),
       maxIterations: iterationsFor(config, 0),
       limits: { maxTokens, maxCostUsd, maxSubcalls },
       deadlineAt: maxWallTimeMs === undefined ? undefined : now() + maxWallTimeMs,

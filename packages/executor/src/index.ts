@@ -102,6 +102,11 @@ export type { RLMSession } from './session/rlm-session.js';
 export { type OutputSchema, outputFromJsonSchema } from './output/output-spec.js';
 export type { CompletionResult, TypedCompletion } from './output/typed-completion.js';
 
+// ── Python REPLs ────────────────────────
+
+export { PYTHON_SANDBOX_PACKAGE } from './python/load-python-sandbox.js';
+export { type PrewarmPythonReplOptions, prewarmPythonRepl } from './python/prewarm-python-repl.js';
+
 // ── Coordinator dispatch ────────────────
 
 export { type TaskResult, taskKey, taskResultSchema } from './dispatch/task-result.js';

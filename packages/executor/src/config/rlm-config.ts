@@ -1,12 +1,19 @@
 import type { Tracer, TracerProvider } from '@opentelemetry/api';
 import type { RunStore, Scratchpad } from '@rlm/memory';
-import { isReservedName, type LanguageModel, parseSchema, RlmError } from '@rlm/protocol';
+import {
+  isReservedName,
+  type LanguageModel,
+  parseSchema,
+  RlmError,
+  replLanguageSchema,
+} from '@rlm/protocol';
 import { CONTEXT_HELPER_NAMES } from '@rlm/sandbox';
 import { z } from 'zod';
 import { isOutputSchema, type OutputSchema } from '../output/output-spec.js';
 import type { RunEventHandler } from '../run/event-bus.js';
 import type { TrajectorySink } from '../trajectory/trajectory-sink.js';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_ITERATIONS } from './run-defaults.js';
+import { pythonConfigIssues } from './python-config-issues.js';
 import type { ToolDefinition } from './tool-definition.js';
 
 /** How many batched sub-calls or children run at once. @default 8 */
@@ -182,6 +189,13 @@ export const rlmConfigSchema = z
      * the CLI's `--no-tools`). @default true
      */
     contextHelpers: z.boolean().default(true),
+    /**
+     * The language of every REPL in the tree: `javascript` (QuickJS, `@rlm/sandbox`) or `python`
+     * (Pyodide, the optional `@rlm/sandbox-python`, loaded only when chosen). Prompts, examples and
+     * host-function calling conventions follow it; `rlm_query(prompt, { repl })` changes it for one
+     * child (and its descendants). @default 'javascript'
+     */
+    repl: replLanguageSchema.default('javascript'),
     budget: budgetConfigSchema.default({ maxConsecutiveErrors: DEFAULT_MAX_CONSECUTIVE_ERRORS }),
     limits: limitsConfigSchema.default({
       blockTimeoutMs: DEFAULT_BLOCK_TIMEOUT_MS,
@@ -286,6 +300,10 @@ export const rlmConfigSchema = z
           message: `the price of ${model.id} is unknown, so a cost budget cannot be enforced: pass \`pricing\` (USD per million tokens) to its client, or leave out maxCostUsd`,
         });
       }
+    }
+    if (config.repl === 'python') {
+      for (const issue of pythonConfigIssues(config))
+        context.addIssue({ code: 'custom', ...issue });
     }
     for (const [name, message] of shadowedToolNames(config)) {
       context.addIssue({ code: 'custom', path: ['tools', name], message });

@@ -1,6 +1,7 @@
-import type { JsonValue } from '@rlm/protocol';
+import type { JsonValue, ReplLanguage } from '@rlm/protocol';
 import { z } from 'zod';
 import type { ToolDefinition } from '../config/tool-definition.js';
+import { camelCaseKeys } from '../loop/camel-case-keys.js';
 import type { TaskDispatcher } from './task-dispatcher.js';
 
 /** The host function behind the guest's synchronous `delegate` (see `delegateSetup`). */
@@ -28,18 +29,28 @@ const delegateArgsSchema = z.tuple([
   z.string(),
   z.string(),
   z
-    .object({
-      context: z.custom<JsonValue>(() => true).optional(),
-      systemPrompt: z.string().optional(),
-      model: z.string().optional(),
-      tools: z.array(z.string()).optional(),
-    })
-    .nullish(),
+    .preprocess(
+      camelCaseKeys,
+      z
+        .object({
+          context: z.custom<JsonValue>(() => true).optional(),
+          systemPrompt: z.string().optional(),
+          model: z.string().optional(),
+          tools: z.array(z.string()).optional(),
+        })
+        .nullish(),
+    )
+    .optional(),
 ]);
 
 const awaitArgsSchema = z.tuple([
   z.union([z.array(z.string()), z.string()]),
-  z.object({ timeoutMs: z.number().nonnegative().optional() }).nullish().optional(),
+  z
+    .preprocess(
+      camelCaseKeys,
+      z.object({ timeoutMs: z.number().nonnegative().optional() }).nullish(),
+    )
+    .optional(),
 ]);
 
 const setAnswerArgsSchema = z.tuple([
@@ -61,34 +72,81 @@ function issueText(error: z.ZodError): string {
 }
 
 /**
+ * Starts a background task under `id` (`args` are `[id, task, options?]`); bad arguments record a
+ * failed task, so code hears of it through the results. `text` is the dispatcher's reply (the id,
+ * or an `"Error: …"`); `recorded` says whether a task (started or failed) now has the id.
+ */
+function startTask(
+  dispatcher: TaskDispatcher,
+  args: JsonValue[],
+): { text: string; recorded: boolean } {
+  const id = typeof args[0] === 'string' ? args[0] : '';
+  const task = typeof args[1] === 'string' ? args[1] : '';
+  const parsed = delegateArgsSchema.safeParse(args);
+  if (!parsed.success || task.trim() === '') {
+    const why = parsed.success
+      ? ' (argument 0: the task must not be empty)'
+      : issueText(parsed.error);
+    const text = dispatcher.reject(
+      id,
+      task,
+      `delegate expects (task: string, { context, systemPrompt, model, tools }?)${why}`,
+    );
+    return { text, recorded: true };
+  }
+  const [, , options] = parsed.data;
+  const text = dispatcher.delegate(id, task, options ?? {});
+  return { text, recorded: text === id };
+}
+
+/**
+ * How code starts a background task. JavaScript host calls are asynchronous, so the guest's own
+ * `delegate` (see `DELEGATE_SETUP`) numbers tasks and calls this without waiting. A Python host
+ * call blocks until it returns, and starting a task returns at once, so there `delegate` is the
+ * host function itself and the host numbers the tasks.
+ */
+function delegateFunction(
+  dispatcher: TaskDispatcher,
+  repl: ReplLanguage,
+): Record<string, ToolDefinition> {
+  if (repl === 'javascript') {
+    return {
+      [DELEGATE_HOST_FUNCTION]: {
+        description: 'internal: starts a background task for delegate()',
+        call: async (args) => startTask(dispatcher, args).text,
+      },
+    };
+  }
+  let started = 0;
+  return {
+    delegate: {
+      description:
+        'delegate(task, context=…, system_prompt=…, model=…, tools=[…]) → task id: starts a background task.',
+      async call(args) {
+        started += 1;
+        const id = `t${started}`;
+        const { text, recorded } = startTask(dispatcher, [id, ...args]);
+        // Like the guest's delegate, a task that could not start still has its id (its failure is
+        // in the results); only a refusal to start anything (the run is ending) is returned as is.
+        return recorded ? id : text;
+      },
+    },
+  };
+}
+
+/**
  * The background-task verbs of a dispatcher sandbox. Like every host function they never throw
  * into code: bad arguments come back as an `"Error: …"` string naming what was expected.
  */
 export function dispatcherFunctions(
   dispatcher: TaskDispatcher,
-  { onAnswer }: { onAnswer: (answer: ProposedAnswer) => void },
+  {
+    onAnswer,
+    repl = 'javascript',
+  }: { onAnswer: (answer: ProposedAnswer) => void; repl?: ReplLanguage },
 ): Record<string, ToolDefinition> {
   return {
-    [DELEGATE_HOST_FUNCTION]: {
-      description: 'internal: starts a background task for delegate()',
-      async call(args) {
-        const id = typeof args[0] === 'string' ? args[0] : '';
-        const task = typeof args[1] === 'string' ? args[1] : '';
-        const parsed = delegateArgsSchema.safeParse(args);
-        if (!parsed.success || task.trim() === '') {
-          const why = parsed.success
-            ? ' (argument 0: the task must not be empty)'
-            : issueText(parsed.error);
-          return dispatcher.reject(
-            id,
-            task,
-            `delegate expects (task: string, { context, systemPrompt, model, tools }?)${why}`,
-          );
-        }
-        const [, , options] = parsed.data;
-        return dispatcher.delegate(id, task, options ?? {});
-      },
-    },
+    ...delegateFunction(dispatcher, repl),
     stream_results: {
       description:
         'stream_results() → Promise<TaskResult[]>: background tasks finished since the last call.',

@@ -2,6 +2,7 @@ import {
   emptyUsage,
   type JsonValue,
   type LanguageModel,
+  type ReplLanguage,
   type RLMChatCompletion,
 } from '@rlm/protocol';
 import type { BudgetRemaining, ScopeLimits } from '../run/budget-scope.js';
@@ -25,6 +26,8 @@ export interface ChildCallInput {
   invoke: Invoke;
   /** Names of the caller's tools the child may call; all of them when absent. */
   toolNames?: readonly string[] | undefined;
+  /** The child's REPL language. */
+  repl: ReplLanguage;
 }
 
 /** A child's caps: its equal share of what the tree has left when it starts. */
@@ -60,7 +63,8 @@ export async function childCall(node: RunNode, input: ChildCallInput): Promise<s
 
 /** `childCall` with the outcome in full (background tasks report `ok` and `usage`). Never throws. */
 export async function childRun(node: RunNode, input: ChildCallInput): Promise<SubCallOutcome> {
-  const { prompt, context, systemPrompt, model, signal, shareCount, invoke, toolNames } = input;
+  const { prompt, context, systemPrompt, model, signal, shareCount, invoke, toolNames, repl } =
+    input;
   if (!node.scope.reserveSubcall()) {
     return {
       text: errorString(node.scope.signal.reason ?? 'sub-call limit reached'),
@@ -103,7 +107,8 @@ export async function childRun(node: RunNode, input: ChildCallInput): Promise<Su
             : String(context),
       query: context === undefined ? undefined : prompt,
       model,
-      systemPrompt: childSystemPrompt(config, { depth, systemPrompt, toolNames }),
+      repl,
+      systemPrompt: childSystemPrompt(config, { depth, systemPrompt, toolNames, repl }),
       maxIterations: iterationsFor(config, depth),
       parentScope: node.scope,
       limits: budgetShare(node.scope.remaining(), shareCount),

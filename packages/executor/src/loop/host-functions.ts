@@ -1,30 +1,40 @@
-import type { JsonValue } from '@rlm/protocol';
+import { type JsonValue, replLanguageSchema } from '@rlm/protocol';
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import type { ToolDefinition } from '../config/tool-definition.js';
 import type { RunNode } from '../run/run-node.js';
+import { camelCaseKeys } from './camel-case-keys.js';
 import type { SubCallOutcome } from './sub-call-outcome.js';
 import type { CallSlot, SubCallRunner } from './sub-call-runner.js';
 import { allowedTools } from './system-prompts.js';
 
 const llmOptionsSchema = z.object({ model: z.string().optional() }).nullish();
-const rlmOptionsSchema = z
-  .object({
-    model: z.string().optional(),
-    systemPrompt: z.string().optional(),
-    context: z.custom<JsonValue>(() => true).optional(),
-  })
-  .nullish();
+const rlmOptionsSchema = z.preprocess(
+  camelCaseKeys,
+  z
+    .object({
+      model: z.string().optional(),
+      systemPrompt: z.string().optional(),
+      context: z.custom<JsonValue>(() => true).optional(),
+      /** This child's REPL language, when it differs from its caller's. */
+      repl: replLanguageSchema.optional(),
+    })
+    .nullish(),
+);
 type RlmOptions = NonNullable<z.infer<typeof rlmOptionsSchema>>;
 
 const rlmItemSchema = z.union([
   z.string(),
-  z.object({
-    prompt: z.string(),
-    model: z.string().optional(),
-    systemPrompt: z.string().optional(),
-    context: z.custom<JsonValue>(() => true).optional(),
-  }),
+  z.preprocess(
+    camelCaseKeys,
+    z.object({
+      prompt: z.string(),
+      model: z.string().optional(),
+      systemPrompt: z.string().optional(),
+      context: z.custom<JsonValue>(() => true).optional(),
+      repl: replLanguageSchema.optional(),
+    }),
+  ),
 ]);
 
 function argumentError(name: string, usage: string, error: z.ZodError): string {

@@ -43,7 +43,7 @@ export function setUpInvocation(
   node: RunNode,
   { spec, state, invoke }: { spec: InvocationSpec; state: SetupState; invoke: Invoke },
 ): { sandbox: Promise<ReplEnvironment>; checkpointer: TurnCheckpointer | null } {
-  const runner = subCallRunner(node, invoke, spec.toolNames);
+  const runner = subCallRunner(node, invoke, { ownTools: spec.toolNames, repl: spec.repl });
   const { config } = node.tree;
   if (spec.depth === 0 && dispatcherEnabled(config)) {
     state.dispatcher = new TaskDispatcher(node, runner);
@@ -77,6 +77,7 @@ export function setUpInvocation(
           dispatcher: state.dispatcher !== null,
           meta,
           signal: node.scope.signal,
+          repl: spec.repl,
         })
       : spec.session.open({ payload: spec.context, functions, meta });
   return { sandbox, checkpointer };

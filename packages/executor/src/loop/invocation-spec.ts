@@ -1,5 +1,5 @@
 import type { Context } from '@opentelemetry/api';
-import type { JsonValue, LanguageModel, RLMChatCompletion } from '@rlm/protocol';
+import type { JsonValue, LanguageModel, ReplLanguage, RLMChatCompletion } from '@rlm/protocol';
 import type { OutputSpec } from '../output/output-spec.js';
 import type { CheckpointData } from '../resume/checkpoint-data.js';
 import type { BudgetScope, ScopeLimits } from '../run/budget-scope.js';
@@ -16,6 +16,8 @@ export interface InvocationSpec {
   /** The question; absent when the context is itself the prompt. */
   query: string | undefined;
   model: LanguageModel;
+  /** The language of this invocation's REPL (its children inherit it unless a call overrides it). */
+  repl: ReplLanguage;
   systemPrompt: string;
   maxIterations: number;
   /** The parent's scope; absent at the root. */

@@ -1,4 +1,4 @@
-import { type JsonValue, type ReplEnvironment, RlmError } from '@rlm/protocol';
+import { type JsonValue, type ReplEnvironment, type ReplLanguage, RlmError } from '@rlm/protocol';
 import { createSandbox } from '@rlm/sandbox';
 import type { ResolvedRLMConfig } from '../config/rlm-config.js';
 import type { ToolDefinition } from '../config/tool-definition.js';
@@ -9,6 +9,7 @@ import {
   type ProposedAnswer,
 } from '../dispatch/dispatcher-functions.js';
 import type { TaskDispatcher } from '../dispatch/task-dispatcher.js';
+import { openPythonSandbox } from '../python/open-python-sandbox.js';
 import type { RunNode } from '../run/run-node.js';
 import { hostFunctions } from './host-functions.js';
 import type { InvocationSpec } from './invocation-spec.js';
@@ -29,13 +30,15 @@ export function sandboxFunctions(
     onAnswer: (answer: ProposedAnswer) => void;
   },
 ): Record<string, ToolDefinition> {
-  const extra = dispatcher === null ? {} : dispatcherFunctions(dispatcher, { onAnswer });
+  const extra =
+    dispatcher === null ? {} : dispatcherFunctions(dispatcher, { onAnswer, repl: spec.repl });
   return hostFunctions(node, runner, { toolNames: spec.toolNames, extra });
 }
 
 /**
- * Opens a sandbox with the configured limits and isolation (and sets up `delegate` in it when
- * it gets the dispatcher). Used by each invocation for its own sandbox and by sessions.
+ * Opens a sandbox of `repl`'s language with the configured limits and isolation (and sets up
+ * `delegate` in a JavaScript one when it gets the dispatcher; in Python it is a host function).
+ * Used by each invocation for its own sandbox and by sessions.
  */
 export async function openSandbox(
   config: ResolvedRLMConfig,
@@ -46,6 +49,7 @@ export async function openSandbox(
     dispatcher,
     meta,
     signal,
+    repl,
   }: {
     context: JsonValue;
     /** Payloads after the first; the sandbox then holds `context_0`, `context_1`, …. */
@@ -54,11 +58,13 @@ export async function openSandbox(
     dispatcher: boolean;
     meta: Record<string, JsonValue>;
     signal: AbortSignal;
+    repl: ReplLanguage;
   },
 ): Promise<ReplEnvironment> {
   const { blockTimeoutMs, cpuSliceMs, memoryBytes, maxOutputChars } = config.limits;
   // One payload keeps the plain `context` option (unchanged); several become `context_0…`.
   const payloads = contexts.length === 0 ? { context } : { contexts: [context, ...contexts] };
+  if (repl === 'python') return openPythonSandbox(config, { payloads, functions, meta, signal });
   const delegations = { started: 0 };
   const sandbox = await createSandbox({
     ...payloads,

@@ -8,6 +8,7 @@ import {
   formatIteration,
   queryMetadata,
   type ReplEnvironment,
+  type ReplLanguage,
   type RLMChatCompletion,
   type RunStatus,
 } from '@rlm/protocol';
@@ -264,6 +265,11 @@ function failure(node: RunNode, error: unknown): Outcome {
   return { status: 'error', answer: null, error: info };
 }
 
+/** `repl` for a Python run's `run-start`: absent means JavaScript, so those events stay as they were. */
+function languageField(repl: ReplLanguage): { repl?: ReplLanguage } {
+  return repl === 'javascript' ? {} : { repl };
+}
+
 /**
  * Runs one RLM invocation — the root or a child — to its end: opens its own sandbox, loops
  * turns until a final answer, a limit or an error, and always disposes the sandbox and emits
@@ -330,6 +336,7 @@ export async function runInvocation(
         maxDepth: tree.config.maxDepth,
         promptVersion: version,
         ...span,
+        ...languageField(spec.repl),
       });
     } else {
       // The run started before the stop: it has its `run-start` already, so it says it goes on.

@@ -1,4 +1,4 @@
-import type { JsonValue, LanguageModel } from '@rlm/protocol';
+import type { JsonValue, LanguageModel, ReplLanguage } from '@rlm/protocol';
 import { emptyUsage } from '@rlm/protocol';
 import type { RunNode } from '../run/run-node.js';
 import { childRun } from './child-call.js';
@@ -14,6 +14,8 @@ export interface RlmCallOptions {
   context?: JsonValue | undefined;
   /** Names of the caller's tools the child may call (`delegate` only). */
   tools?: readonly string[] | undefined;
+  /** The child's REPL language; the caller's when absent. */
+  repl?: ReplLanguage | undefined;
 }
 
 /** How one call from code runs: the calling block's signal and the budget share. */
@@ -45,7 +47,15 @@ function childTools(
 export function subCallRunner(
   node: RunNode,
   invoke: Invoke,
-  ownTools?: readonly string[],
+  {
+    ownTools,
+    repl,
+  }: {
+    /** The configured tools the calling invocation may call; all when absent. */
+    ownTools?: readonly string[] | undefined;
+    /** The calling invocation's REPL language, which its children inherit. */
+    repl: ReplLanguage;
+  },
 ): SubCallRunner {
   const { config } = node.tree;
   const models = availableModels(config);
@@ -92,6 +102,7 @@ export function subCallRunner(
         ...slot,
         invoke,
         toolNames: childTools(ownTools, options.tools),
+        repl: options.repl ?? repl,
       });
     },
   };

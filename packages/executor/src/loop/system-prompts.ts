@@ -1,5 +1,5 @@
 import { buildFlatPrompt, buildSystemPrompt, type SystemPromptOptions } from '@rlm/prompts';
-import type { LanguageModel } from '@rlm/protocol';
+import type { LanguageModel, ReplLanguage } from '@rlm/protocol';
 import type { ResolvedRLMConfig } from '../config/rlm-config.js';
 import type { OutputSpec } from '../output/output-spec.js';
 
@@ -29,10 +29,14 @@ export function allowedTools(
   );
 }
 
-function sharedOptions(config: ResolvedRLMConfig, depth: number, toolNames?: readonly string[]) {
+function sharedOptions(
+  config: ResolvedRLMConfig,
+  { depth, repl, toolNames }: { depth: number; repl: ReplLanguage; toolNames?: readonly string[] },
+) {
   const models = availableModels(config);
   return {
     depth,
+    repl,
     maxDepth: config.maxDepth,
     contextHelpers: config.contextHelpers,
     childBudget: iterationsFor(config, depth + 1),
@@ -53,11 +57,15 @@ function sharedOptions(config: ResolvedRLMConfig, depth: number, toolNames?: rea
 
 /**
  * The root's system prompt: the configured mode, with the answer format of a typed answer and
- * drivers, after the caller's prefix.
+ * drivers, after the caller's prefix, for a REPL in `repl` (the configured language, or a resumed
+ * run's recorded one).
  */
-export function rootSystemPrompt(config: ResolvedRLMConfig, output?: OutputSpec): string {
+export function rootSystemPrompt(
+  config: ResolvedRLMConfig,
+  { output, repl = config.repl }: { output?: OutputSpec | undefined; repl?: ReplLanguage } = {},
+): string {
   const own = buildSystemPrompt({
-    ...sharedOptions(config, 0),
+    ...sharedOptions(config, { depth: 0, repl }),
     mode: config.promptMode,
     dispatcher: dispatcherEnabled(config),
     drivers: config.drivers as SystemPromptOptions['drivers'],
@@ -74,15 +82,17 @@ export function childSystemPrompt(
     depth,
     systemPrompt,
     toolNames,
+    repl,
   }: {
     depth: number;
     systemPrompt?: string | undefined;
     toolNames?: readonly string[] | undefined;
+    repl: ReplLanguage;
   },
 ): string {
   const own = systemPrompt?.trim();
   return buildSystemPrompt({
-    ...sharedOptions(config, depth, toolNames),
+    ...sharedOptions(config, { depth, repl, ...(toolNames === undefined ? {} : { toolNames }) }),
     mode: 'solver',
     ...(own === undefined || own === '' ? {} : { systemPrompt: own }),
   });

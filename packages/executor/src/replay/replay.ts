@@ -13,6 +13,7 @@ import {
   readTrajectory,
   recordedExchanges,
   trajectoryEvents,
+  trajectoryReplLanguage,
 } from '@rlm/trace';
 import { parseRLMConfig, type RLMConfig } from '../config/rlm-config.js';
 import type { ToolDefinition } from '../config/tool-definition.js';
@@ -164,6 +165,7 @@ function recordedConfig(records: readonly TrajectoryRecord[], options: ReplayOpt
     firstTurnGuard: config['firstTurnGuard'],
     codeLanguages: config['codeLanguages'],
     isolation: options.isolation ?? config['isolation'],
+    repl: trajectoryReplLanguage(records),
     ...(config['contextHelpers'] === false ? { contextHelpers: false } : {}),
     dispatcher: config['dispatcher'],
     ...(config['dispatch'] === undefined ? {} : { dispatch: config['dispatch'] }),

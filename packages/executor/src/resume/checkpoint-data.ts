@@ -1,4 +1,10 @@
-import { chatMessageSchema, jsonValueSchema, RlmError, usageSummarySchema } from '@rlm/protocol';
+import {
+  chatMessageSchema,
+  jsonValueSchema,
+  RlmError,
+  replLanguageSchema,
+  usageSummarySchema,
+} from '@rlm/protocol';
 import { z } from 'zod';
 import { recordedHostCallSchema } from './host-call-log.js';
 
@@ -13,6 +19,8 @@ export type RecordedTurn = z.infer<typeof recordedTurnSchema>;
 export const checkpointDataSchema = z.object({
   version: z.literal(1),
   query: z.string().nullable(),
+  /** The root's REPL language, which the resumed run keeps; absent in checkpoints of JavaScript runs. */
+  repl: replLanguageSchema.optional(),
   /** Hash of the context (`sha256:…`): `resume` refuses a different one. */
   contextHash: z.string(),
   /** The last completed turn (0-based). */

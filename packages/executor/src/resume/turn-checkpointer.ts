@@ -101,6 +101,7 @@ export class TurnCheckpointer {
     const data: CheckpointData = {
       version: 1,
       query: this.#spec.query ?? null,
+      ...(this.#spec.repl === 'javascript' ? {} : { repl: this.#spec.repl }),
       contextHash: this.#contextHash,
       iteration,
       turns: this.#turns,

@@ -90,6 +90,7 @@ export function createSession(
             dispatcher: Object.hasOwn(functions, DELEGATE_HOST_FUNCTION),
             meta,
             signal: lifetime.signal,
+            repl: config.repl,
           });
           return sandbox;
         }

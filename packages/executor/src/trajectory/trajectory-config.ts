@@ -1,4 +1,4 @@
-import type { JsonValue } from '@rlm/protocol';
+import type { JsonValue, ReplLanguage } from '@rlm/protocol';
 import type { ResolvedRLMConfig } from '../config/rlm-config.js';
 import { dispatcherEnabled } from '../loop/system-prompts.js';
 
@@ -9,8 +9,12 @@ function compact(value: Record<string, unknown>): Record<string, JsonValue> {
 /**
  * The part of a configuration a trajectory keeps: models by id only (a client object may hold a
  * key), tools by name and description, limits and budgets as given. Enough to re-run it in replay.
+ * `repl` is the root's language (a resumed run keeps its recorded one).
  */
-export function trajectoryConfig(config: ResolvedRLMConfig): Record<string, JsonValue> {
+export function trajectoryConfig(
+  config: ResolvedRLMConfig,
+  repl: ReplLanguage = config.repl,
+): Record<string, JsonValue> {
   return compact({
     model: config.model.id,
     subModel: (config.subModel ?? config.model).id,
@@ -36,6 +40,8 @@ export function trajectoryConfig(config: ResolvedRLMConfig): Record<string, Json
     firstTurnGuard: config.firstTurnGuard,
     codeLanguages: config.codeLanguages,
     isolation: config.isolation,
+    // Only for Python, so the headers of JavaScript runs stay as they were.
+    ...(repl === 'javascript' ? {} : { repl }),
     // Only when off, so the headers of runs with the helpers stay as they were.
     ...(config.contextHelpers ? {} : { contextHelpers: false }),
     // Coordination options only when used, so other runs' headers stay as they were.

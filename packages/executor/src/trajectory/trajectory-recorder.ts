@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { JsonValue, RunEvent, TrajectoryRecord } from '@rlm/protocol';
-import { ExchangeEncoder, type ExchangeInput, trajectoryHeader } from '@rlm/trace';
+import {
+  ExchangeEncoder,
+  type ExchangeInput,
+  type TrajectoryHeaderInput,
+  trajectoryHeader,
+} from '@rlm/trace';
 import { redactSecrets, redactText } from './redact-secrets.js';
 import type { TrajectorySink } from './trajectory-sink.js';
 
@@ -35,7 +40,7 @@ export class TrajectoryRecorder {
     return this.#sink.path;
   }
 
-  header(input: { runId: string; createdAt: number; config: Record<string, JsonValue> }): void {
+  header(input: TrajectoryHeaderInput): void {
     const config = redactSecrets(input.config) as Record<string, JsonValue>;
     this.#write(trajectoryHeader({ ...input, config }));
   }
