@@ -24,3 +24,29 @@ const ${name} = [];
   }
 }`;
 }
+
+/**
+ * The Python form of `contextStringsCode`: declares the list `name` as every string in `context`
+ * and any `context_1 … context_N`, walking lists, tuples and dicts; other leaf values count as
+ * their `str`.
+ */
+export function pythonContextStringsCode(name: string): string {
+  return `
+${name} = []
+def __collect_strings(value):
+    if isinstance(value, str):
+        ${name}.append(value)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            __collect_strings(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            __collect_strings(item)
+    elif value is not None:
+        ${name}.append(str(value))
+__collect_strings(context)
+__index = 1
+while 'context_' + str(__index) in globals():
+    __collect_strings(globals()['context_' + str(__index)])
+    __index += 1`;
+}

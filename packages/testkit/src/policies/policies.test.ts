@@ -146,4 +146,29 @@ describe('policies', () => {
     });
     expect(JSON.parse(answer ?? '{}')).toEqual(records.counts);
   });
+
+  it('write Python for a Python REPL: blocking calls, keyword arguments, no JavaScript', () => {
+    const python = [
+      policies.needleFinder({ language: 'python' }),
+      policies.needleFinder({ language: 'python', useGrep: true }),
+      policies.chunkAndAggregate({ language: 'python', target: 'billing' }),
+      policies.delegateToChild({ language: 'python' }),
+    ];
+    const turn0: ChatMessage[] = [{ role: 'user', content: 'You have not seen the context yet.' }];
+    const turn1: ChatMessage[] = [...turn0, { role: 'assistant', content: 'x' }];
+    for (const policy of python) {
+      const code = [turn0, turn1]
+        .flatMap((messages) => findCodeBlocks(policy({ messages })))
+        .join('\n');
+      expect(code).toMatch(/^import json/m);
+      expect(code).not.toMatch(/\b(await|const|let)\b|=>|\{ context|\.length\b/);
+      expect(code).toMatch(/llm_query_batched\(|rlm_query\(.*context=piece/);
+    }
+    // Sub-calls are answered the same whichever language asked them.
+    expect(
+      python[0]?.({
+        messages: [{ role: 'user', content: '[testkit:needle] x\nthe magic number is 7' }],
+      }),
+    ).toBe('7');
+  });
 });

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '@rlm/protocol';
+import type { ChatMessage, ReplLanguage } from '@rlm/protocol';
 
 /** The part of a request a policy reads: the same for `scriptedModel` and the fake servers. */
 export interface PolicyRequest {
@@ -48,9 +48,12 @@ export function replBlock(code: string): string {
   return `\`\`\`repl\n${code.trim()}\n\`\`\``;
 }
 
+const EXPLORE_INTRO =
+  'I have not looked at the context yet, so I will inspect its type and size first.';
+
 /** The first turn of every policy: look at the context before answering, as the loop asks. */
 export const EXPLORE_REPLY = [
-  'I have not looked at the context yet, so I will inspect its type and size first.',
+  EXPLORE_INTRO,
   replBlock(`
 const __kind = Array.isArray(context) ? 'array' : typeof context;
 const __size = __kind === 'string' ? context.length : JSON.stringify(context).length;
@@ -59,14 +62,38 @@ print(String(__kind === 'string' ? context : JSON.stringify(context)).slice(0, 2
 `),
 ].join('\n\n');
 
+/** `EXPLORE_REPLY` for a Python REPL (`@rlm/sandbox-python`). */
+export const PYTHON_EXPLORE_REPLY = [
+  EXPLORE_INTRO,
+  replBlock(`
+import json
+__text = context if isinstance(context, str) else json.dumps(context)
+print('context:', type(context).__name__, len(__text), 'chars')
+print(__text[:200])
+`),
+].join('\n\n');
+
+/** Options a policy takes for the REPL it writes code for. */
+export interface PolicyLanguageOptions {
+  /**
+   * The language of the RLM's REPL: the policy writes JavaScript (`@rlm/sandbox`) or Python
+   * (`@rlm/sandbox-python`, blocking calls, keyword arguments). @default 'javascript'
+   */
+  language?: ReplLanguage;
+}
+
 /**
- * The reply for a loop turn: explore on turn 0, run `solveCode` (which must assign `answer`)
- * and finish with `FINAL_VAR(answer)` on turn 1, and on later turns (the variable was missing,
- * or the loop asks for a final answer) just point at `answer` again.
+ * The reply for a loop turn: explore on turn 0 (in `language`), run `solveCode` (which must
+ * assign `answer`) and finish with `FINAL_VAR(answer)` on turn 1, and on later turns (the variable
+ * was missing, or the loop asks for a final answer) just point at `answer` again.
  */
-export function loopReply(request: PolicyRequest, solveCode: string): string {
+export function loopReply(
+  request: PolicyRequest,
+  solveCode: string,
+  language: ReplLanguage = 'javascript',
+): string {
   const turn = turnIndex(request);
-  if (turn === 0) return EXPLORE_REPLY;
+  if (turn === 0) return language === 'python' ? PYTHON_EXPLORE_REPLY : EXPLORE_REPLY;
   if (turn === 1) {
     return `Now I can solve it in code.\n\n${replBlock(solveCode)}\n\nFINAL_VAR(answer)`;
   }
