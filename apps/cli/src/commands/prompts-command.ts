@@ -32,7 +32,7 @@ Examples:
     .description('print the assembled system prompt, then a section/size report')
     .option('--depth <n>', 'depth of the run the prompt is for (0 is the root)', '0')
     .option('--report-only', 'print only the section/size report');
-  addConfigOptions(show, ['model', 'maxDepth', 'mode', 'drivers']);
+  addConfigOptions(show, ['model', 'maxDepth', 'mode', 'repl', 'drivers']);
   show.addHelpText(
     'after',
     `
@@ -40,6 +40,7 @@ Examples:
   $ rlm prompts show
   $ rlm prompts show --max-depth 3 --mode coordinator --report-only
   $ rlm prompts show --depth 1 --max-depth 2
+  $ rlm prompts show --repl python
   $ rlm prompts show --driver terse --driver ./drivers/house-style.md`,
   );
   show.action(async (options: ShowOptions & Record<string, unknown>) => {
@@ -62,6 +63,7 @@ Examples:
       depth,
       maxDepth: config.maxDepth,
       mode: config.mode,
+      repl: config.repl,
       drivers: await readDrivers(config.drivers),
       model: config.model,
     };

@@ -1,5 +1,6 @@
 import { PROMPT_MODES } from '@rlm/prompts';
 import { type ConfigKey, PROGRESS_MODES } from './config-schema.js';
+import { REPL_KEY } from './repl-key.js';
 
 /** How a key is written outside a config file, and how its text turns into a value. */
 export interface ConfigKeyInfo {
@@ -103,6 +104,7 @@ export const CONFIG_KEYS = {
       'root prompt mode: solver or coordinator (coordinator raises a default depth to 2)',
     values: PROMPT_MODES,
   },
+  ...REPL_KEY,
   drivers: {
     env: 'RLM_DRIVERS',
     flag: '--driver',

@@ -4,6 +4,7 @@ import {
   DEFAULT_MODEL_ID,
 } from '@rlm/executor/defaults';
 import { z } from 'zod';
+import { DEFAULT_REPL_CONFIG, replConfigShape } from './repl-key.js';
 
 const positiveInt = z.number().int().positive();
 
@@ -43,6 +44,8 @@ export const cliConfigSchema = z.strictObject({
   maxConsecutiveErrors: positiveInt.optional(),
   blockTimeoutMs: positiveInt.optional(),
   mode: z.enum(['solver', 'coordinator']),
+  /** The REPL language: `javascript`, or `python` (with `@rlm/sandbox-python` installed). */
+  ...replConfigShape,
   /** Paths of driver markdown files appended to the root system prompt. */
   drivers: z.array(z.string().min(1)),
   /**
@@ -95,6 +98,7 @@ export const DEFAULT_CONFIG: CliConfig = {
   maxDepth: DEFAULT_MAX_DEPTH,
   maxIterations: DEFAULT_MAX_ITERATIONS,
   mode: 'solver',
+  ...DEFAULT_REPL_CONFIG,
   drivers: [],
   tools: true,
   toolModules: [],

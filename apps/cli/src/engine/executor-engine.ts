@@ -5,6 +5,7 @@ import type { Store } from '@rlm/memory';
 import {
   type JsonValue,
   type LanguageModel,
+  type ReplLanguage,
   type RLMChatCompletion,
   RlmError,
   type RunEvent,
@@ -22,7 +23,7 @@ export interface ExecutorEngineOptions {
 type ModelResolver = (
   id: string,
   env: Readonly<Record<string, string | undefined>>,
-  options?: AnthropicModelOptions,
+  options?: AnthropicModelOptions & { repl?: ReplLanguage },
 ) => LanguageModel;
 
 /** What `--thinking-budget` and `--effort` give Anthropic clients. */
@@ -46,9 +47,13 @@ export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEn
       options.resolveModel ?? (await import('./resolve-cli-model.js')).resolveCliModel;
     const { config, env } = request;
     const anthropicOptions = anthropicOptionsOf(config);
+    // Offline testkit policies write code in the run's REPL language.
     const priced = (id: string) =>
       withPricing(
-        resolveModel(id, env, id.startsWith('anthropic/') ? anthropicOptions : {}),
+        resolveModel(id, env, {
+          ...(id.startsWith('anthropic/') ? anthropicOptions : {}),
+          repl: config.repl,
+        }),
         config,
         id,
       );
@@ -87,6 +92,7 @@ export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEn
       maxDepth: config.maxDepth,
       maxIterations: config.maxIterations,
       promptMode: config.mode,
+      repl: config.repl,
       drivers: request.drivers,
       tools,
       contextHelpers: config.tools,

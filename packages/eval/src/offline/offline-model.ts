@@ -1,4 +1,4 @@
-import type { LanguageModel } from '@rlm/protocol';
+import type { LanguageModel, ReplLanguage } from '@rlm/protocol';
 import { RlmError } from '@rlm/protocol';
 import {
   chunkAndAggregate,
@@ -81,22 +81,28 @@ export function offlinePolicyName(id: string): OfflinePolicyName {
  * The policy behind an offline model. With a `task` (rlm eval) it is tuned to the task: the
  * needle pattern and record labels of its benchmark, and `reference` solves it from its metadata;
  * without one (a run outside eval, such as `rlm run`) the testkit policies keep their defaults and
- * `reference` recognises a built-in benchmark's question in the conversation.
+ * `reference` recognises a built-in benchmark's question in the conversation. The policy writes
+ * code in `repl`'s language.
  */
-export function offlinePolicy(name: OfflinePolicyName, { task }: { task?: EvalTask } = {}): Policy {
+export function offlinePolicy(
+  name: OfflinePolicyName,
+  { task, repl = 'javascript' }: { task?: EvalTask; repl?: ReplLanguage } = {},
+): Policy {
   const meta = task?.meta ?? {};
   const pattern = typeof meta['needlePattern'] === 'string' ? meta['needlePattern'] : undefined;
+  const language = repl;
   switch (name) {
     case 'reference':
       return referencePolicy(task);
     case 'needleFinder':
-      return needleFinder(pattern === undefined ? {} : { pattern });
+      return needleFinder({ language, ...(pattern === undefined ? {} : { pattern }) });
     case 'delegateToChild':
-      return delegateToChild(pattern === undefined ? {} : { pattern });
+      return delegateToChild({ language, ...(pattern === undefined ? {} : { pattern }) });
     case 'chunkAndAggregate': {
-      if (task === undefined) return chunkAndAggregate();
+      if (task === undefined) return chunkAndAggregate({ language });
       const label = meta['label'];
       return chunkAndAggregate({
+        language,
         labels: RECORD_LABELS,
         ...(typeof label === 'string' ? { target: label } : {}),
       });
