@@ -85,7 +85,10 @@ export {
   type ChunkAndAggregateOptions,
   chunkAndAggregate,
 } from './policies/chunk-and-aggregate.js';
-export { contextStringsCode } from './policies/context-strings-code.js';
+export {
+  contextStringsCode,
+  pythonContextStringsCode,
+} from './policies/context-strings-code.js';
 export { type DelegateToChildOptions, delegateToChild } from './policies/delegate-to-child.js';
 export {
   DEFAULT_NEEDLE_PATTERN,

@@ -1,5 +1,5 @@
 import { BUILTIN_DRIVER_NAMES, promptModeSchema } from '@rlm/prompts';
-import { RlmError } from '@rlm/protocol';
+import { RlmError, replLanguageSchema } from '@rlm/protocol';
 import { z } from 'zod';
 import { BENCHMARK_NAMES, benchmarkNameSchema } from '../generators/generate-benchmark.js';
 import { parseSize } from '../generators/parse-size.js';
@@ -79,6 +79,11 @@ export const evalCommandOptionsSchema = z.strictObject({
   maxIterations: count.optional(),
   /** Prompt modes: one rlm system per mode (`rlm-solver`, `rlm-coordinator`). @default ['solver'] */
   modes: z.array(promptModeSchema).min(1).default(['solver']),
+  /**
+   * The REPL language of the rlm systems: `python` needs `@rlm/sandbox-python` installed, and
+   * offline `testkit:` policies write code in it. @default 'javascript'
+   */
+  repl: replLanguageSchema.default('javascript'),
   /** Built-in driver names for the rlm systems. @default [] */
   drivers: z.array(driverSchema).default([]),
   /** Attempts per task and system (pass@k). @default 1 */

@@ -119,6 +119,7 @@ export function systemsFrom(options: EvalCommandOptions): EvalSystemInput[] {
           kind: 'rlm',
           model: options.model,
           promptMode: mode,
+          repl: options.repl,
           drivers: options.drivers,
           ...(options.subModel === undefined ? {} : { subModel: options.subModel }),
           ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),

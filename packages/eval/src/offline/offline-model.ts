@@ -43,6 +43,8 @@ export interface OfflineModelOptions {
    * @default 'in-process'
    */
   transport?: OfflineTransport;
+  /** The REPL language the policy writes code in (an RLM's `repl`). @default 'javascript' */
+  repl?: ReplLanguage;
 }
 
 /** Ways an offline model reaches its policy. */
@@ -86,14 +88,13 @@ export function offlinePolicyName(id: string): OfflinePolicyName {
  */
 export function offlinePolicy(
   name: OfflinePolicyName,
-  { task, repl = 'javascript' }: { task?: EvalTask; repl?: ReplLanguage } = {},
+  { task, repl: language = 'javascript' }: { task?: EvalTask; repl?: ReplLanguage } = {},
 ): Policy {
   const meta = task?.meta ?? {};
   const pattern = typeof meta['needlePattern'] === 'string' ? meta['needlePattern'] : undefined;
-  const language = repl;
   switch (name) {
     case 'reference':
-      return referencePolicy(task);
+      return referencePolicy(task, { language });
     case 'needleFinder':
       return needleFinder({ language, ...(pattern === undefined ? {} : { pattern }) });
     case 'delegateToChild':
@@ -123,10 +124,11 @@ export function offlineModel(
     role,
     contextWindow = DEFAULT_OFFLINE_CONTEXT_WINDOW,
     transport = 'in-process',
+    repl = 'javascript',
   }: OfflineModelOptions,
 ): LanguageModel | FakeServerModel {
   const name = offlinePolicyName(id);
-  const policy = role === 'base' ? referencePolicy(task) : offlinePolicy(name, { task });
+  const policy = role === 'base' ? referencePolicy(task) : offlinePolicy(name, { task, repl });
   if (transport === 'fake-anthropic') return fakeAnthropicModel(policy, { contextWindow });
   // A known (nominal) price, so cost budgets work offline as they do against real providers.
   return scriptedModel((request) => policy(request), {

@@ -1,10 +1,11 @@
-import type { JsonValue } from '@rlm/protocol';
+import type { JsonValue, ReplLanguage } from '@rlm/protocol';
 import {
   contextStringsCode,
   lastUserText,
   loopReply,
   type Policy,
   type PolicyRequest,
+  pythonContextStringsCode,
   subCallBody,
   subCallTag,
 } from '@rlm/testkit';
@@ -16,6 +17,8 @@ import { recognizeQuestion } from './recognize-question.js';
 import { REFERENCE_SOLVERS, type ReferenceSolver } from './reference-solvers.js';
 
 const KIND = 'eval-map';
+/** Sub-calls of the Python reference policy that combine the partial results. */
+const REDUCE_KIND = 'eval-reduce';
 /** Characters of context per sub-call of the reference policy. */
 export const REFERENCE_CHUNK_CHARS = 20_000;
 
@@ -41,10 +44,15 @@ export function solverParams(meta: Readonly<Record<string, JsonValue>>): Record<
  *
  * Without a task (a run outside `rlm eval`) it reads the question from the conversation and
  * recognises the built-in benchmarks' questions; to any other question it gives no answer
- * (`NOT_A_BENCHMARK_QUESTION`). With a task of another benchmark it replies `UNKNOWN`.
+ * (`NOT_A_BENCHMARK_QUESTION`). With a task of another benchmark it replies `UNKNOWN`. With
+ * `language: 'python'` the code is Python and the reduce step is one more sub-call (the solvers
+ * are JavaScript functions, answered on the host).
  */
-export function referencePolicy(task?: EvalTask): Policy {
-  if (task === undefined) return referenceQuestionPolicy();
+export function referencePolicy(
+  task?: EvalTask,
+  { language = 'javascript' }: { language?: ReplLanguage } = {},
+): Policy {
+  if (task === undefined) return referenceQuestionPolicy(language);
   const solver = REFERENCE_SOLVERS[String(task.meta['benchmark'])];
   const params = solverParams(task.meta);
   return function referencePolicyReply(request) {
@@ -55,31 +63,48 @@ export function referencePolicy(task?: EvalTask): Policy {
     }
     const body = subCallBody(request, KIND);
     if (body !== undefined) return solver.map(body, params);
-    return loopReply(request, solveCode(solver, params));
+    const partials = subCallBody(request, REDUCE_KIND);
+    if (partials !== undefined) return solver.reduce(JSON.parse(partials) as string[], params);
+    return language === 'python'
+      ? loopReply(request, pythonSolveCode(solver, params), 'python')
+      : loopReply(request, solveCode(solver, params));
   };
 }
 
 /** The task-free policy: the question comes from the root's turn prompts, the parameters of a sub-call from its header. */
-function referenceQuestionPolicy(): Policy {
+function referenceQuestionPolicy(language: ReplLanguage): Policy {
   return function referenceQuestionReply(request) {
-    const sub = subCallWithParams(request);
-    if (sub !== undefined) {
-      const solver = REFERENCE_SOLVERS[String(sub.params['benchmark'])];
-      return solver === undefined ? 'UNKNOWN' : solver.map(sub.body, sub.params);
-    }
+    const subCallAnswer = answerSubCall(request);
+    if (subCallAnswer !== undefined) return subCallAnswer;
     const question = questionOf(request);
     const meta = question === undefined ? undefined : recognizeQuestion(question);
     const solver = meta === undefined ? undefined : REFERENCE_SOLVERS[meta.benchmark];
     if (meta === undefined || solver === undefined) return NOT_A_BENCHMARK_QUESTION;
-    return loopReply(request, solveCode(solver, solverParams(meta), { paramsInHeader: true }));
+    const params = solverParams(meta);
+    return language === 'python'
+      ? loopReply(request, pythonSolveCode(solver, params, { paramsInHeader: true }), 'python')
+      : loopReply(request, solveCode(solver, params, { paramsInHeader: true }));
   };
 }
 
-/** A sub-call whose header line carries the solver parameters as JSON (task-free prompts). */
+/** Answers a map or (Python) reduce sub-call of the task-free policy; undefined for other requests. */
+function answerSubCall(request: PolicyRequest): string | undefined {
+  const map = subCallWithParams(request, KIND);
+  const sub = map ?? subCallWithParams(request, REDUCE_KIND);
+  if (sub === undefined) return undefined;
+  const solver = REFERENCE_SOLVERS[String(sub.params['benchmark'])];
+  if (solver === undefined) return 'UNKNOWN';
+  return map === undefined
+    ? solver.reduce(JSON.parse(sub.body) as string[], sub.params)
+    : solver.map(sub.body, sub.params);
+}
+
+/** A sub-call of `kind` whose header line carries the solver parameters as JSON (task-free prompts). */
 function subCallWithParams(
   request: PolicyRequest,
+  kind: string,
 ): { body: string; params: Record<string, JsonValue> } | undefined {
-  const body = subCallBody(request, KIND);
+  const body = subCallBody(request, kind);
   if (body === undefined) return undefined;
   const header = lastUserText(request).trimStart().split('\n', 1)[0] ?? '';
   const start = header.indexOf('{');
@@ -122,4 +147,40 @@ const __text = __strings.join('\\n\\n');
 ${gather}
 const answer = __reduce(__partials, __params);
 print('answer:', answer);`;
+}
+
+// JSON string literals are valid Python string literals, so JSON.stringify quotes text for both.
+function pythonSolveCode(
+  solver: ReferenceSolver,
+  params: Record<string, JsonValue>,
+  { paramsInHeader = false }: { paramsInHeader?: boolean } = {},
+): string {
+  const carried = paramsInHeader ? ` ${JSON.stringify(params)}` : '';
+  const map = JSON.stringify(
+    `${subCallTag(KIND)} Extract what the question needs from this part of the context.${carried}\n`,
+  );
+  const reduce = JSON.stringify(
+    `${subCallTag(REDUCE_KIND)} Combine these partial results (JSON) into the answer.${carried}\n`,
+  );
+  const gather = solver.chunkable
+    ? `
+__chunks = []
+__current = ''
+for __line in __text.split('\\n'):
+    if len(__current) + len(__line) + 1 > ${REFERENCE_CHUNK_CHARS} and __current != '':
+        __chunks.append(__current)
+        __current = ''
+    __current += __line + '\\n'
+if __current != '':
+    __chunks.append(__current)
+print('mapping', len(__chunks), 'chunks')
+__partials = llm_query_batched([${map} + chunk for chunk in __chunks])`
+    : `
+__partials = [llm_query(${map} + __text)]`;
+  return `${pythonContextStringsCode('__strings')}
+import json
+__text = '\\n\\n'.join(__strings)
+${gather}
+answer = llm_query(${reduce} + json.dumps(__partials))
+print('answer:', answer)`;
 }

@@ -1,4 +1,5 @@
 import { budgetConfigSchema } from '@rlm/executor';
+import { replLanguageSchema } from '@rlm/protocol';
 import { z } from 'zod';
 
 const systemName = z
@@ -21,6 +22,8 @@ export const rlmSystemSchema = z.strictObject({
   maxIterations: z.number().int().positive().optional(),
   /** @default 'solver' */
   promptMode: z.enum(['solver', 'coordinator']).default('solver'),
+  /** The REPL language: `python` needs `@rlm/sandbox-python` installed. @default 'javascript' */
+  repl: replLanguageSchema.default('javascript'),
   /** Built-in driver names from @rlm/prompts. */
   drivers: z.array(z.string().min(1)).default([]),
   /** Budget of each run (tree-wide, as in `createRLM`). */

@@ -1,13 +1,21 @@
 import { resolveModel } from '@rlm/executor';
-import type { LanguageModel } from '@rlm/protocol';
+import type { LanguageModel, ReplLanguage } from '@rlm/protocol';
 import { isOfflineModelId, type OfflineTransport, offlineModel } from '../offline/offline-model.js';
 import type { EvalTask } from '../task/eval-task.js';
 
 /** What a model is for: an RLM's root, its `llm_query` sub-model, or the base system. */
 export type ModelRole = 'root' | 'sub' | 'base';
 
+/** What a model is resolved for: the task, the role, and the REPL language the RLM runs. */
+export interface ModelUse {
+  task: EvalTask;
+  role: ModelRole;
+  /** Offline policies write code in it. @default 'javascript' */
+  repl?: ReplLanguage | undefined;
+}
+
 /** Turns a model id into a client for one task and role. */
-export type ModelResolver = (id: string, use: { task: EvalTask; role: ModelRole }) => LanguageModel;
+export type ModelResolver = (id: string, use: ModelUse) => LanguageModel;
 
 export interface CreateModelResolverOptions {
   /** API keys and base URLs (`ANTHROPIC_API_KEY`, …); apps pass `process.env`. @default {} */
@@ -36,11 +44,12 @@ export function createModelResolver({
 }: CreateModelResolverOptions = {}): ClosableModelResolver {
   const clients = new Map<string, LanguageModel>();
   const closers: (() => Promise<void>)[] = [];
-  function resolve(id: string, { task, role }: { task: EvalTask; role: ModelRole }): LanguageModel {
+  function resolve(id: string, { task, role, repl }: ModelUse): LanguageModel {
     if (isOfflineModelId(id)) {
       const model = offlineModel(id, {
         task,
         role,
+        ...(repl === undefined ? {} : { repl }),
         transport: offlineTransport,
         ...(offlineContextWindow === undefined ? {} : { contextWindow: offlineContextWindow }),
       });

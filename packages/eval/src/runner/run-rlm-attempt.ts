@@ -28,17 +28,19 @@ export async function runRlmAttempt({
   signal,
   now = Date.now,
 }: RunRlmAttemptOptions): Promise<AttemptOutcome> {
-  const model = resolveModel(system.model, { task, role: 'root' });
+  const { repl } = system;
+  const model = resolveModel(system.model, { task, role: 'root', repl });
   const subModel =
     system.subModel === undefined
       ? undefined
-      : resolveModel(system.subModel, { task, role: 'sub' });
+      : resolveModel(system.subModel, { task, role: 'sub', repl });
   const rlm = createRLM({
     model,
     ...(subModel === undefined ? {} : { subModel }),
     maxDepth: system.maxDepth ?? (system.promptMode === 'coordinator' ? 2 : 1),
     ...(system.maxIterations === undefined ? {} : { maxIterations: system.maxIterations }),
     promptMode: system.promptMode,
+    repl,
     drivers: system.drivers,
     ...(system.budget === undefined ? {} : { budget: system.budget }),
     ...(trajectoryDir === undefined ? {} : { trajectory: { dir: trajectoryDir } }),
