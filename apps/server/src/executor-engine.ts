@@ -1,6 +1,11 @@
 import { createRLM, outputFromJsonSchema, type RLMConfig } from '@rlm/executor';
 import { type McpToolSet, mcpTools } from '@rlm/mcp';
-import { type LanguageModel, type RLMChatCompletion, RlmError } from '@rlm/protocol';
+import {
+  type LanguageModel,
+  type ReplLanguage,
+  type RLMChatCompletion,
+  RlmError,
+} from '@rlm/protocol';
 import { findTrajectoryHeader, replayingModel, responseReplay } from '@rlm/trace';
 import type { RunEngine, RunEngineInput } from './run-engine.js';
 
@@ -10,8 +15,14 @@ export interface ProfileModelOptions {
   effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 }
 
-/** Turns a profile's model id into a client (production: `@rlm/executor`'s `resolveModel`). */
-export type ModelResolver = (modelId: string, options?: ProfileModelOptions) => LanguageModel;
+/**
+ * Turns a profile's model id into a client (production: `@rlm/executor`'s `resolveModel`).
+ * `repl` is the profile's REPL language, which offline `testkit:` policies write code in.
+ */
+export type ModelResolver = (
+  modelId: string,
+  options?: ProfileModelOptions & { repl?: ReplLanguage },
+) => LanguageModel;
 
 export interface ExecutorEngineOptions {
   resolveModel: ModelResolver;
@@ -71,6 +82,7 @@ export function createExecutorEngine({
       subModel,
       maxDepth: budget.maxDepth,
       maxIterations: budget.maxIterations,
+      repl: input.profile.repl,
       budget: executorBudget(budget, [model, subModel]),
       tools: mergeTools(input.tools ?? {}, mcp),
       trajectory: {
@@ -184,7 +196,10 @@ function runModels(
     ...(effort === undefined ? {} : { effort }),
   };
   const live = (id: string) => {
-    const client = id.startsWith('anthropic/') ? resolveModel(id, options) : resolveModel(id);
+    const client = resolveModel(id, {
+      ...(id.startsWith('anthropic/') ? options : {}),
+      repl: input.profile.repl,
+    });
     return replay === undefined ? client : replayingModel(client, replay);
   };
   const model = live(input.profile.model);

@@ -11,6 +11,7 @@ import { createExecutorEngine, type ModelResolver } from './executor-engine.js';
 import { createFileApiKeyStore } from './file-api-key-store.js';
 import { loadServerConfig } from './load-server-config.js';
 import { openServerStore } from './open-server-store.js';
+import { preparePythonProfiles } from './prepare-python-profiles.js';
 import { createProductionModelResolver } from './resolve-production-model.js';
 import { createServerServices } from './server-services.js';
 
@@ -37,6 +38,7 @@ export async function main({
     // Belt and braces: even if a caller logs headers, the key never reaches the output.
     redact: ['req.headers.authorization', 'headers.authorization', '*.apiKey', '*.token'],
   });
+  await preparePythonProfiles(config, logger);
   await mkdir(config.dataDir, { recursive: true });
   if (config.store.kind === 'sqlite')
     await mkdir(join(config.store.path, '..'), { recursive: true });

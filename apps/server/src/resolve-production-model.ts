@@ -13,13 +13,15 @@ export function createProductionModelResolver(
   env: Readonly<Record<string, string | undefined>>,
 ): ModelResolver {
   const clients = new Map<string, LanguageModel>();
-  return (modelId, options = {}) => {
-    // Profiles may set thinking or effort for the same model: one client per combination.
-    const key = `${modelId} ${JSON.stringify(options)}`;
+  return (modelId, { repl = 'javascript', ...options } = {}) => {
+    // Offline policies write code in the profile's language; profiles may set thinking or effort
+    // for the same model: one client per id and combination.
+    const offline = isOfflineModelId(modelId);
+    const key = `${modelId} ${JSON.stringify(offline ? { repl } : options)}`;
     let client = clients.get(key);
     if (client === undefined) {
-      client = isOfflineModelId(modelId)
-        ? offlineModel(modelId)
+      client = offline
+        ? offlineModel(modelId, { repl })
         : resolveModel(modelId, { env, ...options });
       clients.set(key, client);
     }

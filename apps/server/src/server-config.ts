@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MODEL_ID } from '@rlm/executor/defaults';
 import { mcpServerSpecSchema, parseMcpCommandLine, type ResolvedMcpServerSpec } from '@rlm/mcp';
-import { describeIssues, RlmError } from '@rlm/protocol';
+import { describeIssues, RlmError, replLanguageSchema } from '@rlm/protocol';
 import { prettifyError, z } from 'zod';
 import { defaultDataDir } from './default-data-dir.js';
 
@@ -42,6 +42,11 @@ export const modelProfileSchema = z
      * starts and closes the connections when it ends.
      */
     mcp: z.array(profileMcpServerSchema).default([]),
+    /**
+     * The language the model writes in the REPL: `javascript`, or `python` (Pyodide; needs
+     * `@rlm/sandbox-python` installed next to the server, checked and prewarmed at start-up).
+     */
+    repl: replLanguageSchema.default('javascript'),
     /** `anthropic/` models: extended thinking with this many budget tokens, billed as output. */
     thinkingBudget: z.number().int().min(1024).optional(),
     /** `anthropic/` models: how much effort the model spends (`output_config.effort`). */

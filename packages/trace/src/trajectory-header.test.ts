@@ -36,6 +36,15 @@ describe('trajectoryHeader', () => {
     expect(trajectoryReplLanguage([])).toBe('javascript');
   });
 
+  it('reads the language from the root run-start when the header has none', () => {
+    const records = recording('simple-run').map((record) =>
+      record.kind === 'event' && record.event.type === 'run-start'
+        ? { ...record, event: { ...record.event, repl: 'python' as const } }
+        : record,
+    );
+    expect(trajectoryReplLanguage(records)).toBe('python');
+  });
+
   it('refuses a header naming a language no REPL runs', () => {
     const header = { ...trajectoryHeader({ runId: 'r1', createdAt: 0, config: {} }), repl: 'ruby' };
     expect(trajectoryRecordSchema.safeParse(header).success).toBe(false);

@@ -46,11 +46,19 @@ export function trajectoryHeader({
 }
 
 /**
- * The REPL language a trajectory's root ran: its header's `repl`, else JavaScript (the only
+ * The REPL language a trajectory's root ran: its header's `repl`, else its root `run-start`'s
+ * (a header written without one, such as a server's event-log export), else JavaScript (the only
  * language before trajectories recorded one).
  */
 export function trajectoryReplLanguage(records: readonly TrajectoryRecord[]): ReplLanguage {
-  return findTrajectoryHeader(records)?.repl ?? DEFAULT_REPL_LANGUAGE;
+  const header = findTrajectoryHeader(records)?.repl;
+  if (header !== undefined) return header;
+  for (const record of records) {
+    if (record.kind === 'event' && record.event.type === 'run-start' && record.event.depth === 0) {
+      return record.event.repl ?? DEFAULT_REPL_LANGUAGE;
+    }
+  }
+  return DEFAULT_REPL_LANGUAGE;
 }
 
 /** The header of a trajectory, if it has one. */
