@@ -25,6 +25,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { checkCliBin, checkServerBin } from './verify-pack/app-bins.mjs';
+import { checkExecutorWithoutPython } from './verify-pack/executor-without-python.mjs';
 import { packagesThatBuild } from './verify-pack/native-builds.mjs';
 import { CheckFailed, readJson, run } from './verify-pack/run-checked.mjs';
 
@@ -141,6 +142,11 @@ const nativeBuilds = {
 const binChecks = {
   '@rlm/cli': checkCliBin,
   '@rlm/server': checkServerBin,
+};
+
+/** What a user gets from a library installed alone, beyond importing it, run in its own project. */
+const aloneChecks = {
+  '@rlm/executor': checkExecutorWithoutPython,
 };
 
 /** pnpm itself: the one running this script when started by `pnpm …`, else the pinned one via npx. */
@@ -367,7 +373,10 @@ function checkPackage({ manifest }, { byName, tarballs, work, publint }) {
     cwd: project,
     label: `${name}: publint`,
   });
-  const bins = binChecks[name]?.({ project, root }) ?? [];
+  const bins = [
+    ...(aloneChecks[name]?.({ project }) ?? []),
+    ...(binChecks[name]?.({ project, root }) ?? []),
+  ];
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   console.log(
     `ok ${name} alone (${closure.length - 1} @rlm dependencies, ${seconds}s): ${count} exports import from Node ESM; types resolve under NodeNext; exports map complete; imports declared; publint clean; ${building.length === 0 ? 'compiles nothing' : `native builds: ${building.join(', ')}`}${bins.length > 0 ? `; ${bins.join('; ')}` : ''}`,
