@@ -44,6 +44,7 @@ const lawyerPrompt = buildSpecialistPrompt({
 });
 const sectionIds = systemPromptSections({ depth: 0, maxDepth: 2 }).map((section) => section.id);
 const version = promptVersion(rootPrompt); // 16 hex digits, stable across runtimes
+const pythonRoot = buildSystemPrompt({ depth: 0, maxDepth: 2, repl: 'python' });
 
 // Sections on their own
 const opening = identity(0, 'solver');
@@ -106,6 +107,7 @@ export const examples = {
   lawyerPrompt,
   sectionIds,
   version,
+  pythonRoot,
   opening,
   delegation,
   toolsText,
