@@ -104,8 +104,8 @@ export type { CompletionResult, TypedCompletion } from './output/typed-completio
 
 // ── Python REPLs ────────────────────────
 
-export { PYTHON_SANDBOX_PACKAGE } from './python/load-python-sandbox.js';
 export { type PrewarmPythonReplOptions, prewarmPythonRepl } from './python/prewarm-python-repl.js';
+export { PYTHON_SANDBOX_PACKAGE } from './python/python-sandbox-package.js';
 
 // ── Coordinator dispatch ────────────────
 

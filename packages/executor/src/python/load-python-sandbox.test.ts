@@ -1,7 +1,8 @@
 import { scriptedModel } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
 import { createRLM } from '../create-rlm.js';
-import { loadPythonSandbox, PYTHON_SANDBOX_PACKAGE } from './load-python-sandbox.js';
+import { loadPythonSandbox } from './load-python-sandbox.js';
+import { PYTHON_SANDBOX_PACKAGE } from './python-sandbox-package.js';
 
 function moduleNotFound(): Error {
   return Object.assign(new Error(`Cannot find package '${PYTHON_SANDBOX_PACKAGE}'`), {

@@ -1,7 +1,6 @@
 import { RlmError } from '@rlm/protocol';
 
-/** The optional package that runs Python REPLs. */
-export const PYTHON_SANDBOX_PACKAGE = '@rlm/sandbox-python';
+import { PYTHON_SANDBOX_PACKAGE } from './python-sandbox-package.js';
 
 /** The part of `@rlm/sandbox-python` the executor uses. */
 export type PythonSandboxModule = Pick<
