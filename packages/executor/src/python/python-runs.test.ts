@@ -10,7 +10,7 @@ import {
   scriptedModel,
 } from '@rlm/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryTrajectorySink, replay } from '../index.js';
+import { exportRlmpaperLog, memoryTrajectorySink, replay } from '../index.js';
 import { eventLog, lastMessage, repl, testRLM } from '../testing/rlm-test-kit.js';
 import { prewarmPythonRepl } from './prewarm-python-repl.js';
 
@@ -213,6 +213,9 @@ describe('Python runs recorded, replayed and resumed', PYTHON_RUNS, () => {
     const records = await record();
     const { result } = await replay(records, { context: 'alpha beta', isolation: 'inline' });
     expect(result).toMatchObject({ status: 'completed', answer: 'ALPHA-BETA' });
+    // The reference engine's log names the interpreter the REPL ran.
+    const metadata = JSON.parse(exportRlmpaperLog(records).split('\n')[0] ?? '{}');
+    expect(metadata).toMatchObject({ type: 'metadata', environment_type: 'pyodide' });
   });
 
   it('resumes a Python run in Python, whatever language the resuming RLM is configured with', async () => {

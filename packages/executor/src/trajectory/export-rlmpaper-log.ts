@@ -1,5 +1,10 @@
 import type { JsonValue, RunEvent, RunEventOf, TrajectoryRecord } from '@rlm/protocol';
-import { type RecordedExchange, recordedExchanges, trajectoryEvents } from '@rlm/trace';
+import {
+  type RecordedExchange,
+  recordedExchanges,
+  trajectoryEvents,
+  trajectoryReplLanguage,
+} from '@rlm/trace';
 
 type Json = Record<string, JsonValue>;
 
@@ -127,7 +132,8 @@ export function exportRlmpaperLog(records: readonly TrajectoryRecord[]): string 
     max_iterations: config['maxIterations'] ?? null,
     backend: 'rlm-ts',
     backend_kwargs: { model_name: config['model'] ?? null },
-    environment_type: 'quickjs',
+    // The interpreter the root's REPL ran: QuickJS for JavaScript, Pyodide for Python.
+    environment_type: trajectoryReplLanguage(records) === 'python' ? 'pyodide' : 'quickjs',
     environment_kwargs: { isolation: config['isolation'] ?? null },
     other_backends: config['subModel'] === undefined ? [] : [config['subModel']],
   };
