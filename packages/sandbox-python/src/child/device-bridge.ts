@@ -20,7 +20,7 @@ interface DeviceOps {
   write(stream: DeviceStream, buffer: Uint8Array, offset: number, length: number): number;
 }
 
-/** Where the scaffold's host calls go (python-scaffold.ts writes one JSON request per call). */
+/** Where the scaffold's host calls go (python/scaffold.py writes one JSON request per call). */
 export const DEVICE_PATH = '/dev/rlm';
 /** An unused device number in Emscripten's table (its own devices use majors 1, 5 and 6). */
 const DEVICE_MAJOR = 64;

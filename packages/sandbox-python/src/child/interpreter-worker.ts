@@ -19,8 +19,7 @@ import {
 import { type DeviceFs, installDeviceBridge } from './device-bridge.js';
 import { capWasmMemory } from './memory-cap.js';
 import { OutputCapture } from './output-capture.js';
-import { PYTHON_HARDENING } from './python-hardening.js';
-import { PYTHON_SCAFFOLD } from './python-scaffold.js';
+import { PYTHON_HARDENING, PYTHON_SCAFFOLD } from './python-sources.generated.js';
 import { prepareRealm, stripRealm } from './realm-guard.js';
 
 if (parentPort === null) throw new Error('interpreter-worker must run in a worker_thread');

@@ -15,7 +15,7 @@ export function pyodideDirectory(): string {
  * (`eval`, `new Function`, and so `import()` from such code) is off.
  *
  * Node 20's permission model does not cover the network; sockets are kept away by the layers
- * inside the process (see child/realm-guard.ts and child/python-hardening.ts).
+ * inside the process (see child/realm-guard.ts and child/python/hardening.py).
  */
 export function interpreterFlags(readPaths: readonly string[]): string[] {
   const permission = process.allowedNodeEnvironmentFlags.has('--permission')

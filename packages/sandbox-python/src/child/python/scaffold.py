@@ -1,16 +1,13 @@
-/**
- * Python evaluated once in every interpreter, before any model code: it hardens the interpreter
- * (see `PYTHON_HARDENING`) and defines the scaffold, a namespace the worker drives through a
- * handful of JSON-in/JSON-out functions. Model code runs in a separate namespace (`user_ns`);
- * the scaffold's own objects are never bound there.
- *
- * Host calls leave Python through the character device `/dev/rlm` (see device-bridge.ts): a call
- * writes one JSON request and reads the JSON reply. No Pyodide FFI object is involved, so the
- * interpreter needs no `js`/`pyodide_js` module at all.
- *
- * Kept free of backticks and dollar-brace so it can live in a TypeScript template literal.
- */
-export const PYTHON_SCAFFOLD = String.raw`
+# Evaluated once in every interpreter after hardening.py, before any model code: defines the
+# scaffold, a namespace the worker drives through a handful of JSON-in/JSON-out functions. Model
+# code runs in a separate namespace (user_ns); the scaffold's own objects are never bound there.
+#
+# Host calls leave Python through the character device /dev/rlm (see device-bridge.ts): a call
+# writes one JSON request and reads the JSON reply. No Pyodide FFI object is involved, so the
+# interpreter needs no js/pyodide_js module at all.
+#
+# Embedded into the build by scripts/embed-python.mjs (python-sources.generated.ts).
+
 import ast as _ast, builtins as _builtins, gc as _gc, json as _json, keyword as _keyword
 import linecache as _linecache, os as _os, re as _re, sys as _sys, traceback as _traceback
 import types as _types
@@ -477,4 +474,3 @@ def finish_block():
 
 def is_identifier(name):
     return name.isidentifier() and not _keyword.iskeyword(name)
-`;

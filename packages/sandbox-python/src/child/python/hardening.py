@@ -1,21 +1,21 @@
-/**
- * Python run once after Pyodide loads, before the scaffold: it takes away every Python-level way
- * to JavaScript and to the operating system that Pyodide offers.
- *
- * - The FFI modules (`js`, `pyodide_js`, `pyodide`, `_pyodide`, `_pyodide_core`) and `ctypes`
- *   are dropped from `sys.modules` and refused by an import blocker that runs first.
- * - Pyodide's import hook for JavaScript modules and its asyncio event loop (which call into
- *   JavaScript) are removed; every module attribute still holding a JavaScript proxy is deleted.
- * - `os.system`, `os.popen` and the other process functions raise `PermissionError` (stock
- *   Pyodide runs `os.system` through Node's `child_process` on the host).
- * - The environment is a fixed, host-independent set of variables.
- *
- * A determined attacker can get around Python-level measures (gc walks, `_imp.create_builtin`),
- * so this is the first of three layers: the worker's JavaScript realm is stripped of `process`,
- * `require`, `fetch` and string code generation, and the process runs under Node's permission
- * model (see interpreter-worker.ts and host/spawn-interpreter.ts).
- */
-export const PYTHON_HARDENING = `
+# Run once after Pyodide loads, before the scaffold: takes away every Python-level way to JavaScript
+# and to the operating system that Pyodide offers.
+#
+# - The FFI modules (js, pyodide_js, pyodide, _pyodide, _pyodide_core) and ctypes are dropped from
+#   sys.modules and refused by an import blocker that runs first.
+# - Pyodide's import hook for JavaScript modules and its asyncio event loop (which call into
+#   JavaScript) are removed; every module attribute still holding a JavaScript proxy is deleted.
+# - os.system, os.popen and the other process functions raise PermissionError (stock Pyodide runs
+#   os.system through Node's child_process on the host).
+# - The environment is a fixed, host-independent set of variables.
+#
+# A determined attacker can get around Python-level measures (gc walks, _imp.create_builtin), so
+# this is the first of three layers: the worker's JavaScript realm is stripped of process, require,
+# fetch and string code generation, and the process runs under Node's permission model (see
+# interpreter-worker.ts and host/spawn-interpreter.ts).
+#
+# Embedded into the build by scripts/embed-python.mjs (python-sources.generated.ts).
+
 def _harden():
     import gc, os, sys
     from pyodide.ffi import JsProxy
@@ -70,4 +70,3 @@ def _harden():
 
 _harden()
 del _harden
-`;
