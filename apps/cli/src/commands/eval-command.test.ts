@@ -78,6 +78,7 @@ describe('rlm eval', () => {
       [['--benchmark', 'sniah', '--model', 'x', '--attempts', '0'], '--attempts: expected a whole'],
       [['--benchmark', 'sniah', '--model', 'x', '--driver', 'nope'], '--driver: unknown driver'],
       [['--benchmark', 'sniah', '--model', 'x', '--colour'], "unknown option '--colour'"],
+      [['--benchmark', 'sniah', '--model', 'x', '--repl', 'ruby'], "'--repl <language>' argument"],
       [
         ['--benchmark', 'sniah', '--model', 'x', '--mode', 'coordinator', '--max-depth', '1'],
         '--mode coordinator needs --max-depth 2 or more',
@@ -96,7 +97,15 @@ describe('rlm eval', () => {
   it('prints complete help: every flag, compare, and every offline policy', async () => {
     const result = await cli(['--help']);
     expect(result.code).toBe(0);
-    for (const flag of ['--benchmark', '--sizes', '--mode', '--driver', '--max-cost', '--resume']) {
+    for (const flag of [
+      '--benchmark',
+      '--sizes',
+      '--mode',
+      '--repl',
+      '--driver',
+      '--max-cost',
+      '--resume',
+    ]) {
       expect(result.stdout).toContain(`${flag} `);
     }
     expect(result.stdout).toContain('compare [options] <a> <b>');

@@ -87,6 +87,14 @@ const EVAL_FLAGS: readonly EvalFlag[] = [
     values: PROMPT_MODES,
   },
   {
+    key: 'repl',
+    flags: `${CONFIG_KEYS.repl.flag} <language>`,
+    description:
+      'the language the rlm systems write: javascript (default) or python (needs @rlm/sandbox-python)',
+    kind: 'text',
+    values: CONFIG_KEYS.repl.values,
+  },
+  {
     key: 'drivers',
     flags: `${CONFIG_KEYS.drivers.flag} <name>`,
     description: 'a built-in prompt driver for the rlm systems; repeatable',

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { needleHaystack } from '@rlm/testkit';
 import { readTrajectory, trajectoryEvents } from '@rlm/trace';
@@ -78,6 +78,27 @@ describe('rlm run --repl python', PYTHON_RUN, () => {
       [1, 'python'],
       [1, 'python'],
     ]);
+  });
+});
+
+describe('rlm eval --repl python', PYTHON_RUN, () => {
+  it('runs the rlm system in Python REPLs, the offline policy writing Python', async () => {
+    const result = await cli(
+      ['eval', '--benchmark', 'sniah', '--sizes', '8k', '--systems', 'rlm', '--out', 'ev'].concat([
+        '--model',
+        'testkit:needle-finder',
+        '--repl',
+        'python',
+      ]),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/\| rlm-solver \| 100\.0%/);
+    const [row] = readFileSync(join(sandbox.dir, 'ev', 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { trajectoryPath: string });
+    const records = await readTrajectory(String(row?.trajectoryPath));
+    expect(records[0]).toMatchObject({ kind: 'header', repl: 'python' });
   });
 });
 
