@@ -78,7 +78,7 @@ describe('rlm eval', () => {
       [['--benchmark', 'sniah', '--model', 'x', '--attempts', '0'], '--attempts: expected a whole'],
       [['--benchmark', 'sniah', '--model', 'x', '--driver', 'nope'], '--driver: unknown driver'],
       [['--benchmark', 'sniah', '--model', 'x', '--colour'], "unknown option '--colour'"],
-      [['--benchmark', 'sniah', '--model', 'x', '--repl', 'ruby'], "'--repl <language>' argument"],
+      [['--benchmark', 'sniah', '--model', 'x', '--repl', 'ruby'], 'rlm: --repl: Invalid option'],
       [
         ['--benchmark', 'sniah', '--model', 'x', '--mode', 'coordinator', '--max-depth', '1'],
         '--mode coordinator needs --max-depth 2 or more',
