@@ -12,8 +12,8 @@ import { z } from 'zod';
 import { isOutputSchema, type OutputSchema } from '../output/output-spec.js';
 import type { RunEventHandler } from '../run/event-bus.js';
 import type { TrajectorySink } from '../trajectory/trajectory-sink.js';
-import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_ITERATIONS } from './run-defaults.js';
 import { pythonConfigIssues } from './python-config-issues.js';
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_ITERATIONS } from './run-defaults.js';
 import type { ToolDefinition } from './tool-definition.js';
 
 /** How many batched sub-calls or children run at once. @default 8 */
