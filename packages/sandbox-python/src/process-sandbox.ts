@@ -269,6 +269,11 @@ export class ProcessSandbox implements PythonSandbox {
         options.signal === undefined
           ? this.#lifetime.signal
           : AbortSignal.any([options.signal, this.#lifetime.signal]);
+      // Variables sent with the block (run metadata such as __rlm) are set first; one that cannot
+      // be set rejects the block before it runs, as the ExecuteOptions contract says.
+      for (const [name, value] of Object.entries(options.variables ?? {})) {
+        await this.#set(name, value);
+      }
       const started = performance.now();
       const value = await this.#request({ type: 'execute', code }, signal);
       this.#router.cancelAll();
@@ -319,11 +324,14 @@ export class ProcessSandbox implements PythonSandbox {
 
   async setVariable(name: string, value: JsonValue): Promise<void> {
     assertSettable(name, value, Object.keys(this.#setup.functions));
-    await this.#serially(async () => {
-      await this.#request({ type: 'setVariable', name, json: JSON.stringify(value) });
-      this.#hostVariables.set(name, value);
-      this.#scanner?.setPayload(name, value);
-    });
+    await this.#serially(() => this.#set(name, value));
+  }
+
+  async #set(name: string, value: JsonValue): Promise<void> {
+    assertSettable(name, value, Object.keys(this.#setup.functions));
+    await this.#request({ type: 'setVariable', name, json: JSON.stringify(value) });
+    this.#hostVariables.set(name, value);
+    this.#scanner?.setPayload(name, value);
   }
 
   async listVariables(): Promise<VariableInfo[]> {

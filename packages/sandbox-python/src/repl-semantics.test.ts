@@ -119,4 +119,21 @@ describe('Python REPL semantics', () => {
       expect(result.error?.name).toBe('EOFError');
     });
   });
+
+  it('sets the variables sent with a block before it runs, and runs nothing when one is refused', async () => {
+    await withSandbox({}, async (sandbox) => {
+      const first = await sandbox.execute('print(meta["turn"])', {
+        variables: { meta: { turn: 1 } },
+      });
+      expect(first.stdout).toBe('1\n');
+      const second = await sandbox.execute('print(meta["turn"])', {
+        variables: { meta: { turn: 2 } },
+      });
+      expect(second.stdout).toBe('2\n');
+      await expect(
+        sandbox.execute('ran = True', { variables: { 'not a name': 1 } }),
+      ).rejects.toBeInstanceOf(RlmError);
+      expect(await sandbox.getVariable('ran')).toBeUndefined();
+    });
+  });
 });
