@@ -2,12 +2,27 @@ import { describe, expect, it } from 'vitest';
 import { withSandbox } from './sandbox-cases.test-helpers.js';
 
 describe('FINAL and FINAL_VAR in Python', () => {
-  it('sets the final answer from FINAL, as str() of non-strings', async () => {
+  it('sets the final answer from FINAL: str() of scalars, JSON text of containers, booleans and None', async () => {
     await withSandbox({}, async (sandbox) => {
       expect((await sandbox.execute('FINAL("done")')).finalAnswer).toBe('done');
       expect((await sandbox.execute('FINAL(42)')).finalAnswer).toBe('42');
-      expect((await sandbox.execute('FINAL({"a": [1]})')).finalAnswer).toBe("{'a': [1]}");
+      expect((await sandbox.execute('FINAL(2.5)')).finalAnswer).toBe('2.5');
+      expect((await sandbox.execute('FINAL({"a": [1], "é": (2, None)})')).finalAnswer).toBe(
+        '{"a": [1], "é": [2, null]}',
+      );
+      expect((await sandbox.execute('FINAL(True)')).finalAnswer).toBe('true');
+      expect((await sandbox.execute('FINAL(None)')).finalAnswer).toBe('null');
+      expect((await sandbox.execute('FINAL({1, 2})')).finalAnswer).toBe('{1, 2}');
       expect((await sandbox.execute('1 + 1')).finalAnswer).toBeNull();
+    });
+  });
+
+  it('gives FINAL_VAR of a dict variable in code as JSON text', async () => {
+    await withSandbox({}, async (sandbox) => {
+      await sandbox.execute('result = {"total": 3, "names": ["a", "b"]}');
+      expect((await sandbox.execute('FINAL_VAR("result")')).finalAnswer).toBe(
+        '{"total": 3, "names": ["a", "b"]}',
+      );
     });
   });
 

@@ -10,6 +10,7 @@ import {
   scriptedModel,
 } from '@rlm/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { exportRlmpaperLog, memoryTrajectorySink, replay } from '../index.js';
 import { eventLog, lastMessage, repl, testRLM } from '../testing/rlm-test-kit.js';
 import { prewarmPythonRepl } from './prewarm-python-repl.js';
@@ -129,6 +130,21 @@ describe("createRLM({ repl: 'python' })", PYTHON_RUNS, () => {
     const subModel = scriptedModel(() => 'pong', { id: 'scripted/sub' });
     const result = await testRLM({ model, subModel, repl: 'python' }).completion('ctx');
     expect(result.answer).toBe('0,1,pong');
+  });
+
+  it('takes a typed answer from FINAL and FINAL_VAR called in Python code', async () => {
+    const invoice = z.object({ total: z.number(), paid: z.boolean(), lines: z.array(z.string()) });
+    for (const code of [
+      'FINAL({"total": 12.5, "paid": True, "lines": ["a", "b"]})',
+      'result = {"total": 12.5, "paid": True, "lines": ("a", "b")}\nFINAL_VAR("result")',
+    ]) {
+      const model = scriptedModel([repl(code)]);
+      const result = await testRLM({ model, repl: 'python', output: invoice }).completion('ctx');
+      expect(result).toMatchObject({
+        status: 'completed',
+        answer: { total: 12.5, paid: true, lines: ['a', 'b'] },
+      });
+    }
   });
 
   it('lets the dispatcher verbs run background children from Python', async () => {

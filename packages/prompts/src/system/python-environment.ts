@@ -89,7 +89,7 @@ const FINISHING = [
   '',
   '### Finishing',
   'End the run in one of two ways, either by calling it in code or by writing it at the start of a line of your reply, outside any code block:',
-  '- `FINAL(answer)`: the answer itself (in code, any value, turned into text with `str`).',
+  '- `FINAL(answer)`: the answer itself (in code, any value: a dict, list, bool or None becomes JSON text, anything else `str(value)`).',
   "- `FINAL_VAR(name)`: the answer is the current value of the REPL variable `name` (in code, pass the name as a string: `FINAL_VAR('result')`). The variable must already exist: create it and print it in an earlier block, then name it. Naming a variable that does not exist gives no answer, and the run goes on.",
   'Do not finish before you have run code on the data and checked the answer.',
 ];

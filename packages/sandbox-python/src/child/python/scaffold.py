@@ -309,9 +309,22 @@ def _restore():
 
 # ── final answer ──────────────────────────
 
+def _answer_text(value):
+    # Containers, booleans and None become JSON text, as in the JavaScript REPL, so a typed answer
+    # (an output schema) can take FINAL({...}) from code; Python's repr of a dict is not JSON.
+    if type(value) is str:
+        return value
+    if value is None or _is(value, (bool, list, tuple, dict)):
+        try:
+            return _dumps(_json_safe(value), ensure_ascii=False, allow_nan=False)
+        except ValueError:
+            pass
+    return str(value)
+
+
 def FINAL(value):
     """Sets this block's final answer (the first call in a block wins) and returns it as a str."""
-    answer = value if type(value) is str else str(value)
+    answer = _answer_text(value)
     if len(answer) > S.max_answer_chars:
         raise ValueError(
             'the final answer is ' + str(len(answer)) + ' characters long; answers are limited to '
