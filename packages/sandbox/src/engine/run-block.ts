@@ -13,6 +13,7 @@ import { EngineFault, undescribedError } from './engine-faults.js';
 import { type EngineParts, type EngineRunOptions, endClock, startClock } from './engine-parts.js';
 import { dropLeftoverJobs, pumpJobs } from './leftover-jobs.js';
 import { rewriteBlock } from './rewrite-block.js';
+import type { EndedBlock } from './scaffold.js';
 
 /** JS_EVAL_FLAG_ASYNC: top-level await, completion value as a promise of `{ value }`. */
 const EVAL_FLAG_ASYNC = 1 << 7;
@@ -137,8 +138,10 @@ function finish(
   settled: Settled,
   { clock, started }: { clock: BlockClock; started: number },
 ): REPLResult {
-  const report = reportBlock(parts, settled, clock);
-  const ended = parts.scaffold.endBlock();
+  const quick = settled.kind === 'value' ? finishInOneCall(parts, settled.holder, clock) : undefined;
+  if (quick !== undefined && settled.kind === 'value') settled.holder.dispose();
+  const report = quick?.report ?? reportBlock(parts, settled, clock);
+  const ended = quick?.ended ?? parts.scaffold.endBlock();
   if (!dropLeftoverJobs(parts)) {
     parts.resetReason = 'jobs';
     return resetOutcome(parts, 'jobs', started);
@@ -158,6 +161,29 @@ function finish(
     error,
     unawaitedCalls: {},
   };
+}
+
+/**
+ * The usual end of a block that completed, in one scaffold call under the block's clock (capped
+ * at `LOCALS_MS`, as naming the types is); `undefined` when that call was stopped or failed
+ * before it took anything, and the step-by-step calls of `reportBlock` and `endBlock` (which
+ * handle limits, caps and exhausted memory) finish the block instead.
+ */
+function finishInOneCall(
+  parts: EngineParts,
+  holder: QuickJSHandle,
+  clock: BlockClock,
+): { report: Report; ended: EndedBlock } | undefined {
+  if (clock.stopped() !== undefined) return undefined;
+  try {
+    const { locals, ended } = parts.scaffold.finishBlock(holder, (work) =>
+      clock.slice(work, LOCALS_MS),
+    );
+    return { report: { error: null, note: '', locals }, ended };
+  } catch (failure) {
+    if (!(failure instanceof EngineFault) || parts.poisonReason !== undefined) throw failure;
+    return undefined;
+  }
 }
 
 /** What the block ended with, its completion value printed and its variables' types. */

@@ -1,7 +1,7 @@
 import type { JsonValue } from '@rlm/protocol';
 import { truncationMarker } from '@rlm/protocol/core';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
-import type { BlockEnd, ScaffoldInternals } from '../guest/install-scaffold.js';
+import type { BlockEnd, FinishedBlock, ScaffoldInternals } from '../guest/install-scaffold.js';
 import type { GuestErrorInfo } from './block-outcome.js';
 import { EngineFault, outOfMemory, ScaffoldTimeout } from './engine-faults.js';
 import type { HeapBallast } from './heap-ballast.js';
@@ -44,6 +44,16 @@ export interface EndedBlock {
   stderr: string;
   finalAnswer: string | null;
   unrestored: string[];
+}
+
+function endedBlock(raw: BlockEnd): EndedBlock {
+  const marker = (dropped: number): string => (dropped > 0 ? `${truncationMarker(dropped)}\n` : '');
+  return {
+    stdout: raw.stdout + marker(raw.droppedStdout),
+    stderr: raw.stderr + marker(raw.droppedStderr),
+    finalAnswer: raw.finalAnswer,
+    unrestored: raw.unrestored,
+  };
 }
 
 /** A variable as `readVariable` returns it. */
@@ -185,15 +195,22 @@ export class Scaffold {
 
   /** Ends the block: restores scaffold names, takes the answer and the output (with markers). */
   endBlock(): EndedBlock {
-    const raw = JSON.parse(this.callString('endBlock')) as BlockEnd;
-    const marker = (dropped: number): string =>
-      dropped > 0 ? `${truncationMarker(dropped)}\n` : '';
-    return {
-      stdout: raw.stdout + marker(raw.droppedStdout),
-      stderr: raw.stderr + marker(raw.droppedStderr),
-      finalAnswer: raw.finalAnswer,
-      unrestored: raw.unrestored,
-    };
+    return endedBlock(JSON.parse(this.callString('endBlock')) as BlockEnd);
+  }
+
+  /**
+   * Ends a block that completed in one call, inside the caller's slice: prints its completion
+   * value, names its variables' types and does what `endBlock` does.
+   *
+   * @throws EngineFault when it was stopped (or failed) before it took the output; nothing is
+   *   taken then, and `printCompletion`, `locals` and `endBlock` finish the block instead
+   */
+  finishBlock(
+    holder: QuickJSHandle,
+    within: <T>(work: () => T) => T,
+  ): { locals: Record<string, string>; ended: EndedBlock } {
+    const raw = JSON.parse(this.callString('finishBlock', [holder], { within })) as FinishedBlock;
+    return { locals: raw.locals, ended: endedBlock(raw.end) };
   }
 
   /** A JSON-safe copy of a global (read inside the caller's slice). */

@@ -7,6 +7,7 @@ import {
   joinList,
   list,
   matches,
+  record,
   StringCtor,
   slice,
   symbolToString,
@@ -16,7 +17,8 @@ import { limits } from './scaffold-settings.js';
 import { typeName } from './type-name.js';
 
 /** The block's final answer: the first `FINAL`/`FINAL_VAR` call of the block wins. */
-let finalAnswer: string | null = null;
+export const finalState = record<{ answer: string | null }>();
+finalState.answer = null;
 
 const NUMBERED_PAYLOAD = /^(context|history)_\d+$/;
 
@@ -44,7 +46,7 @@ function answerText(value: unknown): string {
 export function FINAL(value: unknown): string {
   const answer = answerText(value);
   if (answer.length > limits.maxAnswerChars) throw answerTooLarge(answer.length, false);
-  if (finalAnswer === null) finalAnswer = answer;
+  if (finalState.answer === null) finalState.answer = answer;
   return answer;
 }
 
@@ -101,7 +103,7 @@ export function SHOW_VARS(): string {
 
 /** The block's answer, and forgets it for the next block. */
 export function takeFinal(): string | null {
-  const answer = finalAnswer;
-  finalAnswer = null;
+  const answer = finalState.answer;
+  finalState.answer = null;
   return answer;
 }

@@ -7,6 +7,7 @@ import {
   freeze,
   getOwnPropertyDescriptor,
   getOwnPropertyNames,
+  hasOwn,
   indexOf,
   isAccessor,
   isFrozen,
@@ -31,6 +32,13 @@ const reserved = record<Record<string, true>>();
 const helpers = record<Record<string, unknown>>();
 /** Scaffold values restored after every block: name → value. */
 const pinned = record<Record<string, unknown>>();
+/** The names in `pinned`, in the order they were first pinned. */
+const pinnedNames = list<string>();
+/**
+ * Names known never to be user variables (the engine's or the scaffold's): both sets only grow,
+ * so a name once found in either is skipped at once by every later listing.
+ */
+const notUser = record<Record<string, true>>();
 
 /**
  * The user's variables as the last block ended, plus those the host set since: the names an
@@ -63,6 +71,7 @@ export function defineGlobal(name: string, value: unknown): void {
 
 /** Defines a scaffold global that is restored after every block. */
 export function pin(name: string, value: unknown): void {
+  if (!hasOwn(pinned, name)) append(pinnedNames, name);
   pinned[name] = value;
   reserved[name] = true;
   defineGlobal(name, value);
@@ -96,7 +105,11 @@ export function userNames(): string[] {
   const out = list<string>();
   for (let index = 0; index < names.length; index++) {
     const name = names[index] as string;
-    if (baseline[name] === true || isScaffold(name)) continue;
+    if (notUser[name] === true) continue;
+    if (baseline[name] === true || isScaffold(name)) {
+      notUser[name] = true;
+      continue;
+    }
     if (helpers[name] !== undefined && globalSlot(name).value === helpers[name]) continue;
     append(out, name);
   }
@@ -228,9 +241,8 @@ function deleteGlobals(names: string[]): void {
 /** Puts back every scaffold global a block rebound; returns the names it could not restore. */
 export function restore(): string[] {
   const failed = list<string>();
-  const names = objectKeys(pinned);
-  for (let index = 0; index < names.length; index++) {
-    const name = names[index] as string;
+  for (let index = 0; index < pinnedNames.length; index++) {
+    const name = pinnedNames[index] as string;
     const descriptor = getOwnPropertyDescriptor(G, name);
     if (
       descriptor !== undefined &&

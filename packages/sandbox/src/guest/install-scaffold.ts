@@ -1,6 +1,6 @@
 import { ownData } from './brand-checks.js';
 import { codedError, describeError } from './guest-errors.js';
-import { FINAL, FINAL_VAR, SHOW_VARS, takeFinal } from './guest-final.js';
+import { FINAL, FINAL_VAR, finalState, SHOW_VARS, takeFinal } from './guest-final.js';
 import { type HostCall, helperFunction, hostFunction } from './guest-host-calls.js';
 import {
   deepFreeze,
@@ -18,7 +18,15 @@ import {
 } from './guest-variables.js';
 import { formatArgs, inspect } from './inspect-value.js';
 import { jsonText } from './json-text.js';
-import { openOutput, type StreamName, takeOutput, write } from './output-streams.js';
+import {
+  emptyStream,
+  openOutput,
+  peekOutput,
+  type StreamName,
+  streams,
+  takeOutput,
+  write,
+} from './output-streams.js';
 import { freeze, jsonParse, record } from './primordials.js';
 import { configureLimits, type ScaffoldConfig } from './scaffold-settings.js';
 
@@ -94,12 +102,27 @@ export interface BlockEnd {
   unrestored: string[];
 }
 
+/** What the host reads when a block that completed ends (as JSON). */
+export interface FinishedBlock {
+  /** `{ name: type }` of the user variables. */
+  locals: Record<string, string>;
+  end: BlockEnd;
+}
+
 /** The functions the host calls; none is reachable from a global. */
 export interface ScaffoldInternals {
   /** Starts a block: output is collected again. */
   beginBlock(): void;
-  /** Prints the block's completion value (`{ value }` from the async evaluation). */
+  /** Prints the block's completion value (`{ value }` from the async evaluation), once per block. */
   formatCompletion(holder: { value: unknown }): void;
+  /**
+   * Ends a block that completed, in one call: prints its completion value, names its variables'
+   * types, restores scaffold names, takes the answer and the output (JSON of `FinishedBlock`).
+   * Guest code may run in it, so the host calls it inside the block's slice. Until its last step
+   * it changes nothing the step-by-step calls (`formatCompletion`, `locals`, `endBlock`) would
+   * not redo the same way, so when it is stopped partway the host falls back to them.
+   */
+  finishBlock(holder: { value: unknown }): string;
   /** A thrown value, described and cut to the caps (JSON of `DescribedError`). */
   describeError(error: unknown): string;
   /** `{ name: type }` of the user variables; `basic` runs no guest code at all. */
@@ -119,14 +142,16 @@ export interface ScaffoldInternals {
   hostError(name: string, message: string, code: string): Error;
 }
 
-function internals(): ScaffoldInternals {
-  const out = record<ScaffoldInternals>();
-  out.beginBlock = openOutput;
-  out.formatCompletion = (holder) => {
-    // QuickJS fills the holder with an assignment, which a guest setter at Object.prototype.value
-    // can intercept: read only what it really holds.
-    const value = ownData(holder, 'value');
-    if (value === undefined) return;
+/** Whether the current block's completion value was printed (it is printed once). */
+const completion = record<{ printed: boolean }>();
+completion.printed = false;
+
+function formatCompletion(holder: { value: unknown }): void {
+  if (completion.printed) return;
+  // QuickJS fills the holder with an assignment, which a guest setter at Object.prototype.value
+  // can intercept: read only what it really holds.
+  const value = ownData(holder, 'value');
+  if (value !== undefined) {
     let text: string;
     try {
       text = inspect(value);
@@ -135,7 +160,42 @@ function internals(): ScaffoldInternals {
       text = `[the value could not be printed: ${formatArgs([error])}]`;
     }
     write('stdout', `${text}\n`);
+  }
+  completion.printed = true;
+}
+
+function finishBlock(holder: { value: unknown }): string {
+  formatCompletion(holder);
+  const localsJson = locals(false);
+  const end = record<BlockEnd>();
+  end.unrestored = restore();
+  end.finalAnswer = finalState.answer;
+  const output = peekOutput();
+  end.stdout = output.stdout;
+  end.stderr = output.stderr;
+  end.droppedStdout = output.droppedStdout;
+  end.droppedStderr = output.droppedStderr;
+  const stdout = emptyStream();
+  const stderr = emptyStream();
+  const text = `{"locals":${localsJson},"end":${jsonText(end)}}`;
+  // The commit: plain assignments to prototype-less records, no call in between. The interrupt
+  // handler is polled only at calls and loops, so the answer and the output are taken together
+  // or (when it stops this call earlier) not at all.
+  finalState.answer = null;
+  streams.open = false;
+  streams.stdout = stdout;
+  streams.stderr = stderr;
+  return text;
+}
+
+function internals(): ScaffoldInternals {
+  const out = record<ScaffoldInternals>();
+  out.beginBlock = () => {
+    completion.printed = false;
+    openOutput();
   };
+  out.formatCompletion = formatCompletion;
+  out.finishBlock = finishBlock;
   out.describeError = describeError;
   out.locals = locals;
   out.endBlock = () => {

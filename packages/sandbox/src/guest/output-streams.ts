@@ -3,7 +3,7 @@ import { limits } from './scaffold-settings.js';
 
 export type StreamName = 'stdout' | 'stderr';
 
-interface Stream {
+export interface Stream {
   parts: string[];
   used: number;
   dropped: number;
@@ -17,7 +17,7 @@ export interface TakenOutput {
   droppedStderr: number;
 }
 
-function emptyStream(): Stream {
+export function emptyStream(): Stream {
   const stream = record<Stream>();
   stream.parts = list<string>();
   stream.used = 0;
@@ -25,24 +25,30 @@ function emptyStream(): Stream {
   return stream;
 }
 
-const streams = record<Record<StreamName, Stream>>();
+export interface Streams {
+  stdout: Stream;
+  stderr: Stream;
+  /**
+   * Output is collected only while a block runs. Guest code that runs at other times (a leftover
+   * job being stopped, a getter reached while the host reads a variable) prints nowhere: its text
+   * would otherwise appear in the next block's output.
+   */
+  open: boolean;
+}
+
+export const streams = record<Streams>();
 streams.stdout = emptyStream();
 streams.stderr = emptyStream();
-/**
- * Output is collected only while a block runs. Guest code that runs at other times (a leftover
- * job being stopped, a getter reached while the host reads a variable) prints nowhere: its text
- * would otherwise appear in the next block's output.
- */
-let open = false;
+streams.open = false;
 
 /** Starts collecting a block's output. */
 export function openOutput(): void {
-  open = true;
+  streams.open = true;
 }
 
 /** Appends to a stream, keeping at most `maxOutputChars` and counting what is left out. */
 export function write(name: StreamName, text: string): void {
-  if (!open) return;
+  if (!streams.open) return;
   const stream = streams[name];
   const room = limits.maxOutputChars - stream.used;
   if (room <= 0) {
@@ -61,13 +67,21 @@ export function write(name: StreamName, text: string): void {
 
 /** The block's output so far; stops collecting and starts the next block's streams empty. */
 export function takeOutput(): TakenOutput {
-  open = false;
+  const taken = peekOutput();
+  const stdout = emptyStream();
+  const stderr = emptyStream();
+  streams.open = false;
+  streams.stdout = stdout;
+  streams.stderr = stderr;
+  return taken;
+}
+
+/** The block's output so far, left in place (`finishBlock` swaps the streams itself). */
+export function peekOutput(): TakenOutput {
   const taken = record<TakenOutput>();
   taken.stdout = joinList(streams.stdout.parts, '');
   taken.stderr = joinList(streams.stderr.parts, '');
   taken.droppedStdout = streams.stdout.dropped;
   taken.droppedStderr = streams.stderr.dropped;
-  streams.stdout = emptyStream();
-  streams.stderr = emptyStream();
   return taken;
 }
