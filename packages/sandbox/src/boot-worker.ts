@@ -25,7 +25,11 @@ export async function bootWorker(boot: WorkerBoot): Promise<Worker> {
     }
     const outcome = await started(worker);
     if (outcome.ok) {
-      workerPool.warm();
+      workerPool.warm({
+        type: 'prepare',
+        memoryBytes: boot.init.limits.memoryBytes,
+        ...(boot.init.compiled === undefined ? {} : { compiled: boot.init.compiled }),
+      });
       return worker;
     }
     if (pooled && outcome.lostBeforeReady) continue;

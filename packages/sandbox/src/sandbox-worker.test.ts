@@ -56,8 +56,8 @@ describe('the sandbox worker entry', () => {
   });
 });
 
-async function boot(): Promise<WorkerBoot> {
-  const limits = resolveLimits({ memoryBytes: 16 * 1024 * 1024 }, 'worker');
+async function boot(memoryBytes = 16 * 1024 * 1024): Promise<WorkerBoot> {
+  const limits = resolveLimits({ memoryBytes }, 'worker');
   const init = { contexts: [], meta: {}, functionNames: [], helperNames: [], limits };
   return {
     type: 'boot',
@@ -103,6 +103,56 @@ describe('the sandbox worker protocol', () => {
       }
     } finally {
       await worker.terminate();
+    }
+  });
+});
+
+/** Boots a session, runs `code` (which must print `true`), ends it; whether it started prepared. */
+async function session(worker: Worker, code: string, memoryBytes?: number): Promise<boolean> {
+  const ready = next(worker, 'ready');
+  worker.postMessage(await boot(memoryBytes));
+  const { prepared } = (await ready) as { prepared: boolean };
+  const replied = next(worker, 'reply');
+  worker.postMessage({
+    type: 'request',
+    id: 1,
+    request: { type: 'execute', code },
+  } satisfies ToWorker);
+  const result = ((await replied) as { value: REPLResult }).value;
+  expect(result.error).toBeNull();
+  expect(result.stdout.trim()).toBe('true');
+  const reset = next(worker, 'reply');
+  worker.postMessage({ type: 'request', id: 2, request: { type: 'dispose' } } satisfies ToWorker);
+  expect(await reset).toMatchObject({ id: 2, ok: true });
+  return prepared;
+}
+
+describe('the blank engine a waiting worker prepares', () => {
+  it('starts the next session of the same memory size, never one of another size', async () => {
+    const worker = new WorkerPool().take();
+    const MiB = 1024 * 1024;
+    try {
+      // A fresh worker has none; the pool's spares get a prepare message.
+      expect(await session(worker, 'var a = 1; a === 1')).toBe(false);
+      // Built after the first session ended: none of its state.
+      expect(await session(worker, "var b = 2; typeof a === 'undefined'")).toBe(true);
+      expect(await session(worker, "typeof b === 'undefined'", 32 * MiB)).toBe(false);
+      expect(await session(worker, 'true', 32 * MiB)).toBe(true);
+      worker.postMessage({ type: 'prepare', memoryBytes: 16 * MiB });
+      expect(await session(worker, "typeof b === 'undefined'")).toBe(true);
+    } finally {
+      await worker.terminate();
+    }
+  });
+
+  it('is prepared by a spare the pool starts with a prepare message', async () => {
+    const pool = new WorkerPool();
+    pool.warm({ type: 'prepare', memoryBytes: 16 * 1024 * 1024, compiled: await compiledEngine() });
+    const spare = pool.take();
+    try {
+      expect(await session(spare, 'true')).toBe(true);
+    } finally {
+      await spare.terminate();
     }
   });
 });

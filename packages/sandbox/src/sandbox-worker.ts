@@ -6,15 +6,27 @@
  * can reuse it (see worker-pool.ts). Nothing of a session outlives it: its engine, pending calls
  * and block controllers all belong to the session.
  *
+ * While it waits, the worker builds a blank engine (a fresh WASM instance with the guest prelude
+ * evaluated, never used: see blank-engine.ts) of the size its last session had, or the size a
+ * `prepare` message names, so the next boot of that size only installs the scaffold on it.
+ *
  * Everything imported here must stay free of zod (see `@rlm/protocol/core`): a fresh worker pays
  * for every module it loads.
  */
 import { type MessagePort, parentPort } from 'node:worker_threads';
+import { BlankEngine } from './engine/blank-engine.js';
 import type { HostCaller } from './engine/host-bridge.js';
+import type { CompiledEngine } from './engine/load-quickjs.js';
 import { QuickJsEngine } from './engine/quickjs-engine.js';
 import { sharedWatchdogCell } from './engine/watchdog-cell.js';
 import { fromWireError, toWireError } from './wire-error.js';
-import type { FromWorker, Request, ToWorker, WorkerBoot } from './worker-messages.js';
+import type {
+  FromWorker,
+  Request,
+  ToWorker,
+  WorkerBoot,
+  WorkerPrepare,
+} from './worker-messages.js';
 
 if (parentPort === null) throw new Error('sandbox-worker must run in a worker_thread');
 const port: MessagePort = parentPort;
@@ -130,12 +142,46 @@ function hostCaller(pendingCalls: Map<number, PendingCall>): HostCaller {
     });
 }
 
+/**
+ * The blank engine this worker built while it waited (one at most); the next boot takes it. It is
+ * this worker's own cache: built after the last session ended, from nothing that session touched.
+ */
+let ready: Promise<BlankEngine | undefined> | undefined;
+
+/** Starts building a blank engine (replacing one not taken); a failure just leaves none. */
+function prepare({
+  memoryBytes,
+  compiled,
+}: {
+  memoryBytes: number;
+  compiled?: CompiledEngine;
+}): void {
+  const previous = ready;
+  ready = (async () => {
+    (await previous)?.dispose();
+    try {
+      return await BlankEngine.create(memoryBytes, compiled);
+    } catch {
+      return undefined;
+    }
+  })();
+}
+
+async function takeReady(): Promise<BlankEngine | undefined> {
+  const taken = ready;
+  ready = undefined;
+  return taken;
+}
+
 async function serve(boot: WorkerBoot): Promise<void> {
   const pendingCalls = new Map<number, PendingCall>();
+  const blank = await takeReady();
+  const prepared = blank?.memoryBytes === boot.init.limits.memoryBytes;
   let engine: QuickJsEngine;
   try {
     engine = await QuickJsEngine.create(boot.init, hostCaller(pendingCalls), {
       watchdog: sharedWatchdogCell(boot.watchdog),
+      blank,
     });
   } catch (error) {
     send({ type: 'initFailed', error: toWireError(error) });
@@ -146,13 +192,20 @@ async function serve(boot: WorkerBoot): Promise<void> {
   const end = (): void => {
     port.off('message', onMessage);
     awaitBoot();
+    // The reply is already posted: the host sees the reset at once, and a boot that arrives while
+    // this is being built waits for it rather than building another.
+    prepare({ memoryBytes: boot.init.limits.memoryBytes, compiled: boot.init.compiled });
   };
   port.on('message', onMessage);
-  send({ type: 'ready' });
+  send({ type: 'ready', prepared });
 }
 
 function awaitBoot(): void {
-  const onMessage = (message: WorkerBoot | ToWorker): void => {
+  const onMessage = (message: WorkerBoot | WorkerPrepare | ToWorker): void => {
+    if (message.type === 'prepare') {
+      prepare(message);
+      return;
+    }
     // Anything else is late news for a session that has ended: nothing may act on it.
     if (message.type !== 'boot') return;
     port.off('message', onMessage);

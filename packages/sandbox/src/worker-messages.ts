@@ -1,4 +1,5 @@
 import type { ErrorCode, JsonValue } from '@rlm/protocol';
+import type { CompiledEngine } from './engine/load-quickjs.js';
 import type { EngineInit } from './engine/quickjs-engine.js';
 
 /** The first message of each sandbox's session on a worker: what its engine is built from. */
@@ -9,6 +10,16 @@ export interface WorkerBoot {
   abortFlag: SharedArrayBuffer;
   /** Where the engine publishes the deadline of the guest code it runs (see watchdog-cell.ts). */
   watchdog: SharedArrayBuffer;
+}
+
+/**
+ * Sent to a worker that waits for its next boot: build a blank engine of this size now (see
+ * blank-engine.ts), so the next sandbox's engine starts from it.
+ */
+export interface WorkerPrepare {
+  type: 'prepare';
+  memoryBytes: number;
+  compiled?: CompiledEngine;
 }
 
 /** A failure that crosses the thread boundary (RlmError fields or a plain error). */
@@ -37,7 +48,8 @@ export type ToWorker =
 
 /** Worker → host. */
 export type FromWorker =
-  | { type: 'ready' }
+  /** `prepared`: the engine started from the blank engine the worker had built while it waited. */
+  | { type: 'ready'; prepared: boolean }
   | { type: 'initFailed'; error: WireError }
   | { type: 'reply'; id: number; ok: true; value: unknown }
   | { type: 'reply'; id: number; ok: false; error: WireError }

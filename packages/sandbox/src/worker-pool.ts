@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { scriptUrl } from './script-url.js';
+import type { WorkerPrepare } from './worker-messages.js';
 
 /** Native stack of the worker: room for QuickJS's 1 MiB guest stack limit plus host frames. */
 const WORKER_STACK_MB = 32;
@@ -32,7 +33,8 @@ interface Idle {
  * isolate plus importing the engine's module graph, so workers are reused:
  *
  * - a worker sandbox that is disposed cleanly resets its worker (the worker frees its QuickJS
- *   runtime and WASM instance and waits for its next boot message) and gives it back (`give()`);
+ *   runtime and WASM instance, builds a fresh, never-used blank engine and waits for its next
+ *   boot message) and gives it back (`give()`);
  * - once a worker sandbox is ready and nothing is idle, one spare is started in advance (`warm()`).
  *
  * Reuse shares no sandbox state: every sandbox still gets a fresh WASM instance with its own
@@ -62,10 +64,15 @@ export class WorkerPool {
 
   /**
    * Starts a spare unless a worker is idle. Called once a worker sandbox is ready rather than at
-   * `take()`: two workers booting at once on a busy machine slow each other down.
+   * `take()`: two workers booting at once on a busy machine slow each other down. With `prepare`,
+   * the spare also builds a blank engine of that size while it waits (see blank-engine.ts), so the
+   * sandbox that takes it only installs the scaffold. (A worker given back builds its own.)
    */
-  warm(): void {
-    if (this.#idle.size === 0) this.#keep(spawnSandboxWorker());
+  warm(prepare?: WorkerPrepare): void {
+    if (this.#idle.size > 0) return;
+    const spare = spawnSandboxWorker();
+    if (prepare !== undefined) spare.postMessage(prepare);
+    this.#keep(spare);
   }
 
   /**

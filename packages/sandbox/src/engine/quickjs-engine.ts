@@ -1,18 +1,18 @@
 import type { JsonValue, REPLResult, VariableInfo } from '@rlm/protocol';
 import { RESERVED_NAMES, RlmError } from '@rlm/protocol/core';
-import type { QuickJSContext, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core';
 import { toBoundedJson } from '../bounded-json.js';
 import { CONTEXT_HELPER_NAMES, ContextScanner } from '../context-ops/context-scanner.js';
 import type { ResolvedLimits } from '../sandbox-options.js';
+import { BlankEngine } from './blank-engine.js';
 import { MAX_ERROR_NAME_CHARS } from './block-outcome.js';
 import { EngineFault, outOfMemory, poisonedError } from './engine-faults.js';
 import { type EngineParts, type EngineRunOptions, endClock, startClock } from './engine-parts.js';
-import { GUEST_PRELUDE } from './guest-prelude.generated.js';
 import { HeapBallast } from './heap-ballast.js';
 import { HostBridge, type HostCaller } from './host-bridge.js';
 import { Interrupts } from './interrupts.js';
 import { dropLeftoverJobs } from './leftover-jobs.js';
-import { type CompiledEngine, loadQuickJs } from './load-quickjs.js';
+import type { CompiledEngine } from './load-quickjs.js';
 import { newGuestString } from './new-guest-string.js';
 import { runBlock } from './run-block.js';
 import { SCAFFOLD_CALL_MS, Scaffold } from './scaffold.js';
@@ -58,6 +58,8 @@ export interface EngineReadOptions extends EngineRunOptions {
 export class QuickJsEngine {
   readonly #runtime: QuickJSRuntime;
   readonly #context: QuickJSContext;
+  /** The prelude's `installScaffold`, until `#install` calls (and frees) it. */
+  #factory: QuickJSHandle | undefined;
   readonly #bridge: HostBridge;
   readonly #limits: ResolvedLimits;
   readonly #scanner: ContextScanner;
@@ -70,7 +72,7 @@ export class QuickJsEngine {
   #earlyPoison: string | undefined;
 
   private constructor(
-    module: QuickJSWASMModule,
+    blank: BlankEngine,
     caller: HostCaller,
     { limits, watchdog }: { limits: ResolvedLimits; watchdog: WatchdogCell },
   ) {
@@ -82,13 +84,14 @@ export class QuickJsEngine {
     });
     this.#scanner = scanner;
     this.#ballast = new HeapBallast(
-      module,
+      blank.module,
       Math.min(4 * 1024 * 1024, Math.max(256 * 1024, limits.memoryBytes / 64)),
     );
-    this.#runtime = module.newRuntime();
+    this.#runtime = blank.runtime;
     this.#runtime.setMaxStackSize(limits.stackBytes);
     this.#runtime.setInterruptHandler(this.#interrupts.handler);
-    this.#context = this.#runtime.newContext();
+    this.#context = blank.context;
+    this.#factory = blank.factory;
     // Context helpers run here, on the thread that owns the engine; everything else goes to the host.
     const helperCaller: HostCaller = async (name, args, signal) =>
       toBoundedJson(
@@ -112,14 +115,23 @@ export class QuickJsEngine {
     );
   }
 
-  /** Loads a module, installs the scaffold and injects the context payloads. */
+  /**
+   * Installs the scaffold on a blank engine and injects the context payloads. `blank`, when it
+   * has the memory size the limits ask for, is used (and owned from then on); otherwise it is
+   * freed and a fresh one is made.
+   */
   static async create(
     init: EngineInit,
     caller: HostCaller,
-    { watchdog = UNWATCHED }: { watchdog?: WatchdogCell } = {},
+    { watchdog = UNWATCHED, blank }: { watchdog?: WatchdogCell; blank?: BlankEngine } = {},
   ): Promise<QuickJsEngine> {
-    const module = await loadQuickJs(init.limits.memoryBytes, init.compiled);
-    const engine = new QuickJsEngine(module, caller, { limits: init.limits, watchdog });
+    const { memoryBytes } = init.limits;
+    if (blank !== undefined && blank.memoryBytes !== memoryBytes) blank.dispose();
+    const start =
+      blank?.memoryBytes === memoryBytes
+        ? blank.take()
+        : (await BlankEngine.create(memoryBytes, init.compiled)).take();
+    const engine = new QuickJsEngine(start, caller, { limits: init.limits, watchdog });
     try {
       engine.#install(init);
     } catch (error) {
@@ -150,9 +162,9 @@ export class QuickJsEngine {
       maxHostCallChars: limits.maxHostCallChars,
       maxErrorNameChars: MAX_ERROR_NAME_CHARS,
     });
-    const factory = context.unwrapResult(
-      context.evalCode(GUEST_PRELUDE, 'prelude.js', { type: 'global' }),
-    );
+    const factory = this.#factory;
+    if (factory === undefined) throw new EngineFault('the scaffold is installed only once');
+    this.#factory = undefined;
     const hostCall = context.newFunction('hostCall', (name, argsJson) =>
       this.#bridge.start(context.getString(name), context.getString(argsJson)),
     );
@@ -339,6 +351,7 @@ export class QuickJsEngine {
     this.#disposed = true;
     this.#bridge.close();
     this.#scanner.dispose();
+    this.#factory?.dispose();
     this.#parts?.scaffold.dispose();
     this.#context.dispose();
     this.#runtime.dispose();
@@ -354,6 +367,7 @@ export class QuickJsEngine {
     // the WASM module). Its memory is released with the module when nothing references it.
     if (this.poisonReason !== undefined) return;
     try {
+      this.#factory?.dispose();
       this.#parts?.scaffold.dispose();
       this.#context.dispose();
       this.#runtime.dispose();

@@ -138,7 +138,8 @@ function finish(
   settled: Settled,
   { clock, started }: { clock: BlockClock; started: number },
 ): REPLResult {
-  const quick = settled.kind === 'value' ? finishInOneCall(parts, settled.holder, clock) : undefined;
+  const quick =
+    settled.kind === 'value' ? finishInOneCall(parts, settled.holder, clock) : undefined;
   if (quick !== undefined && settled.kind === 'value') settled.holder.dispose();
   const report = quick?.report ?? reportBlock(parts, settled, clock);
   const ended = quick?.ended ?? parts.scaffold.endBlock();
