@@ -1,6 +1,7 @@
 import type { ExecuteOptions, JsonValue, REPLResult, VariableInfo } from '@rlm/protocol';
 import { QuickJsEngine } from './engine/quickjs-engine.js';
 import { createHostCaller } from './host-functions.js';
+import { linkSignals } from './linked-signal.js';
 import type { GetVariableOptions, Sandbox } from './sandbox.js';
 import { assertSettable, disposedError } from './sandbox-guards.js';
 import { bindToSignal, type SandboxSetup } from './sandbox-setup.js';
@@ -68,11 +69,18 @@ export class InlineSandbox implements Sandbox {
         this.#engine.setVariable(name, value);
         this.#variables.set(name, value);
       }
-      const signal =
+      const linked =
         options.signal === undefined
-          ? this.#lifetime.signal
-          : AbortSignal.any([options.signal, this.#lifetime.signal]);
-      const result = await this.#engine.execute(code, { signal });
+          ? undefined
+          : linkSignals(options.signal, this.#lifetime.signal);
+      let result: REPLResult;
+      try {
+        result = await this.#engine.execute(code, {
+          signal: linked?.signal ?? this.#lifetime.signal,
+        });
+      } finally {
+        linked?.unlink();
+      }
       // The engine could not stop what the block left running: replace it (the result says so).
       if (result.error?.code === 'sandbox.reset') await this.#restart();
       return result;
