@@ -55,8 +55,11 @@ describe('Python sandbox limits', () => {
   });
 
   it('does not count time spent waiting for the host as CPU time', async () => {
-    const slow = delayedFunction(400);
-    await withSandbox({ functions: { slow }, limits: { cpuSliceMs: 300 } }, async (sandbox) => {
+    // 4 s of host waiting against a 3 s slice: counted, the waits alone would stop the block;
+    // the slice leaves the block's own Python work seconds of room on a loaded machine (the
+    // "CPU" clock is wall time outside host calls, so load stretches it).
+    const slow = delayedFunction(2_000);
+    await withSandbox({ functions: { slow }, limits: { cpuSliceMs: 3_000 } }, async (sandbox) => {
       const result = await sandbox.execute('slow()\nslow()\n"done"');
       expect(result.error).toBeNull();
       expect(result.stdout).toBe("'done'\n");
