@@ -114,9 +114,13 @@ export { type TaskResult, taskKey, taskResultSchema } from './dispatch/task-resu
 // ── Trajectories ────────────────────────
 // Reading trajectories, their exchanges and the trace view are @rlm/trace's.
 
+export { contextInfo } from './trajectory/context-fingerprint.js';
 export { exportRlmpaperLog } from './trajectory/export-rlmpaper-log.js';
 export { jsonlFileSink } from './trajectory/jsonl-file-sink.js';
-export { DEFAULT_MAX_RECORDED_MESSAGE_CHARS } from './trajectory/trajectory-recorder.js';
+export {
+  DEFAULT_MAX_RECORDED_MESSAGE_CHARS,
+  TrajectoryRecorder,
+} from './trajectory/trajectory-recorder.js';
 export { memoryTrajectorySink, type TrajectorySink } from './trajectory/trajectory-sink.js';
 
 // ── Replay ──────────────────────────────

@@ -55,8 +55,17 @@ export {
 } from './server/rlm-query-runner.js';
 export { MAX_LISTED_RUNS } from './server/run-records.js';
 export { type ServeStdioOptions, serveStdio } from './server/serve-stdio.js';
+export type { SessionTrajectoryTarget } from './server/session-record.js';
 export { ROOTS_LIST_TIMEOUT_MS } from './server/session-roots.js';
-export { DEFAULT_SAMPLING_MAX_TOKENS, DEFAULT_SUB_CALL_CONCURRENCY } from './server/sub-calls.js';
+export {
+  isMcpSessionTrajectory,
+  MCP_SESSION_TRAJECTORY_KIND,
+} from './server/session-trajectory.js';
+export {
+  DEFAULT_SAMPLING_MAX_TOKENS,
+  DEFAULT_SUB_CALL_CONCURRENCY,
+  type SubCallBudget,
+} from './server/sub-calls.js';
 export { RLM_TOOL_NAMES, type RlmToolName } from './server/tool-list.js';
 export {
   contextLoadInputSchema,

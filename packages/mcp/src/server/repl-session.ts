@@ -25,6 +25,19 @@ export interface ReplSessionOptions {
   isolation?: 'worker' | 'inline';
   /** Sandbox memory cap; the sandbox's default when absent. */
   memoryBytes?: number;
+  /** Told of each load, reset and block, in the order they run (the session's trajectory). */
+  recorder?: ReplSessionRecorder | undefined;
+}
+
+/** What a session's record hears; called inside the session's queue, so in order. */
+export interface ReplSessionRecorder {
+  loaded(loaded: { text: string; files: readonly string[] }): void;
+  reset(context: string): void;
+  /** A block starts; the returned function gets its result (or what it threw). */
+  block(block: {
+    code: string;
+    context: string;
+  }): (result: REPLResult | { error: unknown }) => void;
 }
 
 /** What one `repl_exec` block gave. */
@@ -94,16 +107,20 @@ export class ReplSession {
   }
 
   /** Replaces the context: a fresh sandbox holds it (earlier variables are gone). */
-  load(text: string): Promise<void> {
+  load(text: string, files: readonly string[] = []): Promise<void> {
     return this.#serial(async () => {
       this.#context = text;
       await this.#dropSandbox();
+      this.#options.recorder?.loaded({ text, files });
     });
   }
 
   /** A fresh sandbox over the same context. */
   reset(): Promise<void> {
-    return this.#serial(() => this.#dropSandbox());
+    return this.#serial(async () => {
+      await this.#dropSandbox();
+      this.#options.recorder?.reset(this.#context);
+    });
   }
 
   /** Runs one block; `signal` stops it (spinning code too), and the session stays usable. */
@@ -125,9 +142,14 @@ export class ReplSession {
         subCalls += 1;
         onSubCall?.(end);
       };
+      const recorded = this.#options.recorder?.block({ code, context: this.#context });
       let result: REPLResult;
       try {
         result = await sandbox.execute(code, signal === undefined ? {} : { signal });
+        recorded?.(result);
+      } catch (error) {
+        recorded?.({ error });
+        throw error;
       } finally {
         this.#options.subCalls.onEnd = undefined;
       }

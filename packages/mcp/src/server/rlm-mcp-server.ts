@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import {
   errorKind,
+  type JsonValue,
   type LanguageModel,
   parseSchema,
   type RLMChatCompletion,
@@ -24,8 +25,9 @@ import { progressReporter, type ToolCallExtra } from './progress-reporter.js';
 import { ReplSession } from './repl-session.js';
 import type { RlmQueryRunner } from './rlm-query-runner.js';
 import { RunRecords } from './run-records.js';
+import { SessionRecord, type SessionTrajectoryTarget } from './session-record.js';
 import { sessionRoots } from './session-roots.js';
-import { subCallFunctions } from './sub-calls.js';
+import { type SubCallBudget, subCallFunctions } from './sub-calls.js';
 import { RLM_TOOL_NAMES, type RlmToolName, TOOL_SCHEMAS, toolList } from './tool-list.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -36,6 +38,17 @@ export interface RlmMcpServerOptions {
   runQuery?: RlmQueryRunner | undefined;
   /** The model behind `llm_query` in the session's REPL when the client offers no sampling. */
   subModel?: LanguageModel | undefined;
+  /**
+   * Caps on the session's `llm_query` calls (sampled or through `subModel`): calls, tokens,
+   * dollars. A call past one is refused with `executor.budget_exceeded`. @default no caps
+   */
+  subCallBudget?: SubCallBudget | undefined;
+  /**
+   * Where the session's own record goes (its `context_load`, `repl_exec`, `repl_reset` and their
+   * sub-calls, as a trajectory): `{ dir }` writes `<dir>/<id>.jsonl` beside the runs, a function
+   * gives any sink. Listed as the resource `rlm://sessions/{id}`. @default 'memory'
+   */
+  sessionTrajectory?: SessionTrajectoryTarget | undefined;
   /**
    * Where relative paths resolve when the client declares no roots; `null` for none (only
    * `roots` can then be read). @default process.cwd()
@@ -66,6 +79,8 @@ export interface RlmMcpServerOptions {
 /** One MCP session's server: connect it to a transport; `close()` frees the session's sandbox. */
 export interface RlmMcpServer extends AsyncDisposable {
   readonly server: Server;
+  /** The id of the session's trajectory: `rlm://sessions/{id}`, and its file `<id>.jsonl`. */
+  readonly recordId: string;
   /** Settles once the session ended (the transport closed, or `close()`) and its sandbox is freed. */
   readonly closed: Promise<void>;
   close(): Promise<void>;
@@ -120,8 +135,35 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
     extra: options.roots ?? [],
     clientRoots: options.clientRoots ?? true,
   });
-  const subCalls = subCallFunctions({ server, model: options.subModel });
-  const session = new ReplSession({ subCalls, ...options.repl });
+  const record = new SessionRecord(options.sessionTrajectory ?? 'memory', {
+    // Ids and limits only (JSON: absent options drop out); never a client object.
+    config: JSON.parse(
+      JSON.stringify({
+        server: `@rlm/mcp ${version}`,
+        subModel: options.subModel?.id ?? null,
+        subCallBudget: options.subCallBudget ?? {},
+        repl: options.repl ?? {},
+      }),
+    ) as Record<string, JsonValue>,
+  });
+  const trajectory = record.trajectory;
+  // The client's model is the session's root model; its name is known once it initialized.
+  const client = () => `mcp-client/${server.getClientVersion()?.name ?? 'unknown'}`;
+  const subCalls = subCallFunctions({
+    server,
+    model: options.subModel,
+    budget: options.subCallBudget,
+    recorder: trajectory,
+  });
+  const session = new ReplSession({
+    subCalls,
+    ...options.repl,
+    recorder: {
+      loaded: (loaded) => trajectory.contextLoaded(client(), loaded),
+      reset: (context) => trajectory.reset(client(), context),
+      block: (block) => trajectory.block(client(), block),
+    },
+  });
   const runs = new RunRecords(options.readTrajectory);
 
   async function contextFrom(input: { paths?: string[] | undefined; text?: string | undefined }) {
@@ -186,7 +228,7 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
     async context_load(args) {
       const input = parseArguments('context_load', TOOL_SCHEMAS.context_load.input, args);
       const loaded = await contextFrom(input);
-      await session.load(loaded.text);
+      await session.load(loaded.text, loaded.files);
       const structured = {
         bytes: loaded.bytes,
         chars: loaded.text.length,
@@ -243,13 +285,16 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
       return toolError(error);
     }
   });
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: runs.list() }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [...record.list(), ...runs.list()],
+  }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: [runs.template()],
+    resourceTemplates: [runs.template(), SessionRecord.template()],
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => ({
-    contents: [await runs.read(request.params.uri)],
-  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const { uri } = request.params;
+    return { contents: [await (SessionRecord.owns(uri) ? record.read(uri) : runs.read(uri))] };
+  });
 
   let closing: Promise<void> | null = null;
   const close = () => {
@@ -264,6 +309,8 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
       .catch(() => undefined)
       .then(() => session.close())
       .catch(() => undefined)
+      .then(() => trajectory.close(subCalls.usage()))
+      .catch(() => undefined)
       .then(done);
     return closing;
   };
@@ -274,5 +321,11 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
   server.onclose = () => {
     void close().then(ended);
   };
-  return { server, closed, close: () => close().then(ended), [Symbol.asyncDispose]: close };
+  return {
+    server,
+    recordId: trajectory.sessionId,
+    closed,
+    close: () => close().then(ended),
+    [Symbol.asyncDispose]: close,
+  };
 }

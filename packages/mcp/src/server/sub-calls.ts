@@ -3,7 +3,10 @@ import {
   addCallUsage,
   type JsonValue,
   type LanguageModel,
+  type ModelResponse,
   RlmError,
+  type StopReason,
+  totalUsage,
   type UsageSummary,
 } from '@rlm/protocol';
 import type { HostFunction } from '@rlm/sandbox';
@@ -25,6 +28,34 @@ export interface SubCallBackend {
   samplingMaxTokens?: number;
   /** @default DEFAULT_SUB_CALL_CONCURRENCY */
   concurrency?: number;
+  /**
+   * Caps on the whole session's sub-calls: a call is refused (`executor.budget_exceeded`) once
+   * the session made `maxSubcalls` calls or used `maxTokens` tokens or `maxCostUsd` dollars.
+   * Tokens and cost are known after a call, so calls already running may go past them.
+   */
+  budget?: SubCallBudget | undefined;
+  /** Told of each sub-call as it starts and ends (the session's trajectory). */
+  recorder?: SubCallRecorder | undefined;
+}
+
+/** Caps on a session's sub-calls; an absent field is no cap. */
+export interface SubCallBudget {
+  maxSubcalls?: number | undefined;
+  maxTokens?: number | undefined;
+  maxCostUsd?: number | undefined;
+}
+
+/** How a sub-call ended: the response (a sampled one in a model's shape), or the error. */
+export type SubCallOutcome = { response: ModelResponse } | { error: unknown };
+
+/** Records sub-calls: `start` is called as one begins and returns what to call when it ends. */
+export interface SubCallRecorder {
+  start(call: {
+    via: 'sampling' | 'model';
+    /** The configured model's id, or `sampling` (the client's model is named by its answer). */
+    model: string;
+    prompt: string;
+  }): (outcome: SubCallOutcome) => void;
 }
 
 /** One finished sub-call, for progress. */
@@ -51,6 +82,12 @@ function noSubModel(): RlmError {
   });
 }
 
+const SAMPLING_STOP_REASONS: Record<string, StopReason> = {
+  endTurn: 'end_turn',
+  maxTokens: 'max_tokens',
+  stopSequence: 'stop_sequence',
+};
+
 const samplingText = (content: unknown): string => {
   const parts = Array.isArray(content) ? content : [content];
   return parts
@@ -72,42 +109,78 @@ export function subCallFunctions(backend: SubCallBackend): SubCallFunctions {
   const maxTokens = backend.samplingMaxTokens ?? DEFAULT_SAMPLING_MAX_TOKENS;
   const limit = pLimit(backend.concurrency ?? DEFAULT_SUB_CALL_CONCURRENCY);
   let usage: UsageSummary = { models: {} };
+  let started = 0;
   const state: SubCallFunctions = {
     functions: {},
     usage: () => usage,
     onEnd: undefined,
   };
 
-  async function ask(prompt: string, signal: AbortSignal): Promise<string> {
-    const sampling = server.getClientCapabilities()?.sampling !== undefined;
-    if (!sampling && model === undefined) throw noSubModel();
-    const via = sampling ? 'sampling' : 'model';
-    try {
-      if (sampling) {
-        const result = await server.createMessage(
-          { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens },
-          { signal },
-        );
-        // The client's model is billed to the client: the call is counted, its tokens are not known.
-        usage = addCallUsage(usage, {
-          model: `sampling/${result.model}`,
-          usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
-        });
-        state.onEnd?.({ via, ok: true });
-        return samplingText(result.content);
-      }
-      const response = await (model as LanguageModel).complete({
+  /** Refuses a call the session's budget has no room for; counts it otherwise. */
+  function reserve(): void {
+    const { maxSubcalls, maxTokens, maxCostUsd } = backend.budget ?? {};
+    const total = totalUsage(usage);
+    const tokens =
+      total.inputTokens + total.outputTokens + total.cacheReadTokens + total.cacheWriteTokens;
+    const spent: [string, number, number | undefined][] = [
+      ['subcalls', started, maxSubcalls],
+      ['tokens', tokens, maxTokens],
+      ['cost', total.costUsd, maxCostUsd],
+    ];
+    for (const [limit, used, max] of spent) {
+      if (max === undefined || used < max) continue;
+      throw new RlmError({
+        code: 'executor.budget_exceeded',
+        message: `llm_query refused: this MCP session's ${limit} budget is spent (${used} of ${max}).`,
+        details: { limit, used, max },
+      });
+    }
+    started += 1;
+  }
+
+  async function complete(prompt: string, signal: AbortSignal, sampling: boolean) {
+    if (!sampling) {
+      return (model as LanguageModel).complete({
         messages: [{ role: 'user', content: prompt }],
         signal,
       });
+    }
+    const result = await server.createMessage(
+      { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens },
+      { signal },
+    );
+    // The client's model is billed to the client: the call is counted, its tokens are not known.
+    const response: ModelResponse = {
+      text: samplingText(result.content),
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      stopReason: SAMPLING_STOP_REASONS[result.stopReason ?? ''] ?? 'other',
+      model: `sampling/${result.model}`,
+    };
+    return response;
+  }
+
+  async function ask(prompt: string, signal: AbortSignal): Promise<string> {
+    const sampling = server.getClientCapabilities()?.sampling !== undefined;
+    if (!sampling && model === undefined) throw noSubModel();
+    reserve();
+    const via = sampling ? 'sampling' : 'model';
+    const finish = backend.recorder?.start({
+      via,
+      model: sampling ? 'sampling' : (model as LanguageModel).id,
+      prompt,
+    });
+    try {
+      const response = await complete(prompt, signal, sampling);
       usage = addCallUsage(usage, {
         model: response.model,
         usage: response.usage,
         ...(response.costUsd === undefined ? {} : { costUsd: response.costUsd }),
       });
+      finish?.({ response });
       state.onEnd?.({ via, ok: true });
       return response.text;
     } catch (error) {
+      finish?.({ error: signal.aborted ? signal.reason : error });
       state.onEnd?.({ via, ok: false });
       if (signal.aborted) throw signal.reason;
       throw error;
