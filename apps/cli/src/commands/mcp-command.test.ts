@@ -9,7 +9,7 @@ import {
 import { type FakeOpenAIServer, startFakeOpenAI } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readsContextPolicy } from '../testing/reads-context-policy.js';
-import { BIN_PATH, createSandbox, type Sandbox } from '../testing/spawn-cli.js';
+import { BIN_PATH, createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
 
 let server: FakeOpenAIServer;
 let sandbox: Sandbox;
@@ -143,5 +143,33 @@ describe('rlm mcp', () => {
     const block = await rlm.call('repl_exec', { code: 'print(await llm_query("hello"))' });
     // The fake server's first-turn reply: the call went to --model over HTTP.
     expect(text(block)).toContain('I will read the context first.');
+  });
+
+  it('records the session beside the runs: rlm trace shows its blocks and sub-calls, rlm replay refuses it', async () => {
+    let stderr = '';
+    {
+      await using rlm = await startRlmMcp({ sampling: (prompt) => `echo ${prompt}` });
+      await rlm.call('context_load', { paths: ['notes.txt'] });
+      await rlm.call('repl_exec', { code: 'print(await llm_query("ping"))' });
+      const id = /rlm trace (mcp-[\w-]+)/.exec(rlm.stderr())?.[1] ?? '';
+      // The record is readable while the session lives, as a resource.
+      const { contents } = await rlm.client.readResource({ uri: `rlm://sessions/${id}` });
+      expect(contents[0] !== undefined && 'text' in contents[0] ? contents[0].text : '').toContain(
+        '"kind":"mcp-session"',
+      );
+      stderr = rlm.stderr();
+    }
+    const id = /rlm trace (mcp-[\w-]+)/.exec(stderr)?.[1];
+    expect(id).toBeDefined();
+    const cwd = join(sandbox.dir, 'project');
+    const trace = await spawnCli(['trace', id as string], { cwd, env: sandbox.env });
+    expect(trace.code).toBe(0);
+    expect(trace.stdout).toContain('mcp-client/cli-test');
+    expect(trace.stdout).toContain('print(await llm_query("ping"))');
+    expect(trace.stdout).toMatch(/llm_query sampling ✓ "ping" → echo ping/);
+    const replay = await spawnCli(['replay', id as string], { cwd, env: sandbox.env });
+    expect(replay.code).toBe(2);
+    expect(replay.stderr).toContain('records an MCP session');
+    expect(replay.stderr).toContain(`rlm trace ${id}`);
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { RlmQueryRequest } from '@rlm/mcp';
 import { type LanguageModel, RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
@@ -41,7 +41,8 @@ export function registerMcpCommand(program: Command, deps: McpCommandDeps): void
 Tools: rlm_query (a whole run with --model), context_load, repl_exec and repl_reset (the
 client's own model writes the code; llm_query goes back to it through MCP sampling, or, when
 the client offers none, to --sub-model, else to a --model you gave). stdout carries the
-protocol; logs go to stderr.
+protocol; logs go to stderr. Runs and the session's own blocks and sub-calls are recorded in
+the trajectory directory (rlm trace shows them; a session cannot be replayed).
 
 Examples:
   $ claude mcp add rlm -- rlm mcp --model anthropic/claude-sonnet-4-5
@@ -100,6 +101,8 @@ async function mcpAction(
     output,
     runQuery,
     subModel: subModelId === undefined ? undefined : lazyModel(subModelId, io),
+    // The session's own blocks and sub-calls are recorded beside the runs, as `<id>.jsonl`.
+    sessionTrajectory: { dir: inputs.request.trajectoryDir },
     cwd: io.cwd,
     roots,
     maxContextBytes: config.maxContextBytes,
@@ -111,7 +114,8 @@ async function mcpAction(
   const stopInterrupt = io.onInterrupt(() => void rlm.close());
   try {
     io.stderr.write(
-      `rlm mcp: serving over stdio (model ${config.model}; roots: the client's, else ${io.cwd}${roots.length > 0 ? `; plus ${roots.join(', ')}` : ''})\n`,
+      `rlm mcp: serving over stdio (model ${config.model}; roots: the client's, else ${io.cwd}${roots.length > 0 ? `; plus ${roots.join(', ')}` : ''})\n` +
+        `rlm mcp: this session's REPL work is recorded as ${join(inputs.request.trajectoryDir, `${rlm.recordId}.jsonl`)} (rlm trace ${rlm.recordId})\n`,
     );
     await rlm.closed;
   } finally {

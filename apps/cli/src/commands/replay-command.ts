@@ -59,7 +59,17 @@ async function replayAction(
   options: ReplayCommandOptions,
   io: CliIo,
 ): Promise<ExitCode> {
-  const records = await loadTrajectory(findTrajectory(reference, io));
+  const path = findTrajectory(reference, io);
+  const records = await loadTrajectory(path);
+  const { isMcpSessionTrajectory } = await import('@rlm/mcp');
+  if (isMcpSessionTrajectory(records)) {
+    // Its blocks came from the MCP client's model, which no recording can be asked again.
+    throw new RlmError({
+      code: 'cli.trajectory_invalid',
+      message: `${path} records an MCP session (the client's model wrote its blocks), not a run: it cannot be replayed. Show it with rlm trace ${reference}.`,
+      details: { path, line: undefined },
+    });
+  }
   const { config } = resolveConfig({
     cwd: io.cwd,
     env: io.env,
