@@ -69,6 +69,7 @@ export async function main({
     logger,
     version,
     checkModel: (modelId) => void resolver(modelId),
+    resolveModel: resolver,
     ...(cluster === undefined ? {} : { cluster }),
   });
   const app = createServer(services);

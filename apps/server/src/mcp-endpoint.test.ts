@@ -188,3 +188,99 @@ describe('/mcp idle sessions', () => {
     await expect(session.client.listTools()).rejects.toThrow(/Session not found|404/);
   });
 });
+
+describe('/mcp sub-model', () => {
+  let sub: FakeOpenAIServer;
+  beforeAll(async () => {
+    // The sub-model: answers with what it was asked, so the test sees the prompt arrived.
+    sub = await startFakeOpenAI({
+      requireAuth: false,
+      promptCaching: false,
+      script: (request) => `sub-model saw: ${request.messages.at(-1)?.content ?? ''}`,
+    });
+  });
+  afterAll(() => sub.close());
+
+  async function restart(maxima: Record<string, number> = {}) {
+    await server.close();
+    server = await startTestServer({
+      engine: createExecutorEngine({ resolveModel: (id) => resolveModel(id, { env: {} }) }),
+      resolveModel: (id) => resolveModel(id, { env: { OPENAI_BASE_URL: sub.url } }),
+      config: {
+        profiles: {
+          default: {
+            model: `openai-compatible/llama3@${fake.url}`,
+            subModel: 'openai/gpt-5.4-mini',
+          },
+        },
+        maxima: maxima as never,
+        mcp: { roots: [files] },
+      },
+    });
+  }
+
+  it('answers llm_query with the default profile’s subModel when the client offers no sampling, usage and cost counted', async () => {
+    await restart();
+    await using session = await connect(server.userKey);
+    const block = await session.call('repl_exec', { code: 'print(await llm_query("ping"))' });
+    expect(block.isError).toBeUndefined();
+    expect(text(block)).toContain('sub-model saw: ping');
+    const { usage, costUsd } = block.structuredContent as {
+      usage: { models: Record<string, { calls: number; outputTokens: number }> };
+      costUsd: number;
+    };
+    const [id, used] = Object.entries(usage.models)[0] ?? [];
+    expect(id).toContain('gpt-5.4-mini');
+    expect(used?.calls).toBe(1);
+    expect(used?.outputTokens).toBeGreaterThan(0);
+    expect(costUsd).toBeGreaterThan(0);
+    // Counted with the server's other model calls.
+    const metrics = await (await server.request('/metrics', { key: server.adminKey })).text();
+    expect(metrics).toMatch(/rlm_model_calls_total\{model="[^"]*gpt-5\.4-mini[^"]*",ok="true"\} 1/);
+    expect(metrics).toMatch(/rlm_cost_usd_total\{model="[^"]*gpt-5\.4-mini[^"]*"\} [0-9.e-]+/);
+  });
+
+  it('refuses sub-calls past the server’s per-run maxima, as its runs are capped', async () => {
+    await restart({ maxSubcalls: 1 });
+    await using session = await connect(server.userKey);
+    const before = sub.requests.length;
+    expect(
+      text(await session.call('repl_exec', { code: 'print(await llm_query("a"))' })),
+    ).toContain('sub-model saw: a');
+    const refused = await session.call('repl_exec', { code: 'print(await llm_query("b"))' });
+    expect(text(refused)).toContain("this MCP session's subcalls budget is spent (1 of 1)");
+    // The refused call never reached the model.
+    expect(sub.requests.length - before).toBe(1);
+  });
+
+  it('records the session as rlm://sessions/{id}, its sub-calls with the model’s usage', async () => {
+    await restart();
+    await using session = await connect(server.userKey);
+    await session.call('context_load', { paths: ['notes.txt'] });
+    await session.call('repl_exec', { code: 'print(await llm_query("pong"))' });
+    const { resources } = await session.client.listResources();
+    const uri = resources.find((resource) => resource.uri.startsWith('rlm://sessions/'))?.uri;
+    expect(uri).toBeDefined();
+    const { contents } = await session.client.readResource({ uri: uri as string });
+    const jsonl = contents[0] !== undefined && 'text' in contents[0] ? contents[0].text : '';
+    const events = jsonl
+      .trim()
+      .split('\n')
+      .map(
+        (line) => JSON.parse(line) as { kind: string; event?: { type: string; usage?: unknown } },
+      )
+      .flatMap((record) => (record.event === undefined ? [] : [record.event]));
+    expect(events.map((event) => event.type)).toEqual(
+      expect.arrayContaining([
+        'run-start',
+        'block-start',
+        'subcall-start',
+        'model-call-end',
+        'block-end',
+      ]),
+    );
+    expect(events.find((event) => event.type === 'model-call-end')?.usage).toMatchObject({
+      outputTokens: expect.any(Number),
+    });
+  });
+});

@@ -1,11 +1,13 @@
 import { createHttpSession, type HttpSession, type RlmQueryRequest } from '@rlm/mcp';
 import type { Store } from '@rlm/memory';
-import { type RLMChatCompletion, RlmError } from '@rlm/protocol';
+import { type LanguageModel, type RLMChatCompletion, RlmError } from '@rlm/protocol';
 import type { Principal } from './api-key-store.js';
 import { effectiveBudget } from './effective-budget.js';
 import type { EventHub } from './event-hub.js';
+import type { ModelResolver } from './executor-engine.js';
 import { ownProfile, profileNames } from './own-profile.js';
 import type { RunManager } from './run-manager.js';
+import type { RunMetrics } from './run-metrics.js';
 import type { ServerConfig } from './server-config.js';
 
 /** What the MCP sessions run on. */
@@ -14,6 +16,34 @@ export interface McpSessionsDeps {
   runs: RunManager;
   store: Store;
   hub: EventHub;
+  /** Counts the sessions' own model calls (tokens, cost) and sandboxes beside the runs'. */
+  metrics?: RunMetrics;
+  /** The clients behind the sessions' `llm_query` without sampling; none: `mcp.no_sub_model`. */
+  resolveModel?: ModelResolver;
+}
+
+/**
+ * The model behind `llm_query` in a session whose client offers no sampling: the default
+ * profile's `subModel ?? model`, with the profile's settings as its runs get them. Resolved on
+ * its first call, so a provider without a key fails that call, not the session.
+ */
+function sessionSubModel({ config, resolveModel }: McpSessionsDeps): LanguageModel | undefined {
+  const profile = ownProfile(config, config.defaultProfile);
+  if (profile === undefined || resolveModel === undefined) return undefined;
+  const id = profile.subModel ?? profile.model;
+  const { thinkingBudget, effort } = profile;
+  let client: LanguageModel | undefined;
+  const resolved = () => {
+    client ??= resolveModel(id, {
+      ...(id.startsWith('anthropic/') && thinkingBudget !== undefined
+        ? { thinking: { type: 'enabled', budgetTokens: thinkingBudget } }
+        : {}),
+      ...(id.startsWith('anthropic/') && effort !== undefined ? { effort } : {}),
+      repl: profile.repl,
+    });
+    return client;
+  };
+  return { id, complete: (request) => resolved().complete(request) };
 }
 
 /** How long event forwarding waits for a change before it looks again. */
@@ -156,8 +186,13 @@ export function createMcpSessions(deps: McpSessionsDeps): McpSessions {
         details: { retryAfterMs: 60_000, limit: 'concurrent_runs' },
       });
     }
+    const { maxSubcalls, maxTokens, maxCostUsd } = config.maxima;
     const http = await createHttpSession({
       runQuery: serverRunner(deps, principal),
+      subModel: sessionSubModel(deps),
+      // A session's sub-calls get what one run may spend at most.
+      subCallBudget: { maxSubcalls, maxTokens, maxCostUsd },
+      ...(deps.metrics === undefined ? {} : { onSessionEvent: deps.metrics.observeEvent }),
       cwd: null,
       clientRoots: false,
       roots: config.mcp.roots,

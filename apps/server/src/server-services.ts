@@ -12,6 +12,7 @@ import { createRunCoordinator } from './cluster/run-coordinator.js';
 import { wakeStreams } from './cluster/wake-streams.js';
 import { type ContextStore, createContextStore } from './context-store.js';
 import { createEventHub, type EventHub } from './event-hub.js';
+import type { ModelResolver } from './executor-engine.js';
 import { createMcpSessions, type McpSessions } from './mcp-sessions.js';
 import { createMetricsRegistry, type MetricsRegistry } from './metrics-registry.js';
 import { ownProfile } from './own-profile.js';
@@ -43,6 +44,12 @@ export interface ServerDeps {
    * policy): `/readyz` fails while the default profile's models cannot. @default accepts every id
    */
   checkModel?: (modelId: string) => void;
+  /**
+   * Turns a profile's model id into a client for model calls made outside runs: the `/mcp`
+   * sessions' `llm_query` when the client offers no sampling (the default profile's
+   * `subModel ?? model`). @default none: those calls fail with `mcp.no_sub_model`
+   */
+  resolveModel?: ModelResolver;
   /**
    * The shared Postgres of a set of replicas (`RLM_DATABASE_URL`): contexts, rate limits, the run
    * queue and leases, wake-ups and agent turn order then hold across replicas. Absent: one server.
@@ -117,6 +124,8 @@ export function createServerServices(deps: ServerDeps): ServerServices {
     runs: manager,
     store: deps.store,
     hub,
+    metrics: runMetrics,
+    ...(deps.resolveModel === undefined ? {} : { resolveModel: deps.resolveModel }),
   });
   return {
     ...deps,

@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { type ApiKeyStore, generateApiKey } from '../api-key-store.js';
 import { openCluster } from '../cluster/open-cluster.js';
 import { createServer } from '../create-server.js';
+import type { ModelResolver } from '../executor-engine.js';
 import { createMemoryApiKeyStore } from '../memory-api-key-store.js';
 import { openServerStore } from '../open-server-store.js';
 import type { RunEngine } from '../run-engine.js';
@@ -48,6 +49,8 @@ export interface StartTestServerOptions {
   sqlite?: boolean;
   /** Another test server whose keys this one accepts (replicas share their keys). */
   keysFrom?: TestServer;
+  /** Model clients for calls outside runs (the `/mcp` sessions' `llm_query`), as `main` gives. */
+  resolveModel?: ModelResolver;
 }
 
 /** Starts a real HTTP server on an ephemeral port over an in-memory store (or the one asked for). */
@@ -58,6 +61,7 @@ export async function startTestServer({
   postgres,
   sqlite = false,
   keysFrom,
+  resolveModel,
 }: StartTestServerOptions): Promise<TestServer> {
   const dataDir = persistent?.dataDir ?? (await mkdtemp(join(tmpdir(), 'rlm-server-test-')));
   const storeConfig =
@@ -106,6 +110,7 @@ export async function startTestServer({
     engine,
     logger,
     ...(cluster === undefined ? {} : { cluster }),
+    ...(resolveModel === undefined ? {} : { resolveModel }),
   });
   const app = createServer(services);
   const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });

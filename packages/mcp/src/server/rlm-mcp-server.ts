@@ -15,6 +15,7 @@ import {
   parseSchema,
   type RLMChatCompletion,
   RlmError,
+  type RunEvent,
   totalUsage,
 } from '@rlm/protocol';
 import type { z } from 'zod';
@@ -49,6 +50,8 @@ export interface RlmMcpServerOptions {
    * gives any sink. Listed as the resource `rlm://sessions/{id}`. @default 'memory'
    */
   sessionTrajectory?: SessionTrajectoryTarget | undefined;
+  /** Told of each event of the session's record as it is written (metrics, logs). */
+  onSessionEvent?: ((event: RunEvent) => void) | undefined;
   /**
    * Where relative paths resolve when the client declares no roots; `null` for none (only
    * `roots` can then be read). @default process.cwd()
@@ -145,6 +148,7 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
         repl: options.repl ?? {},
       }),
     ) as Record<string, JsonValue>,
+    onEvent: options.onSessionEvent,
   });
   const trajectory = record.trajectory;
   // The client's model is the session's root model; its name is known once it initialized.

@@ -35,6 +35,8 @@ export interface SessionTrajectoryOptions {
   config: Record<string, JsonValue>;
   /** @default Date.now */
   now?: () => number;
+  /** Told of every event recorded (a server's metrics). */
+  onEvent?: ((event: RunEvent) => void) | undefined;
 }
 
 /** One turn of the session: a tool call that touched the sandbox. */
@@ -105,6 +107,7 @@ export class SessionTrajectory implements SubCallRecorder {
       ...body,
     } as RunEvent);
     this.#recorder.event(event);
+    this.#options.onEvent?.(event);
   }
 
   /** Writes the header and `run-start` once; `client` names the client's model. */
