@@ -115,7 +115,7 @@ async function mcpAction(
   try {
     io.stderr.write(
       `rlm mcp: serving over stdio (model ${config.model}; roots: the client's, else ${io.cwd}${roots.length > 0 ? `; plus ${roots.join(', ')}` : ''})\n` +
-        `rlm mcp: this session's REPL work is recorded as ${join(inputs.request.trajectoryDir, `${rlm.recordId}.jsonl`)} (rlm trace ${rlm.recordId})\n`,
+        `rlm mcp: this session's REPL work (once it loads a context or runs a block) is recorded as ${join(inputs.request.trajectoryDir, `${rlm.recordId}.jsonl`)} (rlm trace ${rlm.recordId})\n`,
     );
     await rlm.closed;
   } finally {

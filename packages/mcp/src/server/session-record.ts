@@ -30,20 +30,24 @@ export function newSessionRecordId(): string {
  */
 export class SessionRecord {
   readonly trajectory: SessionTrajectory;
-  readonly #sink: ReadableSink;
 
   constructor(
     target: SessionTrajectoryTarget,
-    options: Omit<SessionTrajectoryOptions, 'sink' | 'sessionId'> & { sessionId?: string },
+    options: Omit<SessionTrajectoryOptions, 'openSink' | 'sessionId'> & { sessionId?: string },
   ) {
     const sessionId = options.sessionId ?? newSessionRecordId();
-    this.#sink =
-      target === 'memory'
-        ? memoryTrajectorySink()
-        : typeof target === 'function'
+    const openSink = (): TrajectorySink => {
+      if (target === 'memory') return memoryTrajectorySink();
+      try {
+        return typeof target === 'function'
           ? target(sessionId)
           : jsonlFileSink(target.dir, sessionId);
-    this.trajectory = new SessionTrajectory({ ...options, sessionId, sink: this.#sink });
+      } catch {
+        // An unwritable directory must not fail the tool call: the resource still has the record.
+        return memoryTrajectorySink();
+      }
+    };
+    this.trajectory = new SessionTrajectory({ ...options, sessionId, openSink });
   }
 
   get uri(): string {
@@ -93,10 +97,10 @@ export class SessionRecord {
   }
 
   async #text(): Promise<string | undefined> {
-    if (this.#sink.path !== undefined) {
-      return readFile(this.#sink.path, 'utf8').catch(() => undefined);
-    }
-    const records = this.#sink.records;
+    const sink = this.trajectory.sink as ReadableSink | undefined;
+    if (sink === undefined) return undefined;
+    if (sink.path !== undefined) return readFile(sink.path, 'utf8').catch(() => undefined);
+    const records = sink.records;
     if (records === undefined) return undefined;
     return records.map((record) => `${JSON.stringify(record)}\n`).join('');
   }

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -85,7 +85,11 @@ describe('the record of a client-as-root session', () => {
     const { records, tree } = treeOf(jsonl);
     expect(isMcpSessionTrajectory(records)).toBe(true);
     const start = trajectoryEvents(records).find((event) => event.type === 'run-start');
-    expect(start).toMatchObject({ runId: id, model: 'mcp-client/records-client' });
+    expect(start).toMatchObject({
+      runId: id,
+      model: 'mcp-client/records-client',
+      query: expect.stringContaining('MCP session'),
+    });
     expect(start?.type === 'run-start' && start.context).toEqual([contextInfo(context)]);
 
     const root = tree.root;
@@ -157,6 +161,13 @@ describe('the record of a client-as-root session', () => {
     expect(first?.subcalls).toEqual([]);
     expect(first?.blocks[0]?.error).toContain('llm_query has no model');
     expect(second?.blocks[0]?.error).toBe('TypeError: bad');
+  });
+
+  it('leaves no file for a session that never touched the sandbox', async () => {
+    const session = await open({ sessionTrajectory: { dir } });
+    await session.client.listTools();
+    await session.close();
+    expect(await readdir(dir)).toEqual([]);
   });
 
   it('lists the session as the resource rlm://sessions/{id}, whose content is the trajectory so far', async () => {

@@ -24,13 +24,17 @@ export function isMcpSessionTrajectory(records: readonly TrajectoryRecord[]): bo
   return header?.kind === 'header' && header.config['kind'] === MCP_SESSION_TRAJECTORY_KIND;
 }
 
+/** The `query` of a session's `run-start`. */
+const SESSION_QUERY = "MCP session: the client's model wrote the blocks (one turn per tool call)";
+
 /** The `promptVersion` of a session's `run-start`: the client's model got no prompt of ours. */
 const SESSION_PROMPT_VERSION = 'mcp-session';
 
 /** What a session's trajectory is opened with. */
 export interface SessionTrajectoryOptions {
   sessionId: string;
-  sink: TrajectorySink;
+  /** Opens where the record goes; called with the first record, so an idle session leaves nothing. */
+  openSink: () => TrajectorySink;
   /** The session's settings for the header (no secrets: ids and limits only). */
   config: Record<string, JsonValue>;
   /** @default Date.now */
@@ -66,7 +70,8 @@ const preview = (text: string) =>
 export class SessionTrajectory implements SubCallRecorder {
   readonly sessionId: string;
   readonly #options: SessionTrajectoryOptions;
-  readonly #recorder: TrajectoryRecorder;
+  #sink: TrajectorySink | undefined;
+  #recorder: TrajectoryRecorder | undefined;
   readonly #now: () => number;
   #startedAt: number | undefined;
   #turns = 0;
@@ -77,13 +82,12 @@ export class SessionTrajectory implements SubCallRecorder {
   constructor(options: SessionTrajectoryOptions) {
     this.sessionId = options.sessionId;
     this.#options = options;
-    this.#recorder = new TrajectoryRecorder(options.sink);
     this.#now = options.now ?? Date.now;
   }
 
-  /** The file written, when the sink is a file. */
-  get path(): string | undefined {
-    return this.#recorder.path;
+  /** Where the record went, once it started. */
+  get sink(): TrajectorySink | undefined {
+    return this.#sink;
   }
 
   /** Whether anything was recorded yet. */
@@ -106,7 +110,7 @@ export class SessionTrajectory implements SubCallRecorder {
       at: this.#now(),
       ...body,
     } as RunEvent);
-    this.#recorder.event(event);
+    this.#recorder?.event(event);
     this.#options.onEvent?.(event);
   }
 
@@ -114,6 +118,8 @@ export class SessionTrajectory implements SubCallRecorder {
   #open(client: string, context: string): void {
     if (this.#startedAt !== undefined || this.#closed) return;
     this.#startedAt = this.#now();
+    this.#sink = this.#options.openSink();
+    this.#recorder = new TrajectoryRecorder(this.#sink);
     this.#recorder.header({
       runId: this.sessionId,
       createdAt: this.#startedAt,
@@ -121,7 +127,8 @@ export class SessionTrajectory implements SubCallRecorder {
     });
     this.#emit({
       type: 'run-start',
-      query: '',
+      // The client's question never reaches the server; say what the record is instead.
+      query: SESSION_QUERY,
       model: client,
       context: [contextInfo(context)],
       // A session has no turn limit of its own.
@@ -234,7 +241,7 @@ export class SessionTrajectory implements SubCallRecorder {
       const durationMs = this.#now() - startedAt;
       if ('response' in outcome) {
         const { response } = outcome;
-        this.#recorder.exchange({
+        this.#recorder?.exchange({
           runId: this.sessionId,
           callId,
           system: undefined,
@@ -264,7 +271,7 @@ export class SessionTrajectory implements SubCallRecorder {
         return;
       }
       const error = errorInfo(outcome.error);
-      this.#recorder.exchange({
+      this.#recorder?.exchange({
         runId: this.sessionId,
         callId,
         system: undefined,
@@ -303,6 +310,6 @@ export class SessionTrajectory implements SubCallRecorder {
         durationMs: this.#now() - this.#startedAt,
       });
     }
-    await this.#recorder.close();
+    await this.#recorder?.close();
   }
 }
