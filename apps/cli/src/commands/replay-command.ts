@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { RlmError } from '@rlm/protocol';
+import { findTrajectoryHeader } from '@rlm/trace';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { loadToolModules } from '../config/load-tool-modules.js';
@@ -61,8 +62,9 @@ async function replayAction(
 ): Promise<ExitCode> {
   const path = findTrajectory(reference, io);
   const records = await loadTrajectory(path);
-  const { isMcpSessionTrajectory } = await import('@rlm/mcp');
-  if (isMcpSessionTrajectory(records)) {
+  // Runs' headers have no `kind`: only a record that has one pays for loading @rlm/mcp.
+  const kind = findTrajectoryHeader(records)?.config['kind'];
+  if (kind !== undefined && (await import('@rlm/mcp')).isMcpSessionTrajectory(records)) {
     // Its blocks came from the MCP client's model, which no recording can be asked again.
     throw new RlmError({
       code: 'cli.trajectory_invalid',
