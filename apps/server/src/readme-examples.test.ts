@@ -3,10 +3,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scriptedModel } from '@rlm/testkit';
+import { createTestDatabase, testPostgres } from '@rlm/testkit/postgres';
 import { describe, expect, it } from 'vitest';
-import { createTestDatabase, POSTGRES } from './test-support/create-test-database.js';
 import { scriptedEngine } from './test-support/scripted-engine.js';
 import { startTestServer } from './test-support/start-test-server.js';
+
+const POSTGRES = testPostgres();
 
 /** The ```bash blocks between the api-examples markers of the README, in order. */
 async function readmeExamples(): Promise<string[]> {

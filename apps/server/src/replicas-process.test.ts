@@ -4,19 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type FakeOpenAIServer, startFakeOpenAI } from '@rlm/testkit';
+import { createTestDatabase, type TestDatabase, testPostgres } from '@rlm/testkit/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createTestDatabase,
-  POSTGRES,
-  type TestDatabase,
-} from './test-support/create-test-database.js';
 import { readSse } from './test-support/read-sse.js';
 import {
   compileServer,
   type ReplicaProcess,
   startReplica,
 } from './test-support/replica-processes.js';
+
+const POSTGRES = testPostgres();
 
 // Three replicas as an operator runs them (the compiled binary, RLM_DATABASE_URL, a data
 // directory each), 200 runs, one replica SIGKILLed while it executes runs.

@@ -1,12 +1,14 @@
 import { scriptedModel } from '@rlm/testkit';
+import { createTestDatabase, testPostgres } from '@rlm/testkit/postgres';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { describe, expect, it } from 'vitest';
 import type { ServerConfigInput } from './server-config.js';
-import { createTestDatabase, POSTGRES } from './test-support/create-test-database.js';
 import { readSse, type SseMessage } from './test-support/read-sse.js';
 import { scriptedEngine } from './test-support/scripted-engine.js';
 import { startTestServer, type TestServer } from './test-support/start-test-server.js';
+
+const POSTGRES = testPostgres();
 
 /** Two replicas on one fresh database, sharing their keys. */
 async function twoReplicas(

@@ -1,5 +1,5 @@
+import { withClient } from '@rlm/testkit/postgres';
 import { describe, expect, it } from 'vitest';
-import { withClient } from './__fixtures__/create-test-database.js';
 import { POSTGRES } from './__fixtures__/open-test-store.js';
 
 describe('the test PostgreSQL server', () => {

@@ -1,9 +1,5 @@
+import { createTestDatabase, type TestDatabase, withClient } from '@rlm/testkit/postgres';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createTestDatabase,
-  type TestDatabase,
-  withClient,
-} from './__fixtures__/create-test-database.js';
 import { POSTGRES, TEST_POLICY } from './__fixtures__/open-test-store.js';
 import { iterationStart } from './__fixtures__/run-events.js';
 import { createStore } from './create-store.js';

@@ -2,17 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RlmError } from '@rlm/protocol';
-import { inject } from 'vitest';
+import { createTestDatabase, testPostgres } from '@rlm/testkit/postgres';
 import { createStore } from '../create-store.js';
 import type { PromptLayerPolicy } from '../prompt-layer-store.js';
 import type { Store } from '../store.js';
 import type { StoreLimits, StoreOptions } from '../store-options.js';
-import { createTestDatabase } from './create-test-database.js';
 
 export type Backend = 'memory' | 'sqlite' | 'postgres';
 
 /** The test Postgres server (started by `postgres-global-setup.ts`), or why there is none. */
-export const POSTGRES = inject('postgres');
+export const POSTGRES = testPostgres();
 
 /**
  * Every backend the store contract runs against. Postgres is left out only when its server could
