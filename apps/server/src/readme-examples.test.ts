@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scriptedModel } from '@rlm/testkit';
 import { createTestDatabase, testPostgres } from '@rlm/testkit/postgres';
 import { describe, expect, it } from 'vitest';
+import { runBash } from './test-support/run-bash.js';
 import { scriptedEngine } from './test-support/scripted-engine.js';
 import { startTestServer } from './test-support/start-test-server.js';
 
@@ -16,21 +16,6 @@ async function readmeExamples(): Promise<string[]> {
   const section =
     readme.split('<!-- api-examples:start -->')[1]?.split('<!-- api-examples:end -->')[0] ?? '';
   return [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
-}
-
-function runBash(script: string, options: { cwd: string; env: NodeJS.ProcessEnv }) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn('bash', ['-c', script], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 // The same examples against one server alone, on the in-memory store and on its default SQLite

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runBash } from './test-support/run-bash.js';
 
 // The README's "Run it" steps, run as a new user would: in a copy of the checkout without
 // node_modules or build output, line by line as the README writes them, with a data directory of
@@ -41,21 +42,6 @@ async function copyCheckout(target: string): Promise<void> {
       },
     );
   }
-}
-
-function bash(script: string, options: { cwd: string; env: NodeJS.ProcessEnv }) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn('bash', ['-c', script], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('exit', (code) => resolve({ code, stdout, stderr: stderr.slice(-8_000) }));
-  });
 }
 
 function freePort(): Promise<number> {
@@ -115,7 +101,11 @@ describe('the README "Run it" steps', () => {
         RLM_SERVER_DB: '',
       };
       const setup = lines.slice(0, -1);
-      const prepared = await bash(`set -e\n${setup.join('\n')}`, { cwd: checkout, env });
+      const prepared = await runBash(`set -e\n${setup.join('\n')}`, {
+        cwd: checkout,
+        env,
+        stderrTailChars: 8_000,
+      });
       expect(prepared.code, prepared.stderr).toBe(0);
       const printed = prepared.stdout
         .split('\n')
@@ -132,7 +122,7 @@ describe('the README "Run it" steps', () => {
       const call = request
         .replace('localhost:8787', `127.0.0.1:${port}`)
         .replace('<key>', printed?.key ?? '');
-      const answered = await bash(call, { cwd: checkout, env });
+      const answered = await runBash(call, { cwd: checkout, env, stderrTailChars: 8_000 });
       expect(answered.code, answered.stderr).toBe(0);
       const body = JSON.parse(answered.stdout) as { choices: { message: { content: string } }[] };
       expect(body.choices[0]?.message.content).toContain('42');

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from './test-support/read-sse.js';
 import {
   compileServer,
-  type ReplicaProcess,
-  startReplica,
-} from './test-support/replica-processes.js';
+  type ServerProcess,
+  startServerProcess,
+} from './test-support/server-process.js';
 
 const POSTGRES = testPostgres();
 
@@ -37,9 +37,9 @@ let database: TestDatabase;
 let fake: FakeOpenAIServer;
 let directory: string;
 let bin: string;
-const replicas: (ReplicaProcess | undefined)[] = [];
+const replicas: (ServerProcess | undefined)[] = [];
 /** Every replica started, the killed one included (its logs outlive it). */
-const started: ReplicaProcess[] = [];
+const started: ServerProcess[] = [];
 let key = '';
 
 describe.skipIf(POSTGRES.url === null)('three replicas on one Postgres', () => {
@@ -71,8 +71,9 @@ describe.skipIf(POSTGRES.url === null)('three replicas on one Postgres', () => {
       env: env(0),
     });
     key = (JSON.parse(stdout) as { key: string }).key;
-    for (let index = 0; index < 3; index++) replicas.push(await startReplica(bin, env(index)));
-    started.push(...(replicas as ReplicaProcess[]));
+    for (let index = 0; index < 3; index++)
+      replicas.push(await startServerProcess(bin, env(index)));
+    started.push(...(replicas as ServerProcess[]));
   }, 300_000);
 
   afterAll(async () => {
@@ -173,7 +174,7 @@ function env(index: number): NodeJS.ProcessEnv {
   };
 }
 
-function live(index: number): ReplicaProcess {
+function live(index: number): ServerProcess {
   const replica = replicas[index];
   if (replica === undefined) throw new Error(`replica ${index} is not running`);
   return replica;
@@ -262,7 +263,7 @@ async function allReleased(): Promise<void> {
   }
 }
 
-function openClaims(replica: ReplicaProcess): number {
+function openClaims(replica: ServerProcess): number {
   const open = new Set<string>();
   for (const log of replica.logs) {
     const id = `${String(log['runId'])}#${String(log['epoch'])}`;

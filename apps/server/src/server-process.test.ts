@@ -1,49 +1,25 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type FakeOpenAIServer, type FakeReplyValue, startFakeOpenAI } from '@rlm/testkit';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readSse } from './test-support/read-sse.js';
+import {
+  compileServer,
+  type ServerProcess,
+  startServerProcess,
+} from './test-support/server-process.js';
 
-// These tests run the compiled binary as an operator would. It is compiled into its own
-// directory (not dist/), so a concurrent `build` task never races with the test.
-const PACKAGE_DIR = join(import.meta.dirname, '..');
-const BUILD_DIR = join(PACKAGE_DIR, '.test-build');
-const BIN = join(BUILD_DIR, 'bin.js');
+// These tests run the compiled binary as an operator would (see `compileServer`).
 const run = promisify(execFile);
 
-beforeAll(async () => {
-  await mkdir(BUILD_DIR, { recursive: true });
-  await writeFile(
-    join(BUILD_DIR, 'tsconfig.json'),
-    JSON.stringify({
-      extends: '../tsconfig.build.json',
-      compilerOptions: {
-        rootDir: '../src',
-        outDir: '.',
-        composite: false,
-        declaration: false,
-        declarationMap: false,
-        incremental: true,
-        tsBuildInfoFile: './.tsbuildinfo',
-      },
-      include: ['../src'],
-      // Browser code is typed against the DOM (tsconfig.browser.json) and embedded as strings.
-      exclude: ['../src/**/*.test.ts', '../src/test-support/**', '../src/ui/browser/**'],
-    }),
-  );
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  await run(process.execPath, [tsc, '-p', join(BUILD_DIR, 'tsconfig.json')], { cwd: PACKAGE_DIR });
-}, 180_000);
+let bin: string;
 
-interface Spawned {
-  child: ChildProcess;
-  url: string;
-  exit: Promise<number | null>;
-}
+beforeAll(async () => {
+  bin = await compileServer('.test-build');
+}, 180_000);
 
 let dataDir: string;
 let fake: FakeOpenAIServer;
@@ -69,23 +45,11 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
-async function startServer(): Promise<Spawned> {
-  const child = spawn(process.execPath, [BIN], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    let buffer = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString('utf8');
-      for (const line of buffer.split('\n')) {
-        if (line.includes('"msg":"listening"')) resolve((JSON.parse(line) as { url: string }).url);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`server exited early with ${code}`)));
-  });
-  return { child, url, exit };
+function startServer(): Promise<ServerProcess> {
+  return startServerProcess(bin, env());
 }
 
-async function api(server: Spawned & { key: string }, path: string, init: RequestInit = {}) {
+async function api(server: ServerProcess & { key: string }, path: string, init: RequestInit = {}) {
   const headers = new Headers(init.headers);
   headers.set('authorization', `Bearer ${server.key}`);
   headers.set('content-type', 'application/json');
@@ -96,7 +60,7 @@ async function api(server: Spawned & { key: string }, path: string, init: Reques
 }
 
 /** The run's events over SSE from the start, as `[id, type, root iteration]`. */
-async function eventLog(server: Spawned & { key: string }, runId: unknown) {
+async function eventLog(server: ServerProcess & { key: string }, runId: unknown) {
   const response = await fetch(`${server.url}/v1/runs/${runId}/events`, {
     headers: { authorization: `Bearer ${server.key}` },
   });
@@ -112,7 +76,7 @@ async function eventLog(server: Spawned & { key: string }, runId: unknown) {
 
 /** Reads the run's events over SSE until one of `type` at the root's `iteration` is stored. */
 async function untilStored(
-  server: Spawned & { key: string },
+  server: ServerProcess & { key: string },
   runId: unknown,
   { type, iteration }: { type: string; iteration: number },
 ): Promise<void> {
@@ -158,7 +122,7 @@ afterEach(async () => {
 async function createKey(): Promise<string> {
   const { stdout } = await run(
     process.execPath,
-    [BIN, 'keys', 'create', '--name', 'ops', '--role', 'user'],
+    [bin, 'keys', 'create', '--name', 'ops', '--role', 'user'],
     { env: env() },
   );
   return (JSON.parse(stdout) as { key: string }).key;
@@ -257,9 +221,9 @@ describe('rlm-server process', () => {
   });
 
   it('prints its usage for --help (exit 0) and for an unknown command (exit 2)', async () => {
-    const { stdout } = await run(process.execPath, [BIN, '--help'], { env: env() });
+    const { stdout } = await run(process.execPath, [bin, '--help'], { env: env() });
     expect(stdout).toMatch(/^usage: rlm-server \[serve\]/);
-    await expect(run(process.execPath, [BIN, 'serv'], { env: env() })).rejects.toMatchObject({
+    await expect(run(process.execPath, [bin, 'serv'], { env: env() })).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringContaining('unknown command "serv"'),
     });
@@ -273,10 +237,10 @@ describe('rlm-server process', () => {
         (await fetch(`${server.url}/v1/runs`, { headers: { authorization: `Bearer ${key}` } }))
           .status,
       ).toBe(200);
-      const { stdout } = await run(process.execPath, [BIN, 'keys', 'list'], { env: env() });
+      const { stdout } = await run(process.execPath, [bin, 'keys', 'list'], { env: env() });
       const { id } = JSON.parse(stdout.trim().split('\n')[0] ?? '{}') as { id: string };
       expect(stdout).not.toContain(key);
-      await run(process.execPath, [BIN, 'keys', 'revoke', id], { env: env() });
+      await run(process.execPath, [bin, 'keys', 'revoke', id], { env: env() });
       const after = await fetch(`${server.url}/v1/runs`, {
         headers: { authorization: `Bearer ${key}` },
       });

@@ -38,7 +38,7 @@ export async function compileServer(directory: string): Promise<string> {
 }
 
 /** One server process: its URL, replica id, every JSON log line it wrote, and its exit. */
-export interface ReplicaProcess {
+export interface ServerProcess {
   child: ChildProcess;
   url: string;
   replicaId: string;
@@ -46,8 +46,14 @@ export interface ReplicaProcess {
   exit: Promise<number | null>;
 }
 
-/** Starts `bin` with `env` and resolves once it listens. */
-export async function startReplica(bin: string, env: NodeJS.ProcessEnv): Promise<ReplicaProcess> {
+/**
+ * Starts `bin` (from `compileServer`) with `env` as an operator would, and resolves once it logs
+ * that it listens; rejects with the end of its stderr if it exits first.
+ */
+export async function startServerProcess(
+  bin: string,
+  env: NodeJS.ProcessEnv,
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, [bin], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const logs: Record<string, unknown>[] = [];
