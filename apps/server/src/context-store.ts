@@ -1,10 +1,16 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type JsonValue, RlmError } from '@rlm/protocol';
+import type { JsonValue } from '@rlm/protocol';
 import { z } from 'zod';
-import { contextTooLarge, parseContextJson } from './parse-context-json.js';
+import {
+  contextNotFound,
+  isContextId,
+  meterContext,
+  newContextId,
+  saveContextValue,
+} from './context-checks.js';
+import { parseContextJson } from './parse-context-json.js';
 
 /** What is known about a stored context without reading it. */
 export const contextMetaSchema = z.object({
@@ -49,15 +55,13 @@ export interface ContextStore {
   load(id: string): Promise<JsonValue>;
 }
 
-const idPattern = /^ctx_[0-9a-f]{24}$/;
-
 /** Creates a context store under `directory` (created on first write). */
 export function createContextStore(directory: string): ContextStore {
   const dataPath = (id: string) => join(directory, `${id}.data`);
   const metaPath = (id: string) => join(directory, `${id}.meta.json`);
 
   async function meta(id: string): Promise<ContextMeta | undefined> {
-    if (!idPattern.test(id)) return undefined;
+    if (!isContextId(id)) return undefined;
     try {
       return contextMetaSchema.parse(JSON.parse(await readFile(metaPath(id), 'utf8')));
     } catch {
@@ -68,15 +72,12 @@ export function createContextStore(directory: string): ContextStore {
   const store: ContextStore = {
     async save(body, { owner, format, limitBytes, pending = false }) {
       await mkdir(directory, { recursive: true });
-      const id = `ctx_${randomBytes(12).toString('hex')}`;
-      const hash = createHash('sha256');
-      let bytes = 0;
+      const id = newContextId();
+      const meter = meterContext(limitBytes);
       const file = createWriteStream(dataPath(id), { mode: 0o600 });
       try {
         for await (const chunk of body) {
-          bytes += chunk.byteLength;
-          if (bytes > limitBytes) throw contextTooLarge(limitBytes);
-          hash.update(chunk);
+          meter.add(chunk);
           if (!file.write(chunk))
             await new Promise<void>((resolve) => file.once('drain', () => resolve()));
         }
@@ -93,27 +94,19 @@ export function createContextStore(directory: string): ContextStore {
         id,
         owner,
         format,
-        bytes,
-        sha256: hash.digest('hex'),
+        bytes: meter.bytes,
+        sha256: meter.sha256(),
         createdAt: new Date().toISOString(),
       };
       if (!pending) await store.commit(record);
       return record;
     },
-    saveValue(value, { owner, pending = false }) {
-      const bytes = Buffer.from(JSON.stringify(value), 'utf8');
-      return store.save([bytes], {
-        owner,
-        format: 'json',
-        limitBytes: Number.POSITIVE_INFINITY,
-        pending,
-      });
-    },
+    saveValue: (value, options) => saveContextValue(store.save, value, options),
     async commit(record) {
       await writeFile(metaPath(record.id), JSON.stringify(record), { mode: 0o600 });
     },
     async remove(id) {
-      if (!idPattern.test(id)) return false;
+      if (!isContextId(id)) return false;
       const found = (await meta(id)) !== undefined;
       // Metadata first: a context without metadata no longer exists, even if the data stays.
       await rm(metaPath(id), { force: true });
@@ -140,13 +133,7 @@ export function createContextStore(directory: string): ContextStore {
     meta,
     async load(id) {
       const found = await meta(id);
-      if (found === undefined) {
-        throw new RlmError({
-          code: 'server.not_found',
-          message: `No context with id ${id}`,
-          details: { resource: 'context', id },
-        });
-      }
+      if (found === undefined) throw contextNotFound(id);
       return found.format === 'json' ? parseJsonFile(dataPath(id)) : readFile(dataPath(id), 'utf8');
     },
   };

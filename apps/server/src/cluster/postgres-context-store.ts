@@ -1,8 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { RlmError } from '@rlm/protocol';
 import type { Pool } from 'pg';
+import {
+  contextNotFound,
+  isContextId,
+  meterContext,
+  newContextId,
+  saveContextValue,
+} from '../context-checks.js';
 import { type ContextMeta, type ContextStore, contextMetaSchema } from '../context-store.js';
-import { contextTooLarge, parseContextJson } from '../parse-context-json.js';
+import { parseContextJson } from '../parse-context-json.js';
 
 /** Uploads are stored in rows of at most this many bytes, written as they arrive. */
 const CHUNK_BYTES = 1024 * 1024;
@@ -11,8 +16,6 @@ const CHUNK_BYTES = 1024 * 1024;
  * replica; only older ones are swept.
  */
 const SWEEP_AFTER = '1 hour';
-
-const idPattern = /^ctx_[0-9a-f]{24}$/;
 
 interface MetaRow {
   id: string;
@@ -32,7 +35,7 @@ interface MetaRow {
  */
 export function createPostgresContextStore(pool: Pool): ContextStore {
   async function meta(id: string): Promise<ContextMeta | undefined> {
-    if (!idPattern.test(id)) return undefined;
+    if (!isContextId(id)) return undefined;
     const { rows } = await pool.query<MetaRow>(
       'SELECT id, owner, format, bytes, sha256, created_at FROM rlm_server_contexts WHERE id = $1 AND committed',
       [id],
@@ -45,7 +48,7 @@ export function createPostgresContextStore(pool: Pool): ContextStore {
 
   const store: ContextStore = {
     async save(body, { owner, format, limitBytes, pending = false }) {
-      const id = `ctx_${randomBytes(12).toString('hex')}`;
+      const id = newContextId();
       const createdAt = new Date().toISOString();
       const client = await pool.connect();
       let broken: Error | undefined;
@@ -56,9 +59,8 @@ export function createPostgresContextStore(pool: Pool): ContextStore {
            VALUES ($1, $2, $3, 0, '', $4, false)`,
           [id, owner, format, createdAt],
         );
-        const hash = createHash('sha256');
+        const meter = meterContext(limitBytes);
         const parts: Buffer[] = [];
-        let bytes = 0;
         let pendingBytes: Buffer[] = [];
         let pendingSize = 0;
         let n = 0;
@@ -73,10 +75,8 @@ export function createPostgresContextStore(pool: Pool): ContextStore {
           pendingSize = 0;
         };
         for await (const chunk of body) {
-          bytes += chunk.byteLength;
-          if (bytes > limitBytes) throw contextTooLarge(limitBytes);
+          meter.add(chunk);
           const buffer = Buffer.from(chunk);
-          hash.update(buffer);
           if (format === 'json') parts.push(buffer);
           pendingBytes.push(buffer);
           pendingSize += buffer.byteLength;
@@ -88,8 +88,8 @@ export function createPostgresContextStore(pool: Pool): ContextStore {
           id,
           owner,
           format,
-          bytes,
-          sha256: hash.digest('hex'),
+          bytes: meter.bytes,
+          sha256: meter.sha256(),
           createdAt,
         };
         await client.query(
@@ -108,22 +108,14 @@ export function createPostgresContextStore(pool: Pool): ContextStore {
         client.release(broken);
       }
     },
-    saveValue(value, { owner, pending = false }) {
-      const bytes = Buffer.from(JSON.stringify(value), 'utf8');
-      return store.save([bytes], {
-        owner,
-        format: 'json',
-        limitBytes: Number.POSITIVE_INFINITY,
-        pending,
-      });
-    },
+    saveValue: (value, options) => saveContextValue(store.save, value, options),
     async commit(record) {
       await pool.query('UPDATE rlm_server_contexts SET committed = true WHERE id = $1', [
         record.id,
       ]);
     },
     async remove(id) {
-      if (!idPattern.test(id)) return false;
+      if (!isContextId(id)) return false;
       const { rowCount } = await pool.query('DELETE FROM rlm_server_contexts WHERE id = $1', [id]);
       return (rowCount ?? 0) > 0;
     },
@@ -136,13 +128,7 @@ export function createPostgresContextStore(pool: Pool): ContextStore {
     meta,
     async load(id) {
       const found = await meta(id);
-      if (found === undefined) {
-        throw new RlmError({
-          code: 'server.not_found',
-          message: `No context with id ${id}`,
-          details: { resource: 'context', id },
-        });
-      }
+      if (found === undefined) throw contextNotFound(id);
       const { rows } = await pool.query<{ data: Buffer }>(
         'SELECT data FROM rlm_server_context_chunks WHERE context_id = $1 ORDER BY n',
         [id],
