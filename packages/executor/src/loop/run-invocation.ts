@@ -296,6 +296,22 @@ export async function runInvocation(
     traceContext: spec.traceContext,
   });
   if (spec.signal !== undefined) scope.follow(spec.signal, () => ({ status: 'cancelled' }));
+  try {
+    return await runToEnd(tree, spec, { node, scope, startedAt });
+  } catch (error) {
+    // Only a step outside the loop's own handling gets here (a session's `finish`, a listener):
+    // the run span still ends, marked as an error, so no trace is left with a run that never ends.
+    tree.tracing.abandonRun(node.spans, error);
+    throw error;
+  }
+}
+
+/** The invocation from its run span's start to its `run-end`. */
+async function runToEnd(
+  tree: RunTree,
+  spec: InvocationSpec,
+  { node, scope, startedAt }: { node: RunNode; scope: BudgetScope; startedAt: number },
+): Promise<RLMChatCompletion> {
   const version = promptVersion(spec.systemPrompt);
   const state: LoopState = {
     history: [],

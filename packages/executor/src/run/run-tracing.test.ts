@@ -4,9 +4,13 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { RlmError, type RunEventOf } from '@rlm/protocol';
+import { type ReplEnvironment, RlmError, type RunEventOf } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
+import { parseRLMConfig } from '../config/rlm-config.js';
+import { runTree } from '../create-rlm.js';
+import { openSandbox } from '../loop/open-sandbox.js';
+import type { SessionBinding } from '../session/session-binding.js';
 import { eventLog, isSubCall, repl, testRLM } from '../testing/rlm-test-kit.js';
 
 function recording() {
@@ -158,6 +162,47 @@ describe('OpenTelemetry spans of a run', () => {
     const block = named(spans(), 'execute_tool repl')[0];
     expect(block?.status.code).toBe(2);
     expect(block?.attributes['error.type']).toBe('TypeError');
+  });
+
+  it('ends the run span as an error when ending the run throws (a session whose finish rejects)', async () => {
+    const { tracerProvider, spans } = recording();
+    const config = parseRLMConfig({
+      model: scriptedModel([repl('print(1)'), 'FINAL(done)']),
+      tracerProvider,
+      isolation: 'inline',
+    });
+    const lifetime = new AbortController();
+    let sandbox: Promise<ReplEnvironment> | undefined;
+    // A session binding as the session lends it, but whose `finish` breaks its promise not to reject.
+    const session: SessionBinding = {
+      contextIndex: 0,
+      historyCount: 0,
+      open: ({ payload, functions, meta }) => {
+        sandbox = openSandbox(config, {
+          context: payload,
+          functions,
+          dispatcher: false,
+          meta,
+          signal: lifetime.signal,
+          repl: 'javascript',
+        });
+        return sandbox;
+      },
+      finish: () => Promise.reject(new Error('finish failed')),
+    };
+    try {
+      await expect(runTree(config, { context: 'ctx', session })).rejects.toThrow('finish failed');
+    } finally {
+      lifetime.abort();
+      await sandbox?.then((ready) => ready.dispose());
+    }
+    const runs = named(spans(), 'invoke_agent rlm');
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.ended).toBe(true);
+    expect(runs[0]?.status).toEqual({ code: 2, message: 'Error: finish failed' }); // SpanStatusCode.ERROR
+    expect(runs[0]?.attributes['error.type']).toBe('Error');
+    // Its children ended before it, as in a run that returns.
+    expect(named(spans(), 'rlm.iteration')).toHaveLength(2);
   });
 
   it('uses an injected tracer, and puts no trace id in events when nothing records', async () => {

@@ -135,6 +135,18 @@ export class RunTracing {
     spans.runSpan = undefined;
   }
 
+  /**
+   * Ends an invocation's span that is still open because the invocation threw instead of
+   * returning its result: an error span, as the error says. Nothing when it has ended already.
+   */
+  abandonRun(spans: NodeSpans, error: unknown): void {
+    const span = spans.runSpan;
+    if (span === undefined) return;
+    failSpan(span, error);
+    span.end();
+    spans.runSpan = undefined;
+  }
+
   /** Runs one turn inside its `rlm.iteration` span. */
   async iteration<T>(spans: NodeSpans, iteration: number, turn: () => Promise<T>): Promise<T> {
     const span = this.#tracer.startSpan(
