@@ -1,4 +1,9 @@
-import { createRLM, outputFromJsonSchema, type RLMConfig } from '@rlm/executor';
+import {
+  type AnthropicEffort,
+  createRLM,
+  outputFromJsonSchema,
+  type RLMConfig,
+} from '@rlm/executor';
 import { type McpToolSet, mcpTools } from '@rlm/mcp';
 import {
   type LanguageModel,
@@ -12,7 +17,7 @@ import type { RunEngine, RunEngineInput } from './run-engine.js';
 /** A profile's settings for its `anthropic/` clients. */
 export interface ProfileModelOptions {
   thinking?: { type: 'enabled'; budgetTokens: number };
-  effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+  effort?: AnthropicEffort;
 }
 
 /**

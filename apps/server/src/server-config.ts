@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DEFAULT_MAX_DEPTH, DEFAULT_MODEL_ID } from '@rlm/executor/defaults';
+import { ANTHROPIC_EFFORTS, DEFAULT_MAX_DEPTH, DEFAULT_MODEL_ID } from '@rlm/executor/defaults';
 import { mcpServerSpecSchema, parseMcpCommandLine, type ResolvedMcpServerSpec } from '@rlm/mcp';
 import { describeIssues, RlmError, replLanguageSchema } from '@rlm/protocol';
 import { prettifyError, z } from 'zod';
@@ -50,7 +50,7 @@ export const modelProfileSchema = z
     /** `anthropic/` models: extended thinking with this many budget tokens, billed as output. */
     thinkingBudget: z.number().int().min(1024).optional(),
     /** `anthropic/` models: how much effort the model spends (`output_config.effort`). */
-    effort: z.enum(['low', 'medium', 'high', 'xhigh', 'max']).optional(),
+    effort: z.enum(ANTHROPIC_EFFORTS).optional(),
   })
   .superRefine((profile, context) => {
     if (profile.thinkingBudget === undefined && profile.effort === undefined) return;

@@ -9,6 +9,7 @@ export {
   fromAISDK,
   type LanguageModelV4Like,
 } from './models/ai-sdk-model.js';
+export { ANTHROPIC_EFFORTS } from './models/anthropic-efforts.js';
 export {
   type AnthropicOptions,
   anthropic,

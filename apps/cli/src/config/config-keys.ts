@@ -1,3 +1,4 @@
+import { ANTHROPIC_EFFORTS } from '@rlm/executor/defaults';
 import { PROMPT_MODES } from '@rlm/prompts';
 import { type ConfigKey, PROGRESS_MODES } from './config-schema.js';
 import { REPL_KEY } from './repl-key.js';
@@ -70,7 +71,7 @@ export const CONFIG_KEYS = {
     env: 'RLM_EFFORT',
     flag: '--effort',
     kind: 'string',
-    description: 'anthropic/ models: effort (low, medium, high, xhigh or max)',
+    description: `anthropic/ models: effort (${ANTHROPIC_EFFORTS.slice(0, -1).join(', ')} or ${ANTHROPIC_EFFORTS.at(-1)})`,
   },
   maxWallTimeMs: {
     env: 'RLM_MAX_WALL_TIME_MS',

@@ -1,4 +1,5 @@
 import {
+  ANTHROPIC_EFFORTS,
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MODEL_ID,
@@ -38,7 +39,7 @@ export const cliConfigSchema = z.strictObject({
     .min(1024, 'the thinking budget is at least 1024 tokens')
     .optional(),
   /** `anthropic/` models: how much effort the model spends (`output_config.effort`). */
-  effort: z.enum(['low', 'medium', 'high', 'xhigh', 'max']).optional(),
+  effort: z.enum(ANTHROPIC_EFFORTS).optional(),
   maxWallTimeMs: positiveInt.optional(),
   maxSubcalls: positiveInt.optional(),
   maxConsecutiveErrors: positiveInt.optional(),

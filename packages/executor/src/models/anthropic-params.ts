@@ -6,6 +6,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelRequest } from '@rlm/protocol';
 import { z } from 'zod';
+import { ANTHROPIC_EFFORTS } from './anthropic-efforts.js';
 import { withoutBlankAssistantTurns } from './blank-assistant-turns.js';
 
 /** The smallest thinking budget the API accepts. */
@@ -26,7 +27,7 @@ export const anthropicThinkingSchema = z.discriminatedUnion('type', [
 export type AnthropicThinking = z.infer<typeof anthropicThinkingSchema>;
 
 /** How much effort the model spends on a response (`output_config.effort`). */
-export const anthropicEffortSchema = z.enum(['low', 'medium', 'high', 'xhigh', 'max']);
+export const anthropicEffortSchema = z.enum(ANTHROPIC_EFFORTS);
 export type AnthropicEffort = z.infer<typeof anthropicEffortSchema>;
 
 /** Output tokens a call may produce: the answer's cap plus an enabled thinking budget. */
