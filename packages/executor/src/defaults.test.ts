@@ -3,6 +3,8 @@ import { scriptedModel } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
 import * as defaults from './defaults.js';
 import {
+  ANTHROPIC_EFFORTS,
+  anthropicEffortSchema,
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MODEL_ID,
@@ -30,8 +32,9 @@ function importsReachableFrom(entry: URL): string[] {
 }
 
 describe('@rlm/executor/defaults', () => {
-  it('holds the values the main entry exports and parseRLMConfig applies', () => {
+  it('holds the values the main entry exports and parseRLMConfig and the effort schema apply', () => {
     expect({ ...defaults }).toEqual({
+      ANTHROPIC_EFFORTS,
       DEFAULT_MAX_DEPTH,
       DEFAULT_MAX_ITERATIONS,
       DEFAULT_MODEL_ID,
@@ -39,6 +42,7 @@ describe('@rlm/executor/defaults', () => {
     const config = parseRLMConfig({ model: scriptedModel(() => 'FINAL(1)') });
     expect(config.maxDepth).toBe(DEFAULT_MAX_DEPTH);
     expect(config.maxIterations).toBe(DEFAULT_MAX_ITERATIONS);
+    expect(anthropicEffortSchema.options).toEqual([...ANTHROPIC_EFFORTS]);
   });
 
   it('loads no package at all, so an app can show its defaults without the executor', () => {
