@@ -1,25 +1,19 @@
 import { createHash } from 'node:crypto';
 import { RlmError } from '@rlm/protocol';
 import { describe, expect, it } from 'vitest';
-import {
-  contextNotFound,
-  isContextId,
-  meterContext,
-  newContextId,
-  saveContextValue,
-} from './context-checks.js';
+import * as checks from './context-checks.js';
 
 describe('context checks shared by the file and Postgres stores', () => {
   it('makes ids that it accepts, and accepts nothing else', () => {
-    const id = newContextId();
+    const id = checks.newContextId();
     expect(id).toMatch(/^ctx_[0-9a-f]{24}$/);
-    expect(isContextId(id)).toBe(true);
+    expect(checks.isContextId(id)).toBe(true);
     for (const other of ['', 'ctx_', `${id}0`, id.toUpperCase(), '../ctx_000000000000000000000000'])
-      expect(isContextId(other)).toBe(false);
+      expect(checks.isContextId(other)).toBe(false);
   });
 
   it('counts and hashes every byte up to the limit, and refuses the chunk that passes it', () => {
-    const meter = meterContext(5);
+    const meter = checks.meterContext(5);
     meter.add(Buffer.from('abc'));
     meter.add(Buffer.from('de'));
     expect(meter.bytes).toBe(5);
@@ -29,20 +23,20 @@ describe('context checks shared by the file and Postgres stores', () => {
         details: { what: 'context', limitBytes: 5 },
       }),
     );
-    const fresh = meterContext(5);
+    const fresh = checks.meterContext(5);
     fresh.add(Buffer.from('abcde'));
     expect(fresh.sha256()).toBe(createHash('sha256').update('abcde').digest('hex'));
   });
 
   it('names the missing context in its not-found error', () => {
-    const error = contextNotFound('ctx_1');
+    const error = checks.contextNotFound('ctx_1');
     expect(RlmError.is(error, 'server.not_found')).toBe(true);
     expect(error.details).toEqual({ resource: 'context', id: 'ctx_1' });
   });
 
   it('saves an inline value as JSON without a size limit', async () => {
     const calls: unknown[] = [];
-    const saved = await saveContextValue(
+    const saved = await checks.saveContextValue(
       async (body, options) => {
         calls.push({ text: Buffer.concat([...body]).toString('utf8'), options });
         return 'meta';
