@@ -21,6 +21,10 @@ export async function startHttpFixture() {
     await server.connect(transport);
     await transport.handleRequest(request, response, body);
   });
+  // The client keeps its connection alive between requests; on a loaded machine a gap between two
+  // requests can pass Node's 5 s default, and a socket the server closes just as the client reuses
+  // it fails that request with ECONNRESET. The fixture lives for one describe block.
+  http.keepAliveTimeout = 120_000;
   await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address();
   return {
