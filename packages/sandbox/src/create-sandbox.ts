@@ -1,5 +1,6 @@
-import { type JsonValue, parseSchema, RlmError } from '@rlm/protocol';
+import { parseSchema, RlmError } from '@rlm/protocol';
 import { CONTEXT_HELPER_NAMES } from './context-ops/context-scanner.js';
+import { toSharedText } from './context-ops/shared-text.js';
 import type { EngineInit } from './engine/quickjs-engine.js';
 import { InlineSandbox } from './inline-sandbox.js';
 import type { Sandbox } from './sandbox.js';
@@ -29,8 +30,10 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const isolation = parsed.isolation ?? 'worker';
   const functions: Record<string, HostFunction> = parsed.functions ?? {};
   assertFunctionNames(Object.keys(functions));
-  const contexts: JsonValue[] =
-    parsed.contexts ?? (parsed.context === undefined ? [] : [parsed.context]);
+  // Long strings are encoded once here and shared by every thread that reads them.
+  const contexts = (parsed.contexts ?? (parsed.context === undefined ? [] : [parsed.context])).map(
+    (payload) => (typeof payload === 'string' ? (toSharedText(payload) ?? payload) : payload),
+  );
   const init: EngineInit = {
     contexts,
     meta: parsed.meta ?? {},

@@ -2,6 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import type { ExecuteOptions, JsonValue, REPLResult, VariableInfo } from '@rlm/protocol';
 import { RlmError } from '@rlm/protocol/core';
 import { bootWorker } from './boot-worker.js';
+import { isSharedText } from './context-ops/shared-text.js';
 import { poisonedError } from './engine/engine-faults.js';
 import { compiledEngine } from './engine/load-quickjs.js';
 import { newWatchdogBuffer } from './engine/watchdog-cell.js';
@@ -47,8 +48,8 @@ interface Engine {
  * overruns its deadline (a native builtin the interrupt handler cannot stop) or ignores an abort;
  * the sandbox then comes back on a fresh engine with the same payloads and host-set variables, and
  * the block reports `sandbox.reset`. The worker comes from the process's pool and, when this
- * sandbox is disposed cleanly, goes back to it after freeing this sandbox's engine (see
- * worker-pool.ts); otherwise it is terminated.
+ * sandbox is disposed cleanly and held no long payload, goes back to it after freeing this
+ * sandbox's engine (see worker-pool.ts); otherwise it is terminated.
  */
 export class WorkerSandbox implements Sandbox {
   readonly isolation = 'worker' as const;
@@ -383,7 +384,12 @@ export class WorkerSandbox implements Sandbox {
     const idle = await withinGrace(this.#queue.run(async () => undefined).then(() => true));
     const engine = this.#engine;
     if (engine !== undefined) {
-      if (idle && this.#poisonReason === undefined && (await withinGrace(this.#resetEngine()))) {
+      if (
+        idle &&
+        this.#poisonReason === undefined &&
+        this.#poolable &&
+        (await withinGrace(this.#resetEngine()))
+      ) {
         engine.detach();
         workerPool.give(engine.worker);
       } else {
@@ -392,6 +398,16 @@ export class WorkerSandbox implements Sandbox {
       }
     }
     this.#rejectAll(disposedError());
+  }
+
+  /**
+   * Whether the worker may go back to the pool. Not after a long (shared) payload: its WASM memory
+   * grew to hold it, and WASM memory is only given back when the instance is collected, which an
+   * idle worker never gets round to; terminating the worker releases it at once. Starting a fresh
+   * worker later costs less than loading such a payload did.
+   */
+  get #poolable(): boolean {
+    return !this.#setup.init.contexts.some(isSharedText);
   }
 
   /** Asks the worker to free this sandbox's engine; true once it has and waits for a new boot. */

@@ -6,6 +6,7 @@ import { scriptUrl } from '../script-url.js';
 import { SerialQueue } from '../serial-queue.js';
 import { fromWireError } from '../wire-error.js';
 import type { FromScanWorker, ScanOperation, ToScanWorker } from './scan-messages.js';
+import { isSharedText, type SharedText } from './shared-text.js';
 
 /** The context helpers, in the order the prompt documents them. */
 export const CONTEXT_HELPER_NAMES: readonly string[] = [
@@ -34,14 +35,17 @@ export interface ContextScannerOptions {
 
 /**
  * Runs the context helpers for one sandbox. Payloads are kept here and their text (non-string
- * payloads as JSON) is copied once into a scan worker, started on first use; each scan gets a
- * deadline, and a scan past it terminates the worker (a fresh one is started for the next scan),
- * so a catastrophic pattern never freezes the thread that runs the sandbox.
+ * payloads as JSON) is copied once into a scan worker; a long string payload comes as a
+ * `SharedText`, whose bytes the scan worker reads from shared memory instead. The scan worker
+ * starts on first use, or with the sandbox (`warm()`) when a payload is that long, so the first
+ * helper call finds it ready. Each scan gets a deadline, and a scan past it terminates the worker
+ * (a fresh one is started for the next scan), so a catastrophic pattern never freezes the thread
+ * that runs the sandbox.
  */
 export class ContextScanner {
   readonly #options: ContextScannerOptions;
   /** Payload values; their text is made when a scan worker first needs it. */
-  readonly #payloads = new Map<string, JsonValue>();
+  readonly #payloads = new Map<string, JsonValue | SharedText>();
   readonly #queue = new SerialQueue();
   #worker: Worker | undefined;
   #nextRequest = 1;
@@ -52,7 +56,7 @@ export class ContextScanner {
   }
 
   /** Records a payload bound to `context`, `context_N` (others are ignored). */
-  setPayload(name: string, value: JsonValue): void {
+  setPayload(name: string, value: JsonValue | SharedText): void {
     if (!CONTEXT_NAME.test(name)) return;
     const key = name === 'context' ? 'context_0' : name;
     this.#payloads.set(key, value);
@@ -61,6 +65,18 @@ export class ContextScanner {
       name: key,
       text: payloadText(value),
     } satisfies ToScanWorker);
+  }
+
+  /**
+   * Starts the scan side now if a payload is long (shared): the scan worker takes the payloads
+   * and the argument checker loads while the sandbox starts and the model thinks, rather than
+   * during the first helper call. Does nothing for short payloads, which scan fast when cold.
+   */
+  warm(): void {
+    if (this.#disposed || ![...this.#payloads.values()].some(isSharedText)) return;
+    this.#ensureWorker();
+    // A failed import shows at the first helper call, which imports it again.
+    helperArguments().catch(() => undefined);
   }
 
   /**
@@ -175,7 +191,11 @@ export class ContextScanner {
   }
 }
 
-/** What the helpers scan: a string payload as is, anything else as its 2-space JSON text. */
-function payloadText(value: JsonValue): string {
-  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+/**
+ * What the helpers scan: a string payload as is (shared bytes stay shared), anything else as its
+ * 2-space JSON text.
+ */
+function payloadText(value: JsonValue | SharedText): string | SharedText {
+  if (typeof value === 'string' || isSharedText(value)) return value;
+  return JSON.stringify(value, null, 2);
 }

@@ -1,5 +1,6 @@
 import type { JsonValue } from '@rlm/protocol';
 import type { WireError } from '../worker-messages.js';
+import type { SharedText } from './shared-text.js';
 
 /** One helper operation on one payload, as the scan worker receives it. */
 export type ScanOperation =
@@ -17,7 +18,8 @@ export type ScanOperation =
   | { op: 'chunk'; size: number; overlap: number; maxItems: number };
 
 export type ToScanWorker =
-  | { type: 'payload'; name: string; text: string }
+  /** `text`: a long string as shared UTF-8 bytes, which the scan worker decodes once. */
+  | { type: 'payload'; name: string; text: string | SharedText }
   | { type: 'run'; requestId: number; payload: string; operation: ScanOperation };
 
 export type FromScanWorker =

@@ -1,7 +1,7 @@
 /**
- * Entry point of a scan worker: holds copies of a sandbox's context payloads and runs the
- * context helpers' scans with V8's regex engine. It lives in its own thread so a runaway
- * (catastrophic) pattern can be stopped by terminating it.
+ * Entry point of a scan worker: holds copies of a sandbox's context payloads (long ones as shared
+ * bytes until a scan first needs them) and runs the context helpers' scans with V8's regex engine.
+ * It lives in its own thread so a runaway (catastrophic) pattern can be stopped by terminating it.
  */
 import { type MessagePort, parentPort } from 'node:worker_threads';
 import type { JsonValue } from '@rlm/protocol';
@@ -16,10 +16,12 @@ import {
   lineRange,
   lineStarts,
 } from './scan-operations.js';
+import { readSharedText, type SharedText } from './shared-text.js';
 
 if (parentPort === null) throw new Error('scan-worker must run in a worker_thread');
 const port: MessagePort = parentPort;
-const payloads = new Map<string, string>();
+/** Shared payloads stay bytes until a scan needs them: decoding is cheap, holding a copy is not. */
+const payloads = new Map<string, string | SharedText>();
 const lineIndexes = new Map<string, number[]>();
 
 function starts(name: string, text: string): number[] {
@@ -57,14 +59,24 @@ function run(name: string, text: string, operation: ScanOperation): JsonValue {
   }
 }
 
+/** The payload's text, decoded on first use when it came shared; undefined when there is none. */
+function payloadText(name: string): string | undefined {
+  const payload = payloads.get(name);
+  if (payload === undefined || typeof payload === 'string') return payload;
+  const text = readSharedText(payload);
+  payloads.set(name, text);
+  return text;
+}
+
 port.on('message', (message: ToScanWorker) => {
   if (message.type === 'payload') {
     payloads.set(message.name, message.text);
     lineIndexes.delete(message.name);
     return;
   }
+  // Decoded before the scan's deadline starts: like the worker's start, it is not the pattern's cost.
+  const text = payloadText(message.payload);
   port.postMessage({ type: 'started', requestId: message.requestId } satisfies FromScanWorker);
-  const text = payloads.get(message.payload);
   let reply: FromScanWorker;
   try {
     if (text === undefined) throw new Error(`no payload named ${message.payload}`);

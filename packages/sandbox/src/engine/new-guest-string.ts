@@ -24,20 +24,42 @@ const NUL = '\u0000';
  * string when memory is short: check `context.typeof`.
  */
 export function newGuestString(context: QuickJSContext, text: string): QuickJSHandle | undefined {
+  if (text.includes(NUL) || !(text as unknown as { isWellFormed(): boolean }).isWellFormed()) {
+    return undefined;
+  }
+  return withUtf8(context, Buffer.byteLength(text, 'utf8'), (target) => {
+    new TextEncoder().encodeInto(text, target);
+  });
+}
+
+/**
+ * Creates a guest string from UTF-8 bytes that hold no NUL (a `SharedText`'s): the bytes are
+ * copied straight into WASM memory, so the calling thread never holds the text as a string of
+ * its own. `undefined` and a handle that is not a string mean what they mean for `newGuestString`.
+ */
+export function newGuestStringFromUtf8(
+  context: QuickJSContext,
+  bytes: Uint8Array,
+): QuickJSHandle | undefined {
+  return withUtf8(context, bytes.length, (target) => target.set(bytes));
+}
+
+/** Writes `length` bytes of UTF-8 into WASM memory with `write`, and makes a guest string of them. */
+function withUtf8(
+  context: QuickJSContext,
+  length: number,
+  write: (target: Uint8Array) => void,
+): QuickJSHandle | undefined {
   const { module, ffi, ctx, memory } = context as unknown as ContextInternals;
   if (module === undefined || ffi === undefined || ctx === undefined || memory === undefined) {
     return undefined;
   }
-  if (text.includes(NUL) || !(text as unknown as { isWellFormed(): boolean }).isWellFormed()) {
-    return undefined;
-  }
-  const length = Buffer.byteLength(text, 'utf8');
   const ptr = module._malloc(length + 1);
   if (ptr === 0) return undefined;
   try {
     // HEAPU8 is read after malloc: the memory is fixed-size, but the view must be current.
     const heap = module.HEAPU8;
-    new TextEncoder().encodeInto(text, heap.subarray(ptr, ptr + length));
+    write(heap.subarray(ptr, ptr + length));
     heap[ptr + length] = 0;
     return memory.heapValueHandle(ffi.QTS_NewString(ctx.value, ptr));
   } finally {

@@ -3,6 +3,7 @@ import { RESERVED_NAMES, RlmError } from '@rlm/protocol/core';
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core';
 import { toBoundedJson } from '../bounded-json.js';
 import { CONTEXT_HELPER_NAMES, ContextScanner } from '../context-ops/context-scanner.js';
+import { isSharedText, readSharedText, type SharedText } from '../context-ops/shared-text.js';
 import type { ResolvedLimits } from '../sandbox-options.js';
 import { BlankEngine } from './blank-engine.js';
 import { MAX_ERROR_NAME_CHARS } from './block-outcome.js';
@@ -13,7 +14,8 @@ import { HostBridge, type HostCaller } from './host-bridge.js';
 import { Interrupts } from './interrupts.js';
 import { dropLeftoverJobs } from './leftover-jobs.js';
 import type { CompiledEngine } from './load-quickjs.js';
-import { newGuestString } from './new-guest-string.js';
+import { newGuestAsciiString } from './new-guest-ascii-string.js';
+import { newGuestString, newGuestStringFromUtf8 } from './new-guest-string.js';
 import { runBlock } from './run-block.js';
 import { SCAFFOLD_CALL_MS, Scaffold } from './scaffold.js';
 import { UNWATCHED, type WatchdogCell } from './watchdog-cell.js';
@@ -25,8 +27,8 @@ const MEASURE_SIZES_MS = 2_000;
 
 /** Everything needed to build an engine; plain data so it can cross a worker boundary. */
 export interface EngineInit {
-  /** Payloads bound to `context_0 …`; `context` aliases `context_0`. */
-  contexts: JsonValue[];
+  /** Payloads bound to `context_0 …`; `context` aliases `context_0`. Long strings come shared. */
+  contexts: (JsonValue | SharedText)[];
   meta: Record<string, JsonValue>;
   /** Host functions, reserved and restored after each block. */
   functionNames: string[];
@@ -201,10 +203,12 @@ export class QuickJsEngine {
       resetReason: undefined,
     };
     init.contexts.forEach((payload, index) => {
-      this.setVariable(`context_${index}`, payload);
+      if (isSharedText(payload)) this.#setSharedText(`context_${index}`, payload);
+      else this.setVariable(`context_${index}`, payload);
     });
     if (init.contexts.length > 0) this.#sc.call('alias', ['context', 'context_0']).dispose();
     for (const [name, value] of init.variables ?? []) this.setVariable(name, value);
+    this.#scanner.warm();
   }
 
   get #p(): EngineParts {
@@ -297,15 +301,9 @@ export class QuickJsEngine {
   /** Defines a global from the host; scaffold names (`context_N`, `history`, …) are pinned. */
   setVariable(name: string, value: JsonValue): void {
     this.#assertUsable();
-    const context = this.#context;
-    const handle = typeof value === 'string' ? newGuestString(context, value) : undefined;
+    const handle = typeof value === 'string' ? newGuestString(this.#context, value) : undefined;
     if (handle !== undefined) {
-      try {
-        if (context.typeof(handle) !== 'string') throw outOfMemory(this.#limits.memoryBytes);
-        this.#sc.call('setVariable', [name, handle]).dispose();
-      } finally {
-        handle.dispose();
-      }
+      this.#setString(name, handle);
       this.#scanner.setPayload(name, value);
       return;
     }
@@ -313,6 +311,32 @@ export class QuickJsEngine {
     const json = JSON.stringify(value);
     this.#sc.call('setJson', [name, json], { allowanceMs: this.#limits.cpuSliceMs }).dispose();
     this.#scanner.setPayload(name, value);
+  }
+
+  /** Binds a context payload that came as shared UTF-8 bytes, without decoding it on this thread. */
+  #setSharedText(name: string, shared: SharedText): void {
+    const bytes = new Uint8Array(shared.bytes);
+    // ASCII (a byte a character): written once into WASM memory rather than copied there and
+    // then built into a string (which touches twice the memory, never given back).
+    const handle =
+      (bytes.length === shared.length ? newGuestAsciiString(this.#context, bytes) : undefined) ??
+      newGuestStringFromUtf8(this.#context, bytes);
+    if (handle === undefined) {
+      this.setVariable(name, readSharedText(shared));
+      return;
+    }
+    this.#setString(name, handle);
+    this.#scanner.setPayload(name, shared);
+  }
+
+  /** Binds a guest string handle to `name`, then frees the handle. */
+  #setString(name: string, handle: QuickJSHandle): void {
+    try {
+      if (this.#context.typeof(handle) !== 'string') throw outOfMemory(this.#limits.memoryBytes);
+      this.#sc.call('setVariable', [name, handle]).dispose();
+    } finally {
+      handle.dispose();
+    }
   }
 
   /** User variables with type and approximate size (size 0 when measuring them took too long). */
