@@ -183,6 +183,11 @@ export class ContextScanner {
     return worker;
   }
 
+  /** The running scan worker, if one is (read by tests to watch its lifetime). */
+  get scanWorker(): Worker | undefined {
+    return this.#worker;
+  }
+
   /** Stops the scan worker; idempotent. */
   dispose(): void {
     this.#disposed = true;

@@ -1,0 +1,57 @@
+import type { Worker } from 'node:worker_threads';
+import { RlmError } from '@rlm/protocol/core';
+import { describe, expect, it } from 'vitest';
+import { ContextScanner } from './context-scanner.js';
+import { toSharedText } from './shared-text.js';
+
+const OPTIONS = { timeoutMs: 10_000, maxChars: 100_000 };
+
+function exited(worker: Worker): Promise<number> {
+  return new Promise((resolve) => worker.once('exit', resolve));
+}
+
+describe('ContextScanner', () => {
+  it('starts its scan worker with the sandbox when a payload is long (shared)', async () => {
+    const scanner = new ContextScanner(OPTIONS);
+    const shared = toSharedText('needle and hay\n'.repeat(10), 1);
+    if (shared === undefined) throw new Error('expected shared text');
+    scanner.setPayload('context_0', shared);
+    expect(scanner.scanWorker).toBeUndefined();
+    scanner.warm();
+    const worker = scanner.scanWorker;
+    expect(worker).toBeDefined();
+    const signal = new AbortController().signal;
+    expect(await scanner.run('count', ['needle'], signal)).toBe(10);
+    // The first call found the worker the sandbox started.
+    expect(scanner.scanWorker).toBe(worker);
+    scanner.dispose();
+  });
+
+  it('leaves the scan worker to the first helper call when every payload is short', async () => {
+    const scanner = new ContextScanner(OPTIONS);
+    scanner.setPayload('context_0', 'needle');
+    scanner.warm();
+    expect(scanner.scanWorker).toBeUndefined();
+    expect(await scanner.run('count', ['needle'], new AbortController().signal)).toBe(1);
+    expect(scanner.scanWorker).toBeDefined();
+    scanner.dispose();
+  });
+
+  it('terminates its scan worker on dispose and refuses later calls', async () => {
+    const scanner = new ContextScanner(OPTIONS);
+    const shared = toSharedText('x'.repeat(100), 1);
+    if (shared === undefined) throw new Error('expected shared text');
+    scanner.setPayload('context', shared);
+    scanner.warm();
+    const worker = scanner.scanWorker;
+    if (worker === undefined) throw new Error('expected a warm scan worker');
+    const exit = exited(worker);
+    scanner.dispose();
+    expect(typeof (await exit)).toBe('number');
+    expect(scanner.scanWorker).toBeUndefined();
+    const refused = await scanner
+      .run('count', ['x'], new AbortController().signal)
+      .catch((error: unknown) => error);
+    expect(RlmError.is(refused, 'sandbox.disposed')).toBe(true);
+  });
+});
