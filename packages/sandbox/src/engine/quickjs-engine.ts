@@ -208,7 +208,7 @@ export class QuickJsEngine {
     });
     if (init.contexts.length > 0) this.#sc.call('alias', ['context', 'context_0']).dispose();
     for (const [name, value] of init.variables ?? []) this.setVariable(name, value);
-    this.#scanner.warm();
+    if (init.helperNames.length > 0) this.#scanner.warm();
   }
 
   get #p(): EngineParts {
