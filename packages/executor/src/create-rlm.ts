@@ -161,6 +161,7 @@ function openRecorder(
     rerun,
     output,
     repl,
+    payloads,
   }: {
     rootRunId: string;
     now: () => number;
@@ -168,6 +169,8 @@ function openRecorder(
     rerun: boolean;
     output: OutputSpec | undefined;
     repl: ReplLanguage;
+    /** The run's contexts, whose slices a packed trajectory refers to. */
+    payloads: readonly JsonValue[];
   },
 ): TrajectoryRecorder | null {
   const trajectory = config.trajectory;
@@ -184,7 +187,7 @@ function openRecorder(
     fresh = !continuing;
     sink = trajectory;
   }
-  const recorder = new TrajectoryRecorder(sink);
+  const recorder = new TrajectoryRecorder(sink, { payloads });
   if (fresh) {
     recorder.header({
       runId: rootRunId,
@@ -292,6 +295,7 @@ async function runTreeWithOutput(
     rerun: options.rerun === true,
     output,
     repl,
+    payloads: [context, ...contexts],
   });
   const tree: RunTree = {
     config,

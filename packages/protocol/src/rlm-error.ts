@@ -51,6 +51,19 @@ export interface ErrorDetails {
   'executor.cancelled': Record<string, never>;
   'executor.replay_divergence': { step: number; expected: string; actual: string };
   'executor.no_checkpoint': { runId: string };
+  // trace
+  /**
+   * A trajectory refers to slices of a context that was not given to its reader (`given` null) or
+   * is not the recorded one (`given` says what was): `context` is the payload (0 the context, 1…
+   * the extra contexts), `element` the array element when that payload is an array.
+   */
+  'trace.context_missing': {
+    context: number;
+    element: number | null;
+    length: number;
+    hash: string;
+    given: string | null;
+  };
   // prompts
   'prompts.layer_immutable': { layerId: number };
   'prompts.layer_invalid': { layerId: number; reason: string };

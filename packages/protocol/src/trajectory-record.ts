@@ -4,8 +4,12 @@ import { chatMessageSchema, modelResponseSchema } from './language-model.js';
 import { replLanguageSchema } from './repl-language.js';
 import { runEventSchema } from './run-event.js';
 
-/** The version of the trajectory file format. */
-export const TRAJECTORY_VERSION = 1;
+/**
+ * The version of the trajectory file format a writer stamps. 2 added lines that keep a file
+ * small (`@rlm/trace` owns them: contexts referenced by slice, long texts written once); the
+ * records themselves are the same, so headers of either version read.
+ */
+export const TRAJECTORY_VERSION = 2;
 
 /**
  * One line of a trajectory (JSONL). A file is a header, then events and model exchanges in the
@@ -15,7 +19,7 @@ export const TRAJECTORY_VERSION = 1;
 export const trajectoryRecordSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('header'),
-    version: z.literal(TRAJECTORY_VERSION),
+    version: z.union([z.literal(1), z.literal(TRAJECTORY_VERSION)]),
     runId: z.string(),
     createdAt: z.string(),
     /** The root's REPL language; absent means JavaScript (files written before it was kept). */

@@ -12,10 +12,12 @@ export {
 
 // ── Trajectories ────────────────────────
 
+export { type ExpandTrajectoryOptions, expandTrajectory } from './expand-trajectory.js';
 export {
   parseTrajectory,
   readTrajectory,
   safeParseTrajectory,
+  safeParseTrajectoryLines,
   trajectoryEvents,
 } from './read-trajectory.js';
 export {
@@ -27,12 +29,29 @@ export {
 } from './recorded-exchanges.js';
 export { type ResponseReplay, replayingModel, responseReplay } from './response-replay.js';
 export {
+  type ContextLine,
+  contextLineSchema,
+  type PackedLine,
+  type PackedPart,
+  packedLineSchema,
+  packedPartSchema,
+  type StoredTrajectoryLine,
+  storedTrajectoryLineSchema,
+  type TextLine,
+  textLineSchema,
+} from './stored-line.js';
+export {
   findTrajectoryHeader,
   type TrajectoryHeader,
   type TrajectoryHeaderInput,
   trajectoryHeader,
   trajectoryReplLanguage,
 } from './trajectory-header.js';
+export {
+  DEFAULT_PACK_MIN_CHARS,
+  TrajectoryPacker,
+  type TrajectoryPackerOptions,
+} from './trajectory-packer.js';
 
 // ── Trace view ──────────────────────────
 

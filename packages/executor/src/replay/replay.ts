@@ -233,9 +233,17 @@ export async function replay(
   trajectory: string | readonly TrajectoryRecord[],
   options: ReplayOptions,
 ): Promise<ReplayResult> {
-  const records = typeof trajectory === 'string' ? await readTrajectory(trajectory) : trajectory;
-  const recordedEvents = trajectoryEvents(records);
   const contexts = options.contexts ?? [];
+  // Placeholders only stand where the context given is not the recorded one, which
+  // `checkContext` refuses next with the divergence it names.
+  const records =
+    typeof trajectory === 'string'
+      ? await readTrajectory(trajectory, {
+          payloads: [options.context, ...contexts],
+          missingContext: 'placeholder',
+        })
+      : trajectory;
+  const recordedEvents = trajectoryEvents(records);
   checkContext(recordedEvents, [options.context, ...contexts]);
   const header = findTrajectoryHeader(records);
   const root = recordedEvents.find((event) => event.type === 'run-start' && event.depth === 0);

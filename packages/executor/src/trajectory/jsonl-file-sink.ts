@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { TrajectorySink } from './trajectory-sink.js';
 
 /**
- * Writes one JSON line per record to `<dir>/<runId>.jsonl`. Each line is written with a
+ * Writes one JSON line per record (packed, when the recorder packs) to `<dir>/<runId>.jsonl`. Each line is written with a
  * synchronous `write` as it happens, so the file is always a complete prefix of the run, even if
  * the process dies mid-run.
  */
@@ -35,6 +35,10 @@ export function jsonlFileSink(
     write(record) {
       if (fd === undefined) return;
       writeSync(fd, `${JSON.stringify(record)}\n`);
+    },
+    writeLine(line) {
+      if (fd === undefined) return;
+      writeSync(fd, `${JSON.stringify(line)}\n`);
     },
     async close() {
       if (fd === undefined) return;

@@ -4,6 +4,7 @@ import {
   ExchangeEncoder,
   type ExchangeInput,
   type TrajectoryHeaderInput,
+  TrajectoryPacker,
   trajectoryHeader,
 } from '@rlm/trace';
 import { redactSecrets, redactText } from './redact-secrets.js';
@@ -31,9 +32,16 @@ export function recordedText(text: string, maxChars = DEFAULT_MAX_RECORDED_MESSA
 export class TrajectoryRecorder {
   readonly #sink: TrajectorySink;
   readonly #exchanges = new ExchangeEncoder();
+  readonly #packer: TrajectoryPacker | undefined;
 
-  constructor(sink: TrajectorySink) {
+  /**
+   * `payloads` are the run's contexts (`context`, then the extra `contexts`): a sink that takes
+   * packed lines gets slices of them as references, so a run whose prompts carry chunks of a big
+   * context records a small file.
+   */
+  constructor(sink: TrajectorySink, { payloads = [] }: { payloads?: readonly JsonValue[] } = {}) {
     this.#sink = sink;
+    this.#packer = sink.writeLine === undefined ? undefined : new TrajectoryPacker({ payloads });
   }
 
   get path(): string | undefined {
@@ -72,7 +80,9 @@ export class TrajectoryRecorder {
 
   #write(record: TrajectoryRecord): void {
     try {
-      this.#sink.write(record);
+      const writeLine = this.#sink.writeLine?.bind(this.#sink);
+      if (this.#packer === undefined || writeLine === undefined) this.#sink.write(record);
+      else for (const line of this.#packer.pack(record)) writeLine(line);
     } catch {
       // A full disk must not kill the run; the file simply ends early.
     }

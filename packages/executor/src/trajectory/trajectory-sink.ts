@@ -1,4 +1,5 @@
 import type { TrajectoryRecord } from '@rlm/protocol';
+import type { StoredTrajectoryLine } from '@rlm/trace';
 
 /**
  * Where a run tree's trajectory goes, one record at a time, in order. `write` is called
@@ -6,6 +7,12 @@ import type { TrajectoryRecord } from '@rlm/protocol';
  */
 export interface TrajectorySink {
   write(record: TrajectoryRecord): void;
+  /**
+   * Writes a line of the packed format (`@rlm/trace`'s `TrajectoryPacker`: slices of the run's
+   * contexts as references, long texts once). A sink with it gets packed lines instead of
+   * `write`; one without it gets every record whole (stores that keep records as such).
+   */
+  writeLine?(line: StoredTrajectoryLine): void;
   close(): Promise<void>;
   /** The file written, when there is one (reported as `trajectoryPath`). */
   readonly path?: string | undefined;

@@ -1,0 +1,119 @@
+/** Characters per indexed block: a slice is found once it covers one aligned block of a context. */
+export const SLICE_BLOCK_CHARS = 256;
+
+const BASE = 0x01000193;
+
+/** `BASE ** (SLICE_BLOCK_CHARS - 1)` modulo 2³², the weight of the character leaving the window. */
+const OUTGOING_WEIGHT = (() => {
+  let weight = 1;
+  for (let step = 1; step < SLICE_BLOCK_CHARS; step++) weight = Math.imul(weight, BASE);
+  return weight;
+})();
+
+function blockHash(text: string, start: number): number {
+  let hash = 0;
+  for (let at = start; at < start + SLICE_BLOCK_CHARS; at++) {
+    hash = (Math.imul(hash, BASE) + text.charCodeAt(at)) | 0;
+  }
+  return hash;
+}
+
+/** Where a recorded string repeats a context: `text[start, start + length)` equals the context at `offset`. */
+export interface SliceMatch {
+  context: number;
+  start: number;
+  offset: number;
+  length: number;
+}
+
+/**
+ * Finds the slices of a set of contexts that a string embeds, in time linear in the string. The
+ * contexts are indexed once (a hash of each aligned block); a rolling hash over the string looks
+ * every window up, a hit is verified character by character and extended both ways. Any match
+ * at least a block long is found, wherever it starts in the context and in the string.
+ */
+export class ContextSliceIndex {
+  readonly #contexts: readonly string[];
+  #blocks: Map<number, number> | undefined;
+
+  constructor(contexts: readonly string[]) {
+    this.#contexts = contexts;
+  }
+
+  /** The non-overlapping slices of `text` found in the contexts, in order. */
+  matches(text: string): SliceMatch[] {
+    const found: SliceMatch[] = [];
+    if (text.length < SLICE_BLOCK_CHARS) return found;
+    const blocks = this.#index();
+    if (blocks.size === 0) return found;
+    let covered = 0;
+    let start = 0;
+    let hash = blockHash(text, 0);
+    for (;;) {
+      const hit = blocks.get(hash);
+      const match = hit === undefined ? undefined : this.#verify(text, start, hit, covered);
+      let next: number;
+      if (match === undefined) {
+        next = start + 1;
+      } else {
+        found.push(match);
+        covered = match.start + match.length;
+        next = covered;
+      }
+      if (next + SLICE_BLOCK_CHARS > text.length) return found;
+      if (next === start + 1) {
+        hash =
+          (Math.imul(hash - Math.imul(text.charCodeAt(start), OUTGOING_WEIGHT), BASE) +
+            text.charCodeAt(start + SLICE_BLOCK_CHARS)) |
+          0;
+      } else {
+        hash = blockHash(text, next);
+      }
+      start = next;
+    }
+  }
+
+  #verify(text: string, start: number, hit: number, covered: number): SliceMatch | undefined {
+    const context = Math.floor(hit / 2 ** 32);
+    const source = this.#contexts[context] ?? '';
+    const offset = hit % 2 ** 32;
+    for (let step = 0; step < SLICE_BLOCK_CHARS; step++) {
+      if (text.charCodeAt(start + step) !== source.charCodeAt(offset + step)) return undefined;
+    }
+    let before = 0;
+    while (
+      start - before > covered &&
+      offset - before > 0 &&
+      text.charCodeAt(start - before - 1) === source.charCodeAt(offset - before - 1)
+    ) {
+      before++;
+    }
+    let end = SLICE_BLOCK_CHARS;
+    while (
+      start + end < text.length &&
+      text.charCodeAt(start + end) === source.charCodeAt(offset + end)
+    ) {
+      end++;
+    }
+    return { context, start: start - before, offset: offset - before, length: before + end };
+  }
+
+  /** Built on first use, so a run that records nothing long never pays for it. */
+  #index(): Map<number, number> {
+    if (this.#blocks !== undefined) return this.#blocks;
+    const blocks = new Map<number, number>();
+    for (const [context, source] of this.#contexts.entries()) {
+      for (
+        let offset = 0;
+        offset + SLICE_BLOCK_CHARS <= source.length;
+        offset += SLICE_BLOCK_CHARS
+      ) {
+        const hash = blockHash(source, offset);
+        // The first block with a hash wins; a collision only costs a failed verification.
+        if (!blocks.has(hash)) blocks.set(hash, context * 2 ** 32 + offset);
+      }
+    }
+    this.#blocks = blocks;
+    return blocks;
+  }
+}

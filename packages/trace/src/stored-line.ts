@@ -1,0 +1,79 @@
+import { type TrajectoryRecord, trajectoryRecordSchema } from '@rlm/protocol';
+import { z } from 'zod';
+
+/** A short SHA-256 as trajectories write it: `sha256:` and the first 16 hex digits. */
+export const shortHashSchema = z
+  .string()
+  .regex(/^sha256:[0-9a-f]{16}$/, 'expected sha256:<16 hex>');
+
+/**
+ * One piece of a string packed into a trajectory line: literal text, a slice of a context the
+ * trajectory declared (`context` is its `index`), or a text written once on a `text` line.
+ */
+export const packedPartSchema = z.union([
+  z.string(),
+  z.strictObject({
+    context: z.number().int().nonnegative(),
+    offset: z.number().int().nonnegative(),
+    length: z.number().int().positive(),
+    /** The slice's own hash: a reader checks it after cutting the slice. */
+    hash: shortHashSchema,
+  }),
+  z.strictObject({ text: shortHashSchema }),
+]);
+export type PackedPart = z.infer<typeof packedPartSchema>;
+
+/**
+ * A context a trajectory takes slices from: payload `payload` of the run (0 is `context`, 1… the
+ * extra `contexts`), the string at `element` when that payload is an array. Its length and hash
+ * let a reader tell the same context from another one before expanding anything.
+ */
+export const contextLineSchema = z.strictObject({
+  kind: z.literal('context'),
+  index: z.number().int().nonnegative(),
+  payload: z.number().int().nonnegative(),
+  element: z.number().int().nonnegative().optional(),
+  length: z.number().int().nonnegative(),
+  hash: shortHashSchema,
+});
+export type ContextLine = z.infer<typeof contextLineSchema>;
+
+/** A long text written once; later lines refer to it by `hash`. */
+export const textLineSchema = z.strictObject({
+  kind: z.literal('text'),
+  hash: shortHashSchema,
+  text: z.string(),
+});
+export type TextLine = z.infer<typeof textLineSchema>;
+
+/** Where a packed string sits in its record: object keys and array indices from the record's root. */
+export const packedPathSchema = z
+  .array(z.union([z.string(), z.number().int().nonnegative()]))
+  .min(1);
+
+/**
+ * A record with its long strings packed: `record` holds `""` at each `strings[].path`, whose
+ * text is the concatenation of `parts`. The record is checked against the protocol schema once
+ * expanded.
+ */
+export const packedLineSchema = z.strictObject({
+  kind: z.literal('packed'),
+  record: z.record(z.string(), z.unknown()),
+  strings: z
+    .array(z.strictObject({ path: packedPathSchema, parts: z.array(packedPartSchema).min(1) }))
+    .min(1),
+});
+export type PackedLine = z.infer<typeof packedLineSchema>;
+
+/**
+ * One line of a trajectory file as written (format 2): a record as it is, or one of the lines
+ * that keep the file small (a context declaration, a text written once, a packed record).
+ * `readTrajectory` turns these back into `TrajectoryRecord`s.
+ */
+export const storedTrajectoryLineSchema = z.discriminatedUnion('kind', [
+  contextLineSchema,
+  textLineSchema,
+  packedLineSchema,
+  trajectoryRecordSchema,
+]);
+export type StoredTrajectoryLine = ContextLine | TextLine | PackedLine | TrajectoryRecord;

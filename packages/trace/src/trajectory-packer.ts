@@ -1,0 +1,122 @@
+import type { JsonValue, TrajectoryRecord } from '@rlm/protocol';
+import { ContextSliceIndex } from './context-slice-index.js';
+import type { ContextLine, PackedLine, PackedPart, StoredTrajectoryLine } from './stored-line.js';
+import { textHash } from './text-hash.js';
+
+/**
+ * Strings shorter than this are written as they are: a reference or a hash would save little.
+ * @default 1_024
+ */
+export const DEFAULT_PACK_MIN_CHARS = 1_024;
+
+/** Options of `TrajectoryPacker`. */
+export interface TrajectoryPackerOptions {
+  /** The run's payloads in order: `context`, then the extra `contexts`. Their strings (a string payload, or the strings of an array payload) are what slices are taken from. */
+  payloads?: readonly JsonValue[];
+  /** @default DEFAULT_PACK_MIN_CHARS */
+  minChars?: number;
+}
+
+type Path = (string | number)[];
+
+/**
+ * Turns records into the lines of a format-2 trajectory: every string of at least `minChars`
+ * is written as slices of the run's contexts (context, offset, length, hash) and literal text,
+ * and a long literal is written once on a `text` line and referred to by hash after. What a
+ * record needs is written before it (its contexts' declarations, its new texts), so every
+ * prefix of the file reads. One packer per file: a file continued by a new packer (a resumed
+ * run) declares again what it uses, which reads the same.
+ */
+export class TrajectoryPacker {
+  readonly #minChars: number;
+  readonly #contexts: { line: Omit<ContextLine, 'index'>; text: string }[] = [];
+  readonly #index: ContextSliceIndex;
+  readonly #declared = new Set<number>();
+  readonly #written = new Set<string>();
+
+  constructor({ payloads = [], minChars = DEFAULT_PACK_MIN_CHARS }: TrajectoryPackerOptions = {}) {
+    this.#minChars = minChars;
+    for (const [payload, value] of payloads.entries()) {
+      if (typeof value === 'string') this.#addContext(value, { payload });
+      else if (Array.isArray(value)) {
+        for (const [element, item] of value.entries()) {
+          if (typeof item === 'string') this.#addContext(item, { payload, element });
+        }
+      }
+    }
+    this.#index = new ContextSliceIndex(this.#contexts.map((context) => context.text));
+  }
+
+  /** The lines that stand for `record`: any declarations and texts it needs, then the record itself. */
+  pack(record: TrajectoryRecord): StoredTrajectoryLine[] {
+    const before: StoredTrajectoryLine[] = [];
+    const strings: PackedLine['strings'] = [];
+    const packed = this.#walk(record as unknown as JsonValue, [], (path, text) => {
+      strings.push({ path, parts: this.#parts(text, before) });
+    });
+    if (strings.length === 0) return [record];
+    return [...before, { kind: 'packed', record: packed as Record<string, unknown>, strings }];
+  }
+
+  #addContext(text: string, where: { payload: number; element?: number }): void {
+    // Hashing a context is only worth it when it can hold a slice worth referencing.
+    if (text.length < this.#minChars) return;
+    this.#contexts.push({
+      line: { kind: 'context', ...where, length: text.length, hash: '' },
+      text,
+    });
+  }
+
+  #walk(value: JsonValue, path: Path, onLong: (path: Path, text: string) => void): JsonValue {
+    if (typeof value === 'string') {
+      if (value.length < this.#minChars) return value;
+      onLong(path, value);
+      return '';
+    }
+    if (Array.isArray(value))
+      return value.map((item, at) => this.#walk(item, [...path, at], onLong));
+    if (value === null || typeof value !== 'object') return value;
+    const copy: Record<string, JsonValue> = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (item !== undefined) copy[key] = this.#walk(item, [...path, key], onLong);
+    }
+    return copy;
+  }
+
+  #parts(text: string, before: StoredTrajectoryLine[]): PackedPart[] {
+    const parts: PackedPart[] = [];
+    let at = 0;
+    for (const match of this.#index.matches(text)) {
+      if (match.start > at) parts.push(this.#literal(text.slice(at, match.start), before));
+      this.#declare(match.context, before);
+      const slice = text.slice(match.start, match.start + match.length);
+      parts.push({
+        context: match.context,
+        offset: match.offset,
+        length: match.length,
+        hash: textHash(slice),
+      });
+      at = match.start + match.length;
+    }
+    if (at < text.length) parts.push(this.#literal(text.slice(at), before));
+    return parts;
+  }
+
+  #literal(text: string, before: StoredTrajectoryLine[]): PackedPart {
+    if (text.length < this.#minChars) return text;
+    const hash = textHash(text);
+    if (!this.#written.has(hash)) {
+      this.#written.add(hash);
+      before.push({ kind: 'text', hash, text });
+    }
+    return { text: hash };
+  }
+
+  #declare(index: number, before: StoredTrajectoryLine[]): void {
+    if (this.#declared.has(index)) return;
+    this.#declared.add(index);
+    const context = this.#contexts[index];
+    if (context === undefined) return;
+    before.push({ ...context.line, index, hash: textHash(context.text) });
+  }
+}
