@@ -51,7 +51,7 @@ export class ContextSliceIndex {
     let hash = blockHash(text, 0);
     for (;;) {
       const hit = blocks.get(hash);
-      const match = hit === undefined ? undefined : this.#verify(text, start, hit, covered);
+      const match = hit === undefined ? undefined : this.#verify(text, { start, hit, covered });
       let next: number;
       if (match === undefined) {
         next = start + 1;
@@ -73,7 +73,11 @@ export class ContextSliceIndex {
     }
   }
 
-  #verify(text: string, start: number, hit: number, covered: number): SliceMatch | undefined {
+  /** The match around a window at `start` whose hash hit the block at `hit`, not reaching back past `covered`. */
+  #verify(
+    text: string,
+    { start, hit, covered }: { start: number; hit: number; covered: number },
+  ): SliceMatch | undefined {
     const context = Math.floor(hit / 2 ** 32);
     const source = this.#contexts[context] ?? '';
     const offset = hit % 2 ** 32;

@@ -5,7 +5,12 @@ import {
   type TrajectoryRecord,
   trajectoryRecordSchema,
 } from '@rlm/protocol';
-import type { ContextLine, PackedLine, PackedPart, StoredTrajectoryLine } from './stored-line.js';
+import type {
+  ContextDeclaration,
+  PackedLine,
+  PackedPart,
+  StoredTrajectoryLine,
+} from './stored-line.js';
 import { textHash } from './text-hash.js';
 
 /** Options of reading a trajectory whose lines refer to contexts. */
@@ -25,137 +30,20 @@ export interface ExpandTrajectoryOptions {
   missingContext?: 'error' | 'placeholder';
 }
 
-function describeContext(line: ContextLine): string {
+type SlicePart = Exclude<PackedPart, string | { text: string }>;
+
+interface DeclaredContext {
+  line: ContextDeclaration;
+  /** The context's text when the reader holds the recorded one. */
+  text: string | undefined;
+  /** Why it is not held: `not given`, or what was given instead. */
+  problem: string | undefined;
+}
+
+function describeContext(line: ContextDeclaration): string {
   const element = line.element === undefined ? '' : `[${line.element}]`;
   const name = line.payload === 0 ? 'context' : `context_${line.payload}`;
   return `${name}${element} (${line.length} chars, ${line.hash})`;
-}
-
-/**
- * Turns the lines of a trajectory file back into its records: packed strings are rebuilt from
- * their slices and texts, every slice checked against its hash. Lines of format 1 pass through.
- *
- * @throws RlmError `trace.context_missing` when a reference needs a context that was not given
- *   or is not the recorded one (unless `missingContext` is `placeholder`);
- *   `protocol.invalid_message` for a text or context that no earlier line declared, or a record
- *   that is not one once expanded
- */
-export function expandTrajectory(
-  lines: readonly StoredTrajectoryLine[],
-  { payloads = [], missingContext = 'error' }: ExpandTrajectoryOptions = {},
-): TrajectoryRecord[] {
-  const contexts = new Map<
-    number,
-    { line: ContextLine; text: string | undefined; problem: string | undefined }
-  >();
-  const texts = new Map<string, string>();
-  const records: TrajectoryRecord[] = [];
-
-  function sourceOf(line: ContextLine): { text: string | undefined; problem: string | undefined } {
-    const payload = payloads[line.payload];
-    const value =
-      line.element === undefined
-        ? payload
-        : Array.isArray(payload)
-          ? payload[line.element]
-          : undefined;
-    if (payload === undefined) return { text: undefined, problem: 'not given' };
-    if (typeof value !== 'string')
-      return { text: undefined, problem: 'given, but not a string there' };
-    if (value.length !== line.length || textHash(value) !== line.hash) {
-      return {
-        text: undefined,
-        problem: `given, but it is a different one (${value.length} chars, ${textHash(value)})`,
-      };
-    }
-    return { text: value, problem: undefined };
-  }
-
-  function expandPart(part: PackedPart, at: string): string {
-    if (typeof part === 'string') return part;
-    if ('text' in part) {
-      const text = texts.get(part.text);
-      if (text === undefined) throw invalid(`${at}: text ${part.text} is not on an earlier line`);
-      return text;
-    }
-    const context = contexts.get(part.context);
-    if (context === undefined)
-      throw invalid(`${at}: context ${part.context} is not declared on an earlier line`);
-    if (context.text === undefined) {
-      const what = `${describeContext(context.line)}, ${context.problem}`;
-      if (missingContext === 'placeholder') {
-        return `[${part.length} chars of ${describeContext(context.line)} from offset ${part.offset}: that context was ${context.problem}]`;
-      }
-      throw new RlmError({
-        code: 'trace.context_missing',
-        message: `The trajectory refers to ${what}: pass the recorded run's context to read it`,
-        details: {
-          context: context.line.payload,
-          element: context.line.element ?? null,
-          length: context.line.length,
-          hash: context.line.hash,
-          given: context.problem === 'not given' ? null : (context.problem ?? null),
-        },
-      });
-    }
-    const slice = context.text.slice(part.offset, part.offset + part.length);
-    if (slice.length !== part.length || textHash(slice) !== part.hash) {
-      throw invalid(
-        `${at}: the slice at ${part.offset} (${part.length} chars) of ${describeContext(context.line)} does not match its hash ${part.hash}`,
-      );
-    }
-    return slice;
-  }
-
-  function unpack(line: PackedLine, number: number): unknown {
-    const record = structuredClone(line.record) as Record<string, unknown>;
-    for (const { path, parts } of line.strings) {
-      const at = `record ${number}, ${path.join('.')}`;
-      const text = parts.map((part) => expandPart(part, at)).join('');
-      setAt(record, path, text, at);
-    }
-    return record;
-  }
-
-  for (const [position, line] of lines.entries()) {
-    if (line.kind === 'context') {
-      contexts.set(line.index, { line, ...sourceOf(line) });
-    } else if (line.kind === 'text') {
-      texts.set(line.hash, line.text);
-    } else if (line.kind === 'packed') {
-      const parsed = trajectoryRecordSchema.safeParse(unpack(line, position + 1));
-      if (!parsed.success) {
-        throw invalid(
-          ...describeIssues(parsed.error).map((issue) => `record ${position + 1}: ${issue}`),
-        );
-      }
-      records.push(parsed.data);
-    } else {
-      records.push(line);
-    }
-  }
-  return records;
-}
-
-function setAt(
-  record: Record<string, unknown>,
-  path: readonly (string | number)[],
-  text: string,
-  at: string,
-): void {
-  let target: unknown = record;
-  for (const key of path.slice(0, -1)) {
-    target = (target as Record<string | number, unknown> | null)?.[key];
-  }
-  const last = path.at(-1) as string | number;
-  if (
-    target === null ||
-    typeof target !== 'object' ||
-    (target as Record<string | number, unknown>)[last] !== ''
-  ) {
-    throw invalid(`${at}: the record has no empty string there to fill`);
-  }
-  (target as Record<string | number, unknown>)[last] = text;
 }
 
 function invalid(...issues: string[]): RlmError<'protocol.invalid_message'> {
@@ -164,4 +52,149 @@ function invalid(...issues: string[]): RlmError<'protocol.invalid_message'> {
     message: `Invalid trajectory: ${issues.join('; ')}`,
     details: { issues },
   });
+}
+
+/** The recorded context a declaration names, when `payloads` holds it. */
+function declaredContext(
+  line: ContextDeclaration,
+  payloads: readonly JsonValue[],
+): DeclaredContext {
+  const payload = payloads[line.payload];
+  if (payload === undefined) return { line, text: undefined, problem: 'not given' };
+  const value =
+    line.element === undefined
+      ? payload
+      : Array.isArray(payload)
+        ? payload[line.element]
+        : undefined;
+  if (typeof value !== 'string') {
+    return { line, text: undefined, problem: 'given, but it holds no string there' };
+  }
+  const hash = value.length === line.length ? textHash(value) : undefined;
+  if (hash !== line.hash) {
+    const actual = `${value.length} chars, ${hash ?? textHash(value)}`;
+    return { line, text: undefined, problem: `given, but it is a different one (${actual})` };
+  }
+  return { line, text: value, problem: undefined };
+}
+
+/** Puts `text` where a packed line left an empty string. */
+function fill(record: Record<string, unknown>, path: readonly (string | number)[], text: string) {
+  let target: unknown = record;
+  for (const key of path.slice(0, -1)) {
+    target = (target as Record<string | number, unknown> | null)?.[key];
+  }
+  const last = path.at(-1) as string | number;
+  const holder = target as Record<string | number, unknown> | null;
+  if (holder === null || typeof holder !== 'object' || !Object.hasOwn(holder, last)) return false;
+  if (holder[last] !== '') return false;
+  holder[last] = text;
+  return true;
+}
+
+/** Reads lines in order, keeping the contexts and texts declared so far. */
+class Expander {
+  readonly #contexts = new Map<number, DeclaredContext>();
+  readonly #texts = new Map<string, string>();
+  readonly #payloads: readonly JsonValue[];
+  readonly #missing: 'error' | 'placeholder';
+
+  constructor({ payloads = [], missingContext = 'error' }: ExpandTrajectoryOptions) {
+    this.#payloads = payloads;
+    this.#missing = missingContext;
+  }
+
+  /** The record a line stands for, if it stands for one. */
+  read(line: StoredTrajectoryLine, position: number): TrajectoryRecord {
+    if (line.kind !== 'packed') return line;
+    for (const declaration of line.contexts ?? []) {
+      this.#contexts.set(declaration.index, declaredContext(declaration, this.#payloads));
+    }
+    const parsed = trajectoryRecordSchema.safeParse(this.#unpack(line, `record ${position}`));
+    if (parsed.success) return parsed.data;
+    throw invalid(...describeIssues(parsed.error).map((issue) => `record ${position}: ${issue}`));
+  }
+
+  #unpack(line: PackedLine, where: string): unknown {
+    const record = structuredClone(line.record);
+    for (const { path, parts } of line.strings) {
+      const at = `${where}, ${path.join('.')}`;
+      const text = parts.map((part) => this.#part(part, at)).join('');
+      if (!fill(record, path, text)) throw invalid(`${at}: the record has no empty string there`);
+    }
+    return record;
+  }
+
+  #part(part: PackedPart, at: string): string {
+    if (typeof part === 'string') return part;
+    if ('text' in part) {
+      if (part.value !== undefined) {
+        if (textHash(part.value) !== part.text) {
+          throw invalid(`${at}: a text does not match its hash ${part.text}`);
+        }
+        this.#texts.set(part.text, part.value);
+        return part.value;
+      }
+      const text = this.#texts.get(part.text);
+      if (text === undefined)
+        throw invalid(`${at}: text ${part.text} is on no earlier line (a file cut before it?)`);
+      return text;
+    }
+    return this.#slice(part, at);
+  }
+
+  #slice(part: SlicePart, at: string): string {
+    const context = this.#contexts.get(part.context);
+    if (context === undefined) {
+      throw invalid(`${at}: context ${part.context} is declared on no earlier line`);
+    }
+    if (context.text === undefined) return this.#missingSlice(part, context);
+    const slice = context.text.slice(part.offset, part.offset + part.length);
+    if (slice.length !== part.length || textHash(slice) !== part.hash) {
+      const what = `the slice at ${part.offset} (${part.length} chars) of ${describeContext(context.line)}`;
+      throw invalid(`${at}: ${what} does not match its hash ${part.hash}`);
+    }
+    return slice;
+  }
+
+  #missingSlice(part: SlicePart, { line, problem = 'not given' }: DeclaredContext): string {
+    const name = describeContext(line);
+    if (this.#missing === 'placeholder') {
+      return `[${part.length} chars of ${name} from offset ${part.offset}: that context was ${problem}]`;
+    }
+    throw new RlmError({
+      code: 'trace.context_missing',
+      message: `The trajectory refers to ${name}, ${problem}: pass the recorded run's context to read it`,
+      details: {
+        context: line.payload,
+        element: line.element ?? null,
+        length: line.length,
+        hash: line.hash,
+        given: problem === 'not given' ? null : problem,
+      },
+    });
+  }
+}
+
+/**
+ * Turns the lines of a trajectory file back into its records: packed strings are rebuilt from
+ * their slices and texts, every slice checked against its hash. Lines of format 1 pass through.
+ *
+ * @throws RlmError `trace.context_missing` when a reference needs a context that was not given
+ *   or is not the recorded one (unless `missingContext` is `placeholder`);
+ *   `protocol.invalid_message` for a text or context that no earlier line declared, a slice that
+ *   does not match its hash, or a record that is not one once expanded
+ * @example
+ * const records = expandTrajectory(lines, { payloads: [context] });
+ */
+export function expandTrajectory(
+  lines: readonly StoredTrajectoryLine[],
+  options: ExpandTrajectoryOptions = {},
+): TrajectoryRecord[] {
+  const expander = new Expander(options);
+  const records: TrajectoryRecord[] = [];
+  for (const [position, line] of lines.entries()) {
+    records.push(expander.read(line, position + 1));
+  }
+  return records;
 }

@@ -29,16 +29,14 @@ export {
 } from './recorded-exchanges.js';
 export { type ResponseReplay, replayingModel, responseReplay } from './response-replay.js';
 export {
-  type ContextLine,
-  contextLineSchema,
+  type ContextDeclaration,
+  contextDeclarationSchema,
   type PackedLine,
   type PackedPart,
   packedLineSchema,
   packedPartSchema,
   type StoredTrajectoryLine,
   storedTrajectoryLineSchema,
-  type TextLine,
-  textLineSchema,
 } from './stored-line.js';
 export {
   findTrajectoryHeader,

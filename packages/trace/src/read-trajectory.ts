@@ -6,8 +6,7 @@ import { type StoredTrajectoryLine, storedTrajectoryLineSchema } from './stored-
 
 /**
  * Parses trajectory JSONL text into its lines as written, each checked against the format's
- * schemas (records, and the context, text and packed lines of format 2), without expanding
- * anything. A last line cut short by a crash is dropped.
+ * schemas (records, and the packed records of format 2), without expanding anything. A last line cut short by a crash is dropped.
  */
 export function safeParseTrajectoryLines(text: string): JsonLinesResult<StoredTrajectoryLine> {
   return safeParseJsonLines(text, storedTrajectoryLineSchema);
@@ -35,13 +34,7 @@ export function safeParseTrajectory(
   if (!result.value.some((line) => line.kind === 'packed')) {
     return { ...result, value: result.value as TrajectoryRecord[] };
   }
-  const value = expandTrajectory(result.value, options);
-  // A packed line is one record, and context and text lines are none: keep each record's line.
-  const lines = result.lines.filter((_, at) => {
-    const kind = result.value[at]?.kind;
-    return kind !== 'context' && kind !== 'text';
-  });
-  return { ok: true, value, lines, truncated: result.truncated };
+  return { ...result, value: expandTrajectory(result.value, options) };
 }
 
 /**

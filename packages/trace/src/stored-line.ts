@@ -7,8 +7,9 @@ export const shortHashSchema = z
   .regex(/^sha256:[0-9a-f]{16}$/, 'expected sha256:<16 hex>');
 
 /**
- * One piece of a string packed into a trajectory line: literal text, a slice of a context the
- * trajectory declared (`context` is its `index`), or a text written once on a `text` line.
+ * One piece of a string packed into a trajectory line: literal text; a slice of a context the
+ * file declared (`context` is its `index`); a long text with its hash (`value`), the first time
+ * the file holds it; or that hash alone, every time after.
  */
 export const packedPartSchema = z.union([
   z.string(),
@@ -19,7 +20,7 @@ export const packedPartSchema = z.union([
     /** The slice's own hash: a reader checks it after cutting the slice. */
     hash: shortHashSchema,
   }),
-  z.strictObject({ text: shortHashSchema }),
+  z.strictObject({ text: shortHashSchema, value: z.string().optional() }),
 ]);
 export type PackedPart = z.infer<typeof packedPartSchema>;
 
@@ -28,23 +29,14 @@ export type PackedPart = z.infer<typeof packedPartSchema>;
  * extra `contexts`), the string at `element` when that payload is an array. Its length and hash
  * let a reader tell the same context from another one before expanding anything.
  */
-export const contextLineSchema = z.strictObject({
-  kind: z.literal('context'),
+export const contextDeclarationSchema = z.strictObject({
   index: z.number().int().nonnegative(),
   payload: z.number().int().nonnegative(),
   element: z.number().int().nonnegative().optional(),
   length: z.number().int().nonnegative(),
   hash: shortHashSchema,
 });
-export type ContextLine = z.infer<typeof contextLineSchema>;
-
-/** A long text written once; later lines refer to it by `hash`. */
-export const textLineSchema = z.strictObject({
-  kind: z.literal('text'),
-  hash: shortHashSchema,
-  text: z.string(),
-});
-export type TextLine = z.infer<typeof textLineSchema>;
+export type ContextDeclaration = z.infer<typeof contextDeclarationSchema>;
 
 /** Where a packed string sits in its record: object keys and array indices from the record's root. */
 export const packedPathSchema = z
@@ -52,12 +44,14 @@ export const packedPathSchema = z
   .min(1);
 
 /**
- * A record with its long strings packed: `record` holds `""` at each `strings[].path`, whose
- * text is the concatenation of `parts`. The record is checked against the protocol schema once
- * expanded.
+ * A record with its long strings packed (format 2): `record` holds `""` at each
+ * `strings[].path`, whose text is the concatenation of `parts`; `contexts` declares the contexts
+ * its slices are the first in the file to use. Still one line per record, so a file cut after
+ * any line is a readable prefix. The record is checked against the protocol schema once expanded.
  */
 export const packedLineSchema = z.strictObject({
   kind: z.literal('packed'),
+  contexts: z.array(contextDeclarationSchema).optional(),
   record: z.record(z.string(), z.unknown()),
   strings: z
     .array(z.strictObject({ path: packedPathSchema, parts: z.array(packedPartSchema).min(1) }))
@@ -66,14 +60,11 @@ export const packedLineSchema = z.strictObject({
 export type PackedLine = z.infer<typeof packedLineSchema>;
 
 /**
- * One line of a trajectory file as written (format 2): a record as it is, or one of the lines
- * that keep the file small (a context declaration, a text written once, a packed record).
+ * One line of a trajectory file as written: a record as it is, or a packed record (format 2).
  * `readTrajectory` turns these back into `TrajectoryRecord`s.
  */
 export const storedTrajectoryLineSchema = z.discriminatedUnion('kind', [
-  contextLineSchema,
-  textLineSchema,
   packedLineSchema,
   trajectoryRecordSchema,
 ]);
-export type StoredTrajectoryLine = ContextLine | TextLine | PackedLine | TrajectoryRecord;
+export type StoredTrajectoryLine = PackedLine | TrajectoryRecord;

@@ -41,7 +41,7 @@ function jsonl(lines: readonly unknown[]): string {
 
 function pack(records: readonly TrajectoryRecord[], payloads: readonly JsonValue[]): string {
   const packer = new TrajectoryPacker({ payloads });
-  return jsonl(records.flatMap((record) => packer.pack(record)));
+  return jsonl(records.map((record) => packer.pack(record)));
 }
 
 describe('TrajectoryPacker', () => {
@@ -56,7 +56,7 @@ describe('TrajectoryPacker', () => {
     );
     const text = pack(records, [context]);
     expect(text.length).toBeLessThan(2_000);
-    expect(text).toContain('"kind":"context"');
+    expect(text.split('"contexts":')).toHaveLength(2);
     expect(parseTrajectory(text, { payloads: [context] })).toEqual(records);
   });
 
@@ -65,7 +65,8 @@ describe('TrajectoryPacker', () => {
     const records = [exchange('a', 'one', system), exchange('b', 'two', system)];
     const text = pack(records, []);
     expect(text.length).toBeLessThan(system.length + 2_000);
-    expect(text.split('"kind":"text"')).toHaveLength(2);
+    expect(text.split('"value":')).toHaveLength(2);
+    expect(text.trim().split('\n')).toHaveLength(2);
     expect(parseTrajectory(text)).toEqual(records);
   });
 
@@ -109,7 +110,7 @@ describe('TrajectoryPacker', () => {
 
   it('refuses a slice whose hash does not match the context', () => {
     const packer = new TrajectoryPacker({ payloads: [context] });
-    const lines = packer.pack(exchange('a', context.slice(1_000, 9_000)));
+    const lines = [packer.pack(exchange('a', context.slice(1_000, 9_000)))];
     const tampered = JSON.parse(JSON.stringify(lines).replace(/"offset":\d+/, '"offset":5'));
     expect(() => expandTrajectory(tampered, { payloads: [context] })).toThrow(
       expect.objectContaining({ code: 'protocol.invalid_message' }),
@@ -134,7 +135,7 @@ describe('TrajectoryPacker', () => {
       fc.property(fc.array(recorded, { minLength: 1, maxLength: 4 }), (contents) => {
         const records = contents.map((content, i) => exchange(`c${i}`, content, content));
         const packer = new TrajectoryPacker({ payloads: [source], minChars: 300 });
-        const lines = records.flatMap((record) => packer.pack(record));
+        const lines = records.map((record) => packer.pack(record));
         expect(expandTrajectory(JSON.parse(JSON.stringify(lines)), { payloads: [source] })).toEqual(
           records,
         );

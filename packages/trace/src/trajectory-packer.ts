@@ -1,6 +1,11 @@
 import type { JsonValue, TrajectoryRecord } from '@rlm/protocol';
 import { ContextSliceIndex } from './context-slice-index.js';
-import type { ContextLine, PackedLine, PackedPart, StoredTrajectoryLine } from './stored-line.js';
+import type {
+  ContextDeclaration,
+  PackedLine,
+  PackedPart,
+  StoredTrajectoryLine,
+} from './stored-line.js';
 import { textHash } from './text-hash.js';
 
 /**
@@ -19,17 +24,23 @@ export interface TrajectoryPackerOptions {
 
 type Path = (string | number)[];
 
+/** A context slices can be taken from, and its declaration once computed. */
+interface IndexedContext {
+  where: Pick<ContextDeclaration, 'payload' | 'element'>;
+  text: string;
+}
+
 /**
  * Turns records into the lines of a format-2 trajectory: every string of at least `minChars`
  * is written as slices of the run's contexts (context, offset, length, hash) and literal text,
- * and a long literal is written once on a `text` line and referred to by hash after. What a
- * record needs is written before it (its contexts' declarations, its new texts), so every
- * prefix of the file reads. One packer per file: a file continued by a new packer (a resumed
- * run) declares again what it uses, which reads the same.
+ * and a long literal is written with its hash the first time and as the hash alone after. Still
+ * one line per record, each declaring the contexts it is the first to use, so every prefix of
+ * the file reads. One packer per file: a file continued by a new packer (a resumed run)
+ * declares again what it uses, which reads the same.
  */
 export class TrajectoryPacker {
   readonly #minChars: number;
-  readonly #contexts: { line: Omit<ContextLine, 'index'>; text: string }[] = [];
+  readonly #contexts: IndexedContext[] = [];
   readonly #index: ContextSliceIndex;
   readonly #declared = new Set<number>();
   readonly #written = new Set<string>();
@@ -47,24 +58,25 @@ export class TrajectoryPacker {
     this.#index = new ContextSliceIndex(this.#contexts.map((context) => context.text));
   }
 
-  /** The lines that stand for `record`: any declarations and texts it needs, then the record itself. */
-  pack(record: TrajectoryRecord): StoredTrajectoryLine[] {
-    const before: StoredTrajectoryLine[] = [];
+  /** The line that stands for `record`: the record itself when it has no long string. */
+  pack(record: TrajectoryRecord): StoredTrajectoryLine {
+    const contexts: ContextDeclaration[] = [];
     const strings: PackedLine['strings'] = [];
     const packed = this.#walk(record as unknown as JsonValue, [], (path, text) => {
-      strings.push({ path, parts: this.#parts(text, before) });
+      strings.push({ path, parts: this.#parts(text, contexts) });
     });
-    if (strings.length === 0) return [record];
-    return [...before, { kind: 'packed', record: packed as Record<string, unknown>, strings }];
+    if (strings.length === 0) return record;
+    return {
+      kind: 'packed',
+      ...(contexts.length === 0 ? {} : { contexts }),
+      record: packed as Record<string, unknown>,
+      strings,
+    };
   }
 
-  #addContext(text: string, where: { payload: number; element?: number }): void {
-    // Hashing a context is only worth it when it can hold a slice worth referencing.
-    if (text.length < this.#minChars) return;
-    this.#contexts.push({
-      line: { kind: 'context', ...where, length: text.length, hash: '' },
-      text,
-    });
+  #addContext(text: string, where: IndexedContext['where']): void {
+    // A context shorter than a packed string cannot hold a slice worth referencing.
+    if (text.length >= this.#minChars) this.#contexts.push({ where, text });
   }
 
   #walk(value: JsonValue, path: Path, onLong: (path: Path, text: string) => void): JsonValue {
@@ -83,12 +95,12 @@ export class TrajectoryPacker {
     return copy;
   }
 
-  #parts(text: string, before: StoredTrajectoryLine[]): PackedPart[] {
+  #parts(text: string, contexts: ContextDeclaration[]): PackedPart[] {
     const parts: PackedPart[] = [];
     let at = 0;
     for (const match of this.#index.matches(text)) {
-      if (match.start > at) parts.push(this.#literal(text.slice(at, match.start), before));
-      this.#declare(match.context, before);
+      if (match.start > at) parts.push(this.#literal(text.slice(at, match.start)));
+      this.#declare(match.context, contexts);
       const slice = text.slice(match.start, match.start + match.length);
       parts.push({
         context: match.context,
@@ -98,25 +110,27 @@ export class TrajectoryPacker {
       });
       at = match.start + match.length;
     }
-    if (at < text.length) parts.push(this.#literal(text.slice(at), before));
+    if (at < text.length) parts.push(this.#literal(text.slice(at)));
     return parts;
   }
 
-  #literal(text: string, before: StoredTrajectoryLine[]): PackedPart {
+  #literal(text: string): PackedPart {
     if (text.length < this.#minChars) return text;
     const hash = textHash(text);
-    if (!this.#written.has(hash)) {
-      this.#written.add(hash);
-      before.push({ kind: 'text', hash, text });
-    }
-    return { text: hash };
+    if (this.#written.has(hash)) return { text: hash };
+    this.#written.add(hash);
+    return { text: hash, value: text };
   }
 
-  #declare(index: number, before: StoredTrajectoryLine[]): void {
-    if (this.#declared.has(index)) return;
-    this.#declared.add(index);
+  #declare(index: number, contexts: ContextDeclaration[]): void {
     const context = this.#contexts[index];
-    if (context === undefined) return;
-    before.push({ ...context.line, index, hash: textHash(context.text) });
+    if (context === undefined || this.#declared.has(index)) return;
+    this.#declared.add(index);
+    contexts.push({
+      index,
+      ...context.where,
+      length: context.text.length,
+      hash: textHash(context.text),
+    });
   }
 }
