@@ -5,6 +5,7 @@ import {
   type TrajectoryRecord,
   trajectoryRecordSchema,
 } from '@rlm/protocol';
+import { applyDelta, deltaKey, withCallId, withoutCallId } from './record-delta.js';
 import type {
   ContextDeclaration,
   PackedLine,
@@ -96,6 +97,8 @@ function fill(record: Record<string, unknown>, path: readonly (string | number)[
 class Expander {
   readonly #contexts = new Map<number, DeclaredContext>();
   readonly #texts = new Map<string, string>();
+  /** The last record of each kind (without its call id), which the next packed one may change. */
+  readonly #last = new Map<string, unknown>();
   readonly #payloads: readonly JsonValue[];
   readonly #missing: 'error' | 'placeholder';
 
@@ -106,23 +109,35 @@ class Expander {
 
   /** The record a line stands for, if it stands for one. */
   read(line: StoredTrajectoryLine, position: number): TrajectoryRecord {
-    if (line.kind !== 'packed') return line;
+    if (line.kind === 'packed') return this.#unpack(line, `record ${position}`);
+    this.#last.set(deltaKey(line), withoutCallId(line as never).record);
+    return line;
+  }
+
+  #unpack(line: PackedLine, where: string): TrajectoryRecord {
     for (const declaration of line.contexts ?? []) {
       this.#contexts.set(declaration.index, declaredContext(declaration, this.#payloads));
     }
-    const parsed = trajectoryRecordSchema.safeParse(this.#unpack(line, `record ${position}`));
-    if (parsed.success) return parsed.data;
-    throw invalid(...describeIssues(parsed.error).map((issue) => `record ${position}: ${issue}`));
-  }
-
-  #unpack(line: PackedLine, where: string): unknown {
-    const record = structuredClone(line.record);
-    for (const { path, parts } of line.strings) {
+    const set = structuredClone(line.record);
+    for (const { path, parts } of line.strings ?? []) {
       const at = `${where}, ${path.join('.')}`;
       const text = parts.map((part) => this.#part(part, at)).join('');
-      if (!fill(record, path, text)) throw invalid(`${at}: the record has no empty string there`);
+      if (!fill(set, path, text)) throw invalid(`${at}: the record has no empty string there`);
     }
-    return record;
+    let record: unknown = set;
+    if (line.of !== undefined) {
+      const base = this.#last.get(line.of);
+      if (base === undefined) {
+        throw invalid(`${where}: it changes the previous ${line.of} record, and none came before`);
+      }
+      record = applyDelta(base, set, line.unset ?? []);
+    }
+    const parsed = trajectoryRecordSchema.safeParse(withCallId(record, line.call));
+    if (parsed.success) {
+      this.#last.set(deltaKey(parsed.data), record);
+      return parsed.data;
+    }
+    throw invalid(...describeIssues(parsed.error).map((issue) => `${where}: ${issue}`));
   }
 
   #part(part: PackedPart, at: string): string {

@@ -44,18 +44,25 @@ export const packedPathSchema = z
   .min(1);
 
 /**
- * A record with its long strings packed (format 2): `record` holds `""` at each
- * `strings[].path`, whose text is the concatenation of `parts`; `contexts` declares the contexts
- * its slices are the first in the file to use. Still one line per record, so a file cut after
- * any line is a readable prefix. The record is checked against the protocol schema once expanded.
+ * A record packed (format 2). With `of`, `record` holds only what changed since the previous
+ * record of that kind in the file (`of` is `event:<type>` or the record's `kind`; keys in
+ * `unset` are gone); without it, the whole record. Its long strings are `""` at each
+ * `strings[].path` (relative to `record`), their text the concatenation of `parts`; `contexts`
+ * declares the contexts its slices are the first in the file to use. Still one line per record,
+ * so a file cut after any line is a readable prefix. The record is checked against the protocol
+ * schema once expanded.
  */
 export const packedLineSchema = z.strictObject({
   kind: z.literal('packed'),
+  of: z.string().min(1).optional(),
+  /** The record's call id is `<runId>:<call>` (the executor's form), left out of `record`. */
+  call: z.number().int().nonnegative().optional(),
   contexts: z.array(contextDeclarationSchema).optional(),
   record: z.record(z.string(), z.unknown()),
+  unset: z.array(z.array(z.string()).min(1)).optional(),
   strings: z
     .array(z.strictObject({ path: packedPathSchema, parts: z.array(packedPartSchema).min(1) }))
-    .min(1),
+    .optional(),
 });
 export type PackedLine = z.infer<typeof packedLineSchema>;
 

@@ -1,5 +1,6 @@
 import type { JsonValue, TrajectoryRecord } from '@rlm/protocol';
 import { ContextSliceIndex } from './context-slice-index.js';
+import { deltaKey, recordDelta, withoutCallId } from './record-delta.js';
 import type {
   ContextDeclaration,
   PackedLine,
@@ -44,6 +45,7 @@ export class TrajectoryPacker {
   readonly #index: ContextSliceIndex;
   readonly #declared = new Set<number>();
   readonly #written = new Set<string>();
+  readonly #last = new Map<string, Record<string, JsonValue>>();
 
   constructor({ payloads = [], minChars = DEFAULT_PACK_MIN_CHARS }: TrajectoryPackerOptions = {}) {
     this.#minChars = minChars;
@@ -58,19 +60,33 @@ export class TrajectoryPacker {
     this.#index = new ContextSliceIndex(this.#contexts.map((context) => context.text));
   }
 
-  /** The line that stands for `record`: the record itself when it has no long string. */
+  /**
+   * The line that stands for `record`: what changed since the previous record of its kind, its
+   * long strings packed; the record itself when it is the first of its kind and has no long
+   * string.
+   */
   pack(record: TrajectoryRecord): StoredTrajectoryLine {
+    const { record: json, call } = withoutCallId(
+      JSON.parse(JSON.stringify(record)) as Record<string, JsonValue>,
+    );
+    const key = deltaKey(record);
+    const base = this.#last.get(key);
+    this.#last.set(key, json);
+    const { set, unset } = base === undefined ? { set: json, unset: [] } : recordDelta(base, json);
     const contexts: ContextDeclaration[] = [];
-    const strings: PackedLine['strings'] = [];
-    const packed = this.#walk(record as unknown as JsonValue, [], (path, text) => {
+    const strings: NonNullable<PackedLine['strings']> = [];
+    const packed = this.#walk(set, [], (path, text) => {
       strings.push({ path, parts: this.#parts(text, contexts) });
     });
-    if (strings.length === 0) return record;
+    if (base === undefined && call === undefined && strings.length === 0) return record;
     return {
       kind: 'packed',
+      ...(base === undefined ? {} : { of: key }),
+      ...(call === undefined ? {} : { call }),
       ...(contexts.length === 0 ? {} : { contexts }),
       record: packed as Record<string, unknown>,
-      strings,
+      ...(unset.length === 0 ? {} : { unset }),
+      ...(strings.length === 0 ? {} : { strings }),
     };
   }
 

@@ -82,7 +82,7 @@ export class TrajectoryRecorder {
     try {
       const writeLine = this.#sink.writeLine?.bind(this.#sink);
       if (this.#packer === undefined || writeLine === undefined) this.#sink.write(record);
-      else writeLine(this.#packer.pack(record));
+      else writeLine(this.#packer.pack(record), record);
     } catch {
       // A full disk must not kill the run; the file simply ends early.
     }

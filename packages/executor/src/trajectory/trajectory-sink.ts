@@ -10,9 +10,10 @@ export interface TrajectorySink {
   /**
    * Writes a line of the packed format (`@rlm/trace`'s `TrajectoryPacker`: slices of the run's
    * contexts as references, long texts once). A sink with it gets packed lines instead of
-   * `write`; one without it gets every record whole (stores that keep records as such).
+   * `write`, each with the record it stands for; one without it gets every record whole (stores
+   * that keep records as such).
    */
-  writeLine?(line: StoredTrajectoryLine): void;
+  writeLine?(line: StoredTrajectoryLine, record: TrajectoryRecord): void;
   close(): Promise<void>;
   /** The file written, when there is one (reported as `trajectoryPath`). */
   readonly path?: string | undefined;

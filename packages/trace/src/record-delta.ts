@@ -1,0 +1,111 @@
+import type { JsonValue, TrajectoryRecord } from '@rlm/protocol';
+
+type JsonObject = { [key: string]: JsonValue };
+
+/** A path of object keys from a record's root. */
+export type KeyPath = string[];
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function sameJson(left: JsonValue, right: JsonValue): boolean {
+  if (left === right) return true;
+  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) {
+    return false;
+  }
+  return JSON.stringify(left) === JSON.stringify(right);
+}
+
+/**
+ * What a record has in common with the previous one of its kind: records of one kind (a
+ * sub-call's events, model exchanges) repeat their run ids, models and usage shapes, so a line
+ * keeps only what changed. The key a record is a change of.
+ */
+export function deltaKey(record: TrajectoryRecord): string {
+  return record.kind === 'event' ? `event:${record.event.type}` : record.kind;
+}
+
+/**
+ * The change from `base` to `next`: `set` holds what differs (objects compared key by key,
+ * anything else replaced whole), `unset` the keys `next` no longer has.
+ */
+export function recordDelta(
+  base: JsonObject,
+  next: JsonObject,
+): { set: JsonObject; unset: KeyPath[] } {
+  const unset: KeyPath[] = [];
+  const changes = (from: JsonObject, to: JsonObject, path: KeyPath): JsonObject => {
+    const into: JsonObject = {};
+    for (const key of Object.keys(from)) {
+      if (!Object.hasOwn(to, key)) unset.push([...path, key]);
+    }
+    for (const [key, value] of Object.entries(to)) {
+      const before = Object.hasOwn(from, key) ? from[key] : undefined;
+      if (isObject(before) && isObject(value)) {
+        const inner = changes(before, value, [...path, key]);
+        if (Object.keys(inner).length > 0) into[key] = inner;
+      } else if (before === undefined || !sameJson(before, value)) {
+        into[key] = value;
+      }
+    }
+    return into;
+  };
+  return { set: changes(base, next, []), unset };
+}
+
+/** `base` changed by `set` and `unset` (the inverse of `recordDelta`), as a new object. */
+export function applyDelta(base: unknown, set: unknown, unset: readonly KeyPath[]): unknown {
+  const merge = (from: unknown, change: unknown): unknown => {
+    if (!isObject(from) || !isObject(change)) return change;
+    const result: Record<string, unknown> = { ...from };
+    for (const [key, value] of Object.entries(change)) {
+      result[key] = Object.hasOwn(result, key) ? merge(result[key], value) : value;
+    }
+    return result;
+  };
+  const result = merge(structuredClone(base), set);
+  for (const path of unset) {
+    let holder: unknown = result;
+    for (const key of path.slice(0, -1)) {
+      holder = isObject(holder) && Object.hasOwn(holder, key) ? holder[key] : undefined;
+    }
+    const last = path.at(-1);
+    if (isObject(holder) && last !== undefined) delete holder[last];
+  }
+  return result;
+}
+
+/**
+ * Where a record keeps its call id, when it has one: events and exchanges name model and
+ * sub-calls `<runId>:<n>`, so a line can keep `n` alone.
+ */
+function callHolder(record: JsonObject): JsonObject | undefined {
+  const holder = record['kind'] === 'event' ? record['event'] : record;
+  return isObject(holder) && typeof holder['runId'] === 'string' ? holder : undefined;
+}
+
+/**
+ * The record without its call id when that id is `<runId>:<n>` (the executor's), and `n`; the
+ * record as it is otherwise. Deltas are taken between records in this form.
+ */
+export function withoutCallId(record: JsonObject): { record: JsonObject; call?: number } {
+  const holder = callHolder(record);
+  const callId = holder?.['callId'];
+  if (holder === undefined || typeof callId !== 'string') return { record };
+  const prefix = `${String(holder['runId'])}:`;
+  const suffix = callId.startsWith(prefix) ? callId.slice(prefix.length) : '';
+  if (!/^(0|[1-9]\d{0,14})$/.test(suffix)) return { record };
+  const copy = structuredClone(record);
+  delete (callHolder(copy) as JsonObject)['callId'];
+  return { record: copy, call: Number(suffix) };
+}
+
+/** The inverse of `withoutCallId`. */
+export function withCallId(record: unknown, call: number | undefined): unknown {
+  if (call === undefined || !isObject(record)) return record;
+  const copy = structuredClone(record);
+  const holder = callHolder(copy);
+  if (holder !== undefined) holder['callId'] = `${String(holder['runId'])}:${call}`;
+  return copy;
+}
