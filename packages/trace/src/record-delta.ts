@@ -35,23 +35,30 @@ export function recordDelta(
   next: JsonObject,
 ): { set: JsonObject; unset: KeyPath[] } {
   const unset: KeyPath[] = [];
-  const changes = (from: JsonObject, to: JsonObject, path: KeyPath): JsonObject => {
-    const into: JsonObject = {};
-    for (const key of Object.keys(from)) {
-      if (!Object.hasOwn(to, key)) unset.push([...path, key]);
+  const set = changes(base, next, { path: [], unset });
+  return { set, unset };
+}
+
+/** What differs from `from` to `to` (objects key by key), noting removed keys in `unset`. */
+function changes(
+  from: JsonObject,
+  to: JsonObject,
+  { path, unset }: { path: KeyPath; unset: KeyPath[] },
+): JsonObject {
+  for (const key of Object.keys(from)) {
+    if (!Object.hasOwn(to, key)) unset.push([...path, key]);
+  }
+  const into: JsonObject = {};
+  for (const [key, value] of Object.entries(to)) {
+    const before = Object.hasOwn(from, key) ? from[key] : undefined;
+    if (isObject(before) && isObject(value)) {
+      const inner = changes(before, value, { path: [...path, key], unset });
+      if (Object.keys(inner).length > 0) into[key] = inner;
+    } else if (before === undefined || !sameJson(before, value)) {
+      into[key] = value;
     }
-    for (const [key, value] of Object.entries(to)) {
-      const before = Object.hasOwn(from, key) ? from[key] : undefined;
-      if (isObject(before) && isObject(value)) {
-        const inner = changes(before, value, [...path, key]);
-        if (Object.keys(inner).length > 0) into[key] = inner;
-      } else if (before === undefined || !sameJson(before, value)) {
-        into[key] = value;
-      }
-    }
-    return into;
-  };
-  return { set: changes(base, next, []), unset };
+  }
+  return into;
 }
 
 /** `base` changed by `set` and `unset` (the inverse of `recordDelta`), as a new object. */

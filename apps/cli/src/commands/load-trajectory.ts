@@ -1,15 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import { RlmError, type TrajectoryRecord } from '@rlm/protocol';
-import { safeParseTrajectory } from '@rlm/trace';
+import { type ExpandTrajectoryOptions, safeParseTrajectory } from '@rlm/trace';
 
 /**
  * Reads the trajectory `trace` and `replay` were pointed at, through `@rlm/trace` (so a last
  * line cut by a crash is read the way the executor reads it), and says what to do when it is
- * missing, unreadable, empty or not a trajectory.
+ * missing, unreadable, empty or not a trajectory. `options.payloads` are the recorded run's
+ * contexts, which a trajectory that refers to slices of them needs to be read whole.
  *
- * @throws RlmError `cli.trajectory_invalid` naming the file and, for a bad line, its number
+ * @throws RlmError `cli.trajectory_invalid` naming the file and, for a bad line, its number;
+ *   `trace.context_missing` when it refers to a context not given (see `missingContext`)
  */
-export async function loadTrajectory(path: string): Promise<TrajectoryRecord[]> {
+export async function loadTrajectory(
+  path: string,
+  options: ExpandTrajectoryOptions = {},
+): Promise<TrajectoryRecord[]> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -25,7 +30,7 @@ export async function loadTrajectory(path: string): Promise<TrajectoryRecord[]> 
       cause: error,
     });
   }
-  const parsed = safeParseTrajectory(text);
+  const parsed = safeParseTrajectory(text, options);
   if (!parsed.ok) {
     const { line, issues, cause } = parsed.error;
     const reason =

@@ -61,10 +61,11 @@ async function replayAction(
   io: CliIo,
 ): Promise<ExitCode> {
   const path = findTrajectory(reference, io);
-  const records = await loadTrajectory(path);
+  // Read first without the context (slices read as notes) to learn what the file records.
+  const recorded = await loadTrajectory(path);
   // Runs' headers have no `kind`: only a record that has one pays for loading @rlm/mcp.
-  const kind = findTrajectoryHeader(records)?.config['kind'];
-  if (kind !== undefined && (await import('@rlm/mcp')).isMcpSessionTrajectory(records)) {
+  const kind = findTrajectoryHeader(recorded)?.config['kind'];
+  if (kind !== undefined && (await import('@rlm/mcp')).isMcpSessionTrajectory(recorded)) {
     // Its blocks came from the MCP client's model, which no recording can be asked again.
     throw new RlmError({
       code: 'cli.trajectory_invalid',
@@ -89,6 +90,12 @@ async function replayAction(
     exclude: config.exclude,
     maxBytes: config.maxContextBytes,
   });
+  const payloads = toContextPayloads(contexts.map((context) => context.value));
+  // Slices of another context read as placeholders; replay then names the context that differs.
+  const records = await loadTrajectory(path, {
+    payloads: [payloads.context, ...payloads.contexts],
+    missingContext: 'placeholder',
+  });
   const drivers = await readDrivers(options.driver ?? []);
   // Tool results are not recorded: the code calls the same modules again.
   const tools = await loadToolModules((options.tool ?? []).map((path) => resolve(io.cwd, path)));
@@ -96,7 +103,7 @@ async function replayAction(
   const { replay } = await import('@rlm/executor');
   try {
     const { result, events } = await replay(records, {
-      ...toContextPayloads(contexts.map((context) => context.value)),
+      ...payloads,
       drivers,
       tools,
     });

@@ -1,12 +1,40 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { TrajectoryRecord } from '@rlm/protocol';
 import { findTrajectoryHeader, renderTraceHtml, TraceTree, trajectoryEvents } from '@rlm/trace';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
+import { resolveConfig } from '../config/resolve-config.js';
+import { loadContexts } from '../context/load-contexts.js';
+import { toContextPayloads } from '../engine/to-context-payloads.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { renderRunTree } from '../render/render-run-tree.js';
+import { collect } from './collect-option.js';
 import { findTrajectory } from './find-trajectory.js';
 import { loadTrajectory } from './load-trajectory.js';
+
+/**
+ * The records of a trajectory for the view. Slices of the run's contexts are expanded from the
+ * `--context` arguments (checked against their recorded hashes); without any, each reads as a
+ * note naming the context it comes from.
+ */
+async function traceRecords(
+  path: string,
+  paths: readonly string[],
+  io: CliIo,
+): Promise<TrajectoryRecord[]> {
+  if (paths.length === 0) return loadTrajectory(path, { missingContext: 'placeholder' });
+  const { config } = resolveConfig({ cwd: io.cwd, env: io.env, paths: io.paths, flags: {} });
+  const contexts = await loadContexts(paths, {
+    cwd: io.cwd,
+    readStdin: () => io.readStdin(),
+    include: config.include,
+    exclude: config.exclude,
+    maxBytes: config.maxContextBytes,
+  });
+  const { context, contexts: rest } = toContextPayloads(contexts.map((item) => item.value));
+  return loadTrajectory(path, { payloads: [context, ...rest] });
+}
 
 /** `rlm trace PATH [--html OUT]`: a recorded run as a terminal tree or one HTML file. */
 export function registerTraceCommand(
@@ -18,6 +46,11 @@ export function registerTraceCommand(
     .description('show a recorded run (trajectory) as a tree, or write it as one HTML page')
     .argument('<trajectory>', 'a .jsonl trajectory file, or a run id in the trajectory directory')
     .option('--html <file>', 'write a self-contained HTML page instead of printing the tree')
+    .option(
+      '-c, --context <path>',
+      "the recorded run's --context arguments: its prompts' slices of them are shown in full",
+      collect,
+    )
     .option('--debug', 'show stack traces on errors')
     .addHelpText(
       'after',
@@ -25,10 +58,14 @@ export function registerTraceCommand(
 Examples:
   $ rlm trace ~/.local/share/rlm/trajectories/4f1c….jsonl
   $ rlm trace 4f1c2a9e-…            # a run id from the trajectory directory
-  $ rlm trace run.jsonl --html run.html && open run.html`,
+  $ rlm trace run.jsonl --html run.html && open run.html
+  $ rlm trace run.jsonl --context notes.txt --html run.html   # prompts with their context slices
+
+Trajectories keep slices of the context as references: without --context a slice reads as a
+note naming the context (its size and hash) it comes from.`,
     )
-    .action(async (reference: string, options: { html?: string }) => {
-      const records = await loadTrajectory(findTrajectory(reference, io));
+    .action(async (reference: string, options: { html?: string; context?: string[] }) => {
+      const records = await traceRecords(findTrajectory(reference, io), options.context ?? [], io);
       const tree = new TraceTree();
       for (const event of trajectoryEvents(records)) tree.apply(event);
       if (options.html !== undefined) {

@@ -1,0 +1,107 @@
+// Issue #23 item 5, the CLI side: `rlm run` over a 60 MB file whose 3,000 `llm_query_batched`
+// prompts each carry a 20 KB slice of it (the offline `testkit:chunk-and-aggregate` model, 10
+// lines of 2,000 characters a prompt), against a process that only loads the file once.
+// Reports wall time, peak RSS (`/usr/bin/time`) and the trajectory's size as a % of the file.
+// Run: node packages/executor/bench/cli-records.mjs [baseline-checkout]
+// With a baseline checkout (a built clone of an earlier commit), both builds run, taking turns.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+
+const repoRoot = new URL('../../../', import.meta.url).pathname;
+const baselineArg = process.argv.slice(2).find((arg) => !arg.startsWith('-'));
+// `--lines=N` for a smaller file (a quick check of the script itself).
+const lineCount = Number(
+  process.argv.find((arg) => arg.startsWith('--lines='))?.slice('--lines='.length) ?? 30_000,
+);
+const roots = [{ name: 'this build', root: repoRoot }];
+if (baselineArg !== undefined) {
+  roots.push({
+    name: 'baseline',
+    root: isAbsolute(baselineArg) ? baselineArg : resolve(repoRoot, baselineArg),
+  });
+}
+
+const work = mkdtempSync(join(tmpdir(), 'rlm-cli-records-'));
+const file = join(work, 'big.txt');
+{
+  // 30,000 distinct lines of 2,000 characters: no blank line, so a batch of lines is one slice.
+  const lines = [];
+  for (let line = 0; line < lineCount; line++) {
+    const head = `record ${line} billing refund `;
+    lines.push((head + 'All work and no play makes a dull model. '.repeat(50)).slice(0, 1_999));
+  }
+  writeFileSync(file, `${lines.join('\n')}\n`);
+}
+const fileBytes = statSync(file).size;
+
+/** Wall ms and peak RSS (MB) of `node …args`, measured by /usr/bin/time. */
+function timed(args, env = {}) {
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, ...args], {
+    cwd: work,
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', HOME: work, ...env },
+    encoding: 'utf8',
+    maxBuffer: 64 * 2 ** 20,
+  });
+  const [seconds, kb] = result.stderr.trim().split('\n').at(-1).split(' ').map(Number);
+  if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr.slice(-2000)}`);
+  return { ms: seconds * 1000, mb: kb / 1024, stdout: result.stdout };
+}
+
+const load = () =>
+  timed(['-e', `const t = require('node:fs').readFileSync(${JSON.stringify(file)}, 'utf8'); if (t.length === 0) process.exit(1)`]);
+
+function cliRun(root) {
+  const dir = join(work, `trajectories-${Math.random().toString(36).slice(2)}`);
+  const run = timed(
+    [
+      join(root, 'apps/cli/dist/bin.js'),
+      'run',
+      'How many records are about billing?',
+      '-c',
+      file,
+      '--model',
+      'testkit:chunk-and-aggregate',
+      '--json',
+    ],
+    { XDG_DATA_HOME: dir, RLM_TRAJECTORY_DIR: join(dir, 'trajectories') },
+  );
+  let bytes = 0;
+  for (const name of readdirSync(dir, { recursive: true })) {
+    const stat = statSync(join(dir, String(name)));
+    if (stat.isFile() && String(name).endsWith('.jsonl')) bytes += stat.size;
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return { ...run, recordedPercent: (bytes / fileBytes) * 100 };
+}
+
+try {
+  const rows = [];
+  for (const { name, root } of roots) rows.push({ name, root, runs: [], loads: [] });
+  for (let round = 0; round < 2; round++) {
+    const order = round % 2 === 0 ? rows : [...rows].reverse();
+    for (const row of order) {
+      row.loads.push(load());
+      row.runs.push(cliRun(row.root));
+    }
+  }
+  const best = (list, key) => Math.min(...list.map((item) => item[key]));
+  process.stdout.write(
+    `\nMeasured ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, load average (1/5/15 min) at the end ${loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' / ')}; file ${(fileBytes / 1e6).toFixed(0)} MB, best of 2.\n\n`,
+  );
+  process.stdout.write('| Build | CLI run | load once | time ratio (≤ 2×) | CLI peak RSS | load once | RSS ratio (≤ 2×) | trajectory, % of the file (≤ 5 %) |\n|---|---|---|---|---|---|---|---|\n');
+  for (const row of rows) {
+    const runMs = best(row.runs, 'ms');
+    const loadMs = best(row.loads, 'ms');
+    const runMb = best(row.runs, 'mb');
+    const loadMb = best(row.loads, 'mb');
+    process.stdout.write(
+      `| ${row.name} | ${(runMs / 1000).toFixed(1)} s | ${(loadMs / 1000).toFixed(2)} s | ${(runMs / loadMs).toFixed(1)}× | ${runMb.toFixed(0)} MB | ${loadMb.toFixed(0)} MB | ${(runMb / loadMb).toFixed(1)}× | ${row.runs[0].recordedPercent.toFixed(1)} % |\n`,
+    );
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
