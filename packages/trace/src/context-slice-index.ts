@@ -27,6 +27,13 @@ export interface SliceMatch {
 }
 
 /**
+ * How far past a block that occurs more than once in the contexts (repetitive text) the scan
+ * looks for one that occurs once: a unique block tells where a slice really comes from, so its
+ * match runs on where a repeated block's first occurrence would stop short.
+ */
+const LOOKAHEAD_CHARS = 4_096;
+
+/**
  * Finds the slices of a set of contexts that a string embeds, in time linear in the string. The
  * contexts are indexed once (a hash of each aligned block); a rolling hash over the string looks
  * every window up, a hit is verified character by character and extended both ways. Any match
@@ -35,6 +42,8 @@ export interface SliceMatch {
 export class ContextSliceIndex {
   readonly #contexts: readonly string[];
   #blocks: Map<number, number> | undefined;
+  /** Hashes of blocks seen more than once (repeated text, or a collision). */
+  readonly #repeated = new Set<number>();
 
   constructor(contexts: readonly string[]) {
     this.#contexts = contexts;
@@ -49,16 +58,28 @@ export class ContextSliceIndex {
     let covered = 0;
     let start = 0;
     let hash = blockHash(text, 0);
+    // A repeated block's hit, taken when no unique one comes within LOOKAHEAD_CHARS.
+    let fallback: { start: number; hit: number } | undefined;
     for (;;) {
       const hit = blocks.get(hash);
-      const match = hit === undefined ? undefined : this.#verify(text, { start, hit, covered });
-      let next: number;
-      if (match === undefined) {
-        next = start + 1;
-      } else {
+      let match: SliceMatch | undefined;
+      if (hit !== undefined && this.#repeated.has(hash)) fallback ??= { start, hit };
+      else if (hit !== undefined) match = this.#verify(text, { start, hit, covered });
+      const atEnd = start + 1 + SLICE_BLOCK_CHARS > text.length;
+      if (
+        match === undefined &&
+        fallback !== undefined &&
+        (atEnd || start - fallback.start >= LOOKAHEAD_CHARS)
+      ) {
+        match = this.#verify(text, { ...fallback, covered });
+        fallback = undefined;
+      }
+      let next = start + 1;
+      if (match !== undefined) {
         found.push(match);
         covered = match.start + match.length;
         next = covered;
+        fallback = undefined;
       }
       if (next + SLICE_BLOCK_CHARS > text.length) return found;
       if (next === start + 1) {
@@ -113,8 +134,9 @@ export class ContextSliceIndex {
         offset += SLICE_BLOCK_CHARS
       ) {
         const hash = blockHash(source, offset);
-        // The first block with a hash wins; a collision only costs a failed verification.
-        if (!blocks.has(hash)) blocks.set(hash, context * 2 ** 32 + offset);
+        // The first block with a hash is kept; a collision only costs a failed verification.
+        if (blocks.has(hash)) this.#repeated.add(hash);
+        else blocks.set(hash, context * 2 ** 32 + offset);
       }
     }
     this.#blocks = blocks;

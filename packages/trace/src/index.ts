@@ -47,6 +47,7 @@ export {
 } from './trajectory-header.js';
 export {
   DEFAULT_PACK_MIN_CHARS,
+  DEFAULT_PACK_MIN_TEXT_CHARS,
   TrajectoryPacker,
   type TrajectoryPackerOptions,
 } from './trajectory-packer.js';

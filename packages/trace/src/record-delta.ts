@@ -14,7 +14,15 @@ function sameJson(left: JsonValue, right: JsonValue): boolean {
   if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) {
     return false;
   }
-  return JSON.stringify(left) === JSON.stringify(right);
+  if (Array.isArray(left) || Array.isArray(right)) {
+    if (!Array.isArray(left) || !Array.isArray(right) || left.length !== right.length) return false;
+    return left.every((item, at) => sameJson(item, right[at] as JsonValue));
+  }
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  return keys.every(
+    (key) => Object.hasOwn(right, key) && sameJson(left[key] as JsonValue, right[key] as JsonValue),
+  );
 }
 
 /**
@@ -103,16 +111,17 @@ export function withoutCallId(record: JsonObject): { record: JsonObject; call?: 
   const prefix = `${String(holder['runId'])}:`;
   const suffix = callId.startsWith(prefix) ? callId.slice(prefix.length) : '';
   if (!/^(0|[1-9]\d{0,14})$/.test(suffix)) return { record };
-  const copy = structuredClone(record);
-  delete (callHolder(copy) as JsonObject)['callId'];
+  // A shallow copy: the records are not changed after, so their other parts can be shared.
+  const { callId: _dropped, ...rest } = holder;
+  const copy = record['kind'] === 'event' ? { ...record, event: rest } : rest;
   return { record: copy, call: Number(suffix) };
 }
 
 /** The inverse of `withoutCallId`. */
 export function withCallId(record: unknown, call: number | undefined): unknown {
   if (call === undefined || !isObject(record)) return record;
-  const copy = structuredClone(record);
-  const holder = callHolder(copy);
-  if (holder !== undefined) holder['callId'] = `${String(holder['runId'])}:${call}`;
-  return copy;
+  const holder = callHolder(record as JsonObject);
+  if (holder === undefined) return record;
+  const withId = { ...holder, callId: `${String(holder['runId'])}:${call}` };
+  return record['kind'] === 'event' ? { ...record, event: withId } : withId;
 }

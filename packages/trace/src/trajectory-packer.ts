@@ -15,12 +15,21 @@ import { textHash } from './text-hash.js';
  */
 export const DEFAULT_PACK_MIN_CHARS = 1_024;
 
+/**
+ * Literal text inside a packed string this long or longer is written once and by hash after (a
+ * sub-call's instruction before its chunk repeats in every prompt).
+ * @default 64
+ */
+export const DEFAULT_PACK_MIN_TEXT_CHARS = 64;
+
 /** Options of `TrajectoryPacker`. */
 export interface TrajectoryPackerOptions {
   /** The run's payloads in order: `context`, then the extra `contexts`. Their strings (a string payload, or the strings of an array payload) are what slices are taken from. */
   payloads?: readonly JsonValue[];
-  /** @default DEFAULT_PACK_MIN_CHARS */
+  /** Strings shorter than this are written as they are. @default DEFAULT_PACK_MIN_CHARS */
   minChars?: number;
+  /** @default DEFAULT_PACK_MIN_TEXT_CHARS */
+  minTextChars?: number;
 }
 
 type Path = (string | number)[];
@@ -41,14 +50,20 @@ interface IndexedContext {
  */
 export class TrajectoryPacker {
   readonly #minChars: number;
+  readonly #minTextChars: number;
   readonly #contexts: IndexedContext[] = [];
   readonly #index: ContextSliceIndex;
   readonly #declared = new Set<number>();
   readonly #written = new Set<string>();
   readonly #last = new Map<string, Record<string, JsonValue>>();
 
-  constructor({ payloads = [], minChars = DEFAULT_PACK_MIN_CHARS }: TrajectoryPackerOptions = {}) {
+  constructor({
+    payloads = [],
+    minChars = DEFAULT_PACK_MIN_CHARS,
+    minTextChars = DEFAULT_PACK_MIN_TEXT_CHARS,
+  }: TrajectoryPackerOptions = {}) {
     this.#minChars = minChars;
+    this.#minTextChars = minTextChars;
     for (const [payload, value] of payloads.entries()) {
       if (typeof value === 'string') this.#addContext(value, { payload });
       else if (Array.isArray(value)) {
@@ -131,7 +146,7 @@ export class TrajectoryPacker {
   }
 
   #literal(text: string): PackedPart {
-    if (text.length < this.#minChars) return text;
+    if (text.length < this.#minTextChars) return text;
     const hash = textHash(text);
     if (this.#written.has(hash)) return { text: hash };
     this.#written.add(hash);
