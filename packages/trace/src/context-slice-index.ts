@@ -33,6 +33,15 @@ export interface SliceMatch {
  */
 const LOOKAHEAD_CHARS = 4_096;
 
+/** Where a scan of one string is. */
+interface Scan {
+  text: string;
+  /** Where the last match ended: a match never reaches back before it. */
+  covered: number;
+  /** A repeated block's hit, taken when no unique one comes within LOOKAHEAD_CHARS. */
+  fallback: { start: number; hit: number } | undefined;
+}
+
 /**
  * Finds the slices of a set of contexts that a string embeds, in time linear in the string. The
  * contexts are indexed once (a hash of each aligned block); a rolling hash over the string looks
@@ -52,46 +61,50 @@ export class ContextSliceIndex {
   /** The non-overlapping slices of `text` found in the contexts, in order. */
   matches(text: string): SliceMatch[] {
     const found: SliceMatch[] = [];
-    if (text.length < SLICE_BLOCK_CHARS) return found;
-    const blocks = this.#index();
-    if (blocks.size === 0) return found;
-    let covered = 0;
+    if (text.length < SLICE_BLOCK_CHARS || this.#index().size === 0) return found;
+    const scan: Scan = { text, covered: 0, fallback: undefined };
     let start = 0;
     let hash = blockHash(text, 0);
-    // A repeated block's hit, taken when no unique one comes within LOOKAHEAD_CHARS.
-    let fallback: { start: number; hit: number } | undefined;
     for (;;) {
-      const hit = blocks.get(hash);
-      let match: SliceMatch | undefined;
-      if (hit !== undefined && this.#repeated.has(hash)) fallback ??= { start, hit };
-      else if (hit !== undefined) match = this.#verify(text, { start, hit, covered });
-      const atEnd = start + 1 + SLICE_BLOCK_CHARS > text.length;
-      if (
-        match === undefined &&
-        fallback !== undefined &&
-        (atEnd || start - fallback.start >= LOOKAHEAD_CHARS)
-      ) {
-        match = this.#verify(text, { ...fallback, covered });
-        fallback = undefined;
-      }
+      const match = this.#matchAt(scan, start, hash);
       let next = start + 1;
       if (match !== undefined) {
         found.push(match);
-        covered = match.start + match.length;
-        next = covered;
-        fallback = undefined;
+        scan.covered = match.start + match.length;
+        scan.fallback = undefined;
+        next = scan.covered;
       }
       if (next + SLICE_BLOCK_CHARS > text.length) return found;
-      if (next === start + 1) {
-        hash =
-          (Math.imul(hash - Math.imul(text.charCodeAt(start), OUTGOING_WEIGHT), BASE) +
-            text.charCodeAt(start + SLICE_BLOCK_CHARS)) |
-          0;
-      } else {
-        hash = blockHash(text, next);
-      }
+      hash =
+        next === start + 1
+          ? (Math.imul(hash - Math.imul(text.charCodeAt(start), OUTGOING_WEIGHT), BASE) +
+              text.charCodeAt(start + SLICE_BLOCK_CHARS)) |
+            0
+          : blockHash(text, next);
       start = next;
     }
+  }
+
+  /**
+   * The match of the window at `start`: a block that occurs once is taken at once; a repeated
+   * one is kept as the fallback, taken when no unique one comes within LOOKAHEAD_CHARS or the
+   * text ends.
+   */
+  #matchAt(scan: Scan, start: number, hash: number): SliceMatch | undefined {
+    const hit = this.#index().get(hash);
+    if (hit !== undefined && !this.#repeated.has(hash)) {
+      const match = this.#verify(scan.text, { start, hit, covered: scan.covered });
+      if (match !== undefined) return match;
+    } else if (hit !== undefined) {
+      scan.fallback ??= { start, hit };
+    }
+    const { fallback } = scan;
+    const atEnd = start + 1 + SLICE_BLOCK_CHARS > scan.text.length;
+    if (fallback === undefined || !(atEnd || start - fallback.start >= LOOKAHEAD_CHARS)) {
+      return undefined;
+    }
+    scan.fallback = undefined;
+    return this.#verify(scan.text, { ...fallback, covered: scan.covered });
   }
 
   /** The match around a window at `start` whose hash hit the block at `hit`, not reaching back past `covered`. */
