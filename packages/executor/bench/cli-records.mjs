@@ -40,17 +40,22 @@ const fileBytes = statSync(file).size;
 function timed(args, env = {}) {
   const result = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, ...args], {
     cwd: work,
+    // biome-ignore lint/style/noProcessEnv: the CLI is found and run like a user's, on their PATH
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', HOME: work, ...env },
     encoding: 'utf8',
     maxBuffer: 64 * 2 ** 20,
   });
   const [seconds, kb] = result.stderr.trim().split('\n').at(-1).split(' ').map(Number);
-  if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr.slice(-2000)}`);
+  if (result.status !== 0)
+    throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr.slice(-2000)}`);
   return { ms: seconds * 1000, mb: kb / 1024, stdout: result.stdout };
 }
 
 const load = () =>
-  timed(['-e', `const t = require('node:fs').readFileSync(${JSON.stringify(file)}, 'utf8'); if (t.length === 0) process.exit(1)`]);
+  timed([
+    '-e',
+    `const t = require('node:fs').readFileSync(${JSON.stringify(file)}, 'utf8'); if (t.length === 0) process.exit(1)`,
+  ]);
 
 function cliRun(root) {
   const dir = join(work, `trajectories-${Math.random().toString(36).slice(2)}`);
@@ -92,7 +97,9 @@ try {
       .map((value) => value.toFixed(1))
       .join(' / ')}; file ${(fileBytes / 1e6).toFixed(0)} MB, best of 2.\n\n`,
   );
-  process.stdout.write('| Build | CLI run | load once | time ratio (≤ 2×) | CLI peak RSS | load once | RSS ratio (≤ 2×) | trajectory, % of the file (≤ 5 %) |\n|---|---|---|---|---|---|---|---|\n');
+  process.stdout.write(
+    '| Build | CLI run | load once | time ratio (≤ 2×) | CLI peak RSS | load once | RSS ratio (≤ 2×) | trajectory, % of the file (≤ 5 %) |\n|---|---|---|---|---|---|---|---|\n',
+  );
   for (const row of rows) {
     const runMs = best(row.runs, 'ms');
     const loadMs = best(row.loads, 'ms');
