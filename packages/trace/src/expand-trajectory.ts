@@ -25,8 +25,9 @@ export interface ExpandTrajectoryOptions {
   /**
    * What a reference to a context that was not given (or is not the recorded one) becomes:
    * `error` throws `trace.context_missing` naming it; `placeholder` writes a bracketed note
-   * naming the context and the slice instead (for views that show what they can).
-   * @default 'error'
+   * naming the context and the slice instead (for readers that only need the events, and views
+   * that show what they can).
+   * @default 'placeholder' without `payloads`, 'error' with them
    */
   missingContext?: 'error' | 'placeholder';
 }
@@ -102,9 +103,9 @@ class Expander {
   readonly #payloads: readonly JsonValue[];
   readonly #missing: 'error' | 'placeholder';
 
-  constructor({ payloads = [], missingContext = 'error' }: ExpandTrajectoryOptions) {
-    this.#payloads = payloads;
-    this.#missing = missingContext;
+  constructor({ payloads, missingContext }: ExpandTrajectoryOptions) {
+    this.#payloads = payloads ?? [];
+    this.#missing = missingContext ?? (payloads === undefined ? 'placeholder' : 'error');
   }
 
   /** The record a line stands for, if it stands for one. */
@@ -196,7 +197,8 @@ class Expander {
  * their slices and texts, every slice checked against its hash. Lines of format 1 pass through.
  *
  * @throws RlmError `trace.context_missing` when a reference needs a context that was not given
- *   or is not the recorded one (unless `missingContext` is `placeholder`);
+ *   or is not the recorded one and `missingContext` is `error` (the default when `payloads` are
+ *   given);
  *   `protocol.invalid_message` for a text or context that no earlier line declared, a slice that
  *   does not match its hash, or a record that is not one once expanded
  * @example

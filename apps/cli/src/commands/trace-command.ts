@@ -23,7 +23,7 @@ async function traceRecords(
   paths: readonly string[],
   io: CliIo,
 ): Promise<TrajectoryRecord[]> {
-  if (paths.length === 0) return loadTrajectory(path, { missingContext: 'placeholder' });
+  if (paths.length === 0) return loadTrajectory(path);
   const { config } = resolveConfig({ cwd: io.cwd, env: io.env, paths: io.paths, flags: {} });
   const contexts = await loadContexts(paths, {
     cwd: io.cwd,

@@ -100,7 +100,13 @@ describe('packed trajectories', () => {
         sent.map((text) => text.slice(0, 9_000)),
       );
 
-      await expect(readTrajectory(path)).rejects.toMatchObject({
+      // Without the context, a reader gets notes naming it, or an error when it asks for one.
+      const bare = JSON.stringify(await readTrajectory(path));
+      expect(bare).toMatch(
+        /\[\d+ chars of context \(400000 chars, sha256:[0-9a-f]{16}\) from offset/,
+      );
+      expect(bare).not.toContain(sent[3]!.slice(100, 400));
+      await expect(readTrajectory(path, { missingContext: 'error' })).rejects.toMatchObject({
         code: 'trace.context_missing',
         message: expect.stringMatching(
           /refers to context \(400000 chars, sha256:[0-9a-f]{16}\), not given/,
