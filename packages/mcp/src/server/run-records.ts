@@ -1,14 +1,25 @@
 import { readFile } from 'node:fs/promises';
 import type { Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { type RLMChatCompletion, RlmError } from '@rlm/protocol';
+import { safeParseTrajectory } from '@rlm/trace';
 
 const URI_PREFIX = 'rlm://runs/';
 /** Runs a session lists as resources, the latest kept. @default 200 */
 export const MAX_LISTED_RUNS = 200;
 
+/**
+ * A run's trajectory file as whole records, one per line: the file's packed lines (slices of the
+ * context, texts written once, deltas) are expanded by `@rlm/trace`, each slice of the context
+ * read as a note naming it (the context is not the resource's to serve).
+ */
 async function trajectoryFile(run: RLMChatCompletion): Promise<string | undefined> {
   if (run.trajectoryPath === null) return undefined;
-  return readFile(run.trajectoryPath, 'utf8').catch(() => undefined);
+  const text = await readFile(run.trajectoryPath, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  const parsed = safeParseTrajectory(text);
+  // A file that is not a trajectory is served as it is, as before.
+  if (!parsed.ok) return text;
+  return parsed.value.map((record) => `${JSON.stringify(record)}\n`).join('');
 }
 
 /** The delegated runs of one session, as MCP resources `rlm://runs/{id}` (their trajectories). */
