@@ -1,13 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  type CallToolResult,
-  CreateMessageRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { resolveModel } from '@rlm/executor';
+import { samplingClient } from '@rlm/mcp/testing';
 import { type FakeModelRequest, type FakeOpenAIServer, startFakeOpenAI } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutorEngine } from './executor-engine.js';
@@ -48,24 +45,7 @@ async function connect(key: string, { sampling }: { sampling?: (prompt: string) 
   const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${key}` } },
   });
-  const client = new Client(
-    { name: 'http-test', version: '1.0.0' },
-    { capabilities: sampling === undefined ? {} : { sampling: {} } },
-  );
-  if (sampling !== undefined) {
-    client.setRequestHandler(CreateMessageRequestSchema, (request) => {
-      const content = request.params.messages[0]?.content;
-      const prompt =
-        content !== undefined && !Array.isArray(content) && content.type === 'text'
-          ? content.text
-          : '';
-      return {
-        role: 'assistant',
-        model: 'client',
-        content: { type: 'text', text: sampling(prompt) },
-      };
-    });
-  }
+  const client = samplingClient('http-test', sampling, { model: 'client' });
   await client.connect(transport);
   return {
     client,

@@ -1,11 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import {
-  type CallToolResult,
-  CreateMessageRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { samplingClient } from '@rlm/mcp/testing';
 import { type FakeOpenAIServer, startFakeOpenAI } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readsContextPolicy } from '../testing/reads-context-policy.js';
@@ -43,24 +40,7 @@ async function startRlmMcp({ sampling }: { sampling?: (prompt: string) => string
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
-  const client = new Client(
-    { name: 'cli-test', version: '1.0.0' },
-    { capabilities: sampling === undefined ? {} : { sampling: {} } },
-  );
-  if (sampling !== undefined) {
-    client.setRequestHandler(CreateMessageRequestSchema, (request) => {
-      const content = request.params.messages[0]?.content;
-      const prompt =
-        content !== undefined && !Array.isArray(content) && content.type === 'text'
-          ? content.text
-          : '';
-      return {
-        role: 'assistant',
-        model: 'client',
-        content: { type: 'text', text: sampling(prompt) },
-      };
-    });
-  }
+  const client = samplingClient('cli-test', sampling, { model: 'client' });
   await client.connect(transport);
   return {
     client,

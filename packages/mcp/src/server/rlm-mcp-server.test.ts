@@ -4,13 +4,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import {
-  type CallToolResult,
-  CreateMessageRequestSchema,
-  ListRootsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { scriptedModel } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { samplingClient } from '../testing/index.js';
 import { createRlmMcpServer, type RlmMcpServerOptions } from './rlm-mcp-server.js';
 import { rlmQueryRunner } from './rlm-query-runner.js';
 
@@ -33,31 +30,9 @@ interface ClientSetup {
 
 async function connect(options: RlmMcpServerOptions, setup: ClientSetup = {}) {
   const rlm = createRlmMcpServer({ repl: { isolation: 'inline' }, ...options });
-  const client = new Client(
-    { name: 'test-client', version: '1.0.0' },
-    {
-      capabilities: {
-        ...(setup.sampling === undefined ? {} : { sampling: {} }),
-        ...(setup.roots === undefined ? {} : { roots: { listChanged: true } }),
-      },
-    },
-  );
-  if (setup.sampling !== undefined) {
-    const answer = setup.sampling;
-    client.setRequestHandler(CreateMessageRequestSchema, (request) => {
-      const [message] = request.params.messages;
-      const content = message?.content;
-      const text =
-        content !== undefined && !Array.isArray(content) && content.type === 'text'
-          ? content.text
-          : '';
-      return {
-        role: 'assistant',
-        model: 'client-model',
-        content: { type: 'text', text: answer(text) },
-      };
-    });
-  }
+  const client = samplingClient('test-client', setup.sampling, {
+    roots: setup.roots !== undefined,
+  });
   if (setup.roots !== undefined) {
     const roots = setup.roots;
     client.setRequestHandler(ListRootsRequestSchema, () => ({

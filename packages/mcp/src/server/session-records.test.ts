@@ -1,16 +1,13 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import {
-  type CallToolResult,
-  CreateMessageRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { contextInfo } from '@rlm/executor';
 import { scriptedModel } from '@rlm/testkit';
 import { parseTrajectory, recordedExchanges, TraceTree, trajectoryEvents } from '@rlm/trace';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { samplingClient } from '../testing/index.js';
 import { createRlmMcpServer, type RlmMcpServerOptions } from './rlm-mcp-server.js';
 import { isMcpSessionTrajectory } from './session-trajectory.js';
 
@@ -24,24 +21,7 @@ afterEach(async () => {
 
 async function open(options: RlmMcpServerOptions, sampling?: (prompt: string) => string) {
   const rlm = createRlmMcpServer({ repl: { isolation: 'inline' }, ...options });
-  const client = new Client(
-    { name: 'records-client', version: '1.0.0' },
-    { capabilities: sampling === undefined ? {} : { sampling: {} } },
-  );
-  if (sampling !== undefined) {
-    client.setRequestHandler(CreateMessageRequestSchema, (request) => {
-      const content = request.params.messages[0]?.content;
-      const prompt =
-        content !== undefined && !Array.isArray(content) && content.type === 'text'
-          ? content.text
-          : '';
-      return {
-        role: 'assistant',
-        model: 'client-model',
-        content: { type: 'text', text: sampling(prompt) },
-      };
-    });
-  }
+  const client = samplingClient('records-client', sampling);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await rlm.server.connect(serverSide);
   await client.connect(clientSide);
