@@ -123,7 +123,7 @@ describe.each(BACKENDS)('RunStore (%s)', (backend) => {
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('');
     expect(JSON.parse(lines[0] ?? '')).toEqual(trajectoryHeader('a'));
-    const bad = { kind: 'header', version: 2 } as never;
+    const bad = { kind: 'header', version: 99 } as never;
     await expect(test.store.runs.appendTrajectory('a', bad)).rejects.toThrow(/version/);
   });
 
