@@ -6,25 +6,24 @@
 // busy machine. `--quick` leaves out the 60 MB records target (the slowest by far).
 import { fork, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import {
+  baselineRootOf,
+  interleaved as interleavedBuilds,
+  median,
+  targetsTable,
+} from '../../../scripts/bench/targets-table.mjs';
 
 const repoRoot = new URL('../../../', import.meta.url).pathname;
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const childTask = args.find((arg) => arg.startsWith('--child='))?.slice('--child='.length);
-const baselineArg = args.find((arg) => !arg.startsWith('-'));
-const baselineRoot =
-  baselineArg === undefined
-    ? undefined
-    : isAbsolute(baselineArg)
-      ? baselineArg
-      : resolve(repoRoot, baselineArg);
+const baselineRoot = baselineRootOf(args, repoRoot);
 
 const loadExecutor = (root) =>
   import(pathToFileURL(resolve(root, 'packages/executor/dist/index.js')).href);
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const turnOf = (request) =>
   request.messages.filter((message) => message.role === 'assistant').length;
 const repl = (code) => `\`\`\`repl\n${code}\n\`\`\``;
@@ -143,27 +142,9 @@ const builds = [{ name: 'this build', root: repoRoot }];
 if (baselineRoot !== undefined) builds.push({ name: 'baseline', root: baselineRoot });
 for (const build of builds) build.executor = await loadExecutor(build.root);
 
-/** `measure(build)` `rounds` times per build, alternating builds (and their order) each round. */
-async function interleaved(rounds, measure) {
-  const samples = builds.map(() => []);
-  for (let round = 0; round < rounds; round++) {
-    const order = builds.map((_, index) => index);
-    if (round % 2 === 1) order.reverse();
-    for (const index of order) samples[index].push(...[await measure(builds[index])].flat());
-  }
-  return samples;
-}
-
-const rows = [];
-const verdict = (holds) => (holds === null ? '—' : holds ? 'yes' : 'no');
-function target(what, { goal, values, holds, format }) {
-  const row = { what, goal, values: values.map(format), holds: holds(values[0]) };
-  if (values.length > 1) row.ratio = `${(values[0] / values[1]).toFixed(2)}×`;
-  rows.push(row);
-  process.stdout.write(
-    `${what}: ${row.values.join(' vs ')} (goal ${goal}) ${verdict(row.holds)}\n`,
-  );
-}
+const interleaved = (rounds, measure) => interleavedBuilds(builds, rounds, measure);
+const table = targetsTable();
+const target = table.target;
 const us = (value) => `${value.toFixed(0)} µs`;
 const mb = (value) => `${value.toFixed(0)} MB`;
 
@@ -288,20 +269,6 @@ if (!quick) {
   });
 }
 
-const header = ['Target', 'Goal', ...builds.map((build) => build.name)];
-if (builds.length > 1) header.push('this / baseline');
-header.push('Holds');
-process.stdout.write(
-  `\nMeasured ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, load average (1/5/15 min) at the end ${loadavg()
-    .map((value) => value.toFixed(1))
-    .join(' / ')}${baselineRoot ? `; baseline ${baselineRoot}` : ''}.\n\n`,
-);
-process.stdout.write(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n`);
-for (const row of rows) {
-  const cells = [row.what, row.goal, ...row.values];
-  if (builds.length > 1) cells.push(row.ratio);
-  cells.push(verdict(row.holds));
-  process.stdout.write(`| ${cells.join(' | ')} |\n`);
-}
+table.print(builds, baselineRoot);
 // Worker pools keep idle workers alive; the numbers are out, so end here.
 process.exit(0);

@@ -3,18 +3,18 @@
 // With a baseline checkout (a built clone of an earlier commit), both builds run in this one
 // process, interleaved round by round, so machine load hits both alike; the ratio column is the
 // meaningful part on a busy machine. Needs a build (dist/) of this checkout and of the baseline.
-import { cpus, loadavg } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import {
+  baselineRootOf,
+  haystack,
+  interleaved as interleavedBuilds,
+  median,
+  targetsTable,
+} from '../../../scripts/bench/targets-table.mjs';
 
 const repoRoot = new URL('../../../', import.meta.url).pathname;
-const baselineArg = process.argv.slice(2).find((arg) => !arg.startsWith('-'));
-const baselineRoot =
-  baselineArg === undefined
-    ? undefined
-    : isAbsolute(baselineArg)
-      ? baselineArg
-      : resolve(repoRoot, baselineArg);
+const baselineRoot = baselineRootOf(process.argv.slice(2), repoRoot);
 
 const load = async (root) =>
   import(pathToFileURL(resolve(root, 'packages/sandbox/dist/index.js')).href);
@@ -23,7 +23,6 @@ if (baselineRoot !== undefined) {
   builds.push({ name: 'baseline', sandbox: await load(baselineRoot) });
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const cpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
@@ -34,46 +33,9 @@ async function must(sandbox, code) {
   return result;
 }
 
-/** ~`bytes` of log-like text with NEEDLE-4242 once every 10,000 lines. */
-function haystack(bytes) {
-  const parts = [];
-  let size = 0;
-  for (let i = 0; size < bytes; i++) {
-    const line =
-      i % 10_000 === 5_000
-        ? `line ${i} the NEEDLE-4242 is here\n`
-        : `line ${i} user=${i % 97} status=ok lorem ipsum dolor sit amet\n`;
-    parts.push(line);
-    size += line.length;
-  }
-  return parts.join('').slice(0, bytes);
-}
-
-/**
- * Runs `measure(build)` `rounds` times per build, alternating builds each round (the order
- * flips every round too), and returns each build's samples.
- */
-async function interleaved(rounds, measure) {
-  const samples = builds.map(() => []);
-  for (let round = 0; round < rounds; round++) {
-    const order = builds.map((_, index) => index);
-    if (round % 2 === 1) order.reverse();
-    for (const index of order) samples[index].push(...[await measure(builds[index])].flat());
-  }
-  return samples;
-}
-
-const rows = [];
-/** One target: its goal, each build's value, and whether this build meets it. */
-function target(what, { goal, values, holds, format }) {
-  const row = { what, goal, values: values.map(format), holds: holds(values[0]) };
-  if (values.length > 1) row.ratio = `${(values[0] / values[1]).toFixed(2)}×`;
-  rows.push(row);
-  process.stdout.write(
-    `${what}: ${row.values.join(' vs ')} (goal ${goal}) ${verdict(row.holds)}\n`,
-  );
-}
-const verdict = (holds) => (holds === null ? '—' : holds ? 'yes' : 'no');
+const interleaved = (rounds, measure) => interleavedBuilds(builds, rounds, measure);
+const table = targetsTable();
+const target = table.target;
 const us = (value) => `${value.toFixed(0)} µs`;
 const ms = (value) => `${value.toFixed(value < 10 ? 2 : 0)} ms`;
 
@@ -218,20 +180,6 @@ const SETTLE_MS = 1_000;
   });
 }
 
-const header = ['Target', 'Goal', ...builds.map((build) => build.name)];
-if (builds.length > 1) header.push('this / baseline');
-header.push('Holds');
-process.stdout.write(
-  `\nMeasured ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, load average (1/5/15 min) at the end ${loadavg()
-    .map((value) => value.toFixed(1))
-    .join(' / ')}${baselineRoot ? `; baseline ${baselineRoot}` : ''}.\n\n`,
-);
-process.stdout.write(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n`);
-for (const row of rows) {
-  const cells = [row.what, row.goal, ...row.values];
-  if (builds.length > 1) cells.push(row.ratio);
-  cells.push(verdict(row.holds));
-  process.stdout.write(`| ${cells.join(' | ')} |\n`);
-}
+table.print(builds, baselineRoot);
 // Worker pools keep idle workers alive; the numbers are out, so end here.
 process.exit(0);
