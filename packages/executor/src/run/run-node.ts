@@ -1,5 +1,12 @@
 import { type Context, ROOT_CONTEXT } from '@opentelemetry/api';
-import { capRunEvent, RUN_EVENT_VERSION, type RunEvent, type SubCallRecord } from '@rlm/protocol';
+import {
+  capRunEvent,
+  MAX_RUN_EVENT_CHARS,
+  RUN_EVENT_VERSION,
+  type RunEvent,
+  type SubCallRecord,
+} from '@rlm/protocol';
+import { fitsAsJson } from './json-size-bound.js';
 import type { BudgetScope } from './budget-scope.js';
 import { NodeSpans } from './run-tracing.js';
 import type { RunTree } from './run-tree.js';
@@ -50,7 +57,7 @@ export class RunNode {
 
   /** Emits an event, cut to `MAX_RUN_EVENT_CHARS` of JSON so no listener or record gets more. */
   emit(body: RunEventBody): void {
-    const event = capRunEvent({
+    const whole = {
       v: RUN_EVENT_VERSION,
       runId: this.runId,
       parentRunId: this.parentRunId,
@@ -58,7 +65,10 @@ export class RunNode {
       depth: this.depth,
       at: this.tree.now(),
       ...body,
-    } as RunEvent);
+    } as RunEvent;
+    // Nearly every event is far below the cap: a bound settles that without serializing it (an
+    // event a turn would otherwise be turned into JSON only to be measured).
+    const event = fitsAsJson(whole, MAX_RUN_EVENT_CHARS) ? whole : capRunEvent(whole);
     this.tree.recorder?.event(event);
     this.tree.bus.emit(event);
   }
