@@ -1,5 +1,6 @@
-import type { CodeBlock, JsonValue, ReplEnvironment } from '@rlm/protocol';
+import type { CodeBlock, ReplEnvironment } from '@rlm/protocol';
 import type { RunNode } from '../run/run-node.js';
+import type { MetaRefresh } from './meta-refresh.js';
 
 /**
  * Runs a turn's code blocks in order, each in its span, with `block-start`/`block-end` events and
@@ -16,19 +17,20 @@ export async function runBlocks(
     sandbox: ReplEnvironment;
     codes: readonly string[];
     iteration: number;
-    /** `__rlm` for this turn, set with the first block; `undefined` keeps the sandbox's. */
-    meta: Record<string, JsonValue> | undefined;
+    /** Gives a block `__rlm` for this turn when it needs it. */
+    meta: MetaRefresh;
   },
 ): Promise<CodeBlock[]> {
   const blocks: CodeBlock[] = [];
   for (const [index, code] of codes.entries()) {
     node.scope.signal.throwIfAborted();
+    const variables = meta.variablesFor(code);
     node.emit({ type: 'block-start', iteration, index, code });
     node.beginBlock();
     const result = await node.tree.tracing.block(node.spans, { iteration, index, code }, () =>
       sandbox.execute(code, {
         signal: node.scope.signal,
-        ...(index === 0 && meta !== undefined ? { variables: { __rlm: meta } } : {}),
+        ...(variables === undefined ? {} : { variables }),
       }),
     );
     const withCalls = { ...result, llmCalls: node.endBlock() };

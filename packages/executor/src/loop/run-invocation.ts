@@ -29,6 +29,7 @@ import {
 import { turnAnswer } from './final-answer.js';
 import { invocationMeta, setUpInvocation } from './invocation-setup.js';
 import type { InvocationSpec } from './invocation-spec.js';
+import { MetaRefresh } from './meta-refresh.js';
 import { runBlocks } from './run-blocks.js';
 import {
   DEFAULT_ANSWER_PROMPT,
@@ -129,11 +130,13 @@ async function turn(
     state,
     sandbox: sandboxReady,
     iteration,
+    meta,
   }: {
     spec: InvocationSpec;
     state: LoopState;
     sandbox: Promise<ReplEnvironment>;
     iteration: number;
+    meta: MetaRefresh;
   },
 ): Promise<string | null> {
   const { config } = node.tree;
@@ -155,12 +158,11 @@ async function turn(
   const sandbox = await sandboxReady;
   const found = findCodeBlocks(text, { languages: config.codeLanguages });
   const maxBlocks = config.limits.maxBlocksPerIteration;
-  // In a session the sandbox's `__rlm` is from an earlier run until this one refreshes it. It is
-  // refreshed only when code will read it, and with the turn's first block (one round trip).
-  const meta =
-    found.length > 0 && (iteration > 0 || spec.session !== undefined)
-      ? invocationMeta(node, spec, iteration)
-      : undefined;
+  // In a session the sandbox's `__rlm` is from an earlier run until this one refreshes it. A
+  // turn's metadata goes with a block (one round trip), the first that may read it.
+  if (found.length > 0 && (iteration > 0 || spec.session !== undefined)) {
+    meta.next(invocationMeta(node, spec, iteration));
+  }
   const codes = found.slice(0, maxBlocks);
   const blocks = await runBlocks(node, { sandbox, codes, iteration, meta });
   if (blocks.length > 0) state.codeEverRan = true;
@@ -173,7 +175,13 @@ async function turn(
   );
   const notes = blockNotes({ found: found.length, ran: blocks });
   countErrors(node, state, blocks);
-  const verdict = await turnVerdict(node, { spec, state, text, blocks, sandbox });
+  const verdict = await turnVerdict(node, {
+    spec,
+    state,
+    text,
+    blocks,
+    sandbox: meta.reading(sandbox),
+  });
   if (verdict.kind === 'none' && verdict.note !== undefined) notes.push(verdict.note);
   const answer =
     verdict.kind === 'answer' && !refusedByGuard(node, { state, iteration }) ? verdict : null;
@@ -201,7 +209,13 @@ async function defaultAnswer(
     spec,
     state,
     sandbox,
-  }: { spec: InvocationSpec; state: LoopState; sandbox: Promise<ReplEnvironment> },
+    meta,
+  }: {
+    spec: InvocationSpec;
+    state: LoopState;
+    sandbox: Promise<ReplEnvironment>;
+    meta: MetaRefresh;
+  },
 ): Promise<string | null> {
   const response = await callModel(node, {
     model: spec.model,
@@ -212,7 +226,7 @@ async function defaultAnswer(
   if (response.text.trim() !== '') state.partial = response.text;
   const verdict = typedAnswer(
     spec.output,
-    await turnAnswer(response.text, { blocks: [], sandbox: await sandbox }),
+    await turnAnswer(response.text, { blocks: [], sandbox: meta.reading(await sandbox) }),
   );
   if (verdict.kind !== 'answer') return null;
   node.emit({ type: 'final-answer', answer: verdict.answer, source: 'default_answer' });
@@ -235,12 +249,17 @@ async function loop(
 ): Promise<Outcome> {
   if (checkpointer !== null) await checkpointer.replay(await sandbox, state);
   const first = checkpointer?.firstIteration ?? 0;
+  // The text test of MetaRefresh is for JavaScript, and for a sandbox that ran only this loop's
+  // blocks (a session's ran earlier runs' code, a resumed one replayed recorded code).
+  const meta = new MetaRefresh({
+    eager: spec.repl !== 'javascript' || spec.session !== undefined || checkpointer !== null,
+  });
   for (let iteration = first; iteration < spec.maxIterations; iteration++) {
     node.scope.signal.throwIfAborted();
     state.iterations = iteration + 1;
     if (iteration > 0) await compactIfNeeded(node, { spec, state, sandbox, iteration });
     const answer = await node.tree.tracing.iteration(node.spans, iteration, () =>
-      turn(node, { spec, state, sandbox, iteration }),
+      turn(node, { spec, state, sandbox, iteration, meta }),
     );
     if (answer !== null) return { status: 'completed', answer, error: null };
     await checkpointer?.save(state, iteration);
@@ -251,7 +270,7 @@ async function loop(
     used: spec.maxIterations,
     max: spec.maxIterations,
   });
-  const answer = await defaultAnswer(node, { spec, state, sandbox });
+  const answer = await defaultAnswer(node, { spec, state, sandbox, meta });
   return { status: 'max_iterations', answer, error: null };
 }
 

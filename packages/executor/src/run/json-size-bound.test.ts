@@ -49,7 +49,7 @@ describe('fitsAsJson', () => {
   });
 
   it('gives up on a cycle instead of looping', () => {
-    const cycle: Record<string, unknown> = {};
+    const cycle: { self?: unknown } = {};
     cycle.self = cycle;
     expect(fitsAsJson(cycle, 1_000_000)).toBe(false);
   });

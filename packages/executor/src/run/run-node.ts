@@ -6,8 +6,8 @@ import {
   type RunEvent,
   type SubCallRecord,
 } from '@rlm/protocol';
-import { fitsAsJson } from './json-size-bound.js';
 import type { BudgetScope } from './budget-scope.js';
+import { fitsAsJson } from './json-size-bound.js';
 import { NodeSpans } from './run-tracing.js';
 import type { RunTree } from './run-tree.js';
 
