@@ -33,6 +33,8 @@ export class MetaRefresh {
   #held: Meta | undefined;
   /** Code that may read `__rlm` has run: every later turn refreshes it with its first block. */
   #read = false;
+  /** The last `reading` view, reused while the sandbox is the same (one a run). */
+  #view: { of: ReplEnvironment; view: ReplEnvironment } | undefined;
 
   constructor({ eager }: { eager: boolean }) {
     this.#eager = eager;
@@ -58,6 +60,11 @@ export class MetaRefresh {
    */
   reading(sandbox: ReplEnvironment): ReplEnvironment {
     if (this.#eager) return sandbox;
+    if (this.#view?.of !== sandbox) this.#view = { of: sandbox, view: this.#readingView(sandbox) };
+    return this.#view.view;
+  }
+
+  #readingView(sandbox: ReplEnvironment): ReplEnvironment {
     return {
       execute: (code, options) => sandbox.execute(code, options),
       getVariable: async (name, options) => {
