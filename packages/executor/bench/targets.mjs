@@ -149,9 +149,16 @@ const us = (value) => `${value.toFixed(0)} µs`;
 const mb = (value) => `${value.toFixed(0)} MB`;
 
 // ── Item 1: per iteration, the reference workload (zero-latency model, a trivial block a turn) ──
+/**
+ * Per iteration over turns 1 to the answer: the whole turn, and the part between each
+ * `block-start` and its `block-end` (the sandbox's round trip as the loop sees it); the rest is
+ * the loop's own (model call, parsing, events, history).
+ */
 async function iterationMicros(executor, isolation, iterations) {
   let firstTurnAt = 0;
   let answeredAt = 0;
+  let blockAt = 0;
+  let inBlocks = 0;
   const root = model('bench/root', (request) =>
     turnOf(request) === iterations - 1 ? 'FINAL(done)' : repl('x = 1 + 1; print(x)'),
   );
@@ -165,11 +172,16 @@ async function iterationMicros(executor, isolation, iterations) {
       if (event.type === 'iteration-start' && event.iteration === 1) {
         firstTurnAt = performance.now();
       }
+      if (event.type === 'block-start' && event.iteration >= 1) blockAt = performance.now();
+      if (event.type === 'block-end' && event.iteration >= 1) {
+        inBlocks += performance.now() - blockAt;
+      }
       if (event.type === 'final-answer') answeredAt = performance.now();
     },
   });
   await rlm.completion('context');
-  return ((answeredAt - firstTurnAt) / (iterations - 1)) * 1000;
+  const perTurn = (ms) => (ms / (iterations - 1)) * 1000;
+  return { total: perTurn(answeredAt - firstTurnAt), block: perTurn(inBlocks) };
 }
 for (const [isolation, goal] of [
   ['inline', 100],
@@ -179,8 +191,25 @@ for (const [isolation, goal] of [
   const samples = await interleaved(15, (build) => iterationMicros(build.executor, isolation, 50));
   target(
     `per iteration, ${isolation}: zero-latency model, \`x = 1 + 1; print(x)\` a turn (median of 15 runs of 50)`,
-    { goal: `≤ ${goal} µs`, values: samples.map(median), holds: (v) => v <= goal, format: us },
+    {
+      goal: `≤ ${goal} µs`,
+      values: samples.map((list) => median(list.map((s) => s.total))),
+      holds: (v) => v <= goal,
+      format: us,
+    },
   );
+  target(`  of which block-start to block-end (the sandbox's round trip; for the record)`, {
+    goal: '—',
+    values: samples.map((list) => median(list.map((s) => s.block))),
+    holds: () => null,
+    format: us,
+  });
+  target(`  of which the rest (the loop's own; for the record)`, {
+    goal: '—',
+    values: samples.map((list) => median(list.map((s) => s.total - s.block))),
+    holds: () => null,
+    format: us,
+  });
 }
 
 // ── Item 2: fan-out of children, alone and beside a CPU-heavy process ──
