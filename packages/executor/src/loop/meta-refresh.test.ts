@@ -8,7 +8,10 @@ const usage = { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWri
 const SHOW = 'print(JSON.stringify(__rlm))';
 
 /** The first line each turn's block printed, turn by turn (from the next request's output message). */
-async function printed(codes: string[], options: { budget?: { maxTokens: number } } = {}) {
+async function printed(
+  codes: string[],
+  options: { budget?: { maxTokens: number }; isolation?: 'inline' | 'worker' } = {},
+) {
   const model = scriptedModel([
     ...codes.map((code) => ({ text: repl(code), usage })),
     { text: 'FINAL(ok)', usage },
@@ -31,6 +34,13 @@ describe('__rlm when the first turns do not read it', () => {
       iteration: 3,
       budget: { tokens: 100_000 - 3 * 110 - 110 },
     });
+  });
+
+  it('is the metadata of the turn that reads it in a worker sandbox too', async () => {
+    const out = await printed(['x = 1', 'y = 2', 'print(__rlm.iteration)'], {
+      isolation: 'worker',
+    });
+    expect(out[2]).toBe('2');
   });
 
   it('is current in a function defined earlier, called later without naming it', async () => {
