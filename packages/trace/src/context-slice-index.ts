@@ -1,3 +1,6 @@
+import { BlockTable } from './block-table.js';
+import { commonPrefixLength, commonSuffixLength } from './common-run.js';
+
 /** Characters per indexed block: a slice is found once it covers one aligned block of a context. */
 export const SLICE_BLOCK_CHARS = 256;
 
@@ -50,9 +53,7 @@ interface Scan {
  */
 export class ContextSliceIndex {
   readonly #contexts: readonly string[];
-  #blocks: Map<number, number> | undefined;
-  /** Hashes of blocks seen more than once (repeated text, or a collision). */
-  readonly #repeated = new Set<number>();
+  #blocks: BlockTable | undefined;
 
   constructor(contexts: readonly string[]) {
     this.#contexts = contexts;
@@ -91,11 +92,12 @@ export class ContextSliceIndex {
    * text ends.
    */
   #matchAt(scan: Scan, start: number, hash: number): SliceMatch | undefined {
-    const hit = this.#index().get(hash);
-    if (hit !== undefined && !this.#repeated.has(hash)) {
+    const blocks = this.#index();
+    const hit = blocks.find(hash);
+    if (hit !== -1 && !blocks.repeated(hit)) {
       const match = this.#verify(scan.text, { start, hit, covered: scan.covered });
       if (match !== undefined) return match;
-    } else if (hit !== undefined) {
+    } else if (hit !== -1) {
       scan.fallback ??= { start, hit };
     }
     const { fallback } = scan;
@@ -107,49 +109,57 @@ export class ContextSliceIndex {
     return this.#verify(scan.text, { ...fallback, covered: scan.covered });
   }
 
-  /** The match around a window at `start` whose hash hit the block at `hit`, not reaching back past `covered`. */
+  /** The match around a window at `start` whose hash hit the block in slot `hit`, not reaching back past `covered`. */
   #verify(
     text: string,
     { start, hit, covered }: { start: number; hit: number; covered: number },
   ): SliceMatch | undefined {
-    const context = Math.floor(hit / 2 ** 32);
+    const blocks = this.#index();
+    const context = blocks.context(hit);
     const source = this.#contexts[context] ?? '';
-    const offset = hit % 2 ** 32;
-    for (let step = 0; step < SLICE_BLOCK_CHARS; step++) {
-      if (text.charCodeAt(start + step) !== source.charCodeAt(offset + step)) return undefined;
-    }
-    let before = 0;
-    while (
-      start - before > covered &&
-      offset - before > 0 &&
-      text.charCodeAt(start - before - 1) === source.charCodeAt(offset - before - 1)
+    const offset = blocks.offset(hit);
+    if (
+      text.slice(start, start + SLICE_BLOCK_CHARS) !==
+      source.slice(offset, offset + SLICE_BLOCK_CHARS)
     ) {
-      before++;
+      return undefined;
     }
-    let end = SLICE_BLOCK_CHARS;
-    while (
-      start + end < text.length &&
-      text.charCodeAt(start + end) === source.charCodeAt(offset + end)
-    ) {
-      end++;
-    }
-    return { context, start: start - before, offset: offset - before, length: before + end };
+    const before = commonSuffixLength(
+      text,
+      start,
+      source,
+      offset,
+      Math.min(start - covered, offset),
+    );
+    const after = commonPrefixLength(
+      text,
+      start + SLICE_BLOCK_CHARS,
+      source,
+      offset + SLICE_BLOCK_CHARS,
+      Math.min(text.length - start, source.length - offset) - SLICE_BLOCK_CHARS,
+    );
+    return {
+      context,
+      start: start - before,
+      offset: offset - before,
+      length: before + SLICE_BLOCK_CHARS + after,
+    };
   }
 
   /** Built on first use, so a run that records nothing long never pays for it. */
-  #index(): Map<number, number> {
+  #index(): BlockTable {
     if (this.#blocks !== undefined) return this.#blocks;
-    const blocks = new Map<number, number>();
+    let count = 0;
+    for (const source of this.#contexts) count += Math.floor(source.length / SLICE_BLOCK_CHARS);
+    const blocks = new BlockTable(count);
     for (const [context, source] of this.#contexts.entries()) {
       for (
         let offset = 0;
         offset + SLICE_BLOCK_CHARS <= source.length;
         offset += SLICE_BLOCK_CHARS
       ) {
-        const hash = blockHash(source, offset);
         // The first block with a hash is kept; a collision only costs a failed verification.
-        if (blocks.has(hash)) this.#repeated.add(hash);
-        else blocks.set(hash, context * 2 ** 32 + offset);
+        blocks.add(blockHash(source, offset), context, offset);
       }
     }
     this.#blocks = blocks;

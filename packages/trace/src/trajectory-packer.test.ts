@@ -118,6 +118,32 @@ describe('TrajectoryPacker', () => {
     );
   });
 
+  it('declares a context with the hash its writer already had, when the length agrees', () => {
+    const known = 'sha256:0123456789abcdef';
+    const declared = (length: number) => {
+      const packer = new TrajectoryPacker({ payloads: [context] });
+      packer.knowPayloadHashes([{ hash: known, length }]);
+      const line = packer.pack(exchange('a', context.slice(1_000, 9_000)));
+      return line.kind === 'packed' ? line.contexts?.[0]?.hash : undefined;
+    };
+    expect(declared(context.length)).toBe(known);
+    // A hash for a payload of another length is not this context's: it is computed.
+    expect(declared(context.length - 1)).toMatch(/^sha256:[0-9a-f]{16}$/);
+    expect(declared(context.length - 1)).not.toBe(known);
+  });
+
+  it('records the same lines when records carry undefined members or non-finite numbers', () => {
+    const record = exchange('a', context.slice(1_000, 9_000));
+    const odd = {
+      ...record,
+      extra: undefined,
+      response: { ...record.response, costUsd: Number.NaN },
+    };
+    const packed = (value: unknown) =>
+      JSON.stringify(new TrajectoryPacker({ payloads: [context] }).pack(value as TrajectoryRecord));
+    expect(packed(odd)).toBe(packed(JSON.parse(JSON.stringify(odd))));
+  });
+
   it('reads format-1 files as they were', () => {
     const records = [exchange('a', 'short')];
     expect(parseTrajectory(jsonl(records))).toEqual(records);

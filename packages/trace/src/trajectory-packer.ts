@@ -34,10 +34,33 @@ export interface TrajectoryPackerOptions {
 
 type Path = (string | number)[];
 
+/**
+ * `value` as `JSON.parse(JSON.stringify(value))` would give it (undefined members dropped,
+ * non-finite numbers `null`, `toJSON` applied), without serializing: strings are shared, not
+ * copied, which matters for records carrying chunks of a big context.
+ */
+function plainJson(value: unknown): JsonValue | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value !== 'object') return undefined;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    return JSON.parse(JSON.stringify(value)) as JsonValue;
+  }
+  if (Array.isArray(value)) return value.map((item) => plainJson(item) ?? null);
+  const copy: Record<string, JsonValue> = {};
+  for (const key of Object.keys(value)) {
+    const item = plainJson((value as Record<string, unknown>)[key]);
+    if (item !== undefined) copy[key] = item;
+  }
+  return copy;
+}
+
 /** A context slices can be taken from, and its declaration once computed. */
 interface IndexedContext {
   where: Pick<ContextDeclaration, 'payload' | 'element'>;
   text: string;
+  /** Its `textHash`, when the writer already knew it (see `knowPayloadHashes`). */
+  hash?: string;
 }
 
 /**
@@ -81,9 +104,7 @@ export class TrajectoryPacker {
    * string.
    */
   pack(record: TrajectoryRecord): StoredTrajectoryLine {
-    const { record: json, call } = withoutCallId(
-      JSON.parse(JSON.stringify(record)) as Record<string, JsonValue>,
-    );
+    const { record: json, call } = withoutCallId(plainJson(record) as Record<string, JsonValue>);
     const key = deltaKey(record);
     const base = this.#last.get(key);
     this.#last.set(key, json);
@@ -103,6 +124,18 @@ export class TrajectoryPacker {
       ...(unset.length === 0 ? {} : { unset }),
       ...(strings.length === 0 ? {} : { strings }),
     };
+  }
+
+  /**
+   * The `textHash` of each string payload, in payload order, when the writer has them already
+   * (a run-start event's context hashes): a context's declaration then needs no second pass over
+   * a text of many megabytes. A hash is taken only for a string payload of the given `length`.
+   */
+  knowPayloadHashes(hashes: readonly ({ hash: string; length: number } | undefined)[]): void {
+    for (const context of this.#contexts) {
+      const known = context.where.element === undefined ? hashes[context.where.payload] : undefined;
+      if (known !== undefined && known.length === context.text.length) context.hash = known.hash;
+    }
   }
 
   #addContext(text: string, where: IndexedContext['where']): void {
@@ -161,7 +194,7 @@ export class TrajectoryPacker {
       index,
       ...context.where,
       length: context.text.length,
-      hash: textHash(context.text),
+      hash: context.hash ?? textHash(context.text),
     });
   }
 }

@@ -54,6 +54,16 @@ export class TrajectoryRecorder {
   }
 
   event(event: RunEvent): void {
+    if (event.type === 'run-start' && event.parentRunId === null) {
+      // The root's payloads were just hashed for this event: the packer's declarations reuse them.
+      this.#packer?.knowPayloadHashes(
+        event.context.map((info) =>
+          info.type === 'string' && info.hash !== undefined
+            ? { hash: info.hash, length: info.totalLength }
+            : undefined,
+        ),
+      );
+    }
     this.#write({ kind: 'event', event: redactSecrets(event as JsonValue) as RunEvent });
   }
 
