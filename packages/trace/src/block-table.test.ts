@@ -16,11 +16,10 @@ describe('BlockTable', () => {
     expect(table.find(123)).toBe(-1);
   });
 
-  it('keeps hashes apart in a small table (linear probing)', () => {
-    const table = new BlockTable(4);
-    // Hashes that differ only in high bits land in one slot of a small table.
-    const hashes = [0, 2 ** 28, 2 ** 29, -(2 ** 30)];
-    hashes.forEach((hash, at) => table.add(hash, 0, at));
-    expect(hashes.map((hash) => table.offset(table.find(hash)))).toEqual([0, 1, 2, 3]);
+  it('keeps every hash apart in a table filled to its limit (linear probing)', () => {
+    const table = new BlockTable(8);
+    const hashes = [0, 2 ** 28, 2 ** 29, -(2 ** 30), 1, -1, 77, 2 ** 31 - 1];
+    for (const [at, hash] of hashes.entries()) table.add(hash, 0, at);
+    expect(hashes.map((hash) => table.offset(table.find(hash)))).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 });

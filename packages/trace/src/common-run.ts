@@ -5,45 +5,42 @@
  */
 const CHUNK_CHARS = 512;
 
-/** How many characters from `a[aStart]` and `b[bStart]` on are equal, at most `limit`. */
-export function commonPrefixLength(
-  a: string,
-  aStart: number,
-  b: string,
-  bStart: number,
-  limit: number,
-): number {
+/** A position in a string. */
+export interface TextAt {
+  text: string;
+  at: number;
+}
+
+/** How many characters from `a.at` and `b.at` on are equal, at most `limit`. */
+export function commonPrefixLength(a: TextAt, b: TextAt, limit: number): number {
   let length = 0;
   while (
     length + CHUNK_CHARS <= limit &&
-    a.slice(aStart + length, aStart + length + CHUNK_CHARS) ===
-      b.slice(bStart + length, bStart + length + CHUNK_CHARS)
+    a.text.slice(a.at + length, a.at + length + CHUNK_CHARS) ===
+      b.text.slice(b.at + length, b.at + length + CHUNK_CHARS)
   ) {
     length += CHUNK_CHARS;
   }
-  while (length < limit && a.charCodeAt(aStart + length) === b.charCodeAt(bStart + length)) {
+  while (length < limit && a.text.charCodeAt(a.at + length) === b.text.charCodeAt(b.at + length)) {
     length++;
   }
   return length;
 }
 
-/** How many characters before `a[aEnd]` and `b[bEnd]` are equal, at most `limit`. */
-export function commonSuffixLength(
-  a: string,
-  aEnd: number,
-  b: string,
-  bEnd: number,
-  limit: number,
-): number {
+/** How many characters just before `a.at` and `b.at` are equal, at most `limit`. */
+export function commonSuffixLength(a: TextAt, b: TextAt, limit: number): number {
   let length = 0;
   while (
     length + CHUNK_CHARS <= limit &&
-    a.slice(aEnd - length - CHUNK_CHARS, aEnd - length) ===
-      b.slice(bEnd - length - CHUNK_CHARS, bEnd - length)
+    a.text.slice(a.at - length - CHUNK_CHARS, a.at - length) ===
+      b.text.slice(b.at - length - CHUNK_CHARS, b.at - length)
   ) {
     length += CHUNK_CHARS;
   }
-  while (length < limit && a.charCodeAt(aEnd - length - 1) === b.charCodeAt(bEnd - length - 1)) {
+  while (
+    length < limit &&
+    a.text.charCodeAt(a.at - length - 1) === b.text.charCodeAt(b.at - length - 1)
+  ) {
     length++;
   }
   return length;

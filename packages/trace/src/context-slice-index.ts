@@ -125,17 +125,13 @@ export class ContextSliceIndex {
       return undefined;
     }
     const before = commonSuffixLength(
-      text,
-      start,
-      source,
-      offset,
+      { text, at: start },
+      { text: source, at: offset },
       Math.min(start - covered, offset),
     );
     const after = commonPrefixLength(
-      text,
-      start + SLICE_BLOCK_CHARS,
-      source,
-      offset + SLICE_BLOCK_CHARS,
+      { text, at: start + SLICE_BLOCK_CHARS },
+      { text: source, at: offset + SLICE_BLOCK_CHARS },
       Math.min(text.length - start, source.length - offset) - SLICE_BLOCK_CHARS,
     );
     return {

@@ -134,11 +134,7 @@ describe('TrajectoryPacker', () => {
 
   it('records the same lines when records carry undefined members or non-finite numbers', () => {
     const record = exchange('a', context.slice(1_000, 9_000));
-    const odd = {
-      ...record,
-      extra: undefined,
-      response: { ...record.response, costUsd: Number.NaN },
-    };
+    const odd = { ...record, extra: undefined, costUsd: Number.NaN, list: [undefined, 1] };
     const packed = (value: unknown) =>
       JSON.stringify(new TrajectoryPacker({ payloads: [context] }).pack(value as TrajectoryRecord));
     expect(packed(odd)).toBe(packed(JSON.parse(JSON.stringify(odd))));
