@@ -2,7 +2,7 @@ import { BlockTable } from './block-table.js';
 import { commonPrefixLength, commonSuffixLength } from './common-run.js';
 
 /** Characters per indexed block: a slice is found once it covers one aligned block of a context. */
-export const SLICE_BLOCK_CHARS = 256;
+export const SLICE_BLOCK_CHARS = 128;
 
 const BASE = 0x01000193;
 

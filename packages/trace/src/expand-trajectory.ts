@@ -5,12 +5,15 @@ import {
   type TrajectoryRecord,
   trajectoryRecordSchema,
 } from '@rlm/protocol';
+import { groupedLines } from './line-group.js';
 import { applyDelta, deltaKey, withCallId, withoutCallId } from './record-delta.js';
-import type {
-  ContextDeclaration,
-  PackedLine,
-  PackedPart,
-  StoredTrajectoryLine,
+import {
+  type ContextDeclaration,
+  type PackedLine,
+  type PackedPart,
+  type SingleTrajectoryLine,
+  type StoredTrajectoryLine,
+  singleTrajectoryLineSchema,
 } from './stored-line.js';
 import { textHash } from './text-hash.js';
 
@@ -108,9 +111,9 @@ class Expander {
     this.#missing = missingContext ?? (payloads === undefined ? 'placeholder' : 'error');
   }
 
-  /** The record a line stands for, if it stands for one. */
-  read(line: StoredTrajectoryLine, position: number): TrajectoryRecord {
-    if (line.kind === 'packed') return this.#unpack(line, `record ${position}`);
+  /** The record a single line stands for; `where` names the line in errors. */
+  read(line: SingleTrajectoryLine, where: string): TrajectoryRecord {
+    if (line.kind === 'packed') return this.#unpack(line, where);
     this.#last.set(deltaKey(line), withoutCallId(line as never).record);
     return line;
   }
@@ -166,9 +169,16 @@ class Expander {
     }
     if (context.text === undefined) return this.#missingSlice(part, context);
     const slice = context.text.slice(part.offset, part.offset + part.length);
-    if (slice.length !== part.length || textHash(slice) !== part.hash) {
+    if (
+      slice.length !== part.length ||
+      (part.hash !== undefined && textHash(slice) !== part.hash)
+    ) {
       const what = `the slice at ${part.offset} (${part.length} chars) of ${describeContext(context.line)}`;
-      throw invalid(`${at}: ${what} does not match its hash ${part.hash}`);
+      throw invalid(
+        part.hash === undefined
+          ? `${at}: ${what} is past the context's end`
+          : `${at}: ${what} does not match its hash ${part.hash}`,
+      );
     }
     return slice;
   }
@@ -193,8 +203,9 @@ class Expander {
 }
 
 /**
- * Turns the lines of a trajectory file back into its records: packed strings are rebuilt from
- * their slices and texts, every slice checked against its hash. Lines of format 1 pass through.
+ * Turns the lines of a trajectory file back into its records: compressed groups are expanded,
+ * packed strings are rebuilt from their slices and texts, every slice checked against its hash.
+ * Lines of format 1 pass through.
  *
  * @throws RlmError `trace.context_missing` when a reference needs a context that was not given
  *   or is not the recorded one and `missingContext` is `error` (the default when `payloads` are
@@ -211,7 +222,27 @@ export function expandTrajectory(
   const expander = new Expander(options);
   const records: TrajectoryRecord[] = [];
   for (const [position, line] of lines.entries()) {
-    records.push(expander.read(line, position + 1));
+    if (line.kind !== 'group') {
+      records.push(expander.read(line, `record ${position + 1}`));
+      continue;
+    }
+    for (const [at, text] of groupedLines(line, `record ${position + 1}`).entries()) {
+      const where = `record ${position + 1}, line ${at + 1} of its group`;
+      records.push(expander.read(singleLine(text, where), where));
+    }
   }
   return records;
+}
+
+/** A line of a compressed group, checked like a line of the file. */
+function singleLine(text: string, where: string): SingleTrajectoryLine {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw invalid(`${where}: not JSON`);
+  }
+  const parsed = singleTrajectoryLineSchema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  throw invalid(...describeIssues(parsed.error).map((issue) => `${where}: ${issue}`));
 }

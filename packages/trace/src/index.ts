@@ -13,6 +13,7 @@ export {
 // ── Trajectories ────────────────────────
 
 export { type ExpandTrajectoryOptions, expandTrajectory } from './expand-trajectory.js';
+export { groupedLines, groupLines } from './line-group.js';
 export {
   parseTrajectory,
   readTrajectory,
@@ -31,11 +32,15 @@ export { type ResponseReplay, replayingModel, responseReplay } from './response-
 export {
   type ContextDeclaration,
   contextDeclarationSchema,
+  type GroupLine,
+  groupLineSchema,
   type PackedLine,
   type PackedPart,
   packedLineSchema,
   packedPartSchema,
+  type SingleTrajectoryLine,
   type StoredTrajectoryLine,
+  singleTrajectoryLineSchema,
   storedTrajectoryLineSchema,
 } from './stored-line.js';
 export {

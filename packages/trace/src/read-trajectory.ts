@@ -6,7 +6,7 @@ import { type StoredTrajectoryLine, storedTrajectoryLineSchema } from './stored-
 
 /**
  * Parses trajectory JSONL text into its lines as written, each checked against the format's
- * schemas (records, and the packed records of format 2), without expanding anything. A last line cut short by a crash is dropped.
+ * schemas (records, the packed records of format 2 and the compressed groups of format 3), without expanding anything. A last line cut short by a crash is dropped.
  */
 export function safeParseTrajectoryLines(text: string): JsonLinesResult<StoredTrajectoryLine> {
   return safeParseJsonLines(text, storedTrajectoryLineSchema);
@@ -31,7 +31,7 @@ export function safeParseTrajectory(
 ): JsonLinesResult<TrajectoryRecord> {
   const result = safeParseTrajectoryLines(text);
   if (!result.ok) return result;
-  if (!result.value.some((line) => line.kind === 'packed')) {
+  if (!result.value.some((line) => line.kind === 'packed' || line.kind === 'group')) {
     return { ...result, value: result.value as TrajectoryRecord[] };
   }
   return { ...result, value: expandTrajectory(result.value, options) };

@@ -17,8 +17,12 @@ export const packedPartSchema = z.union([
     context: z.number().int().nonnegative(),
     offset: z.number().int().nonnegative(),
     length: z.number().int().positive(),
-    /** The slice's own hash: a reader checks it after cutting the slice. */
-    hash: shortHashSchema,
+    /**
+     * The slice's own hash, checked by a reader after cutting the slice (format 2). Format 3
+     * leaves it out: the context's declaration carries the hash of the whole context, which a
+     * reader checks before cutting anything, so offset and length name the text exactly.
+     */
+    hash: shortHashSchema.optional(),
   }),
   z.strictObject({ text: shortHashSchema, value: z.string().optional() }),
 ]);
@@ -66,12 +70,33 @@ export const packedLineSchema = z.strictObject({
 });
 export type PackedLine = z.infer<typeof packedLineSchema>;
 
-/**
- * One line of a trajectory file as written: a record as it is, or a packed record (format 2).
- * `readTrajectory` turns these back into `TrajectoryRecord`s.
- */
-export const storedTrajectoryLineSchema = z.discriminatedUnion('kind', [
+/** A line that stands for one record: the record as it is, or packed (format 2). */
+export const singleTrajectoryLineSchema = z.discriminatedUnion('kind', [
   packedLineSchema,
   trajectoryRecordSchema,
 ]);
-export type StoredTrajectoryLine = PackedLine | TrajectoryRecord;
+export type SingleTrajectoryLine = PackedLine | TrajectoryRecord;
+
+/**
+ * Consecutive lines compressed together (format 3): `data` is the base64 of the Brotli
+ * compression of `lines` single lines joined by `\n`. A run of sub-calls repeats its shape in
+ * every record (events, exchanges, previews of one instruction), which compression removes; the
+ * group is still one line, so a file cut after any line is a readable prefix.
+ */
+export const groupLineSchema = z.strictObject({
+  kind: z.literal('group'),
+  lines: z.number().int().positive(),
+  data: z.string().min(1),
+});
+export type GroupLine = z.infer<typeof groupLineSchema>;
+
+/**
+ * One line of a trajectory file as written: a record as it is, a packed record (format 2), or a
+ * group of those compressed (format 3). `readTrajectory` turns these back into `TrajectoryRecord`s.
+ */
+export const storedTrajectoryLineSchema = z.discriminatedUnion('kind', [
+  packedLineSchema,
+  groupLineSchema,
+  trajectoryRecordSchema,
+]);
+export type StoredTrajectoryLine = SingleTrajectoryLine | GroupLine;

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expandTrajectory } from './expand-trajectory.js';
 import { parseTrajectory } from './read-trajectory.js';
+import { textHash } from './text-hash.js';
 import { TrajectoryPacker } from './trajectory-packer.js';
 
 /** A context with no period, so a slice matches only where it was cut. */
@@ -109,12 +110,38 @@ describe('TrajectoryPacker', () => {
     });
   });
 
-  it('refuses a slice whose hash does not match the context', () => {
+  it('refuses a format-2 slice whose hash does not match the context', () => {
     const packer = new TrajectoryPacker({ payloads: [context] });
-    const lines = [packer.pack(exchange('a', context.slice(1_000, 9_000)))];
-    const tampered = JSON.parse(JSON.stringify(lines).replace(/"offset":\d+/, '"offset":5'));
-    expect(() => expandTrajectory(tampered, { payloads: [context] })).toThrow(
-      expect.objectContaining({ code: 'protocol.invalid_message' }),
+    const [line] = JSON.parse(
+      JSON.stringify([packer.pack(exchange('a', context.slice(1_000, 9_000)))]),
+    );
+    const part = line.strings[0].parts[0];
+    const format2 = {
+      ...part,
+      hash: textHash(context.slice(part.offset, part.offset + part.length)),
+    };
+    line.strings[0].parts[0] = format2;
+    expect(expandTrajectory([line], { payloads: [context] })).toHaveLength(1);
+    line.strings[0].parts[0] = { ...format2, offset: 5 };
+    expect(() => expandTrajectory([line], { payloads: [context] })).toThrow(
+      expect.objectContaining({
+        code: 'protocol.invalid_message',
+        message: expect.stringContaining('does not match its hash'),
+      }),
+    );
+  });
+
+  it('refuses a slice that reaches past its context', () => {
+    const packer = new TrajectoryPacker({ payloads: [context] });
+    const [line] = JSON.parse(
+      JSON.stringify([packer.pack(exchange('a', context.slice(1_000, 9_000)))]),
+    );
+    line.strings[0].parts[0].offset = context.length - 10;
+    expect(() => expandTrajectory([line], { payloads: [context] })).toThrow(
+      expect.objectContaining({
+        code: 'protocol.invalid_message',
+        message: expect.stringContaining("past the context's end"),
+      }),
     );
   });
 

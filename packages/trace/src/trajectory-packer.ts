@@ -1,19 +1,21 @@
 import type { JsonValue, TrajectoryRecord } from '@rlm/protocol';
-import { ContextSliceIndex } from './context-slice-index.js';
+import { ContextSliceIndex, SLICE_BLOCK_CHARS } from './context-slice-index.js';
 import { deltaKey, recordDelta, withoutCallId } from './record-delta.js';
 import type {
   ContextDeclaration,
   PackedLine,
   PackedPart,
-  StoredTrajectoryLine,
+  SingleTrajectoryLine,
 } from './stored-line.js';
 import { textHash } from './text-hash.js';
 
 /**
  * Strings shorter than this are written as they are: a reference or a hash would save little.
- * @default 1_024
+ * Twice `SLICE_BLOCK_CHARS`, so a slice of a context this long always covers a whole indexed
+ * block and is found.
+ * @default 256
  */
-export const DEFAULT_PACK_MIN_CHARS = 1_024;
+export const DEFAULT_PACK_MIN_CHARS = 2 * SLICE_BLOCK_CHARS;
 
 /**
  * Literal text inside a packed string this long or longer is written once and by hash after (a
@@ -103,7 +105,7 @@ export class TrajectoryPacker {
    * long strings packed; the record itself when it is the first of its kind and has no long
    * string.
    */
-  pack(record: TrajectoryRecord): StoredTrajectoryLine {
+  pack(record: TrajectoryRecord): SingleTrajectoryLine {
     const { record: json, call } = withoutCallId(plainJson(record) as Record<string, JsonValue>);
     const key = deltaKey(record);
     const base = this.#last.get(key);
@@ -165,13 +167,8 @@ export class TrajectoryPacker {
     for (const match of this.#index.matches(text)) {
       if (match.start > at) parts.push(this.#literal(text.slice(at, match.start)));
       this.#declare(match.context, contexts);
-      const slice = text.slice(match.start, match.start + match.length);
-      parts.push({
-        context: match.context,
-        offset: match.offset,
-        length: match.length,
-        hash: textHash(slice),
-      });
+      // No hash of its own: the context's declaration names the whole context by hash (format 3).
+      parts.push({ context: match.context, offset: match.offset, length: match.length });
       at = match.start + match.length;
     }
     if (at < text.length) parts.push(this.#literal(text.slice(at)));
