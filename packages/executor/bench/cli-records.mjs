@@ -2,7 +2,9 @@
 // prompts each carry a 20 KB slice of it (the offline `testkit:chunk-and-aggregate` model, 10
 // lines of 2,000 characters a prompt), against a process that only loads the file once.
 // Reports wall time, peak RSS (`/usr/bin/time`) and the trajectory's size as a % of the file.
-// Run: node packages/executor/bench/cli-records.mjs [baseline-checkout]
+// A second table: the same model over an 11 MB file of 60-character lines, so its 18,300 prompts
+// are ~600 characters (short records: every sub-call's own records weigh more than its slice).
+// Run: node packages/executor/bench/cli-records.mjs [baseline-checkout] [--lines=N] [--small-lines=N]
 // With a baseline checkout (a built clone of an earlier commit), both builds run, taking turns.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -23,18 +25,24 @@ if (baselineArg !== undefined) {
   });
 }
 
+const smallLineCount = Number(
+  process.argv.find((arg) => arg.startsWith('--small-lines='))?.slice('--small-lines='.length) ??
+    183_000,
+);
+
 const work = mkdtempSync(join(tmpdir(), 'rlm-cli-records-'));
-const file = join(work, 'big.txt');
-{
-  // 30,000 distinct lines of 2,000 characters: no blank line, so a batch of lines is one slice.
+
+/** A file of `count` distinct lines of `chars - 1` characters and a newline: no blank line, so a batch of lines is one slice. */
+function recordsFile(name, { count, chars }) {
+  const path = join(work, name);
   const lines = [];
-  for (let line = 0; line < lineCount; line++) {
+  for (let line = 0; line < count; line++) {
     const head = `record ${line} billing refund `;
-    lines.push((head + 'All work and no play makes a dull model. '.repeat(50)).slice(0, 1_999));
+    lines.push((head + 'All work and no play makes a dull model. '.repeat(50)).slice(0, chars - 1));
   }
-  writeFileSync(file, `${lines.join('\n')}\n`);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return { path, bytes: statSync(path).size };
 }
-const fileBytes = statSync(file).size;
 
 /** Wall ms and peak RSS (MB) of `node …args`, measured by /usr/bin/time. */
 function timed(args, env = {}) {
@@ -51,13 +59,13 @@ function timed(args, env = {}) {
   return { ms: seconds * 1000, mb: kb / 1024, stdout: result.stdout };
 }
 
-const load = () =>
+const load = (file) =>
   timed([
     '-e',
     `const t = require('node:fs').readFileSync(${JSON.stringify(file)}, 'utf8'); if (t.length === 0) process.exit(1)`,
   ]);
 
-function cliRun(root) {
+function cliRun(root, { path: file, bytes: fileBytes }) {
   const dir = join(work, `trajectories-${Math.random().toString(36).slice(2)}`);
   const run = timed(
     [
@@ -81,21 +89,25 @@ function cliRun(root) {
   return { ...run, recordedPercent: (bytes / fileBytes) * 100 };
 }
 
-try {
-  const rows = [];
-  for (const { name, root } of roots) rows.push({ name, root, runs: [], loads: [] });
+/** Both builds over one file, taking turns, best of 2; the table's rows. */
+function measure(file) {
+  const rows = roots.map(({ name, root }) => ({ name, root, runs: [], loads: [] }));
   for (let round = 0; round < 2; round++) {
     const order = round % 2 === 0 ? rows : [...rows].reverse();
     for (const row of order) {
-      row.loads.push(load());
-      row.runs.push(cliRun(row.root));
+      row.loads.push(load(file.path));
+      row.runs.push(cliRun(row.root, file));
     }
   }
+  return rows;
+}
+
+function printTable(title, file, rows) {
   const best = (list, key) => Math.min(...list.map((item) => item[key]));
   process.stdout.write(
-    `\nMeasured ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, load average (1/5/15 min) at the end ${loadavg()
+    `\n${title}: measured ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, load average (1/5/15 min) at the end ${loadavg()
       .map((value) => value.toFixed(1))
-      .join(' / ')}; file ${(fileBytes / 1e6).toFixed(0)} MB, best of 2.\n\n`,
+      .join(' / ')}; file ${(file.bytes / 1e6).toFixed(0)} MB, best of 2.\n\n`,
   );
   process.stdout.write(
     '| Build | CLI run | load once | time ratio (≤ 2×) | CLI peak RSS | load once | RSS ratio (≤ 2×) | trajectory, % of the file (≤ 5 %) |\n|---|---|---|---|---|---|---|---|\n',
@@ -108,6 +120,15 @@ try {
     process.stdout.write(
       `| ${row.name} | ${(runMs / 1000).toFixed(1)} s | ${(loadMs / 1000).toFixed(2)} s | ${(runMs / loadMs).toFixed(1)}× | ${runMb.toFixed(0)} MB | ${loadMb.toFixed(0)} MB | ${(runMb / loadMb).toFixed(1)}× | ${row.runs[0].recordedPercent.toFixed(1)} % |\n`,
     );
+  }
+}
+
+try {
+  const big = recordsFile('big.txt', { count: lineCount, chars: 2_000 });
+  printTable('Prompts of 20 KB slices', big, measure(big));
+  if (smallLineCount > 0) {
+    const small = recordsFile('small.txt', { count: smallLineCount, chars: 60 });
+    printTable('Prompts of ~600 characters (short records)', small, measure(small));
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
