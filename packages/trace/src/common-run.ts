@@ -13,6 +13,8 @@ export interface TextAt {
 
 /** How many characters from `a.at` and `b.at` on are equal, at most `limit`. */
 export function commonPrefixLength(a: TextAt, b: TextAt, limit: number): number {
+  // A slice usually runs to the end of what is compared: one comparison settles that.
+  if (a.text.slice(a.at, a.at + limit) === b.text.slice(b.at, b.at + limit)) return limit;
   let length = 0;
   while (
     length + CHUNK_CHARS <= limit &&
@@ -29,6 +31,7 @@ export function commonPrefixLength(a: TextAt, b: TextAt, limit: number): number 
 
 /** How many characters just before `a.at` and `b.at` are equal, at most `limit`. */
 export function commonSuffixLength(a: TextAt, b: TextAt, limit: number): number {
+  if (a.text.slice(a.at - limit, a.at) === b.text.slice(b.at - limit, b.at)) return limit;
   let length = 0;
   while (
     length + CHUNK_CHARS <= limit &&
