@@ -11,8 +11,12 @@ import type { TrajectorySink } from './trajectory-sink.js';
  */
 export const GROUP_MAX_CHARS = 256 * 1024;
 
-/** How long the first line of a group waits at most before the group is written (checked as lines arrive). */
-export const GROUP_MAX_MS = 1_000;
+/**
+ * How long the first line of a group waits at most before the group is written (checked as lines
+ * arrive): what a process that dies mid-batch can lose. Long enough that a slow machine still
+ * writes groups of many sub-calls (a group's size, not its age, ends it on a fast one).
+ */
+export const GROUP_MAX_MS = 5_000;
 
 /**
  * Which records may wait in a group: a sub-call's own records (its start and end, and the model
