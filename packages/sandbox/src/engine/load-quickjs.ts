@@ -6,6 +6,7 @@ import {
   type QuickJSSyncVariant,
   type QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
+import { registerMemory, takeSpareMemory } from './spare-memory.js';
 
 const WASM_PAGE_BYTES = 64 * 1024;
 
@@ -53,9 +54,16 @@ export async function loadQuickJs(
   precompiled?: CompiledEngine,
 ): Promise<QuickJSWASMModule> {
   const pages = Math.ceil(memoryBytes / WASM_PAGE_BYTES);
-  const wasmMemory = new wasm.Memory({ initial: pages, maximum: pages });
   const wasmModule = precompiled ?? (await compiledEngine());
+  // A wiped memory of an engine that is gone, when this thread keeps one (see spare-memory.ts).
+  const wasmMemory =
+    (takeSpareMemory(pages * WASM_PAGE_BYTES) as WasmMemory | undefined) ??
+    new wasm.Memory({ initial: pages, maximum: pages });
   // The package's types describe its CommonJS build; under ESM the default import is the variant.
   const variant = RELEASE_SYNC as unknown as QuickJSSyncVariant;
-  return newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory, wasmModule }));
+  const module = await newQuickJSWASMModuleFromVariant(
+    newVariant(variant, { wasmMemory, wasmModule }),
+  );
+  registerMemory(module, wasmMemory as unknown as { buffer: ArrayBuffer });
+  return module;
 }

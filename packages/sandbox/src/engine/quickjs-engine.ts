@@ -1,6 +1,11 @@
 import type { JsonValue, REPLResult, VariableInfo } from '@rlm/protocol';
 import { RESERVED_NAMES, RlmError } from '@rlm/protocol/core';
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core';
+import type {
+  QuickJSContext,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from 'quickjs-emscripten-core';
 import { toBoundedJson } from '../bounded-json.js';
 import { CONTEXT_HELPER_NAMES, ContextScanner } from '../context-ops/context-scanner.js';
 import { isSharedText, readSharedText, type SharedText } from '../context-ops/shared-text.js';
@@ -18,6 +23,7 @@ import { newGuestAsciiString } from './new-guest-ascii-string.js';
 import { newGuestString, newGuestStringFromUtf8 } from './new-guest-string.js';
 import { runBlock } from './run-block.js';
 import { SCAFFOLD_CALL_MS, Scaffold } from './scaffold.js';
+import { recycleMemory } from './spare-memory.js';
 import { UNWATCHED, type WatchdogCell } from './watchdog-cell.js';
 
 export type { EngineRunOptions } from './engine-parts.js';
@@ -58,6 +64,7 @@ export interface EngineReadOptions extends EngineRunOptions {
  * anything else runs.
  */
 export class QuickJsEngine {
+  readonly #module: QuickJSWASMModule;
   readonly #runtime: QuickJSRuntime;
   readonly #context: QuickJSContext;
   /** The prelude's `installScaffold`, until `#install` calls (and frees) it. */
@@ -70,6 +77,8 @@ export class QuickJsEngine {
   #parts: EngineParts | undefined;
   readonly #ballast: HeapBallast;
   #disposed = false;
+  /** Memory ran out at some point: the heap's state is not trusted enough to reuse its memory. */
+  #exhausted = false;
   /** Set by a fault before the scaffold (and so `#parts`) exists. */
   #earlyPoison: string | undefined;
 
@@ -89,6 +98,7 @@ export class QuickJsEngine {
       blank.module,
       Math.min(4 * 1024 * 1024, Math.max(256 * 1024, limits.memoryBytes / 64)),
     );
+    this.#module = blank.module;
     this.#runtime = blank.runtime;
     this.#runtime.setMaxStackSize(limits.stackBytes);
     this.#runtime.setInterruptHandler(this.#interrupts.handler);
@@ -239,7 +249,9 @@ export class QuickJsEngine {
   /** Runs one block (see run-block.ts). Guest errors and limits go into the result. */
   async execute(code: string, options: EngineRunOptions = {}): Promise<REPLResult> {
     this.#assertUsable();
-    return runBlock(this.#p, code, options);
+    const result = await runBlock(this.#p, code, options);
+    if (result.error?.code === 'sandbox.out_of_memory') this.#exhausted = true;
+    return result;
   }
 
   #assertUsable(): void {
@@ -332,7 +344,10 @@ export class QuickJsEngine {
   /** Binds a guest string handle to `name`, then frees the handle. */
   #setString(name: string, handle: QuickJSHandle): void {
     try {
-      if (this.#context.typeof(handle) !== 'string') throw outOfMemory(this.#limits.memoryBytes);
+      if (this.#context.typeof(handle) !== 'string') {
+        this.#exhausted = true;
+        throw outOfMemory(this.#limits.memoryBytes);
+      }
       this.#sc.call('setVariable', [name, handle]).dispose();
     } finally {
       handle.dispose();
@@ -397,6 +412,9 @@ export class QuickJsEngine {
       this.#runtime.dispose();
     } catch {
       // A poisoned runtime may fail its leak assertions on dispose; its memory goes with the module.
+      return;
     }
+    // Nothing calls into this instance again: its memory, wiped, can serve the next engine.
+    if (!this.#exhausted) recycleMemory(this.#module);
   }
 }
