@@ -12,10 +12,13 @@ import {
   isAccessor,
   isFrozen,
   isWellFormed,
+  joinList,
   jsonParse,
+  jsonStringify,
   list,
   matches,
   objectKeys,
+  push,
   record,
 } from './primordials.js';
 import { basicTypeName, typeName } from './type-name.js';
@@ -48,6 +51,19 @@ const notUser = record<Record<string, true>>();
 const known = record<{ names: Record<string, true> }>();
 known.names = record<Record<string, true>>();
 
+/**
+ * The global names as last classified, and those of them that are neither the engine's nor the
+ * scaffold's (user variables, and helpers that may have been rebound). The global object's names
+ * change only when a block (or the host) adds or deletes a global, so most listings find the same
+ * names and skip classifying them again. The names are compared joined by NUL together with their
+ * count: when no name holds a NUL (checked when they are classified), equal texts and counts
+ * mean equal lists; a list with a NUL in a name is never reused.
+ */
+const listing = record<{ joined: string; count: number; candidates: string[] }>();
+listing.joined = '';
+listing.count = -1;
+listing.candidates = list<string>();
+
 /** Records the names present before the scaffold adds anything, and the reserved ones. */
 export function recordBaseline(reservedNames: readonly string[]): void {
   const names = getOwnPropertyNames(G);
@@ -74,12 +90,14 @@ export function pin(name: string, value: unknown): void {
   if (!hasOwn(pinned, name)) append(pinnedNames, name);
   pinned[name] = value;
   reserved[name] = true;
+  listing.count = -1;
   defineGlobal(name, value);
 }
 
 /** Defines a context helper: an ordinary global a model may rebind. */
 export function defineHelper(name: string, value: unknown): void {
   helpers[name] = value;
+  listing.count = -1;
   defineGlobal(name, value);
 }
 
@@ -102,7 +120,28 @@ export function globalSlot(name: string): GlobalSlot {
 /** The user's variables: globals that are neither the engine's nor the scaffold's. */
 export function userNames(): string[] {
   const names = getOwnPropertyNames(G);
+  const joined = joinList(names, '\u0000');
+  if (names.length !== listing.count || joined !== listing.joined) classify(names, joined);
+  const candidates = listing.candidates;
   const out = list<string>();
+  for (let index = 0; index < candidates.length; index++) {
+    const name = candidates[index] as string;
+    if (helpers[name] !== undefined && holdsHelper(name)) continue;
+    push(out, name);
+  }
+  return out;
+}
+
+/** Whether a helper's global still holds the helper itself (a data property, never a getter). */
+function holdsHelper(name: string): boolean {
+  const descriptor = getOwnPropertyDescriptor(G, name);
+  return descriptor !== undefined && !isAccessor(descriptor) && descriptor.value === helpers[name];
+}
+
+/** Sorts the global names into the engine's and the scaffold's, and the rest (`listing`). */
+function classify(names: string[], joined: string): void {
+  const candidates = list<string>();
+  let reusable = true;
   for (let index = 0; index < names.length; index++) {
     const name = names[index] as string;
     if (notUser[name] === true) continue;
@@ -110,29 +149,34 @@ export function userNames(): string[] {
       notUser[name] = true;
       continue;
     }
-    if (helpers[name] !== undefined && globalSlot(name).value === helpers[name]) continue;
-    append(out, name);
+    // The engine's and the scaffold's names hold no NUL; only these can.
+    if (indexOf(name, '\u0000', 0) !== -1) reusable = false;
+    push(candidates, name);
   }
-  return out;
+  listing.candidates = candidates;
+  listing.joined = joined;
+  listing.count = reusable ? names.length : -1;
 }
 
 /** `{ name: type }` of the user variables (see `typeName`; may run guest code). */
 export function locals(basic: boolean): string {
   const names = userNames();
   const seen = record<Record<string, true>>();
-  for (let index = 0; index < names.length; index++) seen[names[index] as string] = true;
-  known.names = seen;
-  const out = record<Record<string, string>>();
+  const entries = list<string>();
   for (let index = 0; index < names.length; index++) {
     const name = names[index] as string;
+    seen[name] = true;
     const slot = globalSlot(name);
-    out[name] = slot.accessor
+    const type = slot.accessor
       ? 'accessor'
       : basic
         ? basicTypeName(slot.value)
         : typeName(slot.value);
+    // The JSON of `{ name: type }`, written directly: the names are distinct, in listing order.
+    push(entries, `${jsonStringify(name)}:${jsonStringify(type)}`);
   }
-  return jsonText(out);
+  known.names = seen;
+  return `{${joinList(entries, ',')}}`;
 }
 
 /** Most characters `listVariables` serializes to measure one variable. */

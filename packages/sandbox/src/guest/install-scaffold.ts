@@ -167,17 +167,17 @@ function formatCompletion(holder: { value: unknown }): void {
 function finishBlock(holder: { value: unknown }): string {
   formatCompletion(holder);
   const localsJson = locals(false);
-  const end = record<BlockEnd>();
-  end.unrestored = restore();
-  end.finalAnswer = finalState.answer;
+  const unrestored = restore();
   const output = peekOutput();
-  end.stdout = output.stdout;
-  end.stderr = output.stderr;
-  end.droppedStdout = output.droppedStdout;
-  end.droppedStderr = output.droppedStderr;
   const stdout = emptyStream();
   const stderr = emptyStream();
-  const text = `{"locals":${localsJson},"end":${jsonText(end)}}`;
+  // The JSON of `FinishedBlock`, written directly (every field is a string, a number, null or a
+  // list of strings, each through `jsonText`).
+  const text = `{"locals":${localsJson},"end":{"stdout":${jsonText(output.stdout)},"stderr":${jsonText(
+    output.stderr,
+  )},"droppedStdout":${jsonText(output.droppedStdout)},"droppedStderr":${jsonText(
+    output.droppedStderr,
+  )},"finalAnswer":${jsonText(finalState.answer)},"unrestored":${jsonText(unrestored)}}}`;
   // The commit: plain assignments to prototype-less records, no call in between. The interrupt
   // handler is polled only at calls and loops, so the answer and the output are taken together
   // or (when it stops this call earlier) not at all.

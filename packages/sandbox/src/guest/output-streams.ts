@@ -1,4 +1,4 @@
-import { append, joinList, list, record, slice } from './primordials.js';
+import { joinList, list, push, record, slice } from './primordials.js';
 import { limits } from './scaffold-settings.js';
 
 export type StreamName = 'stdout' | 'stderr';
@@ -56,12 +56,12 @@ export function write(name: StreamName, text: string): void {
     return;
   }
   if (text.length > room) {
-    append(stream.parts, slice(text, 0, room));
+    push(stream.parts, slice(text, 0, room));
     stream.dropped += text.length - room;
     stream.used = limits.maxOutputChars;
     return;
   }
-  append(stream.parts, text);
+  push(stream.parts, text);
   stream.used += text.length;
 }
 

@@ -109,6 +109,14 @@ export function append<T>(items: T[], value: T): void {
   call(arrayPush, items, [value]);
 }
 
+/**
+ * Appends to an array made by `list()`, without a call: it has no prototype, so the store can
+ * reach no setter. (Only for `list()` arrays; `append` takes any array.)
+ */
+export function push<T>(items: T[], value: T): void {
+  items[items.length] = value;
+}
+
 export function joinList(items: readonly string[], separator: string): string {
   return call(arrayJoin, items, [separator]);
 }
