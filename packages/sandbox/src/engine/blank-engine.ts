@@ -19,10 +19,14 @@ const PRELUDE_STACK_BYTES = 128 * 1024;
  * code. It is the expensive, sandbox-independent part of starting an engine, so a pooled worker
  * builds one while it waits, and the next sandbox's engine starts from it (`QuickJsEngine.create`).
  *
- * The prelude cannot be compiled once per process: quickjs-emscripten 0.32 writes binary objects
- * without bytecode (`JS_WRITE_OBJ_REFERENCE` only) and exposes no way to run a compiled function,
- * so every instance evaluates it once. Building the instance ahead of time moves that work, and
- * the WASM instantiation, off the path of the sandbox that asks for it.
+ * The prelude cannot be compiled once per process (checked against quickjs-emscripten 0.32's FFI):
+ * its binary-object functions write with `JS_WRITE_OBJ_REFERENCE` only and read without
+ * `JS_READ_OBJ_BYTECODE`, so no bytecode crosses between instances; `evalCode` with `compileOnly`
+ * yields a function-bytecode value that `callFunction` refuses ("not a function"), and nothing in
+ * the FFI evaluates one (`JS_EvalFunction` is not exported). So every instance evaluates the
+ * prelude once (most of a warm create's remaining CPU). Building the instance ahead of time moves
+ * that work, and the WASM instantiation, off the path of the sandbox that asks for it; its memory
+ * may be a wiped spare of an engine that is gone (see spare-memory.ts).
  */
 export class BlankEngine {
   readonly module: QuickJSWASMModule;
