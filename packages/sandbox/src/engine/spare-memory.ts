@@ -34,8 +34,10 @@ const MAX_SPARE_BREAK_BYTES = 48 * 1024 * 1024;
 const MAX_SPARES = 2;
 /** A spare nobody took within this time is dropped, so an idle thread holds no wiped pages. */
 const SPARE_IDLE_MS = 2_000;
-/** How much the break search grows the heap by (untouched: it costs no resident memory). */
-const PROBE_BYTES = 8 * 1024 * 1024;
+/** How much the break search grows the heap by, twice (untouched: it costs no resident memory). */
+const PROBE_BYTES = 2 * 1024 * 1024;
+/** The search runs on a memory at least this large (smaller ones may lack room for its probes). */
+const SEARCH_MIN_BYTES = 32 * 1024 * 1024;
 const WIPE_CHUNK_BYTES = 64 * 1024;
 
 const memoryOf = new WeakMap<QuickJSWASMModule, WasmMemory>();
@@ -47,7 +49,9 @@ let breakAddress: number | null | undefined;
 /** Records which memory a freshly instantiated module uses; finds the break on the first one. */
 export function registerMemory(module: QuickJSWASMModule, memory: WasmMemory): void {
   memoryOf.set(module, memory);
-  if (breakAddress === undefined) breakAddress = findBreakAddress(heapOf(module)) ?? null;
+  if (breakAddress === undefined && memory.buffer.byteLength >= SEARCH_MIN_BYTES) {
+    breakAddress = findBreakAddress(heapOf(module)) ?? null;
+  }
 }
 
 /** A wiped spare memory of exactly `bytes`, if one is kept. */
