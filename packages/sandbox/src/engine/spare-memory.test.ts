@@ -17,7 +17,7 @@ function bufferOf(module: QuickJSWASMModule): ArrayBuffer {
 async function engineOn(blank: BlankEngine): Promise<QuickJsEngine> {
   return QuickJsEngine.create(
     { contexts: [], meta: {}, functionNames: [], helperNames: [], limits },
-    async () => null,
+    async () => undefined,
     { blank },
   );
 }
