@@ -29,7 +29,7 @@ interface EmscriptenHeap {
 }
 
 /** A memory whose instance touched more than this is dropped: a spare keeps its pages resident. */
-const MAX_SPARE_BREAK_BYTES = 48 * 1024 * 1024;
+const MAX_SPARE_BREAK_BYTES = 24 * 1024 * 1024;
 /** Spares kept per thread (a fan-out disposes and creates a few at a time). */
 const MAX_SPARES = 2;
 /** A spare nobody took within this time is dropped, so an idle thread holds no wiped pages. */
