@@ -38,6 +38,8 @@ const SPARE_IDLE_MS = 2_000;
 const PROBE_BYTES = 2 * 1024 * 1024;
 /** The search runs on a memory at least this large (smaller ones may lack room for its probes). */
 const SEARCH_MIN_BYTES = 32 * 1024 * 1024;
+/** How far into the memory the search looks for the break (the static data). */
+const SEARCH_BYTES = 1024 * 1024;
 const WIPE_CHUNK_BYTES = 64 * 1024;
 
 const memoryOf = new WeakMap<QuickJSWASMModule, WasmMemory>();
@@ -107,37 +109,38 @@ function heapOf(module: QuickJSWASMModule): EmscriptenHeap {
 }
 
 /**
- * Finds the static word that holds the break, on an instance nobody used yet: the one word below
- * the heap that moves past a large allocation, stays when it is freed (the break never goes back:
- * were it to, no word would pass and nothing would be reused), and moves past a second, larger
- * one. `undefined` when not exactly one word behaves so.
+ * Finds the static word that holds the break, on an instance nobody used yet: the one word of the
+ * static data that moves past a large allocation, stays when it is freed (the break never goes
+ * back: were it to, no word would pass and nothing would be reused), and moves past a second,
+ * larger one. `undefined` when not exactly one word behaves so. Only the first `SEARCH_BYTES` are
+ * searched (the static data lies there; the stack and the heap follow), and only they are copied.
  */
 function findBreakAddress(heap: EmscriptenHeap): number | undefined {
   const words = (): Uint32Array => new Uint32Array(heap.HEAPU8.buffer);
   const first = heap._malloc(16);
   if (first === 0) return undefined;
   heap._free(first);
-  const limit = first >>> 2;
+  const limit = Math.min(first, SEARCH_BYTES) >>> 2;
   const before = words().slice(0, limit);
   const probe = heap._malloc(PROBE_BYTES);
   if (probe === 0) return undefined;
-  const grown = words().slice(0, limit);
-  heap._free(probe);
-  const after = words();
   const passes = (value: number, pointer: number, bytes: number): boolean =>
     value >= pointer + bytes && value <= pointer + bytes + 1024 * 1024;
-  const found: number[] = [];
+  const grown = words();
+  const moved: number[] = [];
   for (let index = 0; index < limit; index++) {
     const value = grown[index] as number;
-    if (value !== before[index] && after[index] === value && passes(value, probe, PROBE_BYTES)) {
-      found.push(index);
-    }
+    if (value !== before[index] && passes(value, probe, PROBE_BYTES)) moved.push(index);
   }
+  const values = moved.map((index) => grown[index] as number);
+  heap._free(probe);
+  const after = words();
+  const found = moved.filter((index, at) => after[index] === values[at]);
   if (found.length !== 1) return undefined;
   const index = found[0] as number;
   const second = heap._malloc(2 * PROBE_BYTES);
   if (second === 0) return undefined;
-  const moved = words()[index] as number;
+  const again = words()[index] as number;
   heap._free(second);
-  return passes(moved, second, 2 * PROBE_BYTES) && words()[index] === moved ? index * 4 : undefined;
+  return passes(again, second, 2 * PROBE_BYTES) && words()[index] === again ? index * 4 : undefined;
 }
