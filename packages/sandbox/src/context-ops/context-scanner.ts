@@ -5,6 +5,7 @@ import { RlmError } from '@rlm/protocol/core';
 import { scriptUrl } from '../script-url.js';
 import { SerialQueue } from '../serial-queue.js';
 import { fromWireError } from '../wire-error.js';
+import { quickHelperCall } from './helper-request.js';
 import type { FromScanWorker, ScanOperation, ToScanWorker } from './scan-messages.js';
 import { isSharedText, type SharedText } from './shared-text.js';
 
@@ -20,11 +21,20 @@ export const CONTEXT_HELPER_NAMES: readonly string[] = [
 const CONTEXT_NAME = /^context(_\d+)?$/;
 
 /**
- * The argument checker, loaded on the first helper call: its zod schemas would otherwise load zod
- * into every sandbox worker at start-up (100–300 ms of a fresh worker's start on a loaded machine),
- * though most sandboxes never call a helper. `import()` caches the module, so later calls are cheap.
+ * The full argument checker, loaded only for a call `quickHelperCall` cannot tell is valid (in
+ * practice, a call with bad arguments): its zod schemas would otherwise load zod into the sandbox
+ * worker (60–300 ms of a fresh worker on a loaded machine) in the way of the first helper call.
+ * `import()` caches the module, so later calls are cheap.
  */
 const helperArguments = () => import('./helper-arguments.js');
+
+/**
+ * Most characters of shared text a scan worker decodes as soon as it gets them. Decoding 20 MB
+ * takes 10–15 ms (most of a first scan); a decoded copy also costs its size in memory for the
+ * sandbox's life, whether or not a helper is ever called, so beyond this much text the memory
+ * matters more and the first scan of a payload decodes it.
+ */
+export const DECODE_AHEAD_MAX_CHARS = 32 * 1024 * 1024;
 
 export interface ContextScannerOptions {
   /** How long one scan may run before its worker is terminated. */
@@ -50,6 +60,8 @@ export class ContextScanner {
   #worker: Worker | undefined;
   #nextRequest = 1;
   #disposed = false;
+  /** Characters of shared text the current scan worker was asked to decode ahead of use. */
+  #decodedAhead = 0;
 
   constructor(options: ContextScannerOptions) {
     this.#options = options;
@@ -60,23 +72,32 @@ export class ContextScanner {
     if (!CONTEXT_NAME.test(name)) return;
     const key = name === 'context' ? 'context_0' : name;
     this.#payloads.set(key, value);
-    this.#worker?.postMessage({
-      type: 'payload',
-      name: key,
-      text: payloadText(value),
-    } satisfies ToScanWorker);
+    if (this.#worker !== undefined) this.#sendPayload(this.#worker, key, value);
   }
 
   /**
-   * Starts the scan side now if a payload is long (shared): the scan worker takes the payloads
-   * and the argument checker loads while the sandbox starts and the model thinks, rather than
-   * during the first helper call. Does nothing for short payloads, which scan fast when cold.
+   * Gives the scan worker a payload. Shared text is decoded there at once while the payloads
+   * decoded ahead stay within `DECODE_AHEAD_MAX_CHARS`; a longer one waits for its first scan,
+   * since its decoded copy would cost as much memory as the payload.
+   */
+  #sendPayload(worker: Worker, name: string, value: JsonValue | SharedText): void {
+    const text = payloadText(value);
+    let decodeNow = false;
+    if (isSharedText(text) && this.#decodedAhead + text.length <= DECODE_AHEAD_MAX_CHARS) {
+      this.#decodedAhead += text.length;
+      decodeNow = true;
+    }
+    worker.postMessage({ type: 'payload', name, text, decodeNow } satisfies ToScanWorker);
+  }
+
+  /**
+   * Starts the scan side now if a payload is long (shared): the scan worker starts and takes the
+   * payloads while the sandbox starts and the model thinks, rather than during the first helper
+   * call. Does nothing for short payloads, which scan fast when cold.
    */
   warm(): void {
     if (this.#disposed || ![...this.#payloads.values()].some(isSharedText)) return;
     this.#ensureWorker();
-    // A failed import shows at the first helper call, which imports it again.
-    helperArguments().catch(() => undefined);
   }
 
   /**
@@ -85,8 +106,10 @@ export class ContextScanner {
    * @throws RlmError `sandbox.invalid_value`, `sandbox.invalid_pattern`, `sandbox.pattern_timeout`
    */
   async run(helper: string, args: JsonValue[], signal: AbortSignal): Promise<JsonValue> {
-    const { parseHelperCall } = await helperArguments();
-    const request = parseHelperCall(helper, args, { maxChars: this.#options.maxChars });
+    const caps = { maxChars: this.#options.maxChars };
+    const request =
+      quickHelperCall(helper, args, caps) ??
+      (await helperArguments()).parseHelperCall(helper, args, caps);
     if (!this.#payloads.has(request.payload)) {
       throw new RlmError({
         code: 'sandbox.invalid_value',
@@ -172,13 +195,8 @@ export class ContextScanner {
     });
     setMaxListeners(0, worker);
     worker.unref();
-    for (const [name, value] of this.#payloads) {
-      worker.postMessage({
-        type: 'payload',
-        name,
-        text: payloadText(value),
-      } satisfies ToScanWorker);
-    }
+    this.#decodedAhead = 0;
+    for (const [name, value] of this.#payloads) this.#sendPayload(worker, name, value);
     this.#worker = worker;
     return worker;
   }

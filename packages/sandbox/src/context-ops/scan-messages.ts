@@ -18,8 +18,11 @@ export type ScanOperation =
   | { op: 'chunk'; size: number; overlap: number; maxItems: number };
 
 export type ToScanWorker =
-  /** `text`: a long string as shared UTF-8 bytes, which the scan worker decodes once. */
-  | { type: 'payload'; name: string; text: string | SharedText }
+  /**
+   * `text`: a long string as shared UTF-8 bytes, which the scan worker decodes once: at once with
+   * `decodeNow`, else on the first scan of it.
+   */
+  | { type: 'payload'; name: string; text: string | SharedText; decodeNow?: boolean }
   | { type: 'run'; requestId: number; payload: string; operation: ScanOperation };
 
 export type FromScanWorker =

@@ -68,10 +68,30 @@ function payloadText(name: string): string | undefined {
   return text;
 }
 
+/**
+ * Runs every scan once on a small text, so that the first real scan finds its functions compiled
+ * (lazily compiled code and cold inline caches cost a first call several milliseconds).
+ */
+function warmUp(): void {
+  const sample = 'first line NEEDLE\nsecond line\r\nthird NEEDLE line\n'.repeat(8);
+  const operations: ScanOperation[] = [
+    { op: 'grep', source: 'NEEDLE', flags: '', context: 1, maxItems: 2, maxChars: 200 },
+    { op: 'find_all', source: 'N(EE)DLE', flags: '', maxItems: 2, maxChars: 200 },
+    { op: 'count', source: 'NEEDLE', flags: '' },
+    { op: 'lines', start: 2, end: 3, maxChars: 200 },
+    { op: 'chunk', size: 40, overlap: 4, maxItems: 100 },
+  ];
+  for (const operation of operations) run('', sample, operation);
+  lineIndexes.delete('');
+}
+warmUp();
+
 port.on('message', (message: ToScanWorker) => {
   if (message.type === 'payload') {
     payloads.set(message.name, message.text);
     lineIndexes.delete(message.name);
+    // Decoded now, while the model thinks, rather than in the first scan.
+    if (message.decodeNow) payloadText(message.name);
     return;
   }
   // Decoded before the scan's deadline starts: like the worker's start, it is not the pattern's cost.
