@@ -197,6 +197,10 @@ async function serve(boot: WorkerBoot): Promise<void> {
     prepare({ memoryBytes: boot.init.limits.memoryBytes, compiled: boot.init.compiled });
   };
   port.on('message', onMessage);
+  // The scan side of a long payload starts with the engine: report ready once it is, so the first
+  // helper call (often the model's first block) finds it warm. While the model thinks, this wait
+  // is hidden; it overlaps the engine's start rather than adding to it.
+  await engine.helpersReady();
   send({ type: 'ready', prepared });
 }
 

@@ -71,6 +71,8 @@ export class ContextScanner {
   setPayload(name: string, value: JsonValue | SharedText): void {
     if (!CONTEXT_NAME.test(name)) return;
     const key = name === 'context' ? 'context_0' : name;
+    // The same shared payload again (given early to start the scan side): the worker has it.
+    if (isSharedText(value) && this.#payloads.get(key) === value) return;
     this.#payloads.set(key, value);
     if (this.#worker !== undefined) this.#sendPayload(this.#worker, key, value);
   }
@@ -98,6 +100,29 @@ export class ContextScanner {
   warm(): void {
     if (this.#disposed || ![...this.#payloads.values()].some(isSharedText)) return;
     this.#ensureWorker();
+  }
+
+  /**
+   * Settles once the scan worker, if one runs, has started and taken (and, within the budget,
+   * decoded) the payloads it was given: a sandbox that waits for this before it reports ready
+   * answers its first helper call as fast as a later one. Never rejects: a scan worker that fails
+   * to start fails the first scan instead, as it would have anyway.
+   */
+  ready(): Promise<void> {
+    const worker = this.#worker;
+    if (worker === undefined) return Promise.resolve();
+    const requestId = this.#nextRequest++;
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        worker.off('message', onMessage).off('error', done).off('exit', done);
+        resolve();
+      };
+      const onMessage = (message: FromScanWorker): void => {
+        if (message.requestId === requestId) done();
+      };
+      worker.on('message', onMessage).on('error', done).on('exit', done);
+      worker.postMessage({ type: 'sync', requestId } satisfies ToScanWorker);
+    });
   }
 
   /**
@@ -151,7 +176,7 @@ export class ContextScanner {
         );
       };
       const onMessage = (message: FromScanWorker): void => {
-        if (message.requestId !== requestId) return;
+        if (message.requestId !== requestId || message.type === 'synced') return;
         // The deadline covers the scan alone: a cold worker's start-up and the copy of the
         // payload it needed first do not count against the pattern. (The block's own limits
         // and abort still bound the whole call.)

@@ -156,6 +156,11 @@ export class QuickJsEngine {
     return engine;
   }
 
+  /** Settles once the context helpers' scan side is ready (see `ContextScanner.ready`). */
+  helpersReady(): Promise<void> {
+    return this.#scanner.ready();
+  }
+
   /** Why the engine can no longer run code, if it cannot. */
   get poisonReason(): string | undefined {
     return this.#parts?.poisonReason ?? this.#earlyPoison;
@@ -212,13 +217,19 @@ export class QuickJsEngine {
       poisonReason: undefined,
       resetReason: undefined,
     };
+    // The scan side of long payloads starts first, so its start overlaps their copy into WASM memory.
+    if (init.helperNames.length > 0) {
+      init.contexts.forEach((payload, index) => {
+        if (isSharedText(payload)) this.#scanner.setPayload(`context_${index}`, payload);
+      });
+      this.#scanner.warm();
+    }
     init.contexts.forEach((payload, index) => {
       if (isSharedText(payload)) this.#setSharedText(`context_${index}`, payload);
       else this.setVariable(`context_${index}`, payload);
     });
     if (init.contexts.length > 0) this.#sc.call('alias', ['context', 'context_0']).dispose();
     for (const [name, value] of init.variables ?? []) this.setVariable(name, value);
-    if (init.helperNames.length > 0) this.#scanner.warm();
   }
 
   get #p(): EngineParts {
