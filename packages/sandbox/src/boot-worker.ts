@@ -1,4 +1,5 @@
 import type { Worker } from 'node:worker_threads';
+import { isSharedText } from './context-ops/shared-text.js';
 import { poisonedError } from './engine/engine-faults.js';
 import { fromWireError } from './wire-error.js';
 import type { FromWorker, WorkerBoot } from './worker-messages.js';
@@ -25,6 +26,10 @@ export async function bootWorker(boot: WorkerBoot): Promise<Worker> {
     }
     const outcome = await started(worker);
     if (outcome.ok) {
+      // No spare beside a sandbox holding a long payload: the spare would hold an isolate and a
+      // blank engine (about 15 MB) while this sandbox already holds the payload's copies, and the
+      // next sandbox (a child's, with a small payload) starts a worker of its own soon enough.
+      if (boot.init.contexts.some(isSharedText)) return worker;
       workerPool.warm({
         type: 'prepare',
         memoryBytes: boot.init.limits.memoryBytes,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
+import { SHARED_TEXT_MIN_CHARS } from './context-ops/shared-text.js';
 import { createSandbox } from './create-sandbox.js';
 import type { Sandbox } from './sandbox.js';
 import { delayedFunction, TEST_MEMORY_BYTES } from './sandbox-cases.test-helpers.js';
@@ -154,4 +155,26 @@ describe('worker reuse', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 90_000);
+});
+
+describe('memory of long payloads', () => {
+  it('starts no spare worker beside a sandbox that holds a long payload', async () => {
+    await workerPool.close();
+    const short = await workerSandbox({ context: 'short' });
+    try {
+      // The contrast: beside a sandbox with a short payload, a spare waits for the next one.
+      expect(workerPool.idleCount).toBe(1);
+    } finally {
+      await short.dispose();
+    }
+    await workerPool.close();
+    const long = await workerSandbox({ context: 'x'.repeat(SHARED_TEXT_MIN_CHARS) });
+    try {
+      expect(workerPool.idleCount).toBe(0);
+      expect(await evaluate(long, 'context.length')).toBe(SHARED_TEXT_MIN_CHARS);
+      expect(await evaluate(long, 'await count("x")')).toBe(SHARED_TEXT_MIN_CHARS);
+    } finally {
+      await long.dispose();
+    }
+  });
 });

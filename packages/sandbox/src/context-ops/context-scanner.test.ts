@@ -54,4 +54,42 @@ describe('ContextScanner', () => {
       .catch((error: unknown) => error);
     expect(RlmError.is(refused, 'sandbox.disposed')).toBe(true);
   });
+
+  it('ready() settles at once with no scan worker, and once a warm one has its payloads', async () => {
+    const scanner = new ContextScanner(OPTIONS);
+    scanner.setPayload('context_0', 'short');
+    await scanner.ready();
+    expect(scanner.scanWorker).toBeUndefined();
+    const shared = toSharedText('needle\n'.repeat(50), 1);
+    if (shared === undefined) throw new Error('expected shared text');
+    scanner.setPayload('context_1', shared);
+    scanner.warm();
+    const worker = scanner.scanWorker;
+    await scanner.ready();
+    // Giving the same payload again (as the engine does after its early start) changes nothing.
+    scanner.setPayload('context_1', shared);
+    const signal = new AbortController().signal;
+    expect(await scanner.run('count', ['needle', { target: 1 }], signal)).toBe(50);
+    expect(await scanner.run('count', ['short'], signal)).toBe(1);
+    expect(scanner.scanWorker).toBe(worker);
+    scanner.dispose();
+  });
+
+  it('replaces a scan worker that died, and ready() does not wait for a dead one', async () => {
+    const scanner = new ContextScanner(OPTIONS);
+    const shared = toSharedText('needle\n'.repeat(20), 1);
+    if (shared === undefined) throw new Error('expected shared text');
+    scanner.setPayload('context_0', shared);
+    scanner.warm();
+    const worker = scanner.scanWorker;
+    if (worker === undefined) throw new Error('expected a warm scan worker');
+    const exit = exited(worker);
+    await worker.terminate();
+    await exit;
+    expect(scanner.scanWorker).toBeUndefined();
+    await scanner.ready();
+    expect(await scanner.run('count', ['needle'], new AbortController().signal)).toBe(20);
+    expect(scanner.scanWorker).not.toBe(worker);
+    scanner.dispose();
+  });
 });

@@ -220,6 +220,10 @@ export class ContextScanner {
     });
     setMaxListeners(0, worker);
     worker.unref();
+    // A scan worker that dies (it crashed, or was terminated) is replaced at the next scan.
+    worker.once('exit', () => {
+      if (this.#worker === worker) this.#worker = undefined;
+    });
     this.#decodedAhead = 0;
     for (const [name, value] of this.#payloads) this.#sendPayload(worker, name, value);
     this.#worker = worker;
