@@ -1,9 +1,3 @@
-import {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from '@anthropic-ai/sdk';
 import { RlmError } from '@rlm/protocol';
 import {
   abortedError,
@@ -13,17 +7,22 @@ import {
   saysContextTooLong,
   timeoutError,
 } from './model-error.js';
+import type { AnthropicSdk } from './provider-sdk.js';
 
 export interface AnthropicErrorContext {
   modelId: string;
   timeoutMs: number;
   /** The caller's signal: an abort it caused is `model.aborted`, whatever the SDK threw. */
   signal: AbortSignal | undefined;
+  /** The loaded SDK, whose error classes the mapping checks against. */
+  sdk: AnthropicSdk;
 }
 
 /** Maps anything the Anthropic SDK (or the stream under it) throws to a typed `RlmError`. */
 export function fromAnthropicError(error: unknown, context: AnthropicErrorContext): RlmError {
   const { modelId, timeoutMs, signal } = context;
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } =
+    context.sdk;
   if (RlmError.is(error)) return error;
   if (signal?.aborted || error instanceof APIUserAbortError) return abortedError(modelId, signal);
   if (error instanceof APIConnectionTimeoutError) return timeoutError(modelId, timeoutMs, error);

@@ -1,4 +1,3 @@
-import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import {
   type LanguageModel,
@@ -29,6 +28,7 @@ import { type AnthropicReply, AnthropicReplyAccumulator } from './anthropic-repl
 import { combineReplies } from './anthropic-response.js';
 import { abortedError, missingKeyError } from './model-error.js';
 import { createModelLimiter, type ModelLimiter } from './model-limiter.js';
+import { type AnthropicSdk, loadAnthropicSdk } from './provider-sdk.js';
 import { readModelStream } from './read-model-stream.js';
 import { type AttemptState, withStreamRetry } from './stream-retry.js';
 
@@ -152,15 +152,28 @@ function anthropicClient({
       maxConcurrency === undefined ? {} : { limits: { [limiterKey]: maxConcurrency } },
     );
   // Every option is explicit so the SDK reads no environment variable (packages never do).
-  const client = new Anthropic({
-    apiKey,
-    baseURL,
-    maxRetries,
-    timeout: timeoutMs,
-    webhookKey: null,
-    logLevel: 'off',
-    ...(fetch === undefined ? {} : { fetch }),
-  });
+  // The SDK loads at the first request, so creating a model (or never using it) costs no import.
+  let connection:
+    | Promise<{ sdk: AnthropicSdk; client: InstanceType<AnthropicSdk['default']> }>
+    | undefined;
+  function connect(): Promise<{
+    sdk: AnthropicSdk;
+    client: InstanceType<AnthropicSdk['default']>;
+  }> {
+    connection ??= loadAnthropicSdk(id).then((sdk) => ({
+      sdk,
+      client: new sdk.default({
+        apiKey,
+        baseURL,
+        maxRetries,
+        timeout: timeoutMs,
+        webhookKey: null,
+        logLevel: 'off',
+        ...(fetch === undefined ? {} : { fetch }),
+      }),
+    }));
+    return connection;
+  }
 
   async function streamOnce(
     request: ModelRequest,
@@ -191,7 +204,8 @@ function anthropicClient({
     const idle = new AbortController();
     const signal =
       request.signal === undefined ? idle.signal : AbortSignal.any([request.signal, idle.signal]);
-    const context = { modelId: id, timeoutMs, signal: request.signal };
+    const { sdk, client } = await connect();
+    const context = { modelId: id, timeoutMs, signal: request.signal, sdk };
     const { data: stream, request_id: requestId } = await client.messages
       .create(params, { signal, timeout: timeoutMs, maxRetries })
       .withResponse()

@@ -6,7 +6,6 @@ import {
   type ModelResponse,
   type StopReason,
 } from '@rlm/protocol';
-import OpenAI from 'openai';
 import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
@@ -17,6 +16,7 @@ import { abortedError, missingKeyError } from './model-error.js';
 import { createModelLimiter, type ModelLimiter } from './model-limiter.js';
 import { fromOpenAIError } from './openai-error.js';
 import { type OpenAIModelInfo, openaiModelInfo } from './openai-models.js';
+import { loadOpenAISdk, type OpenAISdk } from './provider-sdk.js';
 import { readModelStream } from './read-model-stream.js';
 import { type AttemptState, withStreamRetry } from './stream-retry.js';
 
@@ -104,24 +104,35 @@ export function openaiCompatible({
       maxConcurrency === undefined ? {} : { limits: { [provider]: maxConcurrency } },
     );
   // Every option is explicit so the SDK reads no environment variable (packages never do).
-  const client = new OpenAI({
-    apiKey: apiKey ?? 'not-needed',
-    baseURL,
-    organization: null,
-    project: null,
-    webhookSecret: null,
-    maxRetries,
-    timeout: timeoutMs,
-    logLevel: 'off',
-    ...(headers === undefined ? {} : { defaultHeaders: headers }),
-    ...(fetch === undefined ? {} : { fetch }),
-  });
+  // The SDK loads at the first request, so creating a model (or never using it) costs no import.
+  let connection:
+    | Promise<{ sdk: OpenAISdk; client: InstanceType<OpenAISdk['default']> }>
+    | undefined;
+  function connect(): Promise<{ sdk: OpenAISdk; client: InstanceType<OpenAISdk['default']> }> {
+    connection ??= loadOpenAISdk(id).then((sdk) => ({
+      sdk,
+      client: new sdk.default({
+        apiKey: apiKey ?? 'not-needed',
+        baseURL,
+        organization: null,
+        project: null,
+        webhookSecret: null,
+        maxRetries,
+        timeout: timeoutMs,
+        logLevel: 'off',
+        ...(headers === undefined ? {} : { defaultHeaders: headers }),
+        ...(fetch === undefined ? {} : { fetch }),
+      }),
+    }));
+    return connection;
+  }
 
   async function streamOnce(request: ModelRequest, state: AttemptState): Promise<ModelResponse> {
     const idle = new AbortController();
     const signal =
       request.signal === undefined ? idle.signal : AbortSignal.any([request.signal, idle.signal]);
-    const context = { modelId: id, timeoutMs, signal: request.signal };
+    const { sdk, client } = await connect();
+    const context = { modelId: id, timeoutMs, signal: request.signal, sdk };
     const { data: stream, request_id: requestId } = await client.chat.completions
       .create(buildParams(request, { model, maxTokens, maxTokensField }), {
         signal,

@@ -1,5 +1,4 @@
 import { RlmError } from '@rlm/protocol';
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import {
   abortedError,
   modelErrorFromFailure,
@@ -8,11 +7,14 @@ import {
   saysContextTooLong,
   timeoutError,
 } from './model-error.js';
+import type { OpenAISdk } from './provider-sdk.js';
 
 export interface OpenAIErrorContext {
   modelId: string;
   timeoutMs: number;
   signal: AbortSignal | undefined;
+  /** The loaded SDK, whose error classes the mapping checks against. */
+  sdk: OpenAISdk;
 }
 
 /**
@@ -22,6 +24,8 @@ export interface OpenAIErrorContext {
  */
 export function fromOpenAIError(error: unknown, context: OpenAIErrorContext): RlmError {
   const { modelId, timeoutMs, signal } = context;
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } =
+    context.sdk;
   if (RlmError.is(error)) return error;
   if (signal?.aborted || error instanceof APIUserAbortError) return abortedError(modelId, signal);
   if (error instanceof APIConnectionTimeoutError) return timeoutError(modelId, timeoutMs, error);
