@@ -41,7 +41,18 @@ export interface SetupState extends ResumableState {
  */
 export function setUpInvocation(
   node: RunNode,
-  { spec, state, invoke }: { spec: InvocationSpec; state: SetupState; invoke: Invoke },
+  {
+    spec,
+    state,
+    invoke,
+    contextHashes,
+  }: {
+    spec: InvocationSpec;
+    state: SetupState;
+    invoke: Invoke;
+    /** Each payload's hash, computed once per run and shared with the `run-start` record. */
+    contextHashes?: () => readonly string[];
+  },
 ): { sandbox: Promise<ReplEnvironment>; checkpointer: TurnCheckpointer | null } {
   const runner = subCallRunner(node, invoke, { ownTools: spec.toolNames, repl: spec.repl });
   const { config } = node.tree;
@@ -55,7 +66,11 @@ export function setUpInvocation(
     spec.depth === 0 &&
     state.dispatcher === null &&
     spec.session === undefined
-      ? new TurnCheckpointer(node, { store, spec })
+      ? new TurnCheckpointer(node, {
+          store,
+          spec,
+          ...(contextHashes === undefined ? {} : { contextHashes }),
+        })
       : null;
   checkpointer?.restore(state);
   const live = sandboxFunctions(node, {

@@ -19,7 +19,7 @@ import { callModel } from '../run/call-model.js';
 import { errorInfo } from '../run/error-info.js';
 import { RunNode } from '../run/run-node.js';
 import type { RunTree } from '../run/run-tree.js';
-import { contextInfo } from '../trajectory/context-fingerprint.js';
+import { contextHash, contextInfo } from '../trajectory/context-fingerprint.js';
 import {
   type CompactionState,
   compactIfNeeded,
@@ -356,6 +356,12 @@ async function runToEnd(
       payload,
       metadata: queryMetadata(payload),
     }));
+    // Hashing a big context is a full pass over it: `run-start` and the checkpointer share one.
+    let hashes: readonly string[] | undefined;
+    const contextHashes = (): readonly string[] => {
+      hashes ??= [spec.context, ...(spec.contexts ?? [])].map(contextHash);
+      return hashes;
+    };
     const resumedFrom = resumePoint(spec);
     const span = tree.tracing.startRun(node, spec.model.id);
     if (resumedFrom === undefined) {
@@ -364,8 +370,10 @@ async function runToEnd(
         query: spec.query ?? '',
         model: spec.model.id,
         context: [
-          contextInfo(spec.context, metadata),
-          ...extras.map(({ payload, metadata }) => contextInfo(payload, metadata)),
+          contextInfo(spec.context, metadata, contextHashes()[0]),
+          ...extras.map(({ payload, metadata }, index) =>
+            contextInfo(payload, metadata, contextHashes()[index + 1]),
+          ),
         ],
         maxIterations: spec.maxIterations,
         maxDepth: tree.config.maxDepth,
@@ -390,7 +398,7 @@ async function runToEnd(
         extraContextsNote(extras.map((extra) => extra.metadata)),
     });
     const invoke = (child: InvocationSpec) => runInvocation(tree, child);
-    const setup = setUpInvocation(node, { spec, state, invoke });
+    const setup = setUpInvocation(node, { spec, state, invoke, contextHashes });
     sandbox = setup.sandbox;
     const { checkpointer } = setup;
     sandbox.catch(() => undefined);

@@ -4,7 +4,7 @@ import type { ChatMessage, JsonValue, ReplEnvironment } from '@rlm/protocol';
 import type { ToolDefinition } from '../config/tool-definition.js';
 import type { InvocationSpec } from '../loop/invocation-spec.js';
 import type { RunNode } from '../run/run-node.js';
-import { contextsHash } from '../trajectory/context-fingerprint.js';
+import { contextsHash, joinContextHashes } from '../trajectory/context-fingerprint.js';
 import type { CheckpointData, RecordedTurn } from './checkpoint-data.js';
 import { HostCallLog } from './host-call-log.js';
 
@@ -44,13 +44,29 @@ export class TurnCheckpointer {
   readonly #turns: RecordedTurn[];
   readonly #contextHash: string;
 
-  constructor(node: RunNode, { store, spec }: { store: RunStore; spec: InvocationSpec }) {
+  constructor(
+    node: RunNode,
+    {
+      store,
+      spec,
+      contextHashes,
+    }: {
+      store: RunStore;
+      spec: InvocationSpec;
+      /** Each payload's `contextHash`, when the run has them already (hashing a big context is a full pass). */
+      contextHashes?: () => readonly string[];
+    },
+  ) {
     this.#node = node;
     this.#store = store;
     this.#spec = spec;
     this.#turns = [...(spec.resume?.turns ?? [])];
     this.#log = new HostCallLog(this.#turns.flatMap((turn) => turn.calls));
-    this.#contextHash = spec.resume?.contextHash ?? contextsHash(spec.context, spec.contexts);
+    this.#contextHash =
+      spec.resume?.contextHash ??
+      (contextHashes === undefined
+        ? contextsHash(spec.context, spec.contexts)
+        : joinContextHashes(contextHashes()));
   }
 
   /** The sandbox's functions, recorded (and replayed while resuming). */

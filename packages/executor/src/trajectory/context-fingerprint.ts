@@ -14,12 +14,13 @@ export function contextHash(payload: JsonValue): string {
 export function contextInfo(
   payload: JsonValue,
   metadata: QueryMetadata = queryMetadata(payload),
+  hash: string = contextHash(payload),
 ): ContextInfo {
   return {
     type: TYPE_NAMES[metadata.contextType],
     lengths: metadata.contextLengths,
     totalLength: metadata.contextTotalLength,
-    hash: contextHash(payload),
+    hash,
   };
 }
 
@@ -29,5 +30,10 @@ export function contextInfo(
  * different extra payload (or a different number of them) gives a different hash.
  */
 export function contextsHash(context: JsonValue, contexts: readonly JsonValue[] = []): string {
-  return [context, ...contexts].map(contextHash).join('+');
+  return joinContextHashes([context, ...contexts].map(contextHash));
+}
+
+/** `contextsHash` from payload hashes already computed (a run hashes each payload once). */
+export function joinContextHashes(hashes: readonly string[]): string {
+  return hashes.join('+');
 }
