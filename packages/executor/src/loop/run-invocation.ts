@@ -19,7 +19,7 @@ import { callModel } from '../run/call-model.js';
 import { errorInfo } from '../run/error-info.js';
 import { RunNode } from '../run/run-node.js';
 import type { RunTree } from '../run/run-tree.js';
-import { contextHash, contextInfo } from '../trajectory/context-fingerprint.js';
+import { contextInfo, lazyContextHashes } from '../trajectory/context-fingerprint.js';
 import {
   type CompactionState,
   compactIfNeeded,
@@ -356,12 +356,8 @@ async function runToEnd(
       payload,
       metadata: queryMetadata(payload),
     }));
-    // Hashing a big context is a full pass over it: `run-start` and the checkpointer share one.
-    let hashes: readonly string[] | undefined;
-    const contextHashes = (): readonly string[] => {
-      hashes ??= [spec.context, ...(spec.contexts ?? [])].map(contextHash);
-      return hashes;
-    };
+    // One pass over a big context, shared by `run-start` and the checkpointer.
+    const contextHashes = lazyContextHashes([spec.context, ...(spec.contexts ?? [])]);
     const resumedFrom = resumePoint(spec);
     const span = tree.tracing.startRun(node, spec.model.id);
     if (resumedFrom === undefined) {
@@ -369,12 +365,9 @@ async function runToEnd(
         type: 'run-start',
         query: spec.query ?? '',
         model: spec.model.id,
-        context: [
-          contextInfo(spec.context, metadata, contextHashes()[0]),
-          ...extras.map(({ payload, metadata }, index) =>
-            contextInfo(payload, metadata, contextHashes()[index + 1]),
-          ),
-        ],
+        context: [{ payload: spec.context, metadata }, ...extras].map(({ payload, metadata }, at) =>
+          contextInfo(payload, metadata, contextHashes()[at]),
+        ),
         maxIterations: spec.maxIterations,
         maxDepth: tree.config.maxDepth,
         promptVersion: version,

@@ -37,3 +37,12 @@ export function contextsHash(context: JsonValue, contexts: readonly JsonValue[] 
 export function joinContextHashes(hashes: readonly string[]): string {
   return hashes.join('+');
 }
+
+/** Each payload's `contextHash`, computed on the first call and shared by every later one. */
+export function lazyContextHashes(payloads: readonly JsonValue[]): () => readonly string[] {
+  let hashes: readonly string[] | undefined;
+  return () => {
+    hashes ??= payloads.map(contextHash);
+    return hashes;
+  };
+}
