@@ -8,7 +8,7 @@ import {
 import { callModel } from '../run/call-model.js';
 import { errorInfo } from '../run/error-info.js';
 import type { RunNode } from '../run/run-node.js';
-import { recordedText } from '../trajectory/trajectory-recorder.js';
+import { RecordedPrompt } from '../trajectory/recorded-prompt.js';
 import type { SubCallOutcome } from './sub-call-outcome.js';
 
 /** Characters of a prompt or response shown in `subcall-*` events. */
@@ -34,13 +34,13 @@ export interface OneShotInput {
 }
 
 function subCallRecord(
-  fields: Omit<SubCallRecord, 'prompt' | 'promptChars' | 'usage'> & { prompt: string },
+  fields: Omit<SubCallRecord, 'prompt' | 'promptChars' | 'usage'> & { prompt: RecordedPrompt },
   usage: SubCallRecord['usage'],
 ): SubCallRecord {
   return {
     ...fields,
-    prompt: recordedText(fields.prompt),
-    promptChars: fields.prompt.length,
+    prompt: fields.prompt.recorded(),
+    promptChars: fields.prompt.text.length,
     usage,
   };
 }
@@ -68,6 +68,7 @@ export async function oneShot(node: RunNode, input: OneShotInput): Promise<SubCa
   }
   const callId = node.nextCallId();
   const startedAt = node.tree.now();
+  const recordedPrompt = new RecordedPrompt(prompt);
   node.emit({
     type: 'subcall-start',
     callId,
@@ -86,6 +87,7 @@ export async function oneShot(node: RunNode, input: OneShotInput): Promise<SubCa
       system,
       messages: [{ role: 'user', content: prompt }],
       purpose: 'sub',
+      prompt: recordedPrompt,
       callId,
       signal,
       traceContext: traced.context,
@@ -106,7 +108,7 @@ export async function oneShot(node: RunNode, input: OneShotInput): Promise<SubCa
         {
           kind: 'llm',
           model: response.model,
-          prompt,
+          prompt: recordedPrompt,
           response: response.text,
           ok: true,
           durationMs,
@@ -130,7 +132,14 @@ export async function oneShot(node: RunNode, input: OneShotInput): Promise<SubCa
     });
     node.recordSubCall(
       subCallRecord(
-        { kind: 'llm', model: model.id, prompt, response: message, ok: false, durationMs },
+        {
+          kind: 'llm',
+          model: model.id,
+          prompt: recordedPrompt,
+          response: message,
+          ok: false,
+          durationMs,
+        },
         emptyUsage(),
       ),
     );
