@@ -8,7 +8,7 @@ import {
 import { callModel } from '../run/call-model.js';
 import { errorInfo } from '../run/error-info.js';
 import type { RunNode } from '../run/run-node.js';
-import { RecordedPrompt } from '../trajectory/recorded-prompt.js';
+import { recordedText } from '../trajectory/trajectory-recorder.js';
 import type { SubCallOutcome } from './sub-call-outcome.js';
 
 /** Characters of a prompt or response shown in `subcall-*` events. */
@@ -34,13 +34,13 @@ export interface OneShotInput {
 }
 
 function subCallRecord(
-  fields: Omit<SubCallRecord, 'prompt' | 'promptChars' | 'usage'> & { prompt: RecordedPrompt },
+  fields: Omit<SubCallRecord, 'prompt' | 'promptChars' | 'usage'> & { prompt: string },
   usage: SubCallRecord['usage'],
 ): SubCallRecord {
   return {
     ...fields,
-    prompt: fields.prompt.recorded(),
-    promptChars: fields.prompt.text.length,
+    prompt: recordedText(fields.prompt),
+    promptChars: fields.prompt.length,
     usage,
   };
 }
@@ -68,7 +68,6 @@ export async function oneShot(node: RunNode, input: OneShotInput): Promise<SubCa
   }
   const callId = node.nextCallId();
   const startedAt = node.tree.now();
-  const recordedPrompt = new RecordedPrompt(prompt);
   node.emit({
     type: 'subcall-start',
     callId,
@@ -87,7 +86,6 @@ export async function oneShot(node: RunNode, input: OneShotInput): Promise<SubCa
       system,
       messages: [{ role: 'user', content: prompt }],
       purpose: 'sub',
-      prompt: recordedPrompt,
       callId,
       signal,
       traceContext: traced.context,
@@ -108,7 +106,7 @@ export async function oneShot(node: RunNode, input: OneShotInput): Promise<SubCa
         {
           kind: 'llm',
           model: response.model,
-          prompt: recordedPrompt,
+          prompt,
           response: response.text,
           ok: true,
           durationMs,
@@ -132,14 +130,7 @@ export async function oneShot(node: RunNode, input: OneShotInput): Promise<SubCa
     });
     node.recordSubCall(
       subCallRecord(
-        {
-          kind: 'llm',
-          model: model.id,
-          prompt: recordedPrompt,
-          response: message,
-          ok: false,
-          durationMs,
-        },
+        { kind: 'llm', model: model.id, prompt, response: message, ok: false, durationMs },
         emptyUsage(),
       ),
     );

@@ -8,7 +8,6 @@ import {
   type TokenUsage,
 } from '@rlm/protocol';
 import { refusedError } from '../models/model-error.js';
-import type { RecordedPrompt } from '../trajectory/recorded-prompt.js';
 import type { CallEstimate, Reservation } from './budget-scope.js';
 import { errorInfo } from './error-info.js';
 import { raceAbort } from './race-abort.js';
@@ -26,8 +25,6 @@ export interface CallModelInput {
   system?: string | undefined;
   messages: ChatMessage[];
   purpose: 'root' | 'sub' | 'default_answer' | 'summary';
-  /** A sub-call's prompt (its one message), so its recorded form is computed once per call. */
-  prompt?: RecordedPrompt | undefined;
   /** Reuse the id of the sub-call this model call serves. */
   callId?: string;
   /** Aborts this call only (a stopped block); the node's scope aborts it too. */
@@ -157,14 +154,7 @@ export async function callModel(node: RunNode, input: CallModelInput): Promise<M
     );
     throw error;
   }
-  tree.recorder?.exchange({
-    runId: node.runId,
-    callId,
-    system,
-    messages,
-    response,
-    prompt: input.prompt,
-  });
+  tree.recorder?.exchange({ runId: node.runId, callId, system, messages, response });
   node.emit({
     type: 'model-call-end',
     callId,
@@ -214,7 +204,6 @@ function failed(
     messages,
     response: null,
     error: info,
-    prompt: input.prompt,
   });
   node.emit({
     type: 'model-call-end',

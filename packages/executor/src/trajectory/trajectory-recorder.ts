@@ -7,7 +7,6 @@ import {
   TrajectoryPacker,
   trajectoryHeader,
 } from '@rlm/trace';
-import type { RecordedPrompt } from './recorded-prompt.js';
 import { redactSecrets, redactText } from './redact-secrets.js';
 import type { TrajectorySink } from './trajectory-sink.js';
 
@@ -68,19 +67,8 @@ export class TrajectoryRecorder {
     this.#write({ kind: 'event', event: redactSecrets(event as JsonValue) as RunEvent });
   }
 
-  /**
-   * One model call and its outcome; the system prompt is kept whole (it is what was sent). A
-   * `prompt` whose text is a message's content gives that message its recorded form, computed once.
-   */
-  exchange({
-    runId,
-    callId,
-    system,
-    messages,
-    response,
-    error,
-    prompt,
-  }: ExchangeInput & { prompt?: RecordedPrompt | undefined }): void {
+  /** One model call and its outcome; the system prompt is kept whole (it is what was sent). */
+  exchange({ runId, callId, system, messages, response, error }: ExchangeInput): void {
     this.#write(
       this.#exchanges.encode({
         runId,
@@ -88,10 +76,7 @@ export class TrajectoryRecorder {
         system: system === undefined ? undefined : redactText(system),
         messages: messages.map((message) => ({
           role: message.role,
-          content:
-            prompt !== undefined && prompt.text === message.content
-              ? prompt.recorded()
-              : recordedText(message.content),
+          content: recordedText(message.content),
         })),
         response: response === null ? null : { ...response, text: redactText(response.text) },
         error: error === undefined ? undefined : { ...error, message: redactText(error.message) },
