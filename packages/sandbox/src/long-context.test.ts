@@ -95,40 +95,31 @@ describe.each(ISOLATIONS)('long contexts (%s)', (isolation) => {
   }
 });
 
+/** Whether the worker of a worker sandbox over `context` is back in the pool once it is disposed. */
+async function pooledAfterDispose(context: string): Promise<boolean> {
+  const sandbox = await createSandbox({
+    isolation: 'worker',
+    context,
+    limits: { memoryBytes: TEST_MEMORY_BYTES },
+  });
+  if (!(sandbox instanceof WorkerSandbox)) throw new Error('expected a worker sandbox');
+  const thread = sandbox.threadId;
+  await sandbox.dispose();
+  const idle = [];
+  while (workerPool.idleCount > 0) idle.push(workerPool.take());
+  try {
+    return idle.some((worker) => worker.threadId === thread);
+  } finally {
+    for (const worker of idle) workerPool.give(worker);
+  }
+}
+
 describe('long contexts and the worker pool', () => {
   it('terminates the worker of a sandbox that held a long payload rather than pooling it', async () => {
-    const sandbox = await createSandbox({
-      isolation: 'worker',
-      context: ASCII,
-      limits: { memoryBytes: TEST_MEMORY_BYTES },
-    });
-    if (!(sandbox instanceof WorkerSandbox)) throw new Error('expected a worker sandbox');
-    const thread = sandbox.threadId;
-    await sandbox.dispose();
-    const idle = [];
-    while (workerPool.idleCount > 0) idle.push(workerPool.take());
-    try {
-      expect(idle.map((worker) => worker.threadId)).not.toContain(thread);
-    } finally {
-      for (const worker of idle) workerPool.give(worker);
-    }
+    expect(await pooledAfterDispose(ASCII)).toBe(false);
   });
 
   it('still pools the worker of a sandbox with a short payload', async () => {
-    const sandbox = await createSandbox({
-      isolation: 'worker',
-      context: 'short',
-      limits: { memoryBytes: TEST_MEMORY_BYTES },
-    });
-    if (!(sandbox instanceof WorkerSandbox)) throw new Error('expected a worker sandbox');
-    const thread = sandbox.threadId;
-    await sandbox.dispose();
-    const idle = [];
-    while (workerPool.idleCount > 0) idle.push(workerPool.take());
-    try {
-      expect(idle.map((worker) => worker.threadId)).toContain(thread);
-    } finally {
-      for (const worker of idle) workerPool.give(worker);
-    }
+    expect(await pooledAfterDispose('short')).toBe(true);
   });
 });
