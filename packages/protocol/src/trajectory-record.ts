@@ -7,10 +7,11 @@ import { runEventSchema } from './run-event.js';
 /**
  * The version of the trajectory file format a writer stamps. 2 added lines that keep a file
  * small (`@rlm/trace` owns them: contexts referenced by slice, long texts written once); 3 added
- * lines that hold a run of sub-call records compressed together. The records themselves are the
+ * lines that hold a run of sub-call records compressed together; 4 writes call numbers, changed
+ * integers and slice offsets as steps from the previous line's. The records themselves are the
  * same, so headers of every version read.
  */
-export const TRAJECTORY_VERSION = 3;
+export const TRAJECTORY_VERSION = 4;
 
 /**
  * One line of a trajectory (JSONL). A file is a header, then events and model exchanges in the
@@ -20,7 +21,7 @@ export const TRAJECTORY_VERSION = 3;
 export const trajectoryRecordSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('header'),
-    version: z.union([z.literal(1), z.literal(2), z.literal(TRAJECTORY_VERSION)]),
+    version: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(TRAJECTORY_VERSION)]),
     runId: z.string(),
     createdAt: z.string(),
     /** The root's REPL language; absent means JavaScript (files written before it was kept). */

@@ -6,7 +6,7 @@ import {
   trajectoryRecordSchema,
 } from '@rlm/protocol';
 import { groupedLines } from './line-group.js';
-import { applyDelta, deltaKey, withCallId, withoutCallId } from './record-delta.js';
+import { addIntegers, applyDelta, deltaKey, withCallId, withoutCallId } from './record-delta.js';
 import {
   type ContextDeclaration,
   type PackedLine,
@@ -103,6 +103,10 @@ class Expander {
   readonly #texts = new Map<string, string>();
   /** The last record of each kind (without its call id), which the next packed one may change. */
   readonly #last = new Map<string, unknown>();
+  /** The call of the last packed line of each kind that had one (format 4's `callDelta` base). */
+  readonly #calls = new Map<string, number>();
+  /** Where the last slice of each context ended (format 4's `gap` base). */
+  readonly #sliceEnds = new Map<number, number>();
   readonly #payloads: readonly JsonValue[];
   readonly #missing: 'error' | 'placeholder';
 
@@ -135,13 +139,42 @@ class Expander {
         throw invalid(`${where}: it changes the previous ${line.of} record, and none came before`);
       }
       record = applyDelta(base, set, line.unset ?? []);
+      if (line.add !== undefined) {
+        const problem = addIntegers(record, line.add);
+        if (problem !== undefined) {
+          throw invalid(`${where}: add.${problem.join('.')} has no integer to add to`);
+        }
+      }
+    } else if (line.add !== undefined) {
+      throw invalid(`${where}: it has add without of`);
     }
-    const parsed = trajectoryRecordSchema.safeParse(withCallId(record, line.call));
+    const call = this.#call(line, where);
+    const parsed = trajectoryRecordSchema.safeParse(withCallId(record, call));
     if (parsed.success) {
-      this.#last.set(deltaKey(parsed.data), record);
+      const key = deltaKey(parsed.data);
+      this.#last.set(key, record);
+      if (call !== undefined) this.#calls.set(key, call);
       return parsed.data;
     }
     throw invalid(...describeIssues(parsed.error).map((issue) => `${where}: ${issue}`));
+  }
+
+  /** A packed line's call number: as written, or (format 4) a step from the previous one of its kind. */
+  #call(line: PackedLine, where: string): number | undefined {
+    if (line.callDelta === undefined) return line.call;
+    const previous = line.of === undefined ? undefined : this.#calls.get(line.of);
+    if (line.call !== undefined || previous === undefined) {
+      throw invalid(
+        line.call === undefined
+          ? `${where}: its callDelta follows no earlier ${line.of ?? 'record of its kind'} with a call`
+          : `${where}: it has both call and callDelta`,
+      );
+    }
+    const call = previous + line.callDelta;
+    if (!Number.isSafeInteger(call) || call < 0) {
+      throw invalid(`${where}: callDelta ${line.callDelta} makes call ${call}`);
+    }
+    return call;
   }
 
   #part(part: PackedPart, at: string): string {
@@ -167,23 +200,38 @@ class Expander {
     if (context === undefined) {
       throw invalid(`${at}: context ${part.context} is declared on no earlier line`);
     }
-    if (context.text === undefined) return this.#missingSlice(part, context);
-    const slice = context.text.slice(part.offset, part.offset + part.length);
-    if (
-      slice.length !== part.length ||
-      (part.hash !== undefined && textHash(slice) !== part.hash)
-    ) {
-      const what = `the slice at ${part.offset} (${part.length} chars) of ${describeContext(context.line)}`;
+    const offset = this.#sliceOffset(part, at);
+    this.#sliceEnds.set(part.context, offset + part.length);
+    if (context.text === undefined) return this.#missingSlice({ ...part, offset }, context);
+    const slice = context.text.slice(offset, offset + part.length);
+    const hash = 'hash' in part ? part.hash : undefined;
+    if (slice.length !== part.length || (hash !== undefined && textHash(slice) !== hash)) {
+      const what = `the slice at ${offset} (${part.length} chars) of ${describeContext(context.line)}`;
       throw invalid(
-        part.hash === undefined
+        hash === undefined
           ? `${at}: ${what} is past the context's end`
-          : `${at}: ${what} does not match its hash ${part.hash}`,
+          : `${at}: ${what} does not match its hash ${hash}`,
       );
     }
     return slice;
   }
 
-  #missingSlice(part: SlicePart, { line, problem = 'not given' }: DeclaredContext): string {
+  /** Where a slice starts: its offset, or (format 4) its gap from the previous slice's end. */
+  #sliceOffset(part: SlicePart, at: string): number {
+    if (!('gap' in part)) return part.offset;
+    const end = this.#sliceEnds.get(part.context);
+    if (end === undefined) {
+      throw invalid(`${at}: a slice of context ${part.context} follows no earlier slice of it`);
+    }
+    const offset = end + part.gap;
+    if (offset < 0) throw invalid(`${at}: gap ${part.gap} starts the slice before its context`);
+    return offset;
+  }
+
+  #missingSlice(
+    part: { offset: number; length: number },
+    { line, problem = 'not given' }: DeclaredContext,
+  ): string {
     const name = describeContext(line);
     if (this.#missing === 'placeholder') {
       return `[${part.length} chars of ${name} from offset ${part.offset}: that context was ${problem}]`;

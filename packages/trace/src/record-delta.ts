@@ -34,24 +34,52 @@ export function deltaKey(record: TrajectoryRecord): string {
   return record.kind === 'event' ? `event:${record.event.type}` : record.kind;
 }
 
+/** `next - base` when both are integers a reader adds back exactly (format 4's `add`). */
+function integerStep(base: JsonValue | undefined, next: JsonValue): number | undefined {
+  if (typeof base !== 'number' || typeof next !== 'number') return undefined;
+  const step = next - base;
+  return Number.isSafeInteger(base) && Number.isSafeInteger(next) && Number.isSafeInteger(step)
+    ? step
+    : undefined;
+}
+
 /**
  * The change from `base` to `next`: `set` holds what differs (objects compared key by key,
- * anything else replaced whole), `unset` the keys `next` no longer has.
+ * anything else replaced whole), `unset` the keys `next` no longer has. With `integers`, an
+ * integer that changed is in `add` (at the same path) as its difference from `base`'s instead:
+ * timestamps and counts move by small steps, which compress where their values do not.
  */
 export function recordDelta(
   base: JsonObject,
   next: JsonObject,
-): { set: JsonObject; unset: KeyPath[] } {
+  { integers = false }: { integers?: boolean } = {},
+): { set: JsonObject; unset: KeyPath[]; add: JsonObject } {
   const unset: KeyPath[] = [];
-  const set = changes(base, next, { path: [], unset });
-  return { set, unset };
+  const add: JsonObject = {};
+  const set = changes(base, next, { path: [], unset, add: integers ? add : undefined });
+  return { set, unset, add };
+}
+
+/** Puts `value` at `path` in `into`, making the objects on the way. */
+function putAt(into: JsonObject, path: KeyPath, value: JsonValue): void {
+  let holder = into;
+  for (const key of path.slice(0, -1)) {
+    const inner = holder[key];
+    if (isObject(inner)) holder = inner;
+    else {
+      const made: JsonObject = {};
+      holder[key] = made;
+      holder = made;
+    }
+  }
+  holder[path.at(-1) as string] = value;
 }
 
 /** What differs from `from` to `to` (objects key by key), noting removed keys in `unset`. */
 function changes(
   from: JsonObject,
   to: JsonObject,
-  { path, unset }: { path: KeyPath; unset: KeyPath[] },
+  { path, unset, add }: { path: KeyPath; unset: KeyPath[]; add: JsonObject | undefined },
 ): JsonObject {
   for (const key of Object.keys(from)) {
     if (!Object.hasOwn(to, key)) unset.push([...path, key]);
@@ -60,10 +88,12 @@ function changes(
   for (const [key, value] of Object.entries(to)) {
     const before = Object.hasOwn(from, key) ? from[key] : undefined;
     if (isObject(before) && isObject(value)) {
-      const inner = changes(before, value, { path: [...path, key], unset });
+      const inner = changes(before, value, { path: [...path, key], unset, add });
       if (Object.keys(inner).length > 0) into[key] = inner;
     } else if (before === undefined || !sameJson(before, value)) {
-      into[key] = value;
+      const step = add === undefined ? undefined : integerStep(before, value);
+      if (step === undefined) into[key] = value;
+      else putAt(add as JsonObject, [...path, key], step);
     }
   }
   return into;
@@ -89,6 +119,31 @@ export function applyDelta(base: unknown, set: unknown, unset: readonly KeyPath[
     if (isObject(holder) && last !== undefined) delete holder[last];
   }
   return result;
+}
+
+/**
+ * Adds the integers of `add` (a `recordDelta`'s) to `record`'s at the same paths, in place; the
+ * first path where `record` holds no integer to add to, or the sum is not exact, when there is
+ * one (then `record` is not to be used).
+ */
+export function addIntegers(record: unknown, add: unknown, path: KeyPath = []): KeyPath | undefined {
+  if (!isObject(add) || !isObject(record)) return path;
+  for (const [key, step] of Object.entries(add)) {
+    const at = [...path, key];
+    const value = Object.hasOwn(record, key) ? record[key] : undefined;
+    if (isObject(step)) {
+      const problem = addIntegers(value, step, at);
+      if (problem !== undefined) return problem;
+      continue;
+    }
+    if (typeof step !== 'number' || typeof value !== 'number') return at;
+    const sum = value + step;
+    if (!Number.isSafeInteger(value) || !Number.isSafeInteger(step) || !Number.isSafeInteger(sum)) {
+      return at;
+    }
+    record[key] = sum;
+  }
+  return undefined;
 }
 
 /**

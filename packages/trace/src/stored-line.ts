@@ -8,8 +8,9 @@ export const shortHashSchema = z
 
 /**
  * One piece of a string packed into a trajectory line: literal text; a slice of a context the
- * file declared (`context` is its `index`); a long text with its hash (`value`), the first time
- * the file holds it; or that hash alone, every time after.
+ * file declared (`context` is its `index`), placed by `offset` or (format 4) by its `gap` from
+ * where the previous slice of that context ended; a long text with its hash (`value`), the first
+ * time the file holds it; or that hash alone, every time after.
  */
 export const packedPartSchema = z.union([
   z.string(),
@@ -23,6 +24,16 @@ export const packedPartSchema = z.union([
      * reader checks before cutting anything, so offset and length name the text exactly.
      */
     hash: shortHashSchema.optional(),
+  }),
+  /**
+   * A slice placed after the previous slice of the same context in the file (format 4): it starts
+   * `gap` characters after that one's end (negative: before it). Chunks a model cuts in order sit
+   * a constant gap apart, which compresses to almost nothing where offsets would not.
+   */
+  z.strictObject({
+    context: z.number().int().nonnegative(),
+    gap: z.number().int(),
+    length: z.number().int().positive(),
   }),
   z.strictObject({ text: shortHashSchema, value: z.string().optional() }),
 ]);
@@ -50,7 +61,8 @@ export const packedPathSchema = z
 /**
  * A record packed (format 2). With `of`, `record` holds only what changed since the previous
  * record of that kind in the file (`of` is `event:<type>` or the record's `kind`; keys in
- * `unset` are gone); without it, the whole record. Its long strings are `""` at each
+ * `unset` are gone; format 4: an integer that changed is in `add`, at the same path, as its
+ * difference from the previous record's); without it, the whole record. Its long strings are `""` at each
  * `strings[].path` (relative to `record`), their text the concatenation of `parts`; `contexts`
  * declares the contexts its slices are the first in the file to use. Still one line per record,
  * so a file cut after any line is a readable prefix. The record is checked against the protocol
@@ -61,9 +73,16 @@ export const packedLineSchema = z.strictObject({
   of: z.string().min(1).optional(),
   /** The record's call id is `<runId>:<call>` (the executor's form), left out of `record`. */
   call: z.number().int().nonnegative().optional(),
+  /**
+   * Format 4, with `of`: the call is the previous `of` record's call (one that had a call) plus
+   * this. Sub-calls of a batch come in order, so it is the same small step line after line.
+   */
+  callDelta: z.number().int().optional(),
   contexts: z.array(contextDeclarationSchema).optional(),
   record: z.record(z.string(), z.unknown()),
   unset: z.array(z.array(z.string()).min(1)).optional(),
+  /** Format 4: integers to add to the previous record's at the same paths (timestamps, durations, counts). */
+  add: z.record(z.string(), z.unknown()).optional(),
   strings: z
     .array(z.strictObject({ path: packedPathSchema, parts: z.array(packedPartSchema).min(1) }))
     .optional(),

@@ -66,10 +66,13 @@ interface IndexedContext {
 }
 
 /**
- * Turns records into the lines of a format-2 trajectory: every string of at least `minChars`
- * is written as slices of the run's contexts (context, offset, length, hash) and literal text,
- * and a long literal is written with its hash the first time and as the hash alone after. Still
- * one line per record, each declaring the contexts it is the first to use, so every prefix of
+ * Turns records into the lines of a format-4 trajectory: every string of at least `minChars`
+ * is written as slices of the run's contexts (context, length, and the offset, or the gap from
+ * where the previous slice of that context ended) and literal text, and a long literal is
+ * written with its hash the first time and as the hash alone after. A record keeps what changed
+ * since the previous one of its kind, changed integers (timestamps, durations) and its call
+ * number as steps from that one's: in a batch of sub-calls these are the same small numbers
+ * line after line, which a group's compression all but removes. Still one line per record, each declaring the contexts it is the first to use, so every prefix of
  * the file reads. One packer per file: a file continued by a new packer (a resumed run)
  * declares again what it uses, which reads the same.
  */
@@ -81,6 +84,10 @@ export class TrajectoryPacker {
   readonly #declared = new Set<number>();
   readonly #written = new Set<string>();
   readonly #last = new Map<string, Record<string, JsonValue>>();
+  /** The call of the last record of each kind that had one: the next one's `callDelta` is from it. */
+  readonly #calls = new Map<string, number>();
+  /** Where the last slice of each context ended: the next one's `gap` is from it. */
+  readonly #sliceEnds = new Map<number, number>();
 
   constructor({
     payloads = [],
@@ -110,7 +117,12 @@ export class TrajectoryPacker {
     const key = deltaKey(record);
     const base = this.#last.get(key);
     this.#last.set(key, json);
-    const { set, unset } = base === undefined ? { set: json, unset: [] } : recordDelta(base, json);
+    const { set, unset, add } =
+      base === undefined
+        ? { set: json, unset: [], add: {} }
+        : recordDelta(base, json, { integers: true });
+    const previousCall = base === undefined ? undefined : this.#calls.get(key);
+    if (call !== undefined) this.#calls.set(key, call);
     const contexts: ContextDeclaration[] = [];
     const strings: NonNullable<PackedLine['strings']> = [];
     const packed = this.#walk(set, [], (path, text) => {
@@ -120,10 +132,15 @@ export class TrajectoryPacker {
     return {
       kind: 'packed',
       ...(base === undefined ? {} : { of: key }),
-      ...(call === undefined ? {} : { call }),
+      ...(call === undefined
+        ? {}
+        : previousCall === undefined
+          ? { call }
+          : { callDelta: call - previousCall }),
       ...(contexts.length === 0 ? {} : { contexts }),
       record: packed as Record<string, unknown>,
       ...(unset.length === 0 ? {} : { unset }),
+      ...(Object.keys(add).length === 0 ? {} : { add }),
       ...(strings.length === 0 ? {} : { strings }),
     };
   }
@@ -168,7 +185,15 @@ export class TrajectoryPacker {
       if (match.start > at) parts.push(this.#literal(text.slice(at, match.start)));
       this.#declare(match.context, contexts);
       // No hash of its own: the context's declaration names the whole context by hash (format 3).
-      parts.push({ context: match.context, offset: match.offset, length: match.length });
+      // Placed after the previous slice of its context once there is one (format 4).
+      const end = this.#sliceEnds.get(match.context);
+      const { context, length } = match;
+      parts.push(
+        end === undefined
+          ? { context, offset: match.offset, length }
+          : { context, gap: match.offset - end, length },
+      );
+      this.#sliceEnds.set(context, match.offset + length);
       at = match.start + match.length;
     }
     if (at < text.length) parts.push(this.#literal(text.slice(at)));
