@@ -132,22 +132,7 @@ class Expander {
       const text = parts.map((part) => this.#part(part, at)).join('');
       if (!fill(set, path, text)) throw invalid(`${at}: the record has no empty string there`);
     }
-    let record: unknown = set;
-    if (line.of !== undefined) {
-      const base = this.#last.get(line.of);
-      if (base === undefined) {
-        throw invalid(`${where}: it changes the previous ${line.of} record, and none came before`);
-      }
-      record = applyDelta(base, set, line.unset ?? []);
-      if (line.add !== undefined) {
-        const problem = addIntegers(record, line.add);
-        if (problem !== undefined) {
-          throw invalid(`${where}: add.${problem.join('.')} has no integer to add to`);
-        }
-      }
-    } else if (line.add !== undefined) {
-      throw invalid(`${where}: it has add without of`);
-    }
+    const record = this.#changed(line, set, where);
     const call = this.#call(line, where);
     const parsed = trajectoryRecordSchema.safeParse(withCallId(record, call));
     if (parsed.success) {
@@ -157,6 +142,24 @@ class Expander {
       return parsed.data;
     }
     throw invalid(...describeIssues(parsed.error).map((issue) => `${where}: ${issue}`));
+  }
+
+  /** The record a packed line's `record` (its strings filled) stands for: itself, or a change of the previous one of its kind. */
+  #changed(line: PackedLine, set: Record<string, unknown>, where: string): unknown {
+    if (line.of === undefined) {
+      if (line.add !== undefined) throw invalid(`${where}: it has add without of`);
+      return set;
+    }
+    const base = this.#last.get(line.of);
+    if (base === undefined) {
+      throw invalid(`${where}: it changes the previous ${line.of} record, and none came before`);
+    }
+    const record = applyDelta(base, set, line.unset ?? []);
+    const problem = line.add === undefined ? undefined : addIntegers(record, line.add);
+    if (problem !== undefined) {
+      throw invalid(`${where}: add.${problem.join('.')} has no integer to add to`);
+    }
+    return record;
   }
 
   /** A packed line's call number: as written, or (format 4) a step from the previous one of its kind. */

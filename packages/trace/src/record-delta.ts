@@ -75,28 +75,40 @@ function putAt(into: JsonObject, path: KeyPath, value: JsonValue): void {
   holder[path.at(-1) as string] = value;
 }
 
+interface DeltaWalk {
+  path: KeyPath;
+  unset: KeyPath[];
+  /** Where changed integers go as steps; undefined: they are set like any value. */
+  add: JsonObject | undefined;
+}
+
 /** What differs from `from` to `to` (objects key by key), noting removed keys in `unset`. */
-function changes(
-  from: JsonObject,
-  to: JsonObject,
-  { path, unset, add }: { path: KeyPath; unset: KeyPath[]; add: JsonObject | undefined },
-): JsonObject {
+function changes(from: JsonObject, to: JsonObject, walk: DeltaWalk): JsonObject {
   for (const key of Object.keys(from)) {
-    if (!Object.hasOwn(to, key)) unset.push([...path, key]);
+    if (!Object.hasOwn(to, key)) walk.unset.push([...walk.path, key]);
   }
   const into: JsonObject = {};
   for (const [key, value] of Object.entries(to)) {
     const before = Object.hasOwn(from, key) ? from[key] : undefined;
     if (isObject(before) && isObject(value)) {
-      const inner = changes(before, value, { path: [...path, key], unset, add });
+      const inner = changes(before, value, { ...walk, path: [...walk.path, key] });
       if (Object.keys(inner).length > 0) into[key] = inner;
     } else if (before === undefined || !sameJson(before, value)) {
-      const step = add === undefined ? undefined : integerStep(before, value);
-      if (step === undefined) into[key] = value;
-      else putAt(add as JsonObject, [...path, key], step);
+      changed(into, key, { before, value, walk });
     }
   }
   return into;
+}
+
+/** Notes a value that changed: as a step in `walk.add` when it can be one, in `into` otherwise. */
+function changed(
+  into: JsonObject,
+  key: string,
+  { before, value, walk }: { before: JsonValue | undefined; value: JsonValue; walk: DeltaWalk },
+): void {
+  const step = walk.add === undefined ? undefined : integerStep(before, value);
+  if (step === undefined || walk.add === undefined) into[key] = value;
+  else putAt(walk.add, [...walk.path, key], step);
 }
 
 /** `base` changed by `set` and `unset` (the inverse of `recordDelta`), as a new object. */
@@ -126,7 +138,11 @@ export function applyDelta(base: unknown, set: unknown, unset: readonly KeyPath[
  * first path where `record` holds no integer to add to, or the sum is not exact, when there is
  * one (then `record` is not to be used).
  */
-export function addIntegers(record: unknown, add: unknown, path: KeyPath = []): KeyPath | undefined {
+export function addIntegers(
+  record: unknown,
+  add: unknown,
+  path: KeyPath = [],
+): KeyPath | undefined {
   if (!isObject(add) || !isObject(record)) return path;
   for (const [key, step] of Object.entries(add)) {
     const at = [...path, key];
@@ -136,14 +152,20 @@ export function addIntegers(record: unknown, add: unknown, path: KeyPath = []): 
       if (problem !== undefined) return problem;
       continue;
     }
-    if (typeof step !== 'number' || typeof value !== 'number') return at;
-    const sum = value + step;
-    if (!Number.isSafeInteger(value) || !Number.isSafeInteger(step) || !Number.isSafeInteger(sum)) {
-      return at;
-    }
+    const sum = exactSum(value, step);
+    if (sum === undefined) return at;
     record[key] = sum;
   }
   return undefined;
+}
+
+/** `value + step` when both are integers and so is the sum, exactly. */
+function exactSum(value: unknown, step: unknown): number | undefined {
+  if (typeof value !== 'number' || typeof step !== 'number') return undefined;
+  const sum = value + step;
+  return Number.isSafeInteger(value) && Number.isSafeInteger(step) && Number.isSafeInteger(sum)
+    ? sum
+    : undefined;
 }
 
 /**

@@ -3,8 +3,16 @@ import type { RunEvent, TrajectoryRecord } from '@rlm/protocol';
 import { parseTrajectory, trajectoryEvents } from '../read-trajectory.js';
 import { TraceTree } from '../trace-tree.js';
 
-/** The recordings in `__fixtures__` (see `record-fixtures.mjs` there). */
-export type RecordedRun = 'nested-run' | 'child-run' | 'hostile-run' | 'simple-run';
+/**
+ * The recordings in `__fixtures__` (see `record-fixtures.mjs` there; `format-3-groups`, a file an
+ * earlier build wrote, `record-format-3.mjs`).
+ */
+export type RecordedRun =
+  | 'nested-run'
+  | 'child-run'
+  | 'hostile-run'
+  | 'simple-run'
+  | 'format-3-groups';
 
 /** The path of a recording. */
 export function recordingPath(name: RecordedRun): string {
