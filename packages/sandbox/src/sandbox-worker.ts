@@ -19,6 +19,7 @@ import type { HostCaller } from './engine/host-bridge.js';
 import type { CompiledEngine } from './engine/load-quickjs.js';
 import { QuickJsEngine } from './engine/quickjs-engine.js';
 import { sharedWatchdogCell } from './engine/watchdog-cell.js';
+import { ReplyLinger } from './reply-linger.js';
 import { fromWireError, toWireError } from './wire-error.js';
 import type {
   FromWorker,
@@ -32,6 +33,7 @@ if (parentPort === null) throw new Error('sandbox-worker must run in a worker_th
 const port: MessagePort = parentPort;
 
 const send = (message: FromWorker): void => port.postMessage(message);
+const linger = new ReplyLinger(port, Number(process.env['RLM_LINGER_MS'] ?? 0.5));
 
 interface PendingCall {
   resolve: (text: string | undefined) => void;
@@ -43,7 +45,10 @@ class Session {
   readonly #engine: QuickJsEngine;
   readonly #abortFlag: Int32Array;
   readonly #pendingCalls: Map<number, PendingCall>;
-  readonly #blockControllers = new Map<number, AbortController>();
+  /** The request running now (the worker runs one at a time): an abort for it aborts `#controller`. */
+  #running: number | undefined;
+  /** What guest code awaits under; kept from request to request until one is aborted. */
+  #controller = new AbortController();
   /** Requests run one at a time (the host serialises them too). */
   #tail: Promise<unknown> = Promise.resolve();
 
@@ -60,7 +65,7 @@ class Session {
   /** Handles one message; aborts and host results are handled at once, while a block awaits. */
   receive(message: ToWorker, end: () => void): void {
     if (message.type === 'abort') {
-      this.#blockControllers.get(message.id)?.abort();
+      if (message.id === this.#running) this.#controller.abort();
       return;
     }
     if (message.type === 'hostResult') {
@@ -79,7 +84,13 @@ class Session {
         send({ type: 'reply', id, ok: false, error: toWireError(error) });
       }
       // In the same turn as the reply: the host may post the next boot as soon as it sees it.
-      if (request.type === 'dispose') end();
+      if (request.type === 'dispose') {
+        end();
+        return;
+      }
+      linger.answered();
+      const taken = linger.poll();
+      if (taken !== undefined) this.receive(taken.message as ToWorker, end);
     });
   }
 
@@ -87,10 +98,10 @@ class Session {
     const engine = this.#engine;
     // Blocks and reads run guest code: an abort reaches them through a controller (while they
     // await) and the shared flag (while guest code runs).
-    const controller = new AbortController();
-    this.#blockControllers.set(id, controller);
+    if (this.#controller.signal.aborted) this.#controller = new AbortController();
+    this.#running = id;
     const stop = {
-      signal: controller.signal,
+      signal: this.#controller.signal,
       interrupted: () => Atomics.load(this.#abortFlag, 0) === id,
     };
     try {
@@ -110,7 +121,7 @@ class Session {
           return null;
       }
     } finally {
-      this.#blockControllers.delete(id);
+      this.#running = undefined;
     }
   }
 }
@@ -188,7 +199,10 @@ async function serve(boot: WorkerBoot): Promise<void> {
     return;
   }
   const session = new Session(engine, new Int32Array(boot.abortFlag), pendingCalls);
-  const onMessage = (message: ToWorker): void => session.receive(message, end);
+  const onMessage = (message: ToWorker): void => {
+    linger.arrived();
+    session.receive(message, end);
+  };
   const end = (): void => {
     port.off('message', onMessage);
     awaitBoot();

@@ -16,7 +16,7 @@ import { SerialQueue } from './serial-queue.js';
 import { fromWireError, toWireError } from './wire-error.js';
 import type { FromWorker, Request, ToWorker, WorkerBoot } from './worker-messages.js';
 import { workerPool } from './worker-pool.js';
-import { ABORT_GRACE_MS, watchRequest } from './worker-watchdog.js';
+import { ABORT_GRACE_MS, EngineWatch } from './worker-watchdog.js';
 
 /** How long `dispose()` waits for an aborted block, then for the reset, before terminating the worker. */
 const DISPOSE_GRACE_MS = 1_000;
@@ -28,6 +28,8 @@ interface PendingReply {
   reject: (error: Error) => void;
   /** Settles the request when its worker is terminated: the engine it ran on is gone. */
   kill: (error: RlmError<'sandbox.reset'>, reason: ResetReason) => void;
+  /** Aborts the request (when it is abortable), as `dispose()` does. */
+  abort: () => void;
 }
 
 /** One engine of this sandbox on one worker; a reset replaces it with a fresh one. */
@@ -35,6 +37,8 @@ interface Engine {
   worker: Worker;
   abortFlag: Int32Array;
   watchdog: SharedArrayBuffer;
+  /** Watches this engine's requests from out here. */
+  watch: EngineWatch;
   /** Removes this sandbox's listeners from the worker. */
   detach: () => void;
 }
@@ -61,8 +65,6 @@ export class WorkerSandbox implements Sandbox {
   readonly #hostCalls = new Map<number, AbortController>();
   /** What the host set with `setVariable`, replayed on a fresh engine after a reset. */
   readonly #variables = new Map<string, JsonValue>();
-  /** Aborted by `dispose()`: stops the running block. */
-  readonly #lifetime = new AbortController();
   #engine: Engine | undefined;
   /** A fresh engine being started after a reset; requests wait for it. */
   #restarting: Promise<void> | undefined;
@@ -108,11 +110,14 @@ export class WorkerSandbox implements Sandbox {
       else this.#poison(`the worker exited (code ${code})`);
     };
     worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    const watch = new EngineWatch(boot.watchdog, (reason) => this.#reset(reason));
     this.#engine = {
       worker,
       abortFlag: new Int32Array(boot.abortFlag),
       watchdog: boot.watchdog,
+      watch,
       detach: () => {
+        watch.stop();
         worker.off('message', onMessage).off('error', onError).off('exit', onExit);
       },
     };
@@ -231,40 +236,45 @@ export class WorkerSandbox implements Sandbox {
     return this.#disposed;
   }
 
+  /**
+   * Posts `request` to the engine and settles with its reply. `signal` and (when `abortable`)
+   * `dispose()` abort it. Everything a request needs is set up here, per request, with no timer of
+   * its own: the engine's watch (worker-watchdog.ts) polls for every request at once.
+   */
   #request(
     request: Request,
-    { signal, onKill }: { signal?: AbortSignal; onKill?: PendingReply['kill'] } = {},
+    {
+      signal,
+      abortable = false,
+      onKill,
+    }: { signal?: AbortSignal; abortable?: boolean; onKill?: PendingReply['kill'] } = {},
   ): Promise<unknown> {
     if (this.#poisonReason !== undefined) return Promise.reject(poisonedError(this.#poisonReason));
     const engine = this.#current;
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
+      // Disposing an engine runs no guest code; everything else is watched from out here, and an
+      // execute also against a worker that answers nothing long past every limit.
+      const watched =
+        request.type === 'dispose'
+          ? undefined
+          : engine.watch.begin(
+              request.type === 'execute'
+                ? this.#limits.blockTimeoutMs + this.#limits.cpuSliceMs + UNRESPONSIVE_GRACE_MS
+                : undefined,
+            );
+      let aborted = false;
       const onAbort = (): void => {
+        if (aborted) return;
+        aborted = true;
         // The flag stops CPU-bound code at the next interrupt check; the message wakes a block
         // that is awaiting host calls.
         Atomics.store(engine.abortFlag, 0, id);
         this.#post(engine.worker, { type: 'abort', id });
+        if (watched !== undefined) engine.watch.aborted(watched);
       };
-      // Disposing an engine runs no guest code; everything else is watched from out here.
-      const unwatch =
-        request.type === 'dispose'
-          ? () => {}
-          : watchRequest({
-              cell: engine.watchdog,
-              signal,
-              onKill: (reason) => this.#reset(reason),
-            });
-      // The last resort: a worker that answers nothing long past every limit.
-      const unresponsive =
-        request.type === 'execute'
-          ? setTimeout(
-              () => this.#reset('wall'),
-              this.#limits.blockTimeoutMs + this.#limits.cpuSliceMs + UNRESPONSIVE_GRACE_MS,
-            )
-          : undefined;
       const settle = (): void => {
-        unwatch();
-        clearTimeout(unresponsive);
+        if (watched !== undefined) engine.watch.end(watched);
         signal?.removeEventListener('abort', onAbort);
       };
       this.#replies.set(id, {
@@ -281,6 +291,7 @@ export class WorkerSandbox implements Sandbox {
           if (onKill === undefined) reject(error);
           else onKill(error, reason);
         },
+        abort: abortable ? onAbort : () => {},
       });
       engine.worker.postMessage({ type: 'request', id, request } satisfies ToWorker);
       if (signal?.aborted) onAbort();
@@ -293,10 +304,7 @@ export class WorkerSandbox implements Sandbox {
     for (const [name, value] of variables)
       assertSettable(name, value, Object.keys(this.#functions));
     return this.#serially(async () => {
-      const signal =
-        options.signal === undefined
-          ? this.#lifetime.signal
-          : AbortSignal.any([options.signal, this.#lifetime.signal]);
+      const signal = options.signal;
       // Recorded before they are sent, so that an engine started after a reset during this block
       // gets them too (as the engine that ran the block did).
       for (const [name, value] of variables) this.#variables.set(name, value);
@@ -305,7 +313,8 @@ export class WorkerSandbox implements Sandbox {
         this.#request(
           variables.length > 0 ? { type: 'execute', code, variables } : { type: 'execute', code },
           {
-            signal,
+            ...(signal === undefined ? {} : { signal }),
+            abortable: true,
             onKill: (_error, reason) =>
               resolve(
                 resetResult(
@@ -338,7 +347,7 @@ export class WorkerSandbox implements Sandbox {
             name,
             ...(options.maxChars === undefined ? {} : { maxChars: options.maxChars }),
           },
-          { signal: this.#lifetime.signal },
+          { abortable: true },
         )) as JsonValue | undefined,
     );
   }
@@ -356,7 +365,7 @@ export class WorkerSandbox implements Sandbox {
       async () =>
         (await this.#request(
           { type: 'listVariables' },
-          { signal: this.#lifetime.signal },
+          { abortable: true },
         )) as VariableInfo[],
     );
   }
@@ -374,7 +383,9 @@ export class WorkerSandbox implements Sandbox {
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#unbind();
-    this.#lifetime.abort();
+    // Stops the running block (or read) while its abort can still be posted; nothing queued
+    // behind it will start.
+    for (const pending of this.#replies.values()) pending.abort();
     this.#disposed = true;
     this.#abortHostCalls();
     // Give the aborted block a moment to report back (and a restart to finish), then have the

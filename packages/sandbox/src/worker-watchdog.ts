@@ -16,47 +16,91 @@ export const OVERRUN_GRACE_MS = 2_000;
  */
 export const ABORT_GRACE_MS = 750;
 
-export interface WatchOptions {
-  /** The worker's watchdog cell (see watchdog-cell.ts). */
-  cell: SharedArrayBuffer;
-  /** The request's abort signal, if it has one. */
-  signal: AbortSignal | undefined;
-  /** Called at most once, when the worker must be terminated. */
-  onKill: (reason: ResetReason) => void;
+/** One request being watched (see `EngineWatch.begin`). */
+export interface Watched {
+  /** Epoch ms past which a worker that has not answered is terminated (`Infinity`: never). */
+  readonly unresponsiveAt: number;
+  /** Started when the request is aborted. */
+  abortTimer?: NodeJS.Timeout;
 }
 
 /**
- * Watches one request to a worker from outside its engine: terminates (through `onKill`) a worker
- * whose guest code runs `OVERRUN_GRACE_MS` past the deadline it published, or that has not
- * answered `ABORT_GRACE_MS` after its request was aborted. Returns the function that stops
- * watching (call it when the request is answered). Its timers never keep the process alive.
+ * Watches the requests to one worker from outside its engine: terminates (through `onKill`, called
+ * at most once) a worker whose guest code runs `OVERRUN_GRACE_MS` past the deadline it published,
+ * that has not answered `ABORT_GRACE_MS` after a request was aborted, or that has not answered a
+ * request by its own last-resort deadline. One poll serves every request: it starts with the first
+ * and stops at the first tick that finds none, so a sandbox driven block after block sets up no
+ * timer per block. Its timers never keep the process alive.
  */
-export function watchRequest({ cell, signal, onKill }: WatchOptions): () => void {
-  let stopped = false;
-  let abortTimer: NodeJS.Timeout | undefined;
-  const kill = (reason: ResetReason): void => {
-    if (stopped) return;
-    stop();
-    onKill(reason);
-  };
-  const poll = setInterval(() => {
-    const running = readWatchdogCell(cell);
-    if (running !== undefined && Date.now() > running.deadline + OVERRUN_GRACE_MS) {
-      kill(running.kind);
-    }
-  }, WATCHDOG_POLL_MS);
-  poll.unref();
-  const onAbort = (): void => {
-    abortTimer = setTimeout(() => kill('aborted'), ABORT_GRACE_MS);
-    abortTimer.unref();
-  };
-  if (signal?.aborted) onAbort();
-  else signal?.addEventListener('abort', onAbort, { once: true });
-  function stop(): void {
-    stopped = true;
-    clearInterval(poll);
-    clearTimeout(abortTimer);
-    signal?.removeEventListener('abort', onAbort);
+export class EngineWatch {
+  readonly #cell: SharedArrayBuffer;
+  readonly #onKill: (reason: ResetReason) => void;
+  readonly #watched = new Set<Watched>();
+  #poll: NodeJS.Timeout | undefined;
+  #killed = false;
+
+  /** `cell`: the worker's watchdog cell (see watchdog-cell.ts). */
+  constructor(cell: SharedArrayBuffer, onKill: (reason: ResetReason) => void) {
+    this.#cell = cell;
+    this.#onKill = onKill;
   }
-  return stop;
+
+  /** Starts watching a request; `unresponsiveMs`: how long it may go unanswered at most. */
+  begin(unresponsiveMs = Number.POSITIVE_INFINITY): Watched {
+    const watched: Watched = { unresponsiveAt: Date.now() + unresponsiveMs };
+    this.#watched.add(watched);
+    if (this.#poll === undefined && !this.#killed) {
+      this.#poll = setInterval(() => this.#tick(), WATCHDOG_POLL_MS);
+      this.#poll.unref();
+    }
+    return watched;
+  }
+
+  /** The request was aborted: it has `ABORT_GRACE_MS` to answer. */
+  aborted(watched: Watched): void {
+    if (!this.#watched.has(watched) || watched.abortTimer !== undefined) return;
+    watched.abortTimer = setTimeout(() => this.#kill('aborted'), ABORT_GRACE_MS);
+    watched.abortTimer.unref();
+  }
+
+  /** The request was answered (or given up on). */
+  end(watched: Watched): void {
+    this.#watched.delete(watched);
+    clearTimeout(watched.abortTimer);
+  }
+
+  /** Stops watching everything (the worker is gone or no longer this sandbox's). */
+  stop(): void {
+    for (const watched of this.#watched) clearTimeout(watched.abortTimer);
+    this.#watched.clear();
+    clearInterval(this.#poll);
+    this.#poll = undefined;
+  }
+
+  #tick(): void {
+    if (this.#watched.size === 0) {
+      clearInterval(this.#poll);
+      this.#poll = undefined;
+      return;
+    }
+    const now = Date.now();
+    const running = readWatchdogCell(this.#cell);
+    if (running !== undefined && now > running.deadline + OVERRUN_GRACE_MS) {
+      this.#kill(running.kind);
+      return;
+    }
+    for (const watched of this.#watched) {
+      if (now > watched.unresponsiveAt) {
+        this.#kill('wall');
+        return;
+      }
+    }
+  }
+
+  #kill(reason: ResetReason): void {
+    if (this.#killed) return;
+    this.#killed = true;
+    this.stop();
+    this.#onKill(reason);
+  }
 }
