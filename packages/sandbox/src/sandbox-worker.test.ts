@@ -156,3 +156,62 @@ describe('the blank engine a waiting worker prepares', () => {
     }
   });
 });
+
+describe('aborts on the worker', () => {
+  it('reach the request they name, never the next one, which awaits a host call as usual', async () => {
+    const worker = new WorkerPool().take();
+    try {
+      const started = await boot();
+      started.init.functionNames = ['ask'];
+      const ready = next(worker, 'ready');
+      worker.postMessage(started);
+      await ready;
+
+      // Request 1 awaits a host call that never answers, and is aborted.
+      let called = next(worker, 'hostCall');
+      let replied = next(worker, 'reply');
+      worker.postMessage({
+        type: 'request',
+        id: 1,
+        request: { type: 'execute', code: 'var r = await ask()' },
+      } satisfies ToWorker);
+      await called;
+      worker.postMessage({ type: 'abort', id: 1 } satisfies ToWorker);
+      const aborted = (await replied) as { id: number; value: REPLResult };
+      expect(aborted.id).toBe(1);
+      expect(aborted.value.error?.code).toBe('sandbox.aborted');
+
+      // Request 2 awaits a host call too; the late abort of request 1 arrives meanwhile.
+      called = next(worker, 'hostCall');
+      replied = next(worker, 'reply');
+      worker.postMessage({
+        type: 'request',
+        id: 2,
+        request: { type: 'execute', code: 'var s = await ask(); print(s)' },
+      } satisfies ToWorker);
+      const { callId } = (await called) as { callId: number };
+      worker.postMessage({ type: 'abort', id: 1 } satisfies ToWorker);
+      worker.postMessage({
+        type: 'hostResult',
+        callId,
+        ok: true,
+        text: JSON.stringify('answered'),
+      } satisfies ToWorker);
+      const answered = (await replied) as { id: number; value: REPLResult };
+      expect(answered.id).toBe(2);
+      expect(answered.value.error).toBeNull();
+      expect(answered.value.stdout.trim()).toBe('answered');
+
+      // And request 3 runs with nothing aborted either.
+      replied = next(worker, 'reply');
+      worker.postMessage({
+        type: 'request',
+        id: 3,
+        request: { type: 'execute', code: 'print(s + "!")' },
+      } satisfies ToWorker);
+      expect(((await replied) as { value: REPLResult }).value.stdout.trim()).toBe('answered!');
+    } finally {
+      await worker.terminate();
+    }
+  });
+});

@@ -19,7 +19,6 @@ import type { HostCaller } from './engine/host-bridge.js';
 import type { CompiledEngine } from './engine/load-quickjs.js';
 import { QuickJsEngine } from './engine/quickjs-engine.js';
 import { sharedWatchdogCell } from './engine/watchdog-cell.js';
-import { ReplyLinger } from './reply-linger.js';
 import { fromWireError, toWireError } from './wire-error.js';
 import type {
   FromWorker,
@@ -33,7 +32,6 @@ if (parentPort === null) throw new Error('sandbox-worker must run in a worker_th
 const port: MessagePort = parentPort;
 
 const send = (message: FromWorker): void => port.postMessage(message);
-const linger = new ReplyLinger(port, Number(process.env['RLM_LINGER_MS'] ?? 0.5));
 
 interface PendingCall {
   resolve: (text: string | undefined) => void;
@@ -84,13 +82,7 @@ class Session {
         send({ type: 'reply', id, ok: false, error: toWireError(error) });
       }
       // In the same turn as the reply: the host may post the next boot as soon as it sees it.
-      if (request.type === 'dispose') {
-        end();
-        return;
-      }
-      linger.answered();
-      const taken = linger.poll();
-      if (taken !== undefined) this.receive(taken.message as ToWorker, end);
+      if (request.type === 'dispose') end();
     });
   }
 
@@ -199,10 +191,7 @@ async function serve(boot: WorkerBoot): Promise<void> {
     return;
   }
   const session = new Session(engine, new Int32Array(boot.abortFlag), pendingCalls);
-  const onMessage = (message: ToWorker): void => {
-    linger.arrived();
-    session.receive(message, end);
-  };
+  const onMessage = (message: ToWorker): void => session.receive(message, end);
   const end = (): void => {
     port.off('message', onMessage);
     awaitBoot();

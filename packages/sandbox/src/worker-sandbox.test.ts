@@ -178,3 +178,54 @@ describe('memory of long payloads', () => {
     }
   });
 });
+
+describe('aborting one request', () => {
+  it('stops only that block: the next block and read on the same engine run as usual', async () => {
+    const ask = delayedFunction(1, () => 'answered');
+    const stuck = delayedFunction(60_000);
+    const sandbox = await workerSandbox({ functions: { ask, stuck } });
+    try {
+      const caller = new AbortController();
+      const running = sandbox.execute('var first = await stuck()', { signal: caller.signal });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      caller.abort();
+      expect((await running).error?.code).toBe('sandbox.aborted');
+      expect(stuck.aborted).toBe(1);
+
+      const again = await sandbox.execute('var second = await ask(); print(second)', {
+        signal: caller.signal.aborted ? new AbortController().signal : caller.signal,
+      });
+      expect(again.error).toBeNull();
+      expect(again.stdout.trim()).toBe('answered');
+      expect(await sandbox.getVariable('second')).toBe('answered');
+      expect(await evaluate(sandbox, 'typeof first')).toBe('undefined');
+    } finally {
+      await sandbox.dispose();
+    }
+  });
+
+  it('by dispose() stops a read in progress and hands the worker on', async () => {
+    const sandbox = await workerSandbox();
+    // Reading it runs guest code that never returns: only an abort stops it before cpuSliceMs.
+    const defined = await sandbox.execute(
+      'var slow = new Proxy({}, { ownKeys() { while (true) {} }, get() { while (true) {} } })',
+    );
+    expect(defined.error).toBeNull();
+    const thread = sandbox.threadId;
+    const reading = sandbox.getVariable('slow').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sandbox.dispose();
+    expect(await reading).toBeInstanceOf(Error);
+    // Stopped in time by the abort (not terminated after the grace): the worker is handed on.
+    const next = await workerSandbox();
+    try {
+      expect(next.threadId).toBe(thread);
+      expect(await evaluate(next, 'typeof slow')).toBe('undefined');
+    } finally {
+      await next.dispose();
+    }
+  });
+});

@@ -363,10 +363,7 @@ export class WorkerSandbox implements Sandbox {
   async listVariables(): Promise<VariableInfo[]> {
     return this.#serially(
       async () =>
-        (await this.#request(
-          { type: 'listVariables' },
-          { abortable: true },
-        )) as VariableInfo[],
+        (await this.#request({ type: 'listVariables' }, { abortable: true })) as VariableInfo[],
     );
   }
 
