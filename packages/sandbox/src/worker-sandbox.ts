@@ -106,7 +106,7 @@ export class WorkerSandbox implements Sandbox {
     const onMessage = (message: FromWorker): void => this.#onMessage(worker, message);
     const onError = (error: Error): void => this.#poison(`the worker failed: ${error.message}`);
     const onExit = (code: number): void => {
-      if (this.#disposed) this.#rejectAll(disposedError());
+      if (this.#disposed) this.#rejectAll(disposedError);
       else this.#poison(`the worker exited (code ${code})`);
     };
     worker.on('message', onMessage).on('error', onError).on('exit', onExit);
@@ -172,7 +172,7 @@ export class WorkerSandbox implements Sandbox {
     if (this.#poisonReason !== undefined) return;
     this.#poisonReason = reason;
     this.#abortHostCalls();
-    this.#rejectAll(poisonedError(reason));
+    this.#rejectAll(() => poisonedError(reason));
   }
 
   #abortHostCalls(): void {
@@ -180,7 +180,10 @@ export class WorkerSandbox implements Sandbox {
     this.#hostCalls.clear();
   }
 
-  #rejectAll(error: Error): void {
+  /** `failure` is called only when something waits: an error with its stack costs more than a reply. */
+  #rejectAll(failure: () => Error): void {
+    if (this.#replies.size === 0) return;
+    const error = failure();
     for (const pending of this.#replies.values()) pending.reject(error);
     this.#replies.clear();
   }
@@ -405,7 +408,7 @@ export class WorkerSandbox implements Sandbox {
         await engine.worker.terminate();
       }
     }
-    this.#rejectAll(disposedError());
+    this.#rejectAll(disposedError);
   }
 
   /**
