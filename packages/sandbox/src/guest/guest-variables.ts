@@ -16,6 +16,8 @@ import {
   jsonParse,
   jsonStringify,
   list,
+  lookupGetter,
+  lookupSetter,
   matches,
   objectKeys,
   push,
@@ -44,12 +46,13 @@ const pinnedNames = list<string>();
 const notUser = record<Record<string, true>>();
 
 /**
- * The user's variables as the last block ended, plus those the host set since: the names an
- * out-of-memory recovery keeps (anything else was created by the block that ran out). Kept here so
- * a block need not list the globals before it runs.
+ * The user's variables as the last block ended (`names`), plus those the host set since
+ * (`added`): the names an out-of-memory recovery keeps (anything else was created by the block
+ * that ran out). Kept here so a block need not list the globals before it runs.
  */
-const known = record<{ names: Record<string, true> }>();
-known.names = record<Record<string, true>>();
+const known = record<{ names: string[]; added: Record<string, true> | undefined }>();
+known.names = list<string>();
+known.added = undefined;
 
 /**
  * The global names as last classified, and those of them that are neither the engine's nor the
@@ -59,10 +62,17 @@ known.names = record<Record<string, true>>();
  * count: when no name holds a NUL (checked when they are classified), equal texts and counts
  * mean equal lists; a list with a NUL in a name is never reused.
  */
-const listing = record<{ joined: string; count: number; candidates: string[] }>();
+const listing = record<{
+  joined: string;
+  count: number;
+  candidates: string[];
+  /** Each candidate's JSON text, for `locals` (written once per listing, not once per block). */
+  quoted: string[];
+}>();
 listing.joined = '';
 listing.count = -1;
 listing.candidates = list<string>();
+listing.quoted = list<string>();
 
 /** Records the names present before the scaffold adds anything, and the reserved ones. */
 export function recordBaseline(reservedNames: readonly string[]): void {
@@ -117,11 +127,16 @@ export function globalSlot(name: string): GlobalSlot {
   return slot;
 }
 
-/** The user's variables: globals that are neither the engine's nor the scaffold's. */
-export function userNames(): string[] {
+/** The global names that are neither the engine's nor the scaffold's, as `listing` holds them. */
+function refreshListing(): void {
   const names = getOwnPropertyNames(G);
   const joined = joinList(names, '\u0000');
   if (names.length !== listing.count || joined !== listing.joined) classify(names, joined);
+}
+
+/** The user's variables: globals that are neither the engine's nor the scaffold's. */
+export function userNames(): string[] {
+  refreshListing();
   const candidates = listing.candidates;
   const out = list<string>();
   for (let index = 0; index < candidates.length; index++) {
@@ -132,15 +147,37 @@ export function userNames(): string[] {
   return out;
 }
 
-/** Whether a helper's global still holds the helper itself (a data property, never a getter). */
+/**
+ * Whether a helper's global still holds the helper itself (a data property, never a getter).
+ * Without a descriptor: an own property with no getter is read without running guest code, and
+ * an accessor without one reads as `undefined`, which is never a helper.
+ */
 function holdsHelper(name: string): boolean {
-  const descriptor = getOwnPropertyDescriptor(G, name);
-  return descriptor !== undefined && !isAccessor(descriptor) && descriptor.value === helpers[name];
+  return hasOwn(G, name) && lookupGetter(G, name) === undefined && G[name] === helpers[name];
+}
+
+/**
+ * A user variable's type for `locals` (`typeName`, or `basicTypeName` when `basic`): `accessor`
+ * for an accessor, `undefined` when it is gone. An own property with neither getter nor setter
+ * is read directly; only a value of `undefined`, which an accessor with neither function also
+ * reads as, needs the descriptor to tell them apart.
+ */
+function localType(name: string, basic: boolean): string {
+  if (!hasOwn(G, name)) return 'undefined';
+  if (lookupGetter(G, name) !== undefined || lookupSetter(G, name) !== undefined) return 'accessor';
+  const value = G[name];
+  if (value === undefined) {
+    const descriptor = getOwnPropertyDescriptor(G, name);
+    if (descriptor !== undefined && isAccessor(descriptor)) return 'accessor';
+    return 'undefined';
+  }
+  return basic ? basicTypeName(value) : typeName(value);
 }
 
 /** Sorts the global names into the engine's and the scaffold's, and the rest (`listing`). */
 function classify(names: string[], joined: string): void {
   const candidates = list<string>();
+  const quoted = list<string>();
   let reusable = true;
   for (let index = 0; index < names.length; index++) {
     const name = names[index] as string;
@@ -152,30 +189,37 @@ function classify(names: string[], joined: string): void {
     // The engine's and the scaffold's names hold no NUL; only these can.
     if (indexOf(name, '\u0000', 0) !== -1) reusable = false;
     push(candidates, name);
+    push(quoted, jsonStringify(name));
   }
   listing.candidates = candidates;
+  listing.quoted = quoted;
   listing.joined = joined;
   listing.count = reusable ? names.length : -1;
 }
 
 /** `{ name: type }` of the user variables (see `typeName`; may run guest code). */
 export function locals(basic: boolean): string {
-  const names = userNames();
-  const seen = record<Record<string, true>>();
+  refreshListing();
+  const candidates = listing.candidates;
+  const quoted = listing.quoted;
+  // The names first, as `userNames` gives them: naming a type can run guest code (a Proxy's
+  // trap) that rebinds a helper.
+  const names = list<string>();
+  const texts = list<string>();
+  for (let index = 0; index < candidates.length; index++) {
+    const name = candidates[index] as string;
+    if (helpers[name] !== undefined && holdsHelper(name)) continue;
+    push(names, name);
+    push(texts, quoted[index] as string);
+  }
   const entries = list<string>();
   for (let index = 0; index < names.length; index++) {
-    const name = names[index] as string;
-    seen[name] = true;
-    const slot = globalSlot(name);
-    const type = slot.accessor
-      ? 'accessor'
-      : basic
-        ? basicTypeName(slot.value)
-        : typeName(slot.value);
-    // The JSON of `{ name: type }`, written directly: the names are distinct, in listing order.
-    push(entries, `${jsonStringify(name)}:${jsonStringify(type)}`);
+    // The JSON of `{ name: type }`, written directly: the names are distinct, in listing order,
+    // and a type name is a plain lowercase word.
+    push(entries, `${texts[index] as string}:"${localType(names[index] as string, basic)}"`);
   }
-  known.names = seen;
+  known.names = names;
+  known.added = undefined;
   return `{${joinList(entries, ',')}}`;
 }
 
@@ -244,7 +288,8 @@ export function setVariable(name: string, value: unknown): void {
   else if (isScaffold(name)) pin(name, value);
   else {
     defineGlobal(name, value);
-    known.names[name] = true;
+    if (known.added === undefined) known.added = record<Record<string, true>>();
+    known.added[name] = true;
   }
 }
 
@@ -257,11 +302,14 @@ export function setJson(name: string, json: string): void {
  * names (JSON). Top-level `var` bindings cannot be deleted: those are set to `undefined`.
  */
 export function reclaimGlobals(): string {
+  const kept = record<Record<string, true>>();
+  for (let index = 0; index < known.names.length; index++) kept[known.names[index] as string] = true;
+  const added = known.added;
   const names = list<string>();
   const all = userNames();
   for (let index = 0; index < all.length; index++) {
     const name = all[index] as string;
-    if (known.names[name] !== true) append(names, name);
+    if (kept[name] !== true && (added === undefined || added[name] !== true)) append(names, name);
   }
   deleteGlobals(names);
   return jsonText(names);

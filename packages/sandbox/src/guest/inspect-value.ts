@@ -276,13 +276,25 @@ function inspectAt(value: unknown, walk: Walk): string {
   }
 }
 
+/**
+ * The walk a value that is not an object starts with: printing one reads no walk state (only
+ * `objectText` uses the path), so it needs no Set of its own.
+ */
+const FLAT_WALK: Walk = { path: newSet<unknown>(), depth: 0, indent: 0 };
+
 /** Prints any guest value readably. */
 export function inspect(value: unknown): string {
+  if (value === null || typeof value !== 'object') return inspectAt(value, FLAT_WALK);
   return inspectAt(value, { path: newSet<unknown>(), depth: 0, indent: 0 });
 }
 
 /** `print`'s formatting: strings as they are, everything else inspected, joined by spaces. */
 export function formatArgs(args: ArrayLike<unknown>): string {
+  // One argument (the usual `print(x)`): the same text, without a list to join.
+  if (args.length === 1) {
+    const only = args[0];
+    return typeof only === 'string' ? only : inspect(only);
+  }
   const parts = list<string>();
   for (let index = 0; index < args.length; index++) {
     const arg = args[index];

@@ -20,9 +20,10 @@ import { formatArgs, inspect } from './inspect-value.js';
 import { jsonText } from './json-text.js';
 import {
   emptyStream,
+  isEmpty,
   openOutput,
-  peekOutput,
   type StreamName,
+  streamText,
   streams,
   takeOutput,
   write,
@@ -168,16 +169,19 @@ function finishBlock(holder: { value: unknown }): string {
   formatCompletion(holder);
   const localsJson = locals(false);
   const unrestored = restore();
-  const output = peekOutput();
-  const stdout = emptyStream();
-  const stderr = emptyStream();
-  // The JSON of `FinishedBlock`, written directly (every field is a string, a number, null or a
-  // list of strings, each through `jsonText`).
-  const text = `{"locals":${localsJson},"end":{"stdout":${jsonText(output.stdout)},"stderr":${jsonText(
-    output.stderr,
-  )},"droppedStdout":${jsonText(output.droppedStdout)},"droppedStderr":${jsonText(
-    output.droppedStderr,
-  )},"finalAnswer":${jsonText(finalState.answer)},"unrestored":${jsonText(unrestored)}}}`;
+  const out = streams.stdout;
+  const err = streams.stderr;
+  // A stream the block never wrote to is kept: it is as empty as a new one.
+  const stdout = isEmpty(out) ? out : emptyStream();
+  const stderr = isEmpty(err) ? err : emptyStream();
+  const answer = finalState.answer;
+  // The JSON of `FinishedBlock`, written directly: strings through `jsonText`, the dropped counts
+  // (whole numbers, never negative) as they print, and the usual empty answer and list as literals.
+  const text = `{"locals":${localsJson},"end":{"stdout":${jsonText(streamText(out))},"stderr":${jsonText(
+    streamText(err),
+  )},"droppedStdout":${out.dropped},"droppedStderr":${err.dropped},"finalAnswer":${
+    answer === null ? 'null' : jsonText(answer)
+  },"unrestored":${unrestored.length === 0 ? '[]' : jsonText(unrestored)}}}`;
   // The commit: plain assignments to prototype-less records, no call in between. The interrupt
   // handler is polled only at calls and loops, so the answer and the output are taken together
   // or (when it stops this call earlier) not at all.

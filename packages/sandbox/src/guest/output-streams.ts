@@ -76,12 +76,24 @@ export function takeOutput(): TakenOutput {
   return taken;
 }
 
-/** The block's output so far, left in place (`finishBlock` swaps the streams itself). */
+/** The block's output so far, left in place. */
 export function peekOutput(): TakenOutput {
   const taken = record<TakenOutput>();
-  taken.stdout = joinList(streams.stdout.parts, '');
-  taken.stderr = joinList(streams.stderr.parts, '');
+  taken.stdout = streamText(streams.stdout);
+  taken.stderr = streamText(streams.stderr);
   taken.droppedStdout = streams.stdout.dropped;
   taken.droppedStderr = streams.stderr.dropped;
   return taken;
+}
+
+/** A stream's text (`finishBlock` reads it without `peekOutput`'s record). */
+export function streamText(stream: Stream): string {
+  const parts = stream.parts;
+  if (parts.length === 0) return '';
+  return parts.length === 1 ? (parts[0] as string) : joinList(parts, '');
+}
+
+/** Whether nothing was written to a stream, not even text that was dropped. */
+export function isEmpty(stream: Stream): boolean {
+  return stream.parts.length === 0 && stream.dropped === 0 && stream.used === 0;
 }

@@ -5,7 +5,8 @@
  * none of that reaches the scaffold, which never looks those names up again.
  *
  * The rest of the scaffold follows three rules on top of this module:
- * - methods are called through `call(method, receiver, args)` with a captured method;
+ * - methods are called through `call(method, receiver, args)` with a captured method, or through
+ *   the functions below that `uncurry` one (the scaffold's hot paths);
  * - the scaffold's own arrays come from `list()` and its records from `record()`: they have no
  *   prototype, so no inherited setter, getter or `toJSON` can be reached through them, and
  *   property descriptors are built by `dataDescriptor()` for the same reason;
@@ -31,6 +32,8 @@ const setPrototypeOf = ObjectCtor.setPrototypeOf;
 const objectCreate = ObjectCtor.create;
 export const objectToString = ObjectPrototype.toString;
 const reflectApply = Reflect.apply;
+const functionCall = Function.prototype.call;
+const functionBind = Function.prototype.bind;
 export const ownKeys = Reflect.ownKeys;
 export const jsonStringify = JSON.stringify;
 export const jsonParse = JSON.parse;
@@ -91,6 +94,39 @@ export const regexpFlagGetters: readonly (readonly [string, Method])[] = [
   ['y', getterOf(RegExp.prototype, 'sticky')],
 ];
 
+/**
+ * A captured method as a plain function of its receiver and arguments: `Function.prototype.call`
+ * bound once, here, to the method. A call through it looks nothing up and, unlike `call()`,
+ * builds no argument array: QuickJS runs the bound `call` natively, about twice as fast.
+ */
+function uncurry<TArgs extends unknown[], TResult>(
+  method: Method,
+): (receiver: unknown, ...args: TArgs) => TResult {
+  return reflectApply(functionBind, functionCall, [method]) as (
+    receiver: unknown,
+    ...args: TArgs
+  ) => TResult;
+}
+
+const pushOne = uncurry<[unknown], number>(arrayPush);
+const joinWith = uncurry<[string], string>(arrayJoin);
+const sliceText = uncurry<[number, number | undefined], string>(stringSlice);
+const indexOfText = uncurry<[string, number], number>(stringIndexOf);
+const execPattern = uncurry<[string], unknown>(regexpExec);
+type LookupAccessor = (target: object, key: PropertyKey) => Method | undefined;
+const accessorLookups = ObjectPrototype as unknown as {
+  __lookupGetter__: Method;
+  __lookupSetter__: Method;
+};
+/**
+ * The getter (setter) of a property, searched from `target` up its prototypes and stopping at
+ * the first object that has the property: for an own data property, `undefined` without
+ * allocating a descriptor. Reads no property and so runs no guest code on ordinary objects (a
+ * Proxy met on the way up runs its `getOwnPropertyDescriptor` trap).
+ */
+export const lookupGetter = uncurry(accessorLookups.__lookupGetter__) as LookupAccessor;
+export const lookupSetter = uncurry(accessorLookups.__lookupSetter__) as LookupAccessor;
+
 /** Calls a captured method (never looked up on the receiver). */
 export function call<TResult>(
   method: Method,
@@ -106,7 +142,7 @@ export function list<T>(): T[] {
 }
 
 export function append<T>(items: T[], value: T): void {
-  call(arrayPush, items, [value]);
+  pushOne(items, value);
 }
 
 /**
@@ -118,7 +154,7 @@ export function push<T>(items: T[], value: T): void {
 }
 
 export function joinList(items: readonly string[], separator: string): string {
-  return call(arrayJoin, items, [separator]);
+  return joinWith(items, separator);
 }
 
 /** A new object without a prototype: reading a missing key yields `undefined`, nothing else. */
@@ -162,11 +198,11 @@ export function newWeakMap<TKey extends object, TValue>(): WeakMap<TKey, TValue>
 }
 
 export function slice(text: string, start: number, end?: number): string {
-  return call(stringSlice, text, end === undefined ? [start] : [start, end]);
+  return sliceText(text, start, end);
 }
 
 export function indexOf(text: string, search: string, from: number): number {
-  return call(stringIndexOf, text, [search, from]);
+  return indexOfText(text, search, from);
 }
 
 export function repeat(text: string, count: number): string {
@@ -183,5 +219,5 @@ export function isWellFormed(text: string): boolean {
 
 /** Whether `pattern` matches `text` (the captured `exec`, so guest changes to RegExp do not apply). */
 export function matches(pattern: RegExp, text: string): boolean {
-  return call(regexpExec, pattern, [text]) !== null;
+  return execPattern(pattern, text) !== null;
 }
