@@ -303,7 +303,8 @@ export function setJson(name: string, json: string): void {
  */
 export function reclaimGlobals(): string {
   const kept = record<Record<string, true>>();
-  for (let index = 0; index < known.names.length; index++) kept[known.names[index] as string] = true;
+  for (let index = 0; index < known.names.length; index++)
+    kept[known.names[index] as string] = true;
   const added = known.added;
   const names = list<string>();
   const all = userNames();

@@ -23,8 +23,8 @@ import {
   isEmpty,
   openOutput,
   type StreamName,
-  streamText,
   streams,
+  streamText,
   takeOutput,
   write,
 } from './output-streams.js';
