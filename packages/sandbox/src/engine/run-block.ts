@@ -49,7 +49,9 @@ export async function runBlock(
     parts.bridge.open();
     let settled: Settled;
     try {
-      settled = await evaluate(parts, code, clock);
+      // Most blocks settle in their first slice: then nothing is awaited here.
+      const evaluated = evaluate(parts, code, clock);
+      settled = evaluated instanceof Promise ? await evaluated : evaluated;
     } finally {
       // The block has ended: its host calls are aborted and guest code can start no more.
       unawaited = parts.bridge.close();
@@ -67,7 +69,8 @@ export async function runBlock(
   }
 }
 
-async function evaluate(parts: EngineParts, code: string, clock: BlockClock): Promise<Settled> {
+/** Evaluates the block and settles it: synchronously when its first slice settles it. */
+function evaluate(parts: EngineParts, code: string, clock: BlockClock): Settled | Promise<Settled> {
   const source = rewriteBlock(code) ?? code;
   const evaluated = clock.slice(() => parts.context.evalCode(source, BLOCK_FILE, EVAL_FLAG_ASYNC));
   const limit = clock.stopped();
@@ -76,45 +79,69 @@ async function evaluate(parts: EngineParts, code: string, clock: BlockClock): Pr
     evaluated.error.dispose();
     return { kind: 'limit', error: limit };
   }
+  const promise = evaluated.value;
+  let waiting = false;
   try {
-    return limit ? { kind: 'limit', error: limit } : await settle(parts, evaluated.value, clock);
+    if (limit) return { kind: 'limit', error: limit };
+    const started = Date.now();
+    const first = settleStep(parts, promise, clock);
+    if (first !== 'waiting') return first;
+    waiting = true;
+    return settleLater(parts, promise, clock, started).finally(() => promise.dispose());
   } finally {
-    evaluated.value.dispose();
+    if (!waiting) promise.dispose();
   }
 }
 
 /**
- * Pumps jobs and applies host results until the block's promise settles or a limit stops it.
- * Host results that arrive without any I/O (a function that answers at once) settle as
- * microtasks, which could keep the thread's timers and I/O waiting for the whole block: the loop
- * lets them run every `YIELD_EVERY_MS`.
+ * One step towards settling the block's promise: applies the host results that arrived and pumps
+ * the jobs, then tells whether the promise settled, a limit stopped the block, or it must wait
+ * for a host call.
  */
-async function settle(
+function settleStep(
   parts: EngineParts,
   promise: QuickJSHandle,
   clock: BlockClock,
+): Settled | 'waiting' {
+  const { bridge } = parts;
+  clock.slice(() => {
+    bridge.applyArrived();
+    pumpJobs(parts);
+  });
+  const limit = clock.stopped();
+  if (limit) return { kind: 'limit', error: limit };
+  const settled = settledState(parts, promise);
+  if (settled) return settled;
+  if (bridge.inFlight === 0) return { kind: 'limit', error: limitErrors.deadlock() };
+  return 'waiting';
+}
+
+/**
+ * Waits for host results and takes further steps until the block's promise settles or a limit
+ * stops it. Host results that arrive without any I/O (a function that answers at once) settle as
+ * microtasks, which could keep the thread's timers and I/O waiting for the whole block: the loop
+ * lets them run every `YIELD_EVERY_MS` (counted from the block's first step).
+ */
+async function settleLater(
+  parts: EngineParts,
+  promise: QuickJSHandle,
+  clock: BlockClock,
+  started: number,
 ): Promise<Settled> {
   const { bridge, limits } = parts;
-  let yielded = Date.now();
+  let yielded = started;
   for (;;) {
-    if (Date.now() - yielded > YIELD_EVERY_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      yielded = Date.now();
-    }
-    clock.slice(() => {
-      bridge.applyArrived();
-      pumpJobs(parts);
-    });
-    const limit = clock.stopped();
-    if (limit) return { kind: 'limit', error: limit };
-    const settled = settledState(parts, promise);
-    if (settled) return settled;
-    if (bridge.inFlight === 0) return { kind: 'limit', error: limitErrors.deadlock() };
     const outcome = await bridge.waitForSettle(clock.wallDeadline, clock.signal);
     if (outcome === 'deadline') {
       return { kind: 'limit', error: limitErrors.wall(limits.blockTimeoutMs) };
     }
     if (outcome === 'aborted') return { kind: 'limit', error: limitErrors.aborted() };
+    if (Date.now() - yielded > YIELD_EVERY_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      yielded = Date.now();
+    }
+    const step = settleStep(parts, promise, clock);
+    if (step !== 'waiting') return step;
   }
 }
 
@@ -143,6 +170,8 @@ function finish(
   if (quick !== undefined && settled.kind === 'value') settled.holder.dispose();
   const report = quick?.report ?? reportBlock(parts, settled, clock);
   const ended = quick?.ended ?? parts.scaffold.endBlock();
+  // `finishBlock` left output open for the next block: leftover jobs must print nowhere.
+  if (parts.runtime.hasPendingJob()) parts.scaffold.closeOutput();
   if (!dropLeftoverJobs(parts)) {
     parts.resetReason = 'jobs';
     return resetOutcome(parts, 'jobs', started);

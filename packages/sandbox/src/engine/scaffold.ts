@@ -62,11 +62,27 @@ export type ReadVariable =
   | { kind: 'value'; value: JsonValue }
   | { kind: 'too_large'; size: number };
 
+/**
+ * Internals that leave the guest's output as it was: the host may call them between a block that
+ * `finishBlock` ended and the next block, whose output that call began, without closing it.
+ */
+const KEEPS_OUTPUT: ReadonlySet<ScaffoldFunction> = new Set([
+  'finishBlock',
+  'setVariable',
+  'setJson',
+  'alias',
+]);
+
 /** The host's side of the guest scaffold: calls into the prelude's internals and reads results. */
 export class Scaffold {
   readonly #parts: ScaffoldParts;
   /** Handles of the internals called so far: fetching one per call would cost a crossing. */
   readonly #functions = new Map<ScaffoldFunction, QuickJSHandle>();
+  /**
+   * Whether the next block's output is already open: `finishBlock` began that block, and no
+   * call since could have closed it (see `KEEPS_OUTPUT`). `beginBlock` then costs no crossing.
+   */
+  #nextBlockBegun = false;
 
   constructor(parts: ScaffoldParts) {
     this.#parts = parts;
@@ -84,6 +100,7 @@ export class Scaffold {
     timing: CallTiming = 'trusted',
   ): QuickJSHandle {
     const { context, interrupts, guard } = this.#parts;
+    if (!KEEPS_OUTPUT.has(name)) this.#nextBlockBegun = false;
     const owned: QuickJSHandle[] = [];
     try {
       const handles = args.map((arg) => this.#toHandle(arg, owned));
@@ -147,9 +164,22 @@ export class Scaffold {
     }
   }
 
-  /** Starts collecting a block's output. */
+  /** Starts collecting a block's output (already done when `finishBlock` ended the last one). */
   beginBlock(): void {
+    if (this.#nextBlockBegun) {
+      this.#nextBlockBegun = false;
+      return;
+    }
     this.call('beginBlock').dispose();
+  }
+
+  /**
+   * Closes the output `finishBlock` left open for the next block, before guest code runs outside
+   * a block (the jobs a block left behind, stopped as they start): whatever it printed would
+   * otherwise reach the next block's output.
+   */
+  closeOutput(): void {
+    if (this.#nextBlockBegun) this.call('closeOutput').dispose();
   }
 
   /** Prints the block's completion value, inside the block's slice. */
@@ -210,6 +240,7 @@ export class Scaffold {
     within: <T>(work: () => T) => T,
   ): { locals: Record<string, string>; ended: EndedBlock } {
     const raw = JSON.parse(this.callString('finishBlock', [holder], { within })) as FinishedBlock;
+    this.#nextBlockBegun = true;
     return { locals: raw.locals, ended: endedBlock(raw.end) };
   }
 

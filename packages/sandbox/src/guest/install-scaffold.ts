@@ -19,6 +19,7 @@ import {
 import { formatArgs, inspect } from './inspect-value.js';
 import { jsonText } from './json-text.js';
 import {
+  closeOutput,
   emptyStream,
   isEmpty,
   openOutput,
@@ -112,8 +113,13 @@ export interface FinishedBlock {
 
 /** The functions the host calls; none is reachable from a global. */
 export interface ScaffoldInternals {
-  /** Starts a block: output is collected again. */
+  /**
+   * Starts a block: output is collected again. A block that `finishBlock` ended starts the next
+   * one itself, so the host calls this only after any other end (or a read in between).
+   */
   beginBlock(): void;
+  /** Stops collecting output (guest code run now prints nowhere) until `beginBlock`. */
+  closeOutput(): void;
   /** Prints the block's completion value (`{ value }` from the async evaluation), once per block. */
   formatCompletion(holder: { value: unknown }): void;
   /**
@@ -121,7 +127,9 @@ export interface ScaffoldInternals {
    * types, restores scaffold names, takes the answer and the output (JSON of `FinishedBlock`).
    * Guest code may run in it, so the host calls it inside the block's slice. Until its last step
    * it changes nothing the step-by-step calls (`formatCompletion`, `locals`, `endBlock`) would
-   * not redo the same way, so when it is stopped partway the host falls back to them.
+   * not redo the same way, so when it is stopped partway the host falls back to them. Its last
+   * step also starts the next block, as `beginBlock` would (saving the host that call): output
+   * stays open for it, so the host closes it (`closeOutput`) before guest code runs in between.
    */
   finishBlock(holder: { value: unknown }): string;
   /** A thrown value, described and cut to the caps (JSON of `DescribedError`). */
@@ -130,6 +138,7 @@ export interface ScaffoldInternals {
   locals(basic: boolean): string;
   /** Ends a block: restores scaffold names, takes the answer and the output (JSON of `BlockEnd`). */
   endBlock(): string;
+  /** Host reads between blocks: both close output first (the getters they reach print nowhere). */
   listVariables(withSizes: boolean): string;
   readVariable(name: string, maxChars: number): unknown[];
   setVariable(name: string, value: unknown): void;
@@ -184,11 +193,12 @@ function finishBlock(holder: { value: unknown }): string {
   },"unrestored":${unrestored.length === 0 ? '[]' : jsonText(unrestored)}}}`;
   // The commit: plain assignments to prototype-less records, no call in between. The interrupt
   // handler is polled only at calls and loops, so the answer and the output are taken together
-  // or (when it stops this call earlier) not at all.
+  // or (when it stops this call earlier) not at all. It also begins the next block (see
+  // `ScaffoldInternals.finishBlock`): output stays open, the next completion is not printed yet.
   finalState.answer = null;
-  streams.open = false;
   streams.stdout = stdout;
   streams.stderr = stderr;
+  completion.printed = false;
   return text;
 }
 
@@ -198,6 +208,7 @@ function internals(): ScaffoldInternals {
     completion.printed = false;
     openOutput();
   };
+  out.closeOutput = closeOutput;
   out.formatCompletion = formatCompletion;
   out.finishBlock = finishBlock;
   out.describeError = describeError;
@@ -213,8 +224,14 @@ function internals(): ScaffoldInternals {
     end.droppedStderr = output.droppedStderr;
     return jsonText(end);
   };
-  out.listVariables = listVariables;
-  out.readVariable = readVariable;
+  out.listVariables = (withSizes) => {
+    closeOutput();
+    return listVariables(withSizes);
+  };
+  out.readVariable = (name, maxChars) => {
+    closeOutput();
+    return readVariable(name, maxChars);
+  };
   out.setVariable = setVariable;
   out.setJson = setJson;
   out.alias = (to, from) => setVariable(to, globalSlot(from).value);

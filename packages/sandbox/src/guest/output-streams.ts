@@ -46,6 +46,11 @@ export function openOutput(): void {
   streams.open = true;
 }
 
+/** Stops collecting output: what guest code prints from now on goes nowhere. */
+export function closeOutput(): void {
+  streams.open = false;
+}
+
 /** Appends to a stream, keeping at most `maxOutputChars` and counting what is left out. */
 export function write(name: StreamName, text: string): void {
   if (!streams.open) return;
