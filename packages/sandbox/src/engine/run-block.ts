@@ -87,7 +87,7 @@ function evaluate(parts: EngineParts, code: string, clock: BlockClock): Settled 
     const first = settleStep(parts, promise, clock);
     if (first !== 'waiting') return first;
     waiting = true;
-    return settleLater(parts, promise, clock, started).finally(() => promise.dispose());
+    return settleLater(parts, { promise, clock, started }).finally(() => promise.dispose());
   } finally {
     if (!waiting) promise.dispose();
   }
@@ -124,9 +124,7 @@ function settleStep(
  */
 async function settleLater(
   parts: EngineParts,
-  promise: QuickJSHandle,
-  clock: BlockClock,
-  started: number,
+  { promise, clock, started }: { promise: QuickJSHandle; clock: BlockClock; started: number },
 ): Promise<Settled> {
   const { bridge, limits } = parts;
   let yielded = started;
