@@ -7,6 +7,7 @@ import { EngineFault, outOfMemory, ScaffoldTimeout } from './engine-faults.js';
 import type { HeapBallast } from './heap-ballast.js';
 import type { Interrupts } from './interrupts.js';
 import { newGuestString } from './new-guest-string.js';
+import { TextCall, TextCallFailed } from './text-call.js';
 
 /** CPU time allowed for the scaffold's own trusted work (no guest code runs in it). */
 export const SCAFFOLD_CALL_MS = 2_000;
@@ -83,9 +84,12 @@ export class Scaffold {
    * call since could have closed it (see `KEEPS_OUTPUT`). `beginBlock` then costs no crossing.
    */
   #nextBlockBegun = false;
+  /** The end-of-block call, without the library's per-call allocations. */
+  readonly #finishCall: TextCall;
 
   constructor(parts: ScaffoldParts) {
     this.#parts = parts;
+    this.#finishCall = new TextCall(parts.context);
   }
 
   /**
@@ -239,7 +243,21 @@ export class Scaffold {
     holder: QuickJSHandle,
     within: <T>(work: () => T) => T,
   ): { locals: Record<string, string>; ended: EndedBlock } {
-    const raw = JSON.parse(this.callString('finishBlock', [holder], { within })) as FinishedBlock;
+    const { guard } = this.#parts;
+    const fn = this.#function('finishBlock');
+    const text = within(() =>
+      guard(() => {
+        try {
+          return this.#finishCall.call(fn, holder);
+        } catch (failure) {
+          if (failure instanceof TextCallFailed) {
+            throw new EngineFault("the scaffold's finishBlock failed");
+          }
+          throw failure;
+        }
+      }),
+    );
+    const raw = JSON.parse(text) as FinishedBlock;
     this.#nextBlockBegun = true;
     return { locals: raw.locals, ended: endedBlock(raw.end) };
   }
@@ -304,6 +322,7 @@ export class Scaffold {
   }
 
   dispose(): void {
+    this.#finishCall.dispose();
     for (const fn of this.#functions.values()) fn.dispose();
     this.#functions.clear();
     this.#parts.internals.dispose();
