@@ -68,11 +68,19 @@ const listing = record<{
   candidates: string[];
   /** Each candidate's JSON text, for `locals` (written once per listing, not once per block). */
   quoted: string[];
+  /** The candidates that are helpers' names, in listing order. */
+  helperNames: string[];
+  /** The user's variables while every helper holds its helper, and their JSON texts. */
+  users: string[];
+  userTexts: string[];
 }>();
 listing.joined = '';
 listing.count = -1;
 listing.candidates = list<string>();
 listing.quoted = list<string>();
+listing.helperNames = list<string>();
+listing.users = list<string>();
+listing.userTexts = list<string>();
 
 /** Records the names present before the scaffold adds anything, and the reserved ones. */
 export function recordBaseline(reservedNames: readonly string[]): void {
@@ -178,6 +186,9 @@ function localType(name: string, basic: boolean): string {
 function classify(names: string[], joined: string): void {
   const candidates = list<string>();
   const quoted = list<string>();
+  const helperNames = list<string>();
+  const users = list<string>();
+  const userTexts = list<string>();
   let reusable = true;
   for (let index = 0; index < names.length; index++) {
     const name = names[index] as string;
@@ -188,11 +199,21 @@ function classify(names: string[], joined: string): void {
     }
     // The engine's and the scaffold's names hold no NUL; only these can.
     if (indexOf(name, '\u0000', 0) !== -1) reusable = false;
+    const text = jsonStringify(name);
     push(candidates, name);
-    push(quoted, jsonStringify(name));
+    push(quoted, text);
+    if (helpers[name] !== undefined) {
+      push(helperNames, name);
+    } else {
+      push(users, name);
+      push(userTexts, text);
+    }
   }
   listing.candidates = candidates;
   listing.quoted = quoted;
+  listing.helperNames = helperNames;
+  listing.users = users;
+  listing.userTexts = userTexts;
   listing.joined = joined;
   listing.count = reusable ? names.length : -1;
 }
@@ -200,17 +221,26 @@ function classify(names: string[], joined: string): void {
 /** `{ name: type }` of the user variables (see `typeName`; may run guest code). */
 export function locals(basic: boolean): string {
   refreshListing();
-  const candidates = listing.candidates;
-  const quoted = listing.quoted;
   // The names first, as `userNames` gives them: naming a type can run guest code (a Proxy's
-  // trap) that rebinds a helper.
-  const names = list<string>();
-  const texts = list<string>();
-  for (let index = 0; index < candidates.length; index++) {
-    const name = candidates[index] as string;
-    if (helpers[name] !== undefined && holdsHelper(name)) continue;
-    push(names, name);
-    push(texts, quoted[index] as string);
+  // trap) that rebinds a helper. While every helper holds its helper (the usual case), they are
+  // the listing's own lists, which nothing changes.
+  let names = listing.users;
+  let texts = listing.userTexts;
+  const helperNames = listing.helperNames;
+  for (let index = 0; index < helperNames.length; index++) {
+    if (!holdsHelper(helperNames[index] as string)) {
+      names = list<string>();
+      texts = list<string>();
+      const candidates = listing.candidates;
+      const quoted = listing.quoted;
+      for (let at = 0; at < candidates.length; at++) {
+        const name = candidates[at] as string;
+        if (helpers[name] !== undefined && holdsHelper(name)) continue;
+        push(names, name);
+        push(texts, quoted[at] as string);
+      }
+      break;
+    }
   }
   const entries = list<string>();
   for (let index = 0; index < names.length; index++) {

@@ -1,4 +1,3 @@
-import { ownData } from './brand-checks.js';
 import { codedError, describeError } from './guest-errors.js';
 import { FINAL, FINAL_VAR, finalState, SHOW_VARS, takeFinal } from './guest-final.js';
 import { type HostCall, helperFunction, hostFunction } from './guest-host-calls.js';
@@ -29,7 +28,7 @@ import {
   takeOutput,
   write,
 } from './output-streams.js';
-import { freeze, jsonParse, record } from './primordials.js';
+import { freeze, hasOwn, jsonParse, lookupGetter, record } from './primordials.js';
 import { configureLimits, type ScaffoldConfig } from './scaffold-settings.js';
 
 /**
@@ -159,8 +158,12 @@ completion.printed = false;
 function formatCompletion(holder: { value: unknown }): void {
   if (completion.printed) return;
   // QuickJS fills the holder with an assignment, which a guest setter at Object.prototype.value
-  // can intercept: read only what it really holds.
-  const value = ownData(holder, 'value');
+  // can intercept (and then define an accessor on it): read only what it really holds. The holder
+  // is an ordinary object, so its own property is read without a descriptor when it has no getter.
+  const value =
+    hasOwn(holder, 'value') && lookupGetter(holder, 'value') === undefined
+      ? holder.value
+      : undefined;
   if (value !== undefined) {
     let text: string;
     try {
