@@ -1,6 +1,6 @@
 import { parseSchema, RlmError } from '@rlm/protocol';
 import { CONTEXT_HELPER_NAMES } from './context-ops/context-scanner.js';
-import { toSharedText } from './context-ops/shared-text.js';
+import { toStreamedText } from './context-ops/shared-text.js';
 import type { EngineInit } from './engine/quickjs-engine.js';
 import { InlineSandbox } from './inline-sandbox.js';
 import type { Sandbox } from './sandbox.js';
@@ -30,9 +30,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   const isolation = parsed.isolation ?? 'worker';
   const functions: Record<string, HostFunction> = parsed.functions ?? {};
   assertFunctionNames(Object.keys(functions));
-  // Long strings are encoded once here and shared by every thread that reads them.
+  // Long strings stay here: the threads that read them get them piece by piece from this one.
   const contexts = (parsed.contexts ?? (parsed.context === undefined ? [] : [parsed.context])).map(
-    (payload) => (typeof payload === 'string' ? (toSharedText(payload) ?? payload) : payload),
+    (payload) => (typeof payload === 'string' ? (toStreamedText(payload) ?? payload) : payload),
   );
   const init: EngineInit = {
     contexts,

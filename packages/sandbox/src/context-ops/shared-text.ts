@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { readTextInto, serveText, type TextLane, type TextStream } from './text-stream.js';
 
 /**
  * Context strings at least this long travel as `SharedText`: encoded once on the host, then read
@@ -12,13 +13,35 @@ export const SHARED_TEXT_MIN_CHARS = 1_048_576;
  * A string payload as UTF-8 bytes in shared memory: the one copy of the payload that threads of
  * this process pass around. Plain data, so it crosses `postMessage` without being copied.
  */
-export interface SharedText {
+export interface SharedBytes {
   kind: 'shared-text';
   /** The UTF-8 bytes, exactly (the buffer is no longer). */
   bytes: SharedArrayBuffer;
   /** Length of the string in UTF-16 code units (its JavaScript `length`). */
   length: number;
 }
+
+/** Where the thread that made a `StreamedText` keeps its string: a clone leaves it behind. */
+const HELD_TEXT = Symbol('held text');
+
+/**
+ * A string payload lent piece by piece by the thread that holds it (see `text-stream.ts`): no
+ * full-size copy of it exists for passing it between threads. On the thread that made it, the
+ * object also holds the string itself (under a symbol key, which `postMessage` does not copy), and
+ * serving the pieces lasts as long as that object lives.
+ */
+export interface StreamedText {
+  kind: 'shared-text';
+  stream: TextStream;
+  /** Length of the string in UTF-16 code units (its JavaScript `length`). */
+  length: number;
+  /** Length of its UTF-8 encoding (equal to `length` exactly when it is all ASCII). */
+  byteLength: number;
+  [HELD_TEXT]?: string;
+}
+
+/** A long string payload, passed between threads without structured-clone copies of it. */
+export type SharedText = SharedBytes | StreamedText;
 
 const NUL = '\u0000';
 
@@ -30,29 +53,92 @@ const NUL = '\u0000';
 export function toSharedText(
   text: string,
   minChars: number = SHARED_TEXT_MIN_CHARS,
-): SharedText | undefined {
-  if (text.length < minChars) return undefined;
-  if (text.includes(NUL) || !(text as unknown as { isWellFormed(): boolean }).isWellFormed()) {
-    return undefined;
-  }
+): SharedBytes | undefined {
+  if (!sharable(text, minChars)) return undefined;
   const bytes = new SharedArrayBuffer(Buffer.byteLength(text, 'utf8'));
   new TextEncoder().encodeInto(text, new Uint8Array(bytes));
   return { kind: 'shared-text', bytes, length: text.length };
 }
 
+/**
+ * `text` as a `StreamedText` served from this thread, or `undefined` when it stays a plain string
+ * (the same cases as `toSharedText`). Keep the returned object for as long as other threads may
+ * read the text: serving ends once it is collected. Unlike `toSharedText`, it makes no copy of
+ * the text: the other threads get it piece by piece (see `text-stream.ts`).
+ */
+export function toStreamedText(
+  text: string,
+  {
+    minChars = SHARED_TEXT_MIN_CHARS,
+    pieceBytes,
+  }: { minChars?: number /** For tests: smaller pieces. */; pieceBytes?: number } = {},
+): StreamedText | undefined {
+  if (!sharable(text, minChars)) return undefined;
+  const shared: StreamedText = {
+    kind: 'shared-text',
+    stream: {
+      lanes: { engine: new SharedArrayBuffer(0), scan: new SharedArrayBuffer(0) },
+      length: 0,
+    },
+    length: text.length,
+    byteLength: Buffer.byteLength(text, 'utf8'),
+    [HELD_TEXT]: text,
+  };
+  shared.stream = serveText(shared, (owner) => owner[HELD_TEXT], {
+    length: text.length,
+    ascii: shared.byteLength === text.length,
+    pieceBytes,
+  });
+  return shared;
+}
+
+/** Long enough, and text QuickJS keeps whole and UTF-8 can carry. */
+function sharable(text: string, minChars: number): boolean {
+  if (text.length < minChars) return false;
+  return !text.includes(NUL) && (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+}
+
 /** True for a `SharedText` (a JSON value never holds a SharedArrayBuffer). */
 export function isSharedText(value: unknown): value is SharedText {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Partial<SharedText>).kind === 'shared-text' &&
-    (value as Partial<SharedText>).bytes instanceof SharedArrayBuffer
-  );
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Partial<SharedBytes> & Partial<StreamedText>;
+  if (candidate.kind !== 'shared-text') return false;
+  if (candidate.bytes instanceof SharedArrayBuffer) return true;
+  const lanes = candidate.stream?.lanes;
+  return lanes?.engine instanceof SharedArrayBuffer && lanes.scan instanceof SharedArrayBuffer;
+}
+
+/** Length of a `SharedText`'s UTF-8 encoding. */
+export function sharedByteLength(shared: SharedText): number {
+  return 'bytes' in shared ? shared.bytes.byteLength : shared.byteLength;
+}
+
+/**
+ * Writes a `SharedText`'s UTF-8 bytes into `target` (exactly `sharedByteLength` long): from the
+ * string itself on the thread that holds it, else piece by piece through `lane`.
+ */
+export function writeSharedText(shared: SharedText, target: Uint8Array, lane: TextLane): void {
+  if ('bytes' in shared) {
+    target.set(new Uint8Array(shared.bytes));
+    return;
+  }
+  const held = shared[HELD_TEXT];
+  if (held !== undefined) {
+    new TextEncoder().encodeInto(held, target);
+    return;
+  }
+  readTextInto(shared.stream, lane, target);
 }
 
 /** The string a `SharedText` holds (a fresh copy in the calling thread's heap). */
-export function readSharedText(shared: SharedText): string {
-  const bytes = Buffer.from(shared.bytes);
+export function readSharedText(shared: SharedText, lane: TextLane = 'scan'): string {
+  if (!('bytes' in shared) && shared[HELD_TEXT] !== undefined) return shared[HELD_TEXT];
+  let bytes: Buffer;
+  if ('bytes' in shared) bytes = Buffer.from(shared.bytes);
+  else {
+    bytes = Buffer.allocUnsafeSlow(shared.byteLength);
+    readTextInto(shared.stream, lane, bytes);
+  }
   // All ASCII (as many bytes as characters): latin1 decodes it without UTF-8 validation.
   return bytes.length === shared.length ? bytes.toString('latin1') : bytes.toString('utf8');
 }

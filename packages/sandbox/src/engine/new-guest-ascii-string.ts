@@ -26,32 +26,41 @@ const WIDE_BIT = 0x8000_0000;
  * characters), which is checked on every call: the blank must be a one-byte string of length n,
  * and a probe string of known text locates where characters start. Anything unexpected returns
  * `undefined` (nothing is written). Call it before any guest code runs (the blank comes from
- * `String.prototype.repeat`), and only with bytes that are all below 0x80 and hold no NUL.
+ * `String.prototype.repeat`). `write` puts exactly `length` bytes, all below 0x80 and none NUL,
+ * into the characters it is given, so the bytes need not exist anywhere else first; when it
+ * throws, the string is freed and the error goes on.
  */
 export function newGuestAsciiString(
   context: QuickJSContext,
-  bytes: Uint8Array,
+  length: number,
+  write: (target: Uint8Array) => void,
 ): QuickJSHandle | undefined {
   const { module } = context as unknown as ContextInternals;
-  if (module === undefined || bytes.length < PROBE.length) return undefined;
+  if (module === undefined || length < PROBE.length) return undefined;
   const start = charactersOffset(context, module);
   if (start === undefined) return undefined;
-  const blank = blankString(context, bytes.length);
+  const blank = blankString(context, length);
   if (blank === undefined) return undefined;
   const at = stringAt(module.HEAPU8, blank);
   const heap = module.HEAPU8;
   if (
     at === undefined ||
     at.tag !== start.tag ||
-    at.lengthWord !== bytes.length || // one-byte (no wide bit) and exactly n characters
-    at.pointer + start.offset + bytes.length > heap.length ||
+    at.lengthWord !== length || // one-byte (no wide bit) and exactly n characters
+    at.pointer + start.offset + length > heap.length ||
     heap[at.pointer + start.offset] !== 0x20 ||
-    heap[at.pointer + start.offset + bytes.length - 1] !== 0x20
+    heap[at.pointer + start.offset + length - 1] !== 0x20
   ) {
     blank.dispose();
     return undefined;
   }
-  heap.set(bytes, at.pointer + start.offset);
+  const from = at.pointer + start.offset;
+  try {
+    write(heap.subarray(from, from + length));
+  } catch (error) {
+    blank.dispose();
+    throw error;
+  }
   return blank;
 }
 

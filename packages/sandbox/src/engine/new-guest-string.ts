@@ -1,5 +1,7 @@
 import { Buffer } from 'node:buffer';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
+import { type SharedText, sharedByteLength, writeSharedText } from '../context-ops/shared-text.js';
+import { newGuestAsciiString } from './new-guest-ascii-string.js';
 
 /**
  * The parts of quickjs-emscripten-core 0.32 (pinned exactly) that `newGuestString` uses. They are
@@ -33,15 +35,24 @@ export function newGuestString(context: QuickJSContext, text: string): QuickJSHa
 }
 
 /**
- * Creates a guest string from UTF-8 bytes that hold no NUL (a `SharedText`'s): the bytes are
- * copied straight into WASM memory, so the calling thread never holds the text as a string of
- * its own. `undefined` and a handle that is not a string mean what they mean for `newGuestString`.
+ * Creates a guest string from a `SharedText` without decoding it on this thread. ASCII text (a
+ * byte a character) is written once, straight into the string QuickJS keeps, rather than copied
+ * into WASM memory and then built into a string (which touches twice the memory, never given
+ * back); other text goes through UTF-8 in WASM memory. Its bytes come from shared memory, from
+ * the string itself on the thread that holds it, or piece by piece from that thread. Only before
+ * any guest code runs (see `newGuestAsciiString`). `undefined` and a handle that is not a string
+ * mean what they mean for `newGuestString`.
  */
-export function newGuestStringFromUtf8(
+export function newGuestStringFromShared(
   context: QuickJSContext,
-  bytes: Uint8Array,
+  shared: SharedText,
 ): QuickJSHandle | undefined {
-  return withUtf8(context, bytes.length, (target) => target.set(bytes));
+  const length = sharedByteLength(shared);
+  const write = (target: Uint8Array): void => writeSharedText(shared, target, 'engine');
+  return (
+    (length === shared.length ? newGuestAsciiString(context, length, write) : undefined) ??
+    withUtf8(context, length, write)
+  );
 }
 
 /** Writes `length` bytes of UTF-8 into WASM memory with `write`, and makes a guest string of them. */

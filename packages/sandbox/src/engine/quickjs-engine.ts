@@ -19,8 +19,7 @@ import { HostBridge, type HostCaller } from './host-bridge.js';
 import { Interrupts } from './interrupts.js';
 import { dropLeftoverJobs } from './leftover-jobs.js';
 import type { CompiledEngine } from './load-quickjs.js';
-import { newGuestAsciiString } from './new-guest-ascii-string.js';
-import { newGuestString, newGuestStringFromUtf8 } from './new-guest-string.js';
+import { newGuestString, newGuestStringFromShared } from './new-guest-string.js';
 import { runBlock } from './run-block.js';
 import { SCAFFOLD_CALL_MS, Scaffold } from './scaffold.js';
 import { recycleMemory } from './spare-memory.js';
@@ -338,12 +337,7 @@ export class QuickJsEngine {
 
   /** Binds a context payload that came as shared UTF-8 bytes, without decoding it on this thread. */
   #setSharedText(name: string, shared: SharedText): void {
-    const bytes = new Uint8Array(shared.bytes);
-    // ASCII (a byte a character): written once into WASM memory rather than copied there and
-    // then built into a string (which touches twice the memory, never given back).
-    const handle =
-      (bytes.length === shared.length ? newGuestAsciiString(this.#context, bytes) : undefined) ??
-      newGuestStringFromUtf8(this.#context, bytes);
+    const handle = newGuestStringFromShared(this.#context, shared);
     if (handle === undefined) {
       this.setVariable(name, readSharedText(shared));
       return;

@@ -1,0 +1,110 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { scriptUrl } from '../script-url.js';
+import { isSharedText, readSharedText, type StreamedText, toStreamedText } from './shared-text.js';
+
+/** Reads `shared` in a worker through `lane` (readers block: never on the serving thread). */
+async function readInWorker(shared: StreamedText, lane: 'engine' | 'scan'): Promise<string> {
+  const module = scriptUrl('./shared-text.js', import.meta.url).href;
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     import(${JSON.stringify(module)}).then((m) => {
+       try {
+         const { shared, lane } = workerData;
+         const bytes = new Uint8Array(shared.byteLength);
+         m.writeSharedText(shared, bytes, lane);
+         parentPort.postMessage({ text: Buffer.from(bytes).toString('utf8') });
+       } catch (error) {
+         parentPort.postMessage({ error: String(error && error.message) });
+       }
+     });`,
+    { eval: true, workerData: { shared, lane } },
+  );
+  try {
+    const reply = await new Promise<{ text: string; error?: string }>((resolve, reject) =>
+      worker.once('message', resolve).once('error', reject),
+    );
+    if (reply.error !== undefined) throw new Error(reply.error);
+    return reply.text;
+  } finally {
+    await worker.terminate();
+  }
+}
+
+/** What three readers at once get: one on the engine's lane, two sharing the scan lane. */
+function readConcurrently(shared: StreamedText): Promise<string[]> {
+  return Promise.all([
+    readInWorker(shared, 'engine'),
+    readInWorker(shared, 'scan'),
+    readInWorker(shared, 'scan'),
+  ]);
+}
+
+function streamed(text: string, pieceBytes: number): StreamedText {
+  const shared = toStreamedText(text, { minChars: 1, pieceBytes });
+  if (shared === undefined) throw new Error('expected streamed text');
+  return shared;
+}
+
+describe('toStreamedText', () => {
+  it('leaves the strings toSharedText leaves: short, or with a NUL or a lone surrogate', () => {
+    expect(toStreamedText('x'.repeat(100))).toBeUndefined();
+    expect(toStreamedText('', { minChars: 0 })).toBeDefined();
+    expect(toStreamedText('a lone \uD800 surrogate', { minChars: 1 })).toBeUndefined();
+    expect(toStreamedText('a trailing \uDC00 one', { minChars: 1 })).toBeUndefined();
+    expect(toStreamedText('a NUL \u0000 inside', { minChars: 1 })).toBeUndefined();
+  });
+
+  it('is shared text that a clone carries without the string itself', () => {
+    const shared = streamed('some text to lend', 8);
+    expect(isSharedText(shared)).toBe(true);
+    const clone = structuredClone(shared);
+    expect(isSharedText(clone)).toBe(true);
+    expect(JSON.stringify(clone)).not.toContain('some text');
+    // On the thread that holds it, the string is read directly.
+    expect(readSharedText(shared)).toBe('some text to lend');
+  });
+
+  it('reaches other threads whole, readers at once on both lanes, at every piece boundary', async () => {
+    // 16-byte pieces: 16 ASCII characters, or 5 UTF-16 units of other text (at most 3 bytes each).
+    const texts = [
+      'a'.repeat(16),
+      'a'.repeat(17),
+      'a'.repeat(32),
+      'abc'.repeat(11),
+      'naïve café 漢字 end, naïve café 漢字 end',
+      '漢字漢字漢字漢字漢字漢字漢字',
+      // A surrogate pair at each offset around the 5-unit piece boundaries.
+      ...[0, 1, 2, 3, 4, 5, 6, 8, 9].map(
+        (offset) => `${'a'.repeat(offset)}😀😀x😀${'é'.repeat(7)}😀`,
+      ),
+      '😀'.repeat(12),
+    ];
+    for (const text of texts) {
+      expect(await readConcurrently(streamed(text, 16))).toEqual([text, text, text]);
+    }
+  });
+
+  it('serves an empty text and a text of exactly one full-size piece', async () => {
+    const empty = toStreamedText('', { minChars: 0 });
+    if (empty === undefined) throw new Error('expected streamed text');
+    expect(await readConcurrently(empty)).toEqual(['', '', '']);
+    const full = 'x'.repeat(2 * 1024 * 1024);
+    const read = await readConcurrently(streamed(full, 2 * 1024 * 1024));
+    expect(read.every((text) => text === full)).toBe(true);
+  });
+
+  it('stops serving once the text is no longer held, and a reader then fails rather than waits', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const makeClone = (): StreamedText => structuredClone(streamed('text nobody keeps', 8));
+    const clone = makeClone();
+    gc();
+    // The holder's thread checks every 2 s whether the text is still held.
+    await new Promise((done) => setTimeout(done, 2_500));
+    gc();
+    await expect(readInWorker(clone, 'scan')).rejects.toThrow(/no longer served/);
+  });
+});
