@@ -82,24 +82,40 @@ export function serveText<Owner extends object>(
   const lanes = {} as Record<TextLane, SharedArrayBuffer>;
   for (const lane of LANES) {
     lanes[lane] = new SharedArrayBuffer(CONTROL_BYTES + Math.max(pieceBytes, MIN_PIECE_BYTES));
-    void serveLane(lanes[lane], text, ascii);
+    void new LaneServer(lanes[lane], text, ascii).run();
   }
   return { lanes, length };
 }
 
-async function serveLane(
-  buffer: SharedArrayBuffer,
-  heldText: () => string | undefined,
-  ascii: boolean,
-): Promise<void> {
-  const words = new BigInt64Array(buffer, 0, CONTROL_WORDS);
-  const piece = new Uint8Array(buffer, CONTROL_BYTES);
-  // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a pair takes 4 for its 2 units).
-  const charsPerPiece = ascii ? piece.length : Math.floor(piece.length / 3);
-  let served = 0n;
-  for (;;) {
-    const request = Atomics.load(words, REQUEST);
-    if (request === served) {
+/**
+ * Answers one lane's requests until the text is no longer held. Only `#answer` (synchronous)
+ * ever has the string in a local: a suspended async function keeps its frame's values, and
+ * holding the text there would keep it alive for as long as the lane waits.
+ */
+class LaneServer {
+  readonly #words: BigInt64Array;
+  readonly #piece: Uint8Array;
+  readonly #heldText: () => string | undefined;
+  readonly #charsPerPiece: number;
+
+  constructor(buffer: SharedArrayBuffer, heldText: () => string | undefined, ascii: boolean) {
+    this.#words = new BigInt64Array(buffer, 0, CONTROL_WORDS);
+    this.#piece = new Uint8Array(buffer, CONTROL_BYTES);
+    this.#heldText = heldText;
+    // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a pair takes 4 for its 2 units).
+    this.#charsPerPiece = ascii ? this.#piece.length : Math.floor(this.#piece.length / 3);
+  }
+
+  async run(): Promise<void> {
+    const words = this.#words;
+    let served = 0n;
+    for (;;) {
+      const request = Atomics.load(words, REQUEST);
+      if (request !== served) {
+        if (!this.#answer(request)) break;
+        served = request;
+        continue;
+      }
       const waiting = (Atomics as unknown as AtomicsWaitAsync).waitAsync(
         words,
         REQUEST,
@@ -107,25 +123,28 @@ async function serveLane(
         HOLDER_CHECK_MS,
       );
       if (waiting.async) await waiting.value;
-      if (Atomics.load(words, REQUEST) === served && heldText() === undefined) {
-        close(words);
-        return;
-      }
-      continue;
+      if (Atomics.load(words, REQUEST) === served && !this.#held()) break;
     }
-    const text = heldText();
-    if (text === undefined) {
-      close(words);
-      return;
-    }
+    close(words);
+  }
+
+  #held(): boolean {
+    return this.#heldText() !== undefined;
+  }
+
+  /** Encodes the piece `request` asks for and publishes it; false once the text is gone. */
+  #answer(request: bigint): boolean {
+    const text = this.#heldText();
+    if (text === undefined) return false;
+    const words = this.#words;
     Atomics.store(words, REPLY, 0n);
     const start = Number(request & 0xffff_ffffn);
-    const end = pieceEnd(text, start, charsPerPiece);
-    const { read, written } = new TextEncoder().encodeInto(text.slice(start, end), piece);
+    const end = pieceEnd(text, start, this.#charsPerPiece);
+    const { read, written } = new TextEncoder().encodeInto(text.slice(start, end), this.#piece);
     Atomics.store(words, SIZES, (BigInt(read) << 32n) | BigInt(written));
     Atomics.store(words, REPLY, request);
     Atomics.notify(words, REPLY);
-    served = request;
+    return true;
   }
 }
 
