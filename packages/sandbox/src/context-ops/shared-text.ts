@@ -86,7 +86,7 @@ export function toStreamedText(
   };
   shared.stream = serveText(shared, (owner) => owner[HELD_TEXT], {
     length: text.length,
-    ascii: shared.byteLength === text.length,
+    byteLength: shared.byteLength,
     pieceBytes,
   });
   return shared;

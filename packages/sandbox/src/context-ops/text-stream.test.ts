@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { scriptUrl } from '../script-url.js';
 import { isSharedText, readSharedText, type StreamedText, toStreamedText } from './shared-text.js';
+import { PIECE_BYTES } from './text-stream.js';
 
 /** Reads `shared` in a worker through `lane` (readers block: never on the serving thread). */
 async function readInWorker(shared: StreamedText, lane: 'engine' | 'scan'): Promise<string> {
@@ -91,8 +92,8 @@ describe('toStreamedText', () => {
     const empty = toStreamedText('', { minChars: 0 });
     if (empty === undefined) throw new Error('expected streamed text');
     expect(await readConcurrently(empty)).toEqual(['', '', '']);
-    const full = 'x'.repeat(2 * 1024 * 1024);
-    const read = await readConcurrently(streamed(full, 2 * 1024 * 1024));
+    const full = 'x'.repeat(PIECE_BYTES);
+    const read = await readConcurrently(streamed(full, PIECE_BYTES));
     expect(read.every((text) => text === full)).toBe(true);
   });
 

@@ -17,8 +17,12 @@
  * holder's own thread reads the string directly.
  */
 
-/** Bytes of one lane's buffer: the most one piece takes. */
-export const PIECE_BYTES = 2 * 1024 * 1024;
+/**
+ * The most bytes of one piece (a lane's buffer holds one, and no more than the whole text).
+ * Larger pieces take fewer round trips between threads (each a wake of the serving thread);
+ * each lane's buffer costs this much memory for as long as the text is served.
+ */
+export const PIECE_BYTES = 1024 * 1024;
 
 /** The least room for a piece: 2 characters of 3 bytes, or a surrogate pair (4 bytes). */
 const MIN_PIECE_BYTES = 6;
@@ -63,16 +67,17 @@ export interface TextStream {
  * Starts serving, on this thread, the string `textOf(owner)` and returns the stream readers use.
  * Only a weak reference to `owner` is kept: serving ends once it has been collected (checked
  * every `HOLDER_CHECK_MS`), which wakes any reader still waiting with an error, so the stream
- * never keeps the text alive by itself. `ascii`: the text is all ASCII (a byte a character).
+ * never keeps the text alive by itself. `length` and `byteLength`: the text's length in UTF-16
+ * code units and in UTF-8 bytes (equal when it is all ASCII).
  */
 export function serveText<Owner extends object>(
   owner: Owner,
   textOf: (owner: Owner) => string | undefined,
   {
     length,
-    ascii,
+    byteLength,
     pieceBytes = PIECE_BYTES,
-  }: { length: number; ascii: boolean; pieceBytes?: number | undefined },
+  }: { length: number; byteLength: number; pieceBytes?: number | undefined },
 ): TextStream {
   const held = new WeakRef(owner);
   const text = (): string | undefined => {
@@ -81,8 +86,9 @@ export function serveText<Owner extends object>(
   };
   const lanes = {} as Record<TextLane, SharedArrayBuffer>;
   for (const lane of LANES) {
-    lanes[lane] = new SharedArrayBuffer(CONTROL_BYTES + Math.max(pieceBytes, MIN_PIECE_BYTES));
-    void new LaneServer(lanes[lane], text, ascii).run();
+    const room = Math.max(Math.min(pieceBytes, byteLength), MIN_PIECE_BYTES);
+    lanes[lane] = new SharedArrayBuffer(CONTROL_BYTES + room);
+    void new LaneServer(lanes[lane], text, byteLength === length).run();
   }
   return { lanes, length };
 }
