@@ -108,4 +108,25 @@ describe('toStreamedText', () => {
     gc();
     await expect(readInWorker(clone, 'scan')).rejects.toThrow(/no longer served/);
   });
+
+  it('keeps no reference to the string once it is no longer held, even while a lane waits', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const settledHeap = async (): Promise<number> => {
+      gc();
+      await new Promise((done) => setTimeout(done, 50));
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const before = await settledHeap();
+    // 32 MB, read once through each lane so each serving frame has seen the string.
+    const read = async (): Promise<void> => {
+      const text = 'ab'.repeat(16 * 1024 * 1024);
+      const shared = streamed(text, PIECE_BYTES);
+      expect(await readConcurrently(shared)).toEqual([text, text, text]);
+    };
+    await read();
+    // The lanes are still waiting (they check every 2 s whether the text is held).
+    expect((await settledHeap()) - before).toBeLessThan(8 * 1024 * 1024);
+  });
 });
