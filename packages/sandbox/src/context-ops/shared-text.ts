@@ -21,7 +21,10 @@ export interface SharedBytes {
   length: number;
 }
 
-/** Where the thread that made a `StreamedText` keeps its string: a clone leaves it behind. */
+/**
+ * Where the thread that made a `StreamedText` keeps its string (in a holder object that serving
+ * watches through a weak reference): a clone leaves a symbol-keyed property behind.
+ */
 const HELD_TEXT = Symbol('held text');
 
 /**
@@ -37,7 +40,7 @@ export interface StreamedText {
   length: number;
   /** Length of its UTF-8 encoding (equal to `length` exactly when it is all ASCII). */
   byteLength: number;
-  [HELD_TEXT]?: string;
+  [HELD_TEXT]?: { readonly text: string };
 }
 
 /** A long string payload, passed between threads without structured-clone copies of it. */
@@ -68,28 +71,26 @@ export function toSharedText(
  */
 export function toStreamedText(
   text: string,
-  {
-    minChars = SHARED_TEXT_MIN_CHARS,
-    pieceBytes,
-  }: { minChars?: number /** For tests: smaller pieces. */; pieceBytes?: number } = {},
+  options: {
+    minChars?: number;
+    /** For tests: smaller pieces than `PIECE_BYTES`. */
+    pieceBytes?: number;
+  } = {},
 ): StreamedText | undefined {
-  if (!sharable(text, minChars)) return undefined;
-  const shared: StreamedText = {
+  if (!sharable(text, options.minChars ?? SHARED_TEXT_MIN_CHARS)) return undefined;
+  const holder = { text };
+  const byteLength = Buffer.byteLength(text, 'utf8');
+  return {
     kind: 'shared-text',
-    stream: {
-      lanes: { engine: new SharedArrayBuffer(0), scan: new SharedArrayBuffer(0) },
-      length: 0,
-    },
+    stream: serveText(holder, (held) => held.text, {
+      length: text.length,
+      byteLength,
+      pieceBytes: options.pieceBytes,
+    }),
     length: text.length,
-    byteLength: Buffer.byteLength(text, 'utf8'),
-    [HELD_TEXT]: text,
+    byteLength,
+    [HELD_TEXT]: holder,
   };
-  shared.stream = serveText(shared, (owner) => owner[HELD_TEXT], {
-    length: text.length,
-    byteLength: shared.byteLength,
-    pieceBytes,
-  });
-  return shared;
 }
 
 /** Long enough, and text QuickJS keeps whole and UTF-8 can carry. */
@@ -124,7 +125,7 @@ export function writeSharedText(shared: SharedText, target: Uint8Array, lane: Te
   }
   const held = shared[HELD_TEXT];
   if (held !== undefined) {
-    new TextEncoder().encodeInto(held, target);
+    new TextEncoder().encodeInto(held.text, target);
     return;
   }
   readTextInto(shared.stream, lane, target);
@@ -132,7 +133,7 @@ export function writeSharedText(shared: SharedText, target: Uint8Array, lane: Te
 
 /** The string a `SharedText` holds (a fresh copy in the calling thread's heap). */
 export function readSharedText(shared: SharedText, lane: TextLane = 'scan'): string {
-  if (!('bytes' in shared) && shared[HELD_TEXT] !== undefined) return shared[HELD_TEXT];
+  if (!('bytes' in shared) && shared[HELD_TEXT] !== undefined) return shared[HELD_TEXT].text;
   let bytes: Buffer;
   if ('bytes' in shared) bytes = Buffer.from(shared.bytes);
   else {
