@@ -1,5 +1,6 @@
 import {
   type CodeBlock,
+  type FinalMarker,
   type JsonValue,
   parseFinalMarker,
   type ReplEnvironment,
@@ -59,6 +60,16 @@ async function readAnswerVariable(
 }
 
 /**
+ * `parseFinalMarker(response)`, skipped for the usual turn whose text names no marker: both
+ * `FINAL(` and `FINAL_VAR(` start with `FINAL`, and hiding fenced code or normalizing line breaks
+ * can only remove text, so without `FINAL` anywhere the parse finds nothing. One native search
+ * instead of a copy of the text with its fenced code blanked out, every turn.
+ */
+export function markerIn(response: string): FinalMarker | null {
+  return response.includes('FINAL') ? parseFinalMarker(response) : null;
+}
+
+/**
  * Finds a turn's final answer: a `FINAL`/`FINAL_VAR` executed in code wins (the first block that
  * set one); otherwise the text markers, with `FINAL_VAR` resolved from the sandbox. A variable
  * that is missing, empty, holds `undefined`, is too large or cannot be read is not an answer; the
@@ -72,7 +83,7 @@ export async function turnAnswer(
   if (fromCode !== undefined && fromCode !== null) {
     return { kind: 'answer', answer: fromCode, source: 'code' };
   }
-  const marker = parseFinalMarker(response);
+  const marker = markerIn(response);
   if (marker === null) return { kind: 'none' };
   if (marker.kind === 'final') return { kind: 'answer', answer: marker.value, source: 'text' };
   const name = marker.varName;
