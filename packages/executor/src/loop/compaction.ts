@@ -64,6 +64,19 @@ export function conversationTokens(state: CompactionState, system: string): numb
 }
 
 /**
+ * Whether this invocation's conversation may ever be compacted: a root with a compaction fraction
+ * and a model that states its window. The loop asks before each turn, so a run without compaction
+ * does not go through `compactIfNeeded` (an async call) every turn.
+ */
+export function compacts(node: RunNode, spec: InvocationSpec): boolean {
+  return (
+    node.tree.config.compaction?.fraction !== undefined &&
+    spec.model.contextWindow !== undefined &&
+    spec.depth === 0
+  );
+}
+
+/**
  * Compacts the root conversation when it reaches `compaction.fraction` of the model's window:
  * one summary call (charged to the budget like any call), the full conversation kept in the
  * sandbox variable `history`, and the loop continuing from the metadata message and the summary.
@@ -84,7 +97,7 @@ export async function compactIfNeeded(
 ): Promise<void> {
   const fraction = node.tree.config.compaction?.fraction;
   const window = spec.model.contextWindow;
-  if (fraction === undefined || window === undefined || spec.depth !== 0) return;
+  if (fraction === undefined || window === undefined || !compacts(node, spec)) return;
   if (conversationTokens(state, spec.systemPrompt) < fraction * window) return;
   const messagesBefore = state.history.length;
   const response = await callModel(node, {

@@ -23,6 +23,7 @@ import { contextInfo, lazyContextHashes } from '../trajectory/context-fingerprin
 import {
   type CompactionState,
   compactIfNeeded,
+  compacts,
   fullConversation,
   noteRootCall,
 } from './compaction.js';
@@ -32,13 +33,12 @@ import type { InvocationSpec } from './invocation-spec.js';
 import { MetaRefresh } from './meta-refresh.js';
 import { runBlocks } from './run-blocks.js';
 import {
+  blockNotes,
   DEFAULT_ANSWER_PROMPT,
   extraContextsNote,
   FIRST_TURN_NUDGE,
   LAST_ITERATION_NOTE,
-  REPL_RESET_NOTE,
   sessionPayloadNote,
-  skippedBlocksNote,
 } from './turn-notes.js';
 import { turnVerdict, type VerdictState } from './turn-verdict.js';
 import { typedAnswer } from './typed-answer.js';
@@ -110,16 +110,6 @@ function turnPrompt({
     (taskNote === null ? '' : `\n\n${taskNote}`) +
     (last ? LAST_ITERATION_NOTE : '')
   );
-}
-
-/** What the model is told about how its blocks ran: skipped blocks, a REPL that was reset. */
-function blockNotes({ found, ran }: { found: number; ran: readonly CodeBlock[] }): string[] {
-  const notes: string[] = [];
-  if (found > ran.length) notes.push(skippedBlocksNote(ran.length, found - ran.length));
-  if (ran.some((block) => block.result.error?.code === 'sandbox.reset')) {
-    notes.push(REPL_RESET_NOTE);
-  }
-  return notes;
 }
 
 /** One turn: model call, blocks, history, limits, final answer. Returns the answer if any. */
@@ -257,12 +247,14 @@ async function loop(
   for (let iteration = first; iteration < spec.maxIterations; iteration++) {
     node.scope.signal.throwIfAborted();
     state.iterations = iteration + 1;
-    if (iteration > 0) await compactIfNeeded(node, { spec, state, sandbox, iteration });
+    if (iteration > 0 && compacts(node, spec)) {
+      await compactIfNeeded(node, { spec, state, sandbox, iteration });
+    }
     const answer = await node.tree.tracing.iteration(node.spans, iteration, () =>
       turn(node, { spec, state, sandbox, iteration, meta }),
     );
     if (answer !== null) return { status: 'completed', answer, error: null };
-    await checkpointer?.save(state, iteration);
+    if (checkpointer !== null) await checkpointer.save(state, iteration);
   }
   node.emit({
     type: 'limit-hit',

@@ -1,4 +1,4 @@
-import type { QueryMetadata } from '@rlm/protocol';
+import type { CodeBlock, QueryMetadata } from '@rlm/protocol';
 
 /** What the loop tells the model besides the protocol's turn prompts (our wording). */
 
@@ -98,4 +98,14 @@ export function extraContextsNote(extras: readonly QueryMetadata[]): string {
     `\n\nThe REPL holds ${extras.length + 1} contexts: \`context_0\` is the one described above ` +
     `(also \`context\`). ${lines.join(' ')}`
   );
+}
+
+/** What the model is told about how its blocks ran: skipped blocks, a REPL that was reset. */
+export function blockNotes({ found, ran }: { found: number; ran: readonly CodeBlock[] }): string[] {
+  const notes: string[] = [];
+  if (found > ran.length) notes.push(skippedBlocksNote(ran.length, found - ran.length));
+  if (ran.some((block) => block.result.error?.code === 'sandbox.reset')) {
+    notes.push(REPL_RESET_NOTE);
+  }
+  return notes;
 }

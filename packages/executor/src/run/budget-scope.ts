@@ -352,6 +352,8 @@ export class BudgetScope {
 
   #checkSpend(): void {
     const { maxTokens, maxCostUsd } = this.#limits;
+    // Most scopes cap neither: nothing to total (two passes over the usage, every charge).
+    if (maxTokens === undefined && maxCostUsd === undefined) return;
     const cost = totalUsage(this.#usage).costUsd;
     if (maxCostUsd !== undefined && cost > maxCostUsd) {
       this.#trip({ limit: 'cost', used: cost, max: maxCostUsd });
