@@ -2,8 +2,10 @@ import {
   type Attributes,
   type Context,
   context as otelContext,
+  ProxyTracerProvider,
   type Span,
   SpanKind,
+  type SpanOptions,
   SpanStatusCode,
   type Tracer,
   type TracerProvider,
@@ -26,9 +28,44 @@ export function tracerOf(config: {
   tracer?: Tracer | undefined;
   tracerProvider?: TracerProvider | undefined;
 }): Tracer {
-  return (
-    config.tracer ?? (config.tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME)
-  );
+  if (config.tracer !== undefined) return config.tracer;
+  const provider = config.tracerProvider ?? trace.getTracerProvider();
+  return provider instanceof ProxyTracerProvider
+    ? new GlobalTracer(provider)
+    : provider.getTracer(TRACER_NAME);
+}
+
+/** What a tracer of a provider that has no delegate does: nothing (the API's no-op tracer). */
+const NOOP_TRACER = new ProxyTracerProvider().getTracer(TRACER_NAME);
+
+/**
+ * The global provider's tracer, as the API's own proxy tracer behaves: each span goes to the
+ * delegate registered by then (found once, then kept), or to the no-op tracer while there is none.
+ * Unlike the API's proxy, it can say that no provider is registered yet, so the loop skips
+ * building spans that would record nothing (the usual case: no OpenTelemetry SDK in the process).
+ */
+class GlobalTracer implements Tracer {
+  readonly #provider: ProxyTracerProvider;
+  #delegate: Tracer | undefined;
+
+  constructor(provider: ProxyTracerProvider) {
+    this.#provider = provider;
+  }
+
+  /** The registered provider's tracer, or `undefined` while none is registered. */
+  delegate(): Tracer | undefined {
+    this.#delegate ??= this.#provider.getDelegateTracer(TRACER_NAME);
+    return this.#delegate;
+  }
+
+  startSpan(name: string, options?: SpanOptions, context?: Context): Span {
+    return (this.delegate() ?? NOOP_TRACER).startSpan(name, options, context);
+  }
+
+  startActiveSpan: Tracer['startActiveSpan'] = (...args: unknown[]) => {
+    const tracer = this.delegate() ?? NOOP_TRACER;
+    return Reflect.apply(tracer.startActiveSpan, tracer, args);
+  };
 }
 
 /** The GenAI semantic-convention name of the agent every run span invokes. */
@@ -77,6 +114,16 @@ export class RunTracing {
 
   constructor(tracer: Tracer) {
     this.#tracer = tracer;
+  }
+
+  /**
+   * True while every span would be the no-op tracer's: the global provider's tracer with no
+   * provider registered. A turn then skips its iteration, model-call and block spans: a no-op span
+   * carries its parent's span context, so a span started under the parent instead has the same
+   * parent, should a provider be registered later in the run.
+   */
+  #recordsNothing(): boolean {
+    return this.#tracer instanceof GlobalTracer && this.#tracer.delegate() === undefined;
   }
 
   /** Starts an invocation's span; returns its trace and span ids when it records. */
@@ -148,7 +195,11 @@ export class RunTracing {
   }
 
   /** Runs one turn inside its `rlm.iteration` span. */
-  async iteration<T>(spans: NodeSpans, iteration: number, turn: () => Promise<T>): Promise<T> {
+  iteration<T>(spans: NodeSpans, iteration: number, turn: () => Promise<T>): Promise<T> {
+    return this.#recordsNothing() ? turn() : this.#iteration(spans, iteration, turn);
+  }
+
+  async #iteration<T>(spans: NodeSpans, iteration: number, turn: () => Promise<T>): Promise<T> {
     const span = this.#tracer.startSpan(
       'rlm.iteration',
       { kind: SpanKind.INTERNAL, attributes: { 'rlm.iteration': iteration } },
@@ -167,7 +218,15 @@ export class RunTracing {
   }
 
   /** Runs one code block inside its `execute_tool repl` span. */
-  async block(
+  block(
+    spans: NodeSpans,
+    block: { iteration: number; index: number; code: string },
+    run: () => Promise<REPLResult>,
+  ): Promise<REPLResult> {
+    return this.#recordsNothing() ? run() : this.#block(spans, block, run);
+  }
+
+  async #block(
     spans: NodeSpans,
     { iteration, index, code }: { iteration: number; index: number; code: string },
     run: () => Promise<REPLResult>,
@@ -246,7 +305,19 @@ export class RunTracing {
    * Runs one model call inside its `chat <model>` span (the active context while the provider is
    * called, so HTTP instrumentation nests under it).
    */
-  async modelCall(
+  modelCall(
+    parent: Context,
+    call: { model: string; purpose: string; callId: string; maxTokens: number | undefined },
+    respond: () => Promise<ModelResponse>,
+  ): Promise<ModelResponse> {
+    if (!this.#recordsNothing()) return this.#modelCall(parent, call, respond);
+    // The provider is still called in the context a no-op span would give it: its own clients'
+    // instrumentation sees the same parent.
+    const span = NOOP_TRACER.startSpan(`chat ${call.model}`, undefined, parent);
+    return otelContext.with(trace.setSpan(parent, span), respond);
+  }
+
+  async #modelCall(
     parent: Context,
     call: { model: string; purpose: string; callId: string; maxTokens: number | undefined },
     respond: () => Promise<ModelResponse>,
