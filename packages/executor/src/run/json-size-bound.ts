@@ -19,6 +19,14 @@ export function fitsAsJson(value: unknown, maxChars: number): boolean {
   return boundOf(value, maxChars, 0) <= maxChars;
 }
 
+/**
+ * The upper bound `fitsAsJson` uses: at least the length of `value`'s JSON, or `Infinity` for a
+ * value that may be longer than `budget` or that the bound does not measure.
+ */
+export function jsonBound(value: unknown, budget: number): number {
+  return boundOf(value, budget, 0);
+}
+
 /** An upper bound of `value`'s JSON length, or `Infinity` once past `budget` or unmeasurable. */
 function boundOf(value: unknown, budget: number, depth: number): number {
   switch (typeof value) {
@@ -58,8 +66,9 @@ function objectBound(value: object, budget: number, depth: number): number {
     return Number.POSITIVE_INFINITY;
   }
   let total = 2;
+  // Inherited enumerable keys (a polluted `Object.prototype`), which JSON leaves out, are counted
+  // too: the bound only grows, and no own-key test is paid per key.
   for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue;
     // `"key":value,` — the key quoted and escaped, a colon, a comma.
     total += 4 + MAX_ESCAPE * key.length;
     total += boundOf((value as Record<string, unknown>)[key], budget, depth + 1);

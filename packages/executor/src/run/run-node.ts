@@ -7,7 +7,7 @@ import {
   type SubCallRecord,
 } from '@rlm/protocol';
 import type { BudgetScope } from './budget-scope.js';
-import { fitsAsJson } from './json-size-bound.js';
+import { fitsAsJson, jsonBound } from './json-size-bound.js';
 import { NodeSpans } from './run-tracing.js';
 import type { RunTree } from './run-tree.js';
 
@@ -45,6 +45,8 @@ export class RunNode {
   #calls = 0;
   #children = 0;
   #blockCalls: SubCallRecord[] | undefined;
+  /** A bound of the JSON of the fields `emit` adds to every event (ids, depth, a time). */
+  readonly #baseChars: number;
 
   constructor(tree: RunTree, { runId, parentRunId, depth, scope, traceContext }: RunNodeOptions) {
     this.tree = tree;
@@ -53,6 +55,10 @@ export class RunNode {
     this.parentRunId = parentRunId;
     this.depth = depth;
     this.scope = scope;
+    this.#baseChars = jsonBound(
+      { v: RUN_EVENT_VERSION, runId, parentRunId, rootRunId: tree.rootRunId, depth, at: 0 },
+      Number.POSITIVE_INFINITY,
+    );
   }
 
   /** Emits an event, cut to `MAX_RUN_EVENT_CHARS` of JSON so no listener or record gets more. */
@@ -67,8 +73,12 @@ export class RunNode {
       ...body,
     } as RunEvent;
     // Nearly every event is far below the cap: a bound settles that without serializing it (an
-    // event a turn would otherwise be turned into JSON only to be measured).
-    const event = fitsAsJson(whole, MAX_RUN_EVENT_CHARS) ? whole : capRunEvent(whole);
+    // event a turn would otherwise be turned into JSON only to be measured). The event's JSON is
+    // at most its added fields' plus its body's, and the first is the same for every event of the
+    // node, so only the body is walked. A bound that says "maybe too long" leaves it to
+    // `capRunEvent`, which returns the event itself when it fits.
+    const fits = fitsAsJson(body, MAX_RUN_EVENT_CHARS - this.#baseChars);
+    const event = fits ? whole : capRunEvent(whole);
     this.tree.recorder?.event(event);
     this.tree.bus.emit(event);
   }
