@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SHARED_TEXT_MIN_CHARS } from './context-ops/shared-text.js';
 import { createSandbox } from './create-sandbox.js';
 import type { Sandbox } from './sandbox.js';
@@ -84,7 +84,8 @@ describe('worker reuse', () => {
     expect(waiting.threadId).toBe(spinThread);
     expect(await evaluate(waiting, 'typeof spun')).toBe('undefined');
     const awaiting = waiting.execute('var got = await stuck()');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Disposed only once the host call is under way (a fixed pause lost that race on a busy machine).
+    await vi.waitFor(() => expect(stuck.calls).toBe(1), { timeout: 30_000, interval: 10 });
     await waiting.dispose();
     await awaiting.catch(() => undefined);
     expect(stuck.aborted).toBe(1);
