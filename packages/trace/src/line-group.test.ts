@@ -3,53 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { expandTrajectory } from './expand-trajectory.js';
 import { groupedLines, groupLines } from './line-group.js';
 import { parseTrajectory, safeParseTrajectoryLines } from './read-trajectory.js';
+import { subCallRecords } from './testing/sub-call-records.js';
 import { TrajectoryPacker } from './trajectory-packer.js';
 
 const context = Array.from({ length: 2_000 }, (_, line) => `record ${line} about billing`).join(
   '\n',
 );
 
-function subCall(call: number, prompt: string): TrajectoryRecord[] {
-  const base = { v: 1 as const, runId: 'r', parentRunId: null, rootRunId: 'r', depth: 0, at: 5 };
-  const callId = `r:${call}`;
-  return [
-    {
-      kind: 'event',
-      event: {
-        ...base,
-        type: 'subcall-start',
-        callId,
-        kind: 'llm',
-        model: 'm',
-        promptPreview: prompt.slice(0, 20),
-      },
-    },
-    {
-      kind: 'model-exchange',
-      runId: 'r',
-      callId,
-      request: { messages: [{ role: 'user', content: prompt }], messagesFrom: 0 },
-      response: {
-        text: 'billing',
-        usage: { inputTokens: 9, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
-        stopReason: 'end_turn',
-        model: 'm',
-      },
-    },
-    {
-      kind: 'event',
-      event: {
-        ...base,
-        type: 'subcall-end',
-        callId,
-        kind: 'llm',
-        ok: true,
-        durationMs: 1,
-        responsePreview: 'billing',
-      },
-    },
-  ];
-}
+const subCall = (call: number, prompt: string): TrajectoryRecord[] =>
+  subCallRecords({ call, prompt, at: 5, inputTokens: 9, ended: true });
 
 describe('groups of lines', () => {
   const records = Array.from({ length: 60 }, (_, call) =>

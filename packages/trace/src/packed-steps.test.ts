@@ -2,6 +2,7 @@ import type { TrajectoryRecord } from '@rlm/protocol';
 import { describe, expect, it } from 'vitest';
 import { expandTrajectory } from './expand-trajectory.js';
 import type { PackedLine, SingleTrajectoryLine } from './stored-line.js';
+import { subCallRecords } from './testing/sub-call-records.js';
 import { TrajectoryPacker } from './trajectory-packer.js';
 
 const context = Array.from({ length: 3_000 }, (_, line) => `record ${line} about billing`).join(
@@ -10,35 +11,8 @@ const context = Array.from({ length: 3_000 }, (_, line) => `record ${line} about
 
 /** A sub-call's start and exchange, at `at`, its prompt the `index`th chunk of 400 characters. */
 function subCall(call: number, { at, index }: { at: number; index: number }): TrajectoryRecord[] {
-  const base = { v: 1 as const, runId: 'r', parentRunId: null, rootRunId: 'r', depth: 0, at };
-  const callId = `r:${call}`;
   const prompt = `Label these:\n${context.slice(index * 400, index * 400 + 400)}`;
-  return [
-    {
-      kind: 'event',
-      event: {
-        ...base,
-        type: 'subcall-start',
-        callId,
-        kind: 'llm',
-        model: 'm',
-        promptPreview: prompt.slice(0, 20),
-      },
-    },
-    {
-      kind: 'model-exchange',
-      runId: 'r',
-      callId,
-      request: { messages: [{ role: 'user', content: prompt }], messagesFrom: 0 },
-      response: {
-        text: 'billing',
-        usage: { inputTokens: 90 + call, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
-        costUsd: call / 10,
-        stopReason: 'end_turn',
-        model: 'm',
-      },
-    },
-  ];
+  return subCallRecords({ call, prompt, at, inputTokens: 90 + call, costUsd: call / 10, ended: false });
 }
 
 const packed = (line: SingleTrajectoryLine): PackedLine => {

@@ -1,22 +1,11 @@
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { RunEvent } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventLog, isSubCall, repl, testRLM } from '../testing/rlm-test-kit.js';
+import { spanRecording } from '../testing/span-recording.js';
 
-function recording() {
-  const exporter = new InMemorySpanExporter();
-  const tracerProvider = new BasicTracerProvider({
-    spanProcessors: [new SimpleSpanProcessor(exporter)],
-  });
-  return { exporter, tracerProvider, spans: () => exporter.getFinishedSpans() };
-}
 
 /** Two turns with a block each (one calls `llm_query`), then the answer. */
 function threeTurns() {
@@ -59,13 +48,13 @@ describe('spans through the global tracer provider', () => {
   });
 
   it('records the same spans as a provider given in the config, once one is registered', async () => {
-    const given = recording();
+    const given = spanRecording();
     await testRLM({
       model: threeTurns(),
       tracerProvider: given.tracerProvider,
       generateId: () => 'run',
     }).completion('ctx');
-    const global = recording();
+    const global = spanRecording();
     expect(trace.setGlobalTracerProvider(global.tracerProvider)).toBe(true);
     await testRLM({ model: threeTurns(), generateId: () => 'run' }).completion('ctx');
     expect(global.spans().length).toBeGreaterThanOrEqual(7);
@@ -73,7 +62,7 @@ describe('spans through the global tracer provider', () => {
   });
 
   it('records the spans started after a provider is registered in the middle of a run', async () => {
-    const global = recording();
+    const global = spanRecording();
     await testRLM({
       model: threeTurns(),
       onEvent: (event) => {

@@ -1,9 +1,4 @@
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { type ReplEnvironment, RlmError, type RunEventOf } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
@@ -12,14 +7,8 @@ import { runTree } from '../create-rlm.js';
 import { openSandbox } from '../loop/open-sandbox.js';
 import type { SessionBinding } from '../session/session-binding.js';
 import { eventLog, isSubCall, repl, testRLM } from '../testing/rlm-test-kit.js';
+import { spanRecording } from '../testing/span-recording.js';
 
-function recording() {
-  const exporter = new InMemorySpanExporter();
-  const tracerProvider = new BasicTracerProvider({
-    spanProcessors: [new SimpleSpanProcessor(exporter)],
-  });
-  return { exporter, tracerProvider, spans: () => exporter.getFinishedSpans() };
-}
 
 function parentOf(spans: readonly ReadableSpan[], span: ReadableSpan): ReadableSpan | undefined {
   const parentId = span.parentSpanContext?.spanId;
@@ -51,7 +40,7 @@ function treeModel() {
 
 describe('OpenTelemetry spans of a run', () => {
   it('nests run, iteration, block, sub-call, model call and child run spans in one trace', async () => {
-    const { tracerProvider, spans } = recording();
+    const { tracerProvider, spans } = spanRecording();
     const { events, onEvent } = eventLog();
     const result = await testRLM({
       model: treeModel(),
@@ -100,7 +89,7 @@ describe('OpenTelemetry spans of a run', () => {
   });
 
   it('gives model call spans the GenAI attributes: operation, model, tokens with cache, cost, finish reason', async () => {
-    const { tracerProvider, spans } = recording();
+    const { tracerProvider, spans } = spanRecording();
     const model = scriptedModel(
       [
         repl('print(1)'),
@@ -138,7 +127,7 @@ describe('OpenTelemetry spans of a run', () => {
   });
 
   it('marks the model call, iteration and run spans as errors when the model fails', async () => {
-    const { tracerProvider, spans } = recording();
+    const { tracerProvider, spans } = spanRecording();
     const failure = new RlmError({
       code: 'model.server_error',
       message: 'boom',
@@ -156,7 +145,7 @@ describe('OpenTelemetry spans of a run', () => {
   });
 
   it('records a block that threw as an error span', async () => {
-    const { tracerProvider, spans } = recording();
+    const { tracerProvider, spans } = spanRecording();
     const model = scriptedModel([repl('throw new TypeError("bad")'), 'FINAL(x)']);
     await testRLM({ model, tracerProvider, firstTurnGuard: false }).completion('ctx');
     const block = named(spans(), 'execute_tool repl')[0];
@@ -165,7 +154,7 @@ describe('OpenTelemetry spans of a run', () => {
   });
 
   it('ends the run span as an error when ending the run throws (a session whose finish rejects)', async () => {
-    const { tracerProvider, spans } = recording();
+    const { tracerProvider, spans } = spanRecording();
     const config = parseRLMConfig({
       model: scriptedModel([repl('print(1)'), 'FINAL(done)']),
       tracerProvider,
@@ -206,7 +195,7 @@ describe('OpenTelemetry spans of a run', () => {
   });
 
   it('uses an injected tracer, and puts no trace id in events when nothing records', async () => {
-    const { tracerProvider, spans } = recording();
+    const { tracerProvider, spans } = spanRecording();
     const tracer = tracerProvider.getTracer('mine');
     await testRLM({ model: scriptedModel([repl('1'), 'FINAL(1)']), tracer }).completion('ctx');
     expect(spans()[0]?.instrumentationScope.name).toBe('mine');
