@@ -12,7 +12,14 @@ const context = Array.from({ length: 3_000 }, (_, line) => `record ${line} about
 /** A sub-call's start and exchange, at `at`, its prompt the `index`th chunk of 400 characters. */
 function subCall(call: number, { at, index }: { at: number; index: number }): TrajectoryRecord[] {
   const prompt = `Label these:\n${context.slice(index * 400, index * 400 + 400)}`;
-  return subCallRecords({ call, prompt, at, inputTokens: 90 + call, costUsd: call / 10, ended: false });
+  return subCallRecords({
+    call,
+    prompt,
+    at,
+    inputTokens: 90 + call,
+    costUsd: call / 10,
+    ended: false,
+  });
 }
 
 const packed = (line: SingleTrajectoryLine): PackedLine => {

@@ -6,7 +6,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { eventLog, isSubCall, repl, testRLM } from '../testing/rlm-test-kit.js';
 import { spanRecording } from '../testing/span-recording.js';
 
-
 /** Two turns with a block each (one calls `llm_query`), then the answer. */
 function threeTurns() {
   return scriptedModel((request) => {

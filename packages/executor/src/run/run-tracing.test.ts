@@ -9,7 +9,6 @@ import type { SessionBinding } from '../session/session-binding.js';
 import { eventLog, isSubCall, repl, testRLM } from '../testing/rlm-test-kit.js';
 import { spanRecording } from '../testing/span-recording.js';
 
-
 function parentOf(spans: readonly ReadableSpan[], span: ReadableSpan): ReadableSpan | undefined {
   const parentId = span.parentSpanContext?.spanId;
   return spans.find((candidate) => candidate.spanContext().spanId === parentId);
