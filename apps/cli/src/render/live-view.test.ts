@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type FakeAnthropicServer, startFakeAnthropic } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -64,7 +64,9 @@ describe.skipIf(TMUX === undefined)(
         ANTHROPIC_BASE_URL: server.url,
         RLM_MODEL: 'anthropic/claude-sonnet-5-5',
       };
-      const command = `${process.execPath} ${BIN_PATH} run 'What is the magic number?' --context notes.txt; echo "exit=$?"; sleep 600`;
+      // The CLI starts once the pane's output is being recorded (`go` exists), so a failure can
+      // show every byte the terminal received, not only the screen it ended with.
+      const command = `until [ -e go ]; do sleep 0.05; done; ${process.execPath} ${BIN_PATH} run 'What is the magic number?' --context notes.txt; echo "exit=$?"; sleep 600`;
       tmux(
         'new-session',
         '-d',
@@ -79,6 +81,9 @@ describe.skipIf(TMUX === undefined)(
         ...Object.entries(env).flatMap(([key, value]) => ['-e', `${key}=${value}`]),
         command,
       );
+      const raw = join(sandbox.dir, 'pane.raw');
+      tmux('pipe-pane', '-t', 'rlm', '-o', `cat >> '${raw}'`);
+      writeFileSync(join(sandbox.dir, 'go'), '');
       const live = await waitForScreen((screen) => screen.includes('turn 2 waiting for the model'));
       // elapsed times are whatever the machine made them (`682ms`, `4.1s`, `1m 02s`): shape only
       expect(live).toMatch(
@@ -93,7 +98,10 @@ describe.skipIf(TMUX === undefined)(
       expect(done).toMatch(/rlm · anthropic\/claude-sonnet-5-5 · 2 turns · .* · completed/);
       expect(done).toMatch(/✓ answer \(text\) 42/);
       // one tree, redrawn in place: the status header is on the screen once
-      expect(done.match(/rlm · anthropic/g)).toHaveLength(1);
+      expect(
+        done.match(/rlm · anthropic/g),
+        `the screen:\n${done}\nwhat the terminal received:\n${JSON.stringify(readFileSync(raw, 'utf8'))}`,
+      ).toHaveLength(1);
     });
   },
 );
