@@ -8,20 +8,37 @@ const LISTED_TYPES = new Set(['string', 'number', 'boolean', 'bigint', 'array', 
  * Renders one block's result as the model sees it: stdout, then stderr, then a note on host
  * calls the block never awaited, then the names of the user's value variables; `No output`
  * when there is nothing at all.
+ *
+ * Runs once per block of every turn: written as plain loops over the result (no regex, no
+ * entry arrays), since the loop's other work between two blocks pushes the engine's code out
+ * of the caches and every small allocation there shows in a trivial turn.
  */
 export function formatExecutionResult(result: REPLResult): string {
   const parts: string[] = [];
-  if (result.stdout !== '') parts.push(result.stdout.replace(/\n$/, ''));
-  if (result.stderr !== '') parts.push(result.stderr.replace(/\n$/, ''));
+  if (result.stdout !== '') parts.push(withoutFinalNewline(result.stdout));
+  if (result.stderr !== '') parts.push(withoutFinalNewline(result.stderr));
   const unawaited = unawaitedCallsNote(result.unawaitedCalls ?? {});
   if (unawaited !== null) parts.push(unawaited);
-  const names = Object.entries(result.locals)
-    .filter(
-      ([name, type]) => !name.startsWith('_') && !isReservedName(name) && LISTED_TYPES.has(type),
-    )
-    .map(([name]) => name);
-  if (names.length > 0) parts.push(`REPL variables: ${names.join(', ')}`);
+  const names = listedNames(result.locals);
+  if (names !== undefined) parts.push(`REPL variables: ${names}`);
   return parts.length > 0 ? parts.join('\n') : 'No output';
+}
+
+/** `text` without one trailing LF (a CR before it stays). */
+function withoutFinalNewline(text: string): string {
+  return text.endsWith('\n') ? text.slice(0, -1) : text;
+}
+
+/** The user's value variables, comma-separated in the order of `locals`; `undefined` for none. */
+function listedNames(locals: Readonly<Record<string, string>>): string | undefined {
+  let names: string | undefined;
+  for (const name of Object.keys(locals)) {
+    if (name.startsWith('_') || !LISTED_TYPES.has(locals[name] as string) || isReservedName(name)) {
+      continue;
+    }
+    names = names === undefined ? name : `${names}, ${name}`;
+  }
+  return names;
 }
 
 /**
@@ -30,8 +47,9 @@ export function formatExecutionResult(result: REPLResult): string {
  * lost. Await every call (await Promise.all([...])) before the block ends.`
  */
 export function unawaitedCallsNote(calls: Readonly<Record<string, number>>): string | null {
+  // Nearly every block awaits all its calls: an empty record costs no entry arrays.
+  if (!hasPositiveCount(calls)) return null;
   const entries = Object.entries(calls).filter(([, count]) => count > 0);
-  if (entries.length === 0) return null;
   const total = entries.reduce((sum, [, count]) => sum + count, 0);
   const which = entries
     .map(([name, count]) => `${count} ${count === 1 ? 'call' : 'calls'} to ${name}`)
@@ -43,4 +61,9 @@ export function unawaitedCallsNote(calls: Readonly<Record<string, number>>): str
     `Warning: ${which} ${verb} never awaited; ${pronoun} cancelled when the block ended and ` +
     `${results} lost. Await every call (for example \`await Promise.all([...])\`) before the block ends.`
   );
+}
+
+function hasPositiveCount(calls: Readonly<Record<string, number>>): boolean {
+  for (const name of Object.keys(calls)) if ((calls[name] as number) > 0) return true;
+  return false;
 }

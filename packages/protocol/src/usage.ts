@@ -62,13 +62,28 @@ export interface RecordCallInput {
   costUsd?: number;
 }
 
-/** Returns a new summary with one model call added (inputs are never mutated). */
+/** Zero usage, to copy from (`addModelUsage` never mutates its operands). */
+const NO_USAGE: ModelUsageSummary = Object.freeze(emptyModelUsage());
+
+/**
+ * Returns a new summary with one model call added (inputs are never mutated).
+ *
+ * The same summary, model objects and key order as `mergeUsage(summary, { models: { [model]:
+ * call } })`, built without the second summary, the entry arrays and the zero objects: every
+ * model call is charged this way, once per scope up the run tree.
+ */
 export function addCallUsage(
   summary: UsageSummary,
   { model, usage, costUsd = 0 }: RecordCallInput,
 ): UsageSummary {
   const call: ModelUsageSummary = { calls: 1, ...usage, costUsd };
-  return mergeUsage(summary, { models: { [model]: call } });
+  const models: Record<string, ModelUsageSummary> = {};
+  const from = summary.models;
+  for (const name of Object.keys(from)) {
+    models[name] = addModelUsage(models[name] ?? NO_USAGE, from[name] as ModelUsageSummary);
+  }
+  models[model] = addModelUsage(models[model] ?? NO_USAGE, call);
+  return { models };
 }
 
 /** Returns the sum of several summaries, model by model. */
