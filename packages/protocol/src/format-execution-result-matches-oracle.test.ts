@@ -44,14 +44,16 @@ const unawaitedCalls = fc.option(
 );
 
 const replResult = fc.record({ stdout: output, stderr: output, locals, unawaitedCalls }).map(
-  ({ unawaitedCalls, ...fields }): REPLResult => ({
-    ...fields,
-    executionTime: 1,
-    llmCalls: [],
-    finalAnswer: null,
-    error: null,
-    ...(unawaitedCalls === undefined ? {} : { unawaitedCalls }),
-  }),
+  ({ unawaitedCalls, ...fields }) =>
+    // A result from before `unawaitedCalls` existed has none: both forms read it as `{}`.
+    ({
+      ...fields,
+      executionTime: 1,
+      llmCalls: [],
+      finalAnswer: null,
+      error: null,
+      ...(unawaitedCalls === undefined ? {} : { unawaitedCalls }),
+    }) as REPLResult,
 );
 
 describe('formatExecutionResult against its earlier form', () => {
