@@ -246,9 +246,17 @@ export class BudgetScope {
   /** Adds one model call's usage here and to every ancestor, then checks cost and token caps. */
   charge(response: Pick<ModelResponse, 'model' | 'usage' | 'costUsd'>): void {
     const call = { model: response.model, usage: response.usage, costUsd: response.costUsd ?? 0 };
-    const chain = this.#chain();
-    for (const scope of chain) scope.#usage = addCallUsage(scope.#usage, call);
-    for (const scope of chain.reverse()) scope.#checkSpend();
+    // Every model call comes here: walk the parents rather than building the chain's array twice.
+    for (let scope: BudgetScope | undefined = this; scope !== undefined; scope = scope.parent) {
+      scope.#usage = addCallUsage(scope.#usage, call);
+    }
+    this.#checkSpendFromRoot();
+  }
+
+  /** Checks the caps of the root, then of each scope down to this one (the root trips first). */
+  #checkSpendFromRoot(): void {
+    if (this.parent !== undefined) this.parent.#checkSpendFromRoot();
+    this.#checkSpend();
   }
 
   /**
