@@ -111,6 +111,12 @@ type RunOutcome = Pick<RLMChatCompletion, 'status' | 'iterations' | 'usage' | 'e
  */
 export class RunTracing {
   readonly #tracer: Tracer;
+  /**
+   * The context a model call runs in while no provider is registered, per parent context: the
+   * no-op span there carries nothing but its parent's span context, so one per parent serves
+   * every call under it (a run's turns share one parent) instead of a span and a context a call.
+   */
+  readonly #noOpCallContexts = new WeakMap<Context, Context>();
 
   constructor(tracer: Tracer) {
     this.#tracer = tracer;
@@ -313,8 +319,16 @@ export class RunTracing {
     if (!this.#recordsNothing()) return this.#modelCall(parent, call, respond);
     // The provider is still called in the context a no-op span would give it: its own clients'
     // instrumentation sees the same parent.
-    const span = NOOP_TRACER.startSpan(`chat ${call.model}`, undefined, parent);
-    return otelContext.with(trace.setSpan(parent, span), respond);
+    return otelContext.with(this.#noOpCallContext(parent), respond);
+  }
+
+  #noOpCallContext(parent: Context): Context {
+    let context = this.#noOpCallContexts.get(parent);
+    if (context === undefined) {
+      context = trace.setSpan(parent, NOOP_TRACER.startSpan('chat', undefined, parent));
+      this.#noOpCallContexts.set(parent, context);
+    }
+    return context;
   }
 
   async #modelCall(
