@@ -93,7 +93,7 @@ const ITERATION_TURNS = 50;
 // V8 keeps optimizing the loop for ~2,000 turns (per-turn medians at load ~3: ~1.2 ms in the
 // first run of 50, ~160 µs after 500 turns, ~120 µs after 1,000, ~65–130 µs after 2,000).
 const ITERATION_WARM_UP_RUNS = 40;
-const ITERATION_MEASURED_RUNS = 3;
+const ITERATION_MEASURED_RUNS = 5;
 
 // ── Measures in processes of their own (per iteration, peak and resident memory, records) ──
 const childTasks = {
