@@ -16,6 +16,7 @@ function stackContextManager(): ContextManager {
   const stack: Context[] = [];
   const manager: ContextManager = {
     active: () => stack.at(-1) ?? ROOT_CONTEXT,
+    // biome-ignore lint/complexity/useMaxParams: the signature of OpenTelemetry's ContextManager.with
     with(context, fn, thisArg, ...args) {
       stack.push(context);
       try {
