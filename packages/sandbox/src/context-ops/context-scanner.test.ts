@@ -75,6 +75,39 @@ describe('ContextScanner', () => {
     scanner.dispose();
   });
 
+  it('ready() warms the scan path on a payload no helper call can name', async () => {
+    const scanner = new ContextScanner(OPTIONS);
+    // The warm-up text holds the word this payload has none of.
+    const shared = toSharedText('hay\n'.repeat(30), 1);
+    if (shared === undefined) throw new Error('expected shared text');
+    scanner.setPayload('context_0', shared);
+    scanner.warm();
+    await scanner.ready();
+    const signal = new AbortController().signal;
+    expect(await scanner.run('count', ['needle'], signal)).toBe(0);
+    expect(await scanner.run('count', ['hay'], signal)).toBe(30);
+    const refused = await scanner
+      .run('count', ['needle', { target: 'warm-up' }], signal)
+      .catch((error: unknown) => error);
+    expect(RlmError.is(refused)).toBe(true);
+    scanner.dispose();
+  });
+
+  it('ready() settles when the sandbox is disposed during the warm-up', async () => {
+    const scanner = new ContextScanner(OPTIONS);
+    const shared = toSharedText('needle\n'.repeat(20), 1);
+    if (shared === undefined) throw new Error('expected shared text');
+    scanner.setPayload('context_0', shared);
+    scanner.warm();
+    const worker = scanner.scanWorker;
+    if (worker === undefined) throw new Error('expected a warm scan worker');
+    const exit = exited(worker);
+    const settling = scanner.ready();
+    scanner.dispose();
+    await exit;
+    await settling;
+  });
+
   it('replaces a scan worker that died, and ready() does not wait for a dead one', async () => {
     const scanner = new ContextScanner(OPTIONS);
     const shared = toSharedText('needle\n'.repeat(20), 1);

@@ -23,12 +23,9 @@ export type ToScanWorker =
    * `decodeNow`, else on the first scan of it.
    */
   | { type: 'payload'; name: string; text: string | SharedText; decodeNow?: boolean }
-  | { type: 'run'; requestId: number; payload: string; operation: ScanOperation }
-  /** Answered with `synced` once every message before it is handled (payloads decoded). */
-  | { type: 'sync'; requestId: number };
+  | { type: 'run'; requestId: number; payload: string; operation: ScanOperation };
 
 export type FromScanWorker =
-  | { type: 'synced'; requestId: number }
   /** The scan began: its deadline starts now (not while the worker started or took the payload). */
   | { type: 'started'; requestId: number }
   | { type: 'result'; requestId: number; ok: true; value: JsonValue }

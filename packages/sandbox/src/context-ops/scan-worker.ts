@@ -94,10 +94,6 @@ port.on('message', (message: ToScanWorker) => {
     if (message.decodeNow) payloadText(message.name);
     return;
   }
-  if (message.type === 'sync') {
-    port.postMessage({ type: 'synced', requestId: message.requestId } satisfies FromScanWorker);
-    return;
-  }
   // Decoded before the scan's deadline starts: like the worker's start, it is not the pattern's cost.
   const text = payloadText(message.payload);
   port.postMessage({ type: 'started', requestId: message.requestId } satisfies FromScanWorker);
