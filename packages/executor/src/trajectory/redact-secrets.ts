@@ -11,8 +11,16 @@ const SECRET_VALUE =
 /** The placeholder written instead of a secret. */
 export const REDACTED = '[REDACTED]';
 
+/**
+ * A literal every match of `SECRET_VALUE` contains (`_` is in `gh[pousr]_`). Looking for these
+ * is about twice as fast as running the pattern, which cannot skip ahead (it starts with `\b`),
+ * and most recorded text (a sub-call's chunk of context) holds none of them.
+ */
+const SECRET_MARKERS = ['sk-', 'xox', 'AKIA', 'Bearer', '_'] as const;
+
 /** Replaces anything that looks like a provider key or bearer token in free text. */
 export function redactText(text: string): string {
+  if (!SECRET_MARKERS.some((marker) => text.includes(marker))) return text;
   return text.replace(
     SECRET_VALUE,
     (_match, _key: string | undefined, bearer: string | undefined) =>
