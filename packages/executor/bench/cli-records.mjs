@@ -1,7 +1,10 @@
 // Issue #23 item 5, the CLI side: `rlm run` over a 60 MB file whose 3,000 `llm_query_batched`
 // prompts each carry a 20 KB slice of it (the offline `testkit:chunk-and-aggregate` model, 10
 // lines of 2,000 characters a prompt), against a process that only loads the file once.
-// Reports wall time, peak RSS (`/usr/bin/time`) and the trajectory's size as a % of the file.
+// Reports wall time, peak RSS (`/usr/bin/time`) and the trajectory's size as a % of the file;
+// also the CPU time of each (user + system, all threads: on a shared machine wall time is mostly
+// waiting) and the same command over a one-line file, the CLI's fixed cost that any run pays
+// before it reads a byte (so the 2× targets can be read as fixed cost + the file's own cost).
 // A second table: the same model over an 11 MB file of 60-character lines, so its 18,300 prompts
 // are ~600 characters (short records: every sub-call's own records weigh more than its slice).
 // Run: node packages/executor/bench/cli-records.mjs [baseline-checkout] [--lines=N] [--small-lines=N]
@@ -44,19 +47,29 @@ function recordsFile(name, { count, chars }) {
   return { path, bytes: statSync(path).size };
 }
 
-/** Wall ms and peak RSS (MB) of `node …args`, measured by /usr/bin/time. */
+/** Wall ms, CPU ms (user + system) and peak RSS (MB) of `node …args`, measured by /usr/bin/time. */
 function timed(args, env = {}) {
-  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, ...args], {
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %M %U %S', process.execPath, ...args], {
     cwd: work,
     // biome-ignore lint/style/noProcessEnv: the CLI is found and run like a user's, on their PATH
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', HOME: work, ...env },
     encoding: 'utf8',
     maxBuffer: 64 * 2 ** 20,
   });
-  const [seconds, kb] = result.stderr.trim().split('\n').at(-1).split(' ').map(Number);
+  const [seconds, kb, user, system] = result.stderr
+    .trim()
+    .split('\n')
+    .at(-1)
+    .split(' ')
+    .map(Number);
   if (result.status !== 0)
     throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr.slice(-2000)}`);
-  return { ms: seconds * 1000, mb: kb / 1024, stdout: result.stdout };
+  return {
+    ms: seconds * 1000,
+    cpuMs: (user + system) * 1000,
+    mb: kb / 1024,
+    stdout: result.stdout,
+  };
 }
 
 const load = (file) =>
@@ -89,14 +102,15 @@ function cliRun(root, { path: file, bytes: fileBytes }) {
   return { ...run, recordedPercent: (bytes / fileBytes) * 100 };
 }
 
-/** Both builds over one file, taking turns, best of 2; the table's rows. */
-function measure(file) {
-  const rows = roots.map(({ name, root }) => ({ name, root, runs: [], loads: [] }));
+/** Both builds over one file (and over `tiny`, for the fixed cost), taking turns, best of 2; the table's rows. */
+function measure(file, tiny) {
+  const rows = roots.map(({ name, root }) => ({ name, root, runs: [], loads: [], fixed: [] }));
   for (let round = 0; round < 2; round++) {
     const order = round % 2 === 0 ? rows : [...rows].reverse();
     for (const row of order) {
       row.loads.push(load(file.path));
       row.runs.push(cliRun(row.root, file));
+      row.fixed.push(cliRun(row.root, tiny));
     }
   }
   return rows;
@@ -110,25 +124,30 @@ function printTable(title, file, rows) {
       .join(' / ')}; file ${(file.bytes / 1e6).toFixed(0)} MB, best of 2.\n\n`,
   );
   process.stdout.write(
-    '| Build | CLI run | load once | time ratio (≤ 2×) | CLI peak RSS | load once | RSS ratio (≤ 2×) | trajectory, % of the file (≤ 5 %) |\n|---|---|---|---|---|---|---|---|\n',
+    '| Build | CLI run | load once | time ratio (≤ 2×) | CPU: CLI / load once | CLI peak RSS | load once | RSS ratio (≤ 2×) | CLI over a 1-line file: time, CPU, RSS | trajectory, % of the file (≤ 5 %) |\n|---|---|---|---|---|---|---|---|---|---|\n',
   );
+  const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
   for (const row of rows) {
     const runMs = best(row.runs, 'ms');
     const loadMs = best(row.loads, 'ms');
+    const runCpu = best(row.runs, 'cpuMs');
+    const loadCpu = best(row.loads, 'cpuMs');
     const runMb = best(row.runs, 'mb');
     const loadMb = best(row.loads, 'mb');
+    const fixed = `${seconds(best(row.fixed, 'ms'))}, ${seconds(best(row.fixed, 'cpuMs'))}, ${best(row.fixed, 'mb').toFixed(0)} MB`;
     process.stdout.write(
-      `| ${row.name} | ${(runMs / 1000).toFixed(1)} s | ${(loadMs / 1000).toFixed(2)} s | ${(runMs / loadMs).toFixed(1)}× | ${runMb.toFixed(0)} MB | ${loadMb.toFixed(0)} MB | ${(runMb / loadMb).toFixed(1)}× | ${row.runs[0].recordedPercent.toFixed(1)} % |\n`,
+      `| ${row.name} | ${(runMs / 1000).toFixed(1)} s | ${seconds(loadMs)} | ${(runMs / loadMs).toFixed(1)}× | ${seconds(runCpu)} / ${seconds(loadCpu)} = ${(runCpu / loadCpu).toFixed(1)}× | ${runMb.toFixed(0)} MB | ${loadMb.toFixed(0)} MB | ${(runMb / loadMb).toFixed(1)}× | ${fixed} | ${row.runs[0].recordedPercent.toFixed(1)} % |\n`,
     );
   }
 }
 
 try {
+  const tiny = recordsFile('tiny.txt', { count: 1, chars: 2_000 });
   const big = recordsFile('big.txt', { count: lineCount, chars: 2_000 });
-  printTable('Prompts of 20 KB slices', big, measure(big));
+  printTable('Prompts of 20 KB slices', big, measure(big, tiny));
   if (smallLineCount > 0) {
     const small = recordsFile('small.txt', { count: smallLineCount, chars: 60 });
-    printTable('Prompts of ~600 characters (short records)', small, measure(small));
+    printTable('Prompts of ~600 characters (short records)', small, measure(small, tiny));
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
