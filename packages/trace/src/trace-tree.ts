@@ -84,6 +84,12 @@ export class TraceTree {
   modelCalls = 0;
   /** Model calls in flight (call id → run id), so a view can say which run waits for the model. */
   readonly pendingCalls = new Map<string, string>();
+  /**
+   * Each run's sub-calls by call id, kept beside its turn list (a run restarted without its turns
+   * gets a new list, and so a new index): a sub-call's end finds its start at once instead of by
+   * a scan of every earlier sub-call (quadratic: 18,300 sub-calls took seconds).
+   */
+  readonly #subcallIndex = new WeakMap<TraceTurn[], Map<string, IndexedSubcall>>();
 
   /** Applies one event; events of unknown runs are kept by creating the run on the fly. */
   apply(event: RunEvent): void {
@@ -159,8 +165,9 @@ export class TraceTree {
       case 'block-end':
         this.endBlock(event);
         return;
-      case 'subcall-start':
-        this.turn(event).subcalls.push({
+      case 'subcall-start': {
+        const turn = this.turn(event);
+        const call: TraceSubcall = {
           callId: event.callId,
           kind: event.kind,
           model: event.model,
@@ -169,8 +176,11 @@ export class TraceTree {
           state: 'running',
           durationMs: undefined,
           childRunId: event.childRunId,
-        });
+        };
+        turn.subcalls.push(call);
+        this.indexSubcall(this.run(event).iterations, turn, call);
         return;
+      }
       case 'subcall-end':
         this.endSubcall(event);
         return;
@@ -287,8 +297,27 @@ export class TraceTree {
     return created;
   }
 
+  /**
+   * Indexes a sub-call as `findSubcall` would find it: the one in the latest turn, the first of a
+   * turn that has the id twice.
+   */
+  private indexSubcall(turns: TraceTurn[], turn: TraceTurn, call: TraceSubcall): void {
+    let index = this.#subcallIndex.get(turns);
+    if (index === undefined) {
+      index = new Map();
+      this.#subcallIndex.set(turns, index);
+    }
+    const known = index.get(call.callId);
+    if (known !== undefined && turns.indexOf(known.turn) >= turns.indexOf(turn)) return;
+    index.set(call.callId, { turn, call });
+  }
+
   private findSubcall(runId: string, callId: string): TraceSubcall | undefined {
     const run = this.runs.get(runId);
+    const indexed =
+      run === undefined ? undefined : this.#subcallIndex.get(run.iterations)?.get(callId);
+    if (indexed !== undefined) return indexed.call;
+    // Not indexed (a sub-call a reader added to the public lists itself): search them.
     for (const turn of [...(run?.iterations ?? [])].reverse()) {
       const call = turn.subcalls.find((candidate) => candidate.callId === callId);
       if (call !== undefined) return call;
@@ -354,6 +383,12 @@ function inputTokensOf(
 }
 
 /** The latest turn with this number: a resumed run repeats the turn a stop cut off. */
+/** A sub-call and the turn that holds it. */
+interface IndexedSubcall {
+  turn: TraceTurn;
+  call: TraceSubcall;
+}
+
 function lastTurn(turns: readonly TraceTurn[], iteration: number): TraceTurn | undefined {
   for (let index = turns.length - 1; index >= 0; index--) {
     if (turns[index]?.iteration === iteration) return turns[index];

@@ -26,7 +26,11 @@ describe('contextHash', () => {
   });
 
   it('hashes lone surrogates at a piece boundary as the whole text does', () => {
-    const highAtEnd = withAt(CONTEXT_HASH_CHUNK_CHARS + 10, CONTEXT_HASH_CHUNK_CHARS - 1, '\ud83dx');
+    const highAtEnd = withAt(
+      CONTEXT_HASH_CHUNK_CHARS + 10,
+      CONTEXT_HASH_CHUNK_CHARS - 1,
+      '\ud83dx',
+    );
     const lowAtStart = withAt(CONTEXT_HASH_CHUNK_CHARS + 10, CONTEXT_HASH_CHUNK_CHARS, '\ude00');
     const highAtVeryEnd = `${'a'.repeat(CONTEXT_HASH_CHUNK_CHARS - 1)}\ud83d`;
     for (const text of [highAtEnd, lowAtStart, highAtVeryEnd]) {
