@@ -100,7 +100,7 @@ function blankString(context: QuickJSContext, length: number): QuickJSHandle | u
  * Where a string's characters start, relative to its header, and the tag of a flat string:
  * found by locating a probe string's known text.
  */
-function charactersOffset(
+export function charactersOffset(
   context: QuickJSContext,
   module: { HEAPU8: Uint8Array },
 ): { offset: number; tag: number } | undefined {
@@ -124,7 +124,7 @@ function charactersOffset(
 }
 
 /** The header address, tag and second header word (length, wide bit) of a string handle. */
-function stringAt(
+export function stringAt(
   heap: Uint8Array,
   handle: QuickJSHandle,
 ): { pointer: number; tag: number; lengthWord: number } | undefined {

@@ -20,6 +20,7 @@ import { Interrupts } from './interrupts.js';
 import { dropLeftoverJobs } from './leftover-jobs.js';
 import type { CompiledEngine } from './load-quickjs.js';
 import { newGuestString, newGuestStringFromShared } from './new-guest-string.js';
+import { readGuestString } from './read-guest-string.js';
 import { runBlock } from './run-block.js';
 import { SCAFFOLD_CALL_MS, Scaffold } from './scaffold.js';
 import { recycleMemory } from './spare-memory.js';
@@ -182,7 +183,7 @@ export class QuickJsEngine {
     if (factory === undefined) throw new EngineFault('the scaffold is installed only once');
     this.#factory = undefined;
     const hostCall = context.newFunction('hostCall', (name, argsJson) =>
-      this.#bridge.start(context.getString(name), context.getString(argsJson)),
+      this.#bridge.start(context.getString(name), readGuestString(context, argsJson)),
     );
     const configHandle = context.newString(config);
     const { value: result } = this.#interrupts.withAllowance(SCAFFOLD_CALL_MS * 5, () =>
