@@ -15,7 +15,8 @@
 //   wrap iife      `(function () { 'use strict'; … })();`: runs once, declares no globals
 //   wrap script    `'use strict'; …`: a classic script whose top-level names become globals
 // The profile `guest` refuses syntax that consults objects a guest program can change
-// (iteration protocols, spread, destructuring, `instanceof`, `for…in`, async code, classes).
+// (iteration protocols, spread, destructuring, `instanceof`, `for…in`, async code, classes,
+// templates with substitutions).
 // The generated files are build outputs: git-ignored (*.generated.ts) and rewritten only when
 // their text changes.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -45,6 +46,10 @@ const GUEST_FORBIDDEN = new Map([
   [ts.SyntaxKind.ClassDeclaration, 'classes resolve methods through prototypes'],
   [ts.SyntaxKind.ClassExpression, 'classes resolve methods through prototypes'],
   [ts.SyntaxKind.TaggedTemplateExpression, 'tagged templates read a template object'],
+  [
+    ts.SyntaxKind.TemplateExpression,
+    'QuickJS joins a template through String.prototype.concat, which guest code can replace: use +',
+  ],
 ]);
 
 function hasModifier(node, kind) {

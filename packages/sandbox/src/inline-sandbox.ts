@@ -1,7 +1,6 @@
 import type { ExecuteOptions, JsonValue, REPLResult, VariableInfo } from '@rlm/protocol';
 import { QuickJsEngine } from './engine/quickjs-engine.js';
 import { createHostCaller } from './host-functions.js';
-import { linkSignals } from './linked-signal.js';
 import type { GetVariableOptions, Sandbox } from './sandbox.js';
 import { assertSettable, disposedError } from './sandbox-guards.js';
 import { bindToSignal, type SandboxSetup } from './sandbox-setup.js';
@@ -69,18 +68,14 @@ export class InlineSandbox implements Sandbox {
         this.#engine.setVariable(name, value);
         this.#variables.set(name, value);
       }
-      const linked =
+      // The caller's signal and the sandbox's lifetime both stop the block, without a signal
+      // linking them (see `EngineRunOptions.alsoSignal`).
+      const result = await this.#engine.execute(
+        code,
         options.signal === undefined
-          ? undefined
-          : linkSignals(options.signal, this.#lifetime.signal);
-      let result: REPLResult;
-      try {
-        result = await this.#engine.execute(code, {
-          signal: linked?.signal ?? this.#lifetime.signal,
-        });
-      } finally {
-        linked?.unlink();
-      }
+          ? { signal: this.#lifetime.signal }
+          : { signal: this.#lifetime.signal, alsoSignal: options.signal },
+      );
       // The engine could not stop what the block left running: replace it (the result says so).
       if (result.error?.code === 'sandbox.reset') await this.#restart();
       return result;

@@ -81,3 +81,31 @@ describe.each(ISOLATIONS)('prototype tampering stays in the guest (%s)', (isolat
     });
   });
 });
+
+// QuickJS joins a template literal with substitutions through `String.prototype.concat`, looked up
+// at each use: until 2026-11-26 the scaffold wrote its results with templates, so a guest that
+// replaced `concat` broke every later block (the host failed to parse what the scaffold wrote).
+describe.each(ISOLATIONS)('a replaced String.prototype.concat (%s)', (isolation) => {
+  it('changes the guest’s own templates, never what the scaffold writes', async () => {
+    await withSandbox({ isolation }, async (sandbox) => {
+      const replaced = await sandbox.execute(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: guest code with a template
+        'String.prototype.concat = function () { return "HACKED" }; var n = 1; print(`a${n}b`)',
+      );
+      expect(replaced.stdout).toBe('HACKED\n');
+      expect(replaced.locals).toEqual({ n: 'number' });
+      const next = await sandbox.execute(
+        'print("shown", [1, 2], { a: 1 }, 10n, function f() {}); console.assert(false, "no"); FINAL_VAR("gone")',
+      );
+      expect(next.stdout).toBe(
+        "shown [ 1, 2 ] { a: 1 } 10n [Function: f]\n'Error: Variable \\'gone\\' not found. Available variables: n'\n",
+      );
+      expect(next.stderr).toBe('Assertion failed: no\n');
+      const thrown = await sandbox.execute('throw new TypeError("boom")');
+      expect(thrown.error).toMatchObject({ name: 'TypeError', message: 'boom', line: 1 });
+      expect(await sandbox.execute('SHOW_VARS()')).toMatchObject({
+        stdout: "'Variables: n (number)'\n",
+      });
+    });
+  });
+});

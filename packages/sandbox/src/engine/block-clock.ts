@@ -6,7 +6,8 @@ import type { WatchdogCell } from './watchdog-cell.js';
 
 /** One block's time accounting. */
 export interface BlockClock {
-  signal: AbortSignal;
+  /** Any of these aborting stops the block. */
+  signals: readonly AbortSignal[];
   wallDeadline: number;
   /**
    * Runs guest work under the block's remaining CPU allowance (and the watchdog); `maxMs` caps
@@ -24,7 +25,8 @@ export interface BlockClockOptions {
   interrupts: Interrupts;
   /** Runs engine work, poisoning the engine on a non-QuickJS exception. */
   guard: <T>(work: () => T) => T;
-  signal: AbortSignal;
+  /** One or two signals (see `EngineRunOptions.alsoSignal`). */
+  signals: readonly AbortSignal[];
   /** Another thread's abort flag, read by the interrupt handler. */
   interrupted: (() => boolean) | undefined;
   /** Where each slice's deadline is published for the watchdog outside the engine. */
@@ -42,16 +44,19 @@ export function startBlockClock({
   limits,
   interrupts,
   guard,
-  signal,
+  signals,
   interrupted,
   watchdog,
 }: BlockClockOptions): BlockClock {
+  const first = signals[0] as AbortSignal;
+  const second = signals[1];
+  const aborted = (): boolean => first.aborted || second?.aborted === true;
   let cpuUsed = 0;
   const wallDeadline = Date.now() + limits.blockTimeoutMs;
   interrupts.reason = undefined;
-  interrupts.check = () => signal.aborted || interrupted?.() === true;
+  interrupts.check = () => aborted() || interrupted?.() === true;
   return {
-    signal,
+    signals,
     wallDeadline,
     slice: <T>(work: () => T, maxMs = Number.POSITIVE_INFINITY): T => {
       const start = Date.now();
@@ -79,7 +84,7 @@ export function startBlockClock({
           ? limitErrors.wall(limits.blockTimeoutMs)
           : limitErrors.cpu(limits.cpuSliceMs);
       }
-      if (interrupts.reason === 'aborted' || signal.aborted) return limitErrors.aborted();
+      if (interrupts.reason === 'aborted' || aborted()) return limitErrors.aborted();
       return undefined;
     },
     capped: () => interrupts.reason === 'capped',

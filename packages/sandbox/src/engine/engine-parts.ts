@@ -10,6 +10,12 @@ import type { WatchdogCell } from './watchdog-cell.js';
 /** How guest code run for the host (a block, a read) can be stopped. */
 export interface EngineRunOptions {
   signal?: AbortSignal;
+  /**
+   * Stops the work as `signal` does (an inline sandbox's caller signal, beside the sandbox's own):
+   * read where `signal` is read, and listened to only while a block waits for host calls. A
+   * signal linking the two would cost every block an AbortController and two listeners.
+   */
+  alsoSignal?: AbortSignal;
   /** Checked by the interrupt handler: lets another thread stop CPU-bound code (SharedArrayBuffer flag). */
   interrupted?: () => boolean;
 }
@@ -43,7 +49,10 @@ export function startClock(
     limits,
     interrupts: parts.interrupts,
     guard: parts.guard,
-    signal: options.signal ?? NEVER_ABORTED,
+    signals:
+      options.alsoSignal === undefined
+        ? [options.signal ?? NEVER_ABORTED]
+        : [options.signal ?? NEVER_ABORTED, options.alsoSignal],
     interrupted: options.interrupted,
     watchdog: parts.watchdog,
   });

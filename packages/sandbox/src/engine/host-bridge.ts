@@ -188,24 +188,24 @@ export class HostBridge {
     }
   }
 
-  /** Resolves once a result arrives, the deadline passes, or `signal` aborts. */
+  /** Resolves once a result arrives, the deadline passes, or one of `signals` aborts. */
   waitForSettle(
     deadline: number,
-    signal: AbortSignal,
+    signals: readonly AbortSignal[],
   ): Promise<'settled' | 'deadline' | 'aborted'> {
     if (this.#arrived.length > 0) return Promise.resolve('settled');
     return new Promise((resolve) => {
       const done = (outcome: 'settled' | 'deadline' | 'aborted'): void => {
         clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
+        for (const signal of signals) signal.removeEventListener('abort', onAbort);
         this.#wake = undefined;
         resolve(outcome);
       };
       const onAbort = (): void => done('aborted');
       const timer = setTimeout(() => done('deadline'), Math.max(0, deadline - Date.now()));
       this.#wake = () => done('settled');
-      if (signal.aborted) done('aborted');
-      else signal.addEventListener('abort', onAbort, { once: true });
+      if (signals.some((signal) => signal.aborted)) done('aborted');
+      else for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
     });
   }
 

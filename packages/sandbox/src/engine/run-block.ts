@@ -129,7 +129,7 @@ async function settleLater(
   const { bridge, limits } = parts;
   let yielded = started;
   for (;;) {
-    const outcome = await bridge.waitForSettle(clock.wallDeadline, clock.signal);
+    const outcome = await bridge.waitForSettle(clock.wallDeadline, clock.signals);
     if (outcome === 'deadline') {
       return { kind: 'limit', error: limitErrors.wall(limits.blockTimeoutMs) };
     }

@@ -47,7 +47,7 @@ export function brandOf(value: object): Brand {
 
 /** `/source/flags` of a RegExp, read through the captured getters. */
 export function regexpText(pattern: object): string {
-  return `/${call<string>(regexpSource, pattern, [])}/${regexpFlags(pattern)}`;
+  return '/' + call<string>(regexpSource, pattern, []) + '/' + regexpFlags(pattern);
 }
 
 /** The flags of a RegExp, read through the captured getters. */

@@ -26,7 +26,12 @@ const NUMBERED_PAYLOAD = /^(context|history)_\d+$/;
 function answerTooLarge(size: number, atLeast: boolean): Error {
   return codedError(
     'RangeError',
-    `FINAL: the answer has ${atLeast ? 'at least ' : ''}${size} characters, more than the ${limits.maxAnswerChars} allowed (maxAnswerChars), so it was not accepted. Give a shorter answer: a summary, or only the part the question asks for.`,
+    'FINAL: the answer has ' +
+      (atLeast ? 'at least ' : '') +
+      size +
+      ' characters, more than the ' +
+      limits.maxAnswerChars +
+      ' allowed (maxAnswerChars), so it was not accepted. Give a shorter answer: a summary, or only the part the question asks for.',
     'sandbox.too_large',
   );
 }
@@ -54,7 +59,7 @@ function availableVariables(): string {
   const names = userNames();
   return names.length === 0
     ? 'No variables have been created yet.'
-    : `Available variables: ${joinList(names, ', ')}`;
+    : 'Available variables: ' + joinList(names, ', ');
 }
 
 /** A name as a model may write it: spaces around it and one pair of quotes are ignored. */
@@ -80,10 +85,14 @@ export function FINAL_VAR(name: unknown): string {
     !slot.accessor &&
     !isBaseline(key) &&
     (!isScaffold(key) || key === 'context' || key === 'history' || matches(NUMBERED_PAYLOAD, key));
-  if (!visible) return `Error: Variable '${key}' not found. ${availableVariables()}`;
+  if (!visible) return "Error: Variable '" + key + "' not found. " + availableVariables();
   // undefined is never an answer (a block that stopped before assigning leaves it so).
   if (slot.value === undefined) {
-    return `Error: Variable '${key}' holds undefined, which is not an answer. Assign it a value first.`;
+    return (
+      "Error: Variable '" +
+      key +
+      "' holds undefined, which is not an answer. Assign it a value first."
+    );
   }
   return FINAL(slot.value);
 }
@@ -96,9 +105,9 @@ export function SHOW_VARS(): string {
   for (let index = 0; index < names.length; index++) {
     const name = names[index] as string;
     const slot = globalSlot(name);
-    append(parts, `${name} (${slot.accessor ? 'accessor' : typeName(slot.value)})`);
+    append(parts, name + ' (' + (slot.accessor ? 'accessor' : typeName(slot.value)) + ')');
   }
-  return `Variables: ${joinList(parts, ', ')}`;
+  return 'Variables: ' + joinList(parts, ', ');
 }
 
 /** The block's answer, and forgets it for the next block. */

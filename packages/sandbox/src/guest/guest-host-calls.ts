@@ -32,14 +32,19 @@ function callHost(hostCall: HostCall, name: string, args: unknown[]): Promise<un
     json = jsonStringify(args);
   } catch {
     return rejected(
-      codedError('TypeError', `${name}: the arguments must be JSON-serializable`, undefined),
+      codedError('TypeError', name + ': the arguments must be JSON-serializable', undefined),
     );
   }
   if (json.length > limits.maxHostCallChars) {
     return rejected(
       codedError(
         'RangeError',
-        `${name}: the arguments take ${json.length} characters as JSON, more than the ${limits.maxHostCallChars} a host call may carry (maxHostCallChars)`,
+        name +
+          ': the arguments take ' +
+          json.length +
+          ' characters as JSON, more than the ' +
+          limits.maxHostCallChars +
+          ' a host call may carry (maxHostCallChars)',
         'sandbox.too_large',
       ),
     );

@@ -51,6 +51,18 @@ describe('guest sources', { timeout: 120_000 }, () => {
     for (const line of [2, 3, 4, 5, 6]) expect(result.output).toContain(`entry.ts:${line}:`);
   });
 
+  it('may not join strings with a template, which QuickJS does through String.prototype.concat', async () => {
+    const refused = await embed({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: TypeScript source the test embeds
+      'entry.ts': 'export function main(n: number) {\n  return `n=${n}`;\n}\n',
+    });
+    expect(refused).toMatchObject({ ok: false, output: expect.stringContaining('entry.ts:2:') });
+    const plain = await embed({
+      'entry.ts': 'export function main(n: number) {\n  return `n=` + n;\n}\n',
+    });
+    expect(plain.ok).toBe(true);
+  });
+
   it('refuses a name declared in two modules, which would share one scope', async () => {
     const result = await embed({
       'entry.ts':

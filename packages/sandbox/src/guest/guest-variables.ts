@@ -11,6 +11,7 @@ import {
   indexOf,
   isAccessor,
   isFrozen,
+  isOwnEnumerable,
   isWellFormed,
   joinList,
   jsonParse,
@@ -22,6 +23,7 @@ import {
   objectKeys,
   push,
   record,
+  reflectDefineProperty,
 } from './primordials.js';
 import { basicTypeName, typeName } from './type-name.js';
 
@@ -39,6 +41,13 @@ const helpers = record<Record<string, unknown>>();
 const pinned = record<Record<string, unknown>>();
 /** The names in `pinned`, in the order they were first pinned. */
 const pinnedNames = list<string>();
+/**
+ * For each pinned name, the partial descriptor `restore` puts back in one call (see there):
+ * `{ value, writable: true, configurable: true }`, without a prototype (so no `get` inherited from
+ * `Object.prototype` can turn it into an accessor). None for a number, which `restore` compares
+ * with `===` (where `defineProperty` would tell `0` from `-0`).
+ */
+const restoring = record<Record<string, PropertyDescriptor | undefined>>();
 /**
  * Names known never to be user variables (the engine's or the scaffold's): both sets only grow,
  * so a name once found in either is skipped at once by every later listing.
@@ -107,6 +116,14 @@ export function defineGlobal(name: string, value: unknown): void {
 export function pin(name: string, value: unknown): void {
   if (!hasOwn(pinned, name)) append(pinnedNames, name);
   pinned[name] = value;
+  if (typeof value === 'number') restoring[name] = undefined;
+  else {
+    const descriptor = record<PropertyDescriptor>();
+    descriptor.value = value;
+    descriptor.writable = true;
+    descriptor.configurable = true;
+    restoring[name] = descriptor;
+  }
   reserved[name] = true;
   listing.count = -1;
   defineGlobal(name, value);
@@ -246,11 +263,11 @@ export function locals(basic: boolean): string {
   for (let index = 0; index < names.length; index++) {
     // The JSON of `{ name: type }`, written directly: the names are distinct, in listing order,
     // and a type name is a plain lowercase word.
-    push(entries, `${texts[index] as string}:"${localType(names[index] as string, basic)}"`);
+    push(entries, (texts[index] as string) + ':"' + localType(names[index] as string, basic) + '"');
   }
   known.names = names;
   known.added = undefined;
-  return `{${joinList(entries, ',')}}`;
+  return '{' + joinList(entries, ',') + '}';
 }
 
 /** Most characters `listVariables` serializes to measure one variable. */
@@ -361,11 +378,32 @@ function deleteGlobals(names: string[]): void {
   }
 }
 
-/** Puts back every scaffold global a block rebound; returns the names it could not restore. */
+/**
+ * Puts back every scaffold global a block rebound; returns the names it could not restore.
+ *
+ * A pinned global ends up an own data property holding its value, writable and configurable; if
+ * it already was one it is left as it is (enumerable or not), otherwise it is defined again as a
+ * hidden global. Most blocks change none of them, and telling that with a descriptor per name
+ * costs a block more than anything else here. So a name that is not enumerable (the usual case,
+ * also when it is missing) first gets `defineProperty` with its partial descriptor: on an
+ * ordinary object that runs no guest code, changes nothing when the global already is as wanted,
+ * and otherwise makes it exactly what a hidden definition would (a missing or converted property
+ * gets `enumerable: false` either way). It fails, changing nothing, only where the global cannot
+ * be made so (not configurable, or the object not extensible): the descriptor check below then
+ * decides, as it does for an enumerable name.
+ */
 export function restore(): string[] {
   const failed = list<string>();
   for (let index = 0; index < pinnedNames.length; index++) {
     const name = pinnedNames[index] as string;
+    const wanted = restoring[name];
+    if (
+      wanted !== undefined &&
+      !isOwnEnumerable(G, name) &&
+      reflectDefineProperty(G, name, wanted)
+    ) {
+      continue;
+    }
     const descriptor = getOwnPropertyDescriptor(G, name);
     if (
       descriptor !== undefined &&

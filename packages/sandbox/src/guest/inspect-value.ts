@@ -60,8 +60,8 @@ interface Walk {
 export function quote(text: string): string {
   const cut = text.length > MAX_STRING ? text.length - MAX_STRING : 0;
   const json: string = jsonStringify(cut > 0 ? slice(text, 0, MAX_STRING) : text);
-  const quoted = `'${singleQuotedBody(json)}'`;
-  return cut > 0 ? `${quoted}... ${cut} more characters` : quoted;
+  const quoted = "'" + singleQuotedBody(json) + "'";
+  return cut > 0 ? quoted + '... ' + cut + ' more characters' : quoted;
 }
 
 /** Turns the inside of a JSON string literal into the inside of a single-quoted one. */
@@ -96,7 +96,7 @@ function nextSpecial(json: string, from: number, end: number): number {
 }
 
 function keyText(key: string | symbol): string {
-  if (typeof key === 'symbol') return `[${call<string>(symbolToString, key, [])}]`;
+  if (typeof key === 'symbol') return '[' + call<string>(symbolToString, key, []) + ']';
   return matches(IDENTIFIER, key) ? key : quote(key);
 }
 
@@ -109,8 +109,8 @@ export function functionText(fn: object): string {
   } catch {
     name = '';
   }
-  if (isClass(fn)) return `[class ${name || '(anonymous)'}]`;
-  return `[Function: ${name || '(anonymous)'}]`;
+  if (isClass(fn)) return '[class ' + (name || '(anonymous)') + ']';
+  return '[Function: ' + (name || '(anonymous)') + ']';
 }
 
 /** Entries inside `brackets` (`[]` or `{}`): on one line when short, else one per line. */
@@ -118,14 +118,14 @@ function wrap(brackets: '[]' | '{}', entries: string[], indent: number): string 
   const open = brackets[0] as string;
   const close = brackets[1] as string;
   if (entries.length === 0) return open + close;
-  const single = `${open} ${joinList(entries, ', ')} ${close}`;
+  const single = open + ' ' + joinList(entries, ', ') + ' ' + close;
   let multiline = false;
   for (let index = 0; index < entries.length; index++) {
     if (indexOf(entries[index] as string, '\n', 0) >= 0) multiline = true;
   }
   if (!multiline && single.length + indent <= LINE_WIDTH) return single;
   const pad = repeat(' ', indent + 2);
-  return `${open}\n${pad}${joinList(entries, `,\n${pad}`)}\n${repeat(' ', indent)}${close}`;
+  return open + '\n' + pad + joinList(entries, ',\n' + pad) + '\n' + repeat(' ', indent) + close;
 }
 
 function nested(walk: Walk): Walk {
@@ -145,9 +145,9 @@ function propertyEntries(value: object, walk: Walk, skipIndices: boolean): strin
     if (descriptor === undefined || descriptor.enumerable !== true) continue;
     shown++;
     if (shown > MAX_ITEMS) continue;
-    append(entries, `${keyText(key)}: ${accessorOrValue(descriptor, nested(walk))}`);
+    append(entries, keyText(key) + ': ' + accessorOrValue(descriptor, nested(walk)));
   }
-  if (shown > MAX_ITEMS) append(entries, `... ${shown - MAX_ITEMS} more properties`);
+  if (shown > MAX_ITEMS) append(entries, '... ' + (shown - MAX_ITEMS) + ' more properties');
   return entries;
 }
 
@@ -172,7 +172,11 @@ function errorText(value: object): string {
     head = 'Error';
   }
   if (!stack) return head;
-  return `${head}\n${stack.length > 0 && stack[stack.length - 1] === '\n' ? slice(stack, 0, -1) : stack}`;
+  return (
+    head +
+    '\n' +
+    (stack.length > 0 && stack[stack.length - 1] === '\n' ? slice(stack, 0, -1) : stack)
+  );
 }
 
 function arrayText(value: object, walk: Walk): string {
@@ -191,7 +195,7 @@ function arrayText(value: object, walk: Walk): string {
           : inspectAt(descriptor.value, nested(walk)),
     );
   }
-  if (count > MAX_ITEMS) append(items, `... ${count - MAX_ITEMS} more items`);
+  if (count > MAX_ITEMS) append(items, '... ' + (count - MAX_ITEMS) + ' more items');
   const extra = propertyEntries(value, walk, true);
   for (let index = 0; index < extra.length; index++) append(items, extra[index] as string);
   return wrap('[]', items, walk.indent);
@@ -210,14 +214,14 @@ function collectionText(value: object, walk: Walk, kind: 'map' | 'set'): string 
     if (count > MAX_ITEMS) continue;
     if (kind === 'map') {
       const entry = step.value as [unknown, unknown];
-      append(items, `${inspectAt(entry[0], inner)} => ${inspectAt(entry[1], inner)}`);
+      append(items, inspectAt(entry[0], inner) + ' => ' + inspectAt(entry[1], inner));
     } else {
       append(items, inspectAt(step.value, inner));
     }
   }
-  if (count > MAX_ITEMS) append(items, `... ${count - MAX_ITEMS} more items`);
+  if (count > MAX_ITEMS) append(items, '... ' + (count - MAX_ITEMS) + ' more items');
   const size = call<number>(kind === 'map' ? mapSize : setSize, value, []);
-  return `${kind === 'map' ? 'Map' : 'Set'}(${size}) ${wrap('{}', items, walk.indent)}`;
+  return (kind === 'map' ? 'Map' : 'Set') + '(' + size + ') ' + wrap('{}', items, walk.indent);
 }
 
 function constructorPrefix(value: object): string {
@@ -227,7 +231,7 @@ function constructorPrefix(value: object): string {
   const maker = ownData(prototype, 'constructor');
   if (typeof maker !== 'function') return '';
   const name = ownData(maker, 'name');
-  return typeof name === 'string' && name ? `${name} ` : '';
+  return typeof name === 'string' && name ? name + ' ' : '';
 }
 
 function objectText(value: object, walk: Walk): string {
@@ -261,7 +265,7 @@ function inspectAt(value: unknown, walk: Walk): string {
     case 'number':
       return value === 0 && 1 / value < 0 ? '-0' : StringCtor(value);
     case 'bigint':
-      return `${StringCtor(value)}n`;
+      return StringCtor(value) + 'n';
     case 'boolean':
     case 'undefined':
       return StringCtor(value);

@@ -16,7 +16,7 @@ import {
   setVariable,
 } from './guest-variables.js';
 import { formatArgs, inspect } from './inspect-value.js';
-import { jsonText } from './json-text.js';
+import { jsonText, stringJson } from './json-text.js';
 import {
   closeOutput,
   emptyStream,
@@ -60,7 +60,7 @@ export function installScaffold(hostCall: HostCall, configJson: string): Scaffol
 }
 
 function logTo(stream: StreamName): Log {
-  return (...args: unknown[]) => write(stream, `${formatArgs(args)}\n`);
+  return (...args: unknown[]) => write(stream, formatArgs(args) + '\n');
 }
 
 type Log = (...args: unknown[]) => void;
@@ -87,7 +87,7 @@ function makeConsole(): GuestConsole {
     error: logTo('stderr'),
     assert: (condition: unknown, ...rest: unknown[]) => {
       if (condition) return;
-      write('stderr', `Assertion failed${rest.length > 0 ? `: ${formatArgs(rest)}` : ''}\n`);
+      write('stderr', 'Assertion failed' + (rest.length > 0 ? ': ' + formatArgs(rest) : '') + '\n');
     },
   });
 }
@@ -170,9 +170,9 @@ function formatCompletion(holder: { value: unknown }): void {
       text = inspect(value);
     } catch (error) {
       // A trap or getter threw: say so. (A stopped block's interrupt cannot be caught here.)
-      text = `[the value could not be printed: ${formatArgs([error])}]`;
+      text = '[the value could not be printed: ' + formatArgs([error]) + ']';
     }
-    write('stdout', `${text}\n`);
+    write('stdout', text + '\n');
   }
   completion.printed = true;
 }
@@ -187,13 +187,24 @@ function finishBlock(holder: { value: unknown }): string {
   const stdout = isEmpty(out) ? out : emptyStream();
   const stderr = isEmpty(err) ? err : emptyStream();
   const answer = finalState.answer;
-  // The JSON of `FinishedBlock`, written directly: strings through `jsonText`, the dropped counts
+  // The JSON of `FinishedBlock`, written directly: strings through `stringJson`, the dropped counts
   // (whole numbers, never negative) as they print, and the usual empty answer and list as literals.
-  const text = `{"locals":${localsJson},"end":{"stdout":${jsonText(streamText(out))},"stderr":${jsonText(
-    streamText(err),
-  )},"droppedStdout":${out.dropped},"droppedStderr":${err.dropped},"finalAnswer":${
-    answer === null ? 'null' : jsonText(answer)
-  },"unrestored":${unrestored.length === 0 ? '[]' : jsonText(unrestored)}}}`;
+  const text =
+    '{"locals":' +
+    localsJson +
+    ',"end":{"stdout":' +
+    stringJson(streamText(out)) +
+    ',"stderr":' +
+    stringJson(streamText(err)) +
+    ',"droppedStdout":' +
+    out.dropped +
+    ',"droppedStderr":' +
+    err.dropped +
+    ',"finalAnswer":' +
+    (answer === null ? 'null' : stringJson(answer)) +
+    ',"unrestored":' +
+    (unrestored.length === 0 ? '[]' : jsonText(unrestored)) +
+    '}}';
   // The commit: plain assignments to prototype-less records, no call in between. The interrupt
   // handler is polled only at calls and loops, so the answer and the output are taken together
   // or (when it stops this call earlier) not at all. It also begins the next block (see

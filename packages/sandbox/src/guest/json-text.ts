@@ -22,14 +22,19 @@ export function jsonText(value: unknown): string {
   const parts = list<string>();
   if (isArray(value)) {
     for (let index = 0; index < value.length; index++) append(parts, jsonText(value[index]));
-    return `[${joinList(parts, ',')}]`;
+    return '[' + joinList(parts, ',') + ']';
   }
   const fields = value as Record<string, unknown>;
   const keys = objectKeys(fields);
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index] as string;
     const item = fields[key];
-    if (item !== undefined) append(parts, `${jsonStringify(key)}:${jsonText(item)}`);
+    if (item !== undefined) append(parts, jsonStringify(key) + ':' + jsonText(item));
   }
-  return `{${joinList(parts, ',')}}`;
+  return '{' + joinList(parts, ',') + '}';
+}
+
+/** The JSON text of a string (`""` written directly for the usual empty stream). */
+export function stringJson(text: string): string {
+  return text === '' ? '""' : jsonStringify(text);
 }

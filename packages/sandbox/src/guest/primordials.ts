@@ -35,6 +35,7 @@ const reflectApply = Reflect.apply;
 const functionCall = Function.prototype.call;
 const functionBind = Function.prototype.bind;
 export const ownKeys = Reflect.ownKeys;
+export const reflectDefineProperty = Reflect.defineProperty;
 export const jsonStringify = JSON.stringify;
 export const jsonParse = JSON.parse;
 export const isArray = Array.isArray;
@@ -77,7 +78,7 @@ export const setIteratorNext = getPrototypeOf(new Set().values()).next as Method
 function getterOf(prototype: object, key: string): Method {
   const descriptor = getOwnPropertyDescriptor(prototype, key);
   const getter = descriptor === undefined ? undefined : descriptor.get;
-  if (getter === undefined) throw new ErrorCtor(`prelude: no getter ${key}`);
+  if (getter === undefined) throw new ErrorCtor('prelude: no getter ' + key);
   return getter as Method;
 }
 export const mapSize = getterOf(Map.prototype, 'size');
@@ -126,6 +127,11 @@ const accessorLookups = ObjectPrototype as unknown as {
  */
 export const lookupGetter = uncurry(accessorLookups.__lookupGetter__) as LookupAccessor;
 export const lookupSetter = uncurry(accessorLookups.__lookupSetter__) as LookupAccessor;
+/** Whether `target` has an own enumerable property `key` (no guest code on ordinary objects). */
+export const isOwnEnumerable = uncurry(ObjectPrototype.propertyIsEnumerable as Method) as (
+  target: object,
+  key: PropertyKey,
+) => boolean;
 
 /** Calls a captured method (never looked up on the receiver). */
 export function call<TResult>(
