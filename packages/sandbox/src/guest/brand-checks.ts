@@ -9,10 +9,13 @@ import {
   list,
   type Method,
   mapSize,
+  newWeakMap,
   RegExpPrototype,
   regexpFlagGetters,
   regexpSource,
   setSize,
+  weakMapGet,
+  weakMapSet,
 } from './primordials.js';
 
 /**
@@ -30,6 +33,18 @@ export function hasBrand(getter: Method, value: unknown): boolean {
 
 export type Brand = 'array' | 'map' | 'set' | 'date' | 'regexp' | 'other';
 
+type SlotBrand = Exclude<Brand, 'array'>;
+
+/**
+ * What the checks that throw found for each object they were asked about. A check fails by
+ * throwing, and QuickJS builds an error with its stack for every failure: four of them for a
+ * plain object, ~30 µs each time its type is named (every block, for each variable that holds
+ * one). What they read is fixed when the object is made (a Proxy has none of these slots, its
+ * target's or not), so the first answer stays true; `Array.isArray`, which does follow a Proxy
+ * and throws once it is revoked, is asked every time. Weak: it keeps no object alive.
+ */
+const slotBrands = newWeakMap<object, SlotBrand>();
+
 /** The built-in kind of an object, by brand checks only. */
 export function brandOf(value: object): Brand {
   try {
@@ -38,6 +53,14 @@ export function brandOf(value: object): Brand {
     // A revoked Proxy throws from Array.isArray.
     return 'other';
   }
+  const known = call<SlotBrand | undefined>(weakMapGet, slotBrands, [value]);
+  if (known !== undefined) return known;
+  const brand = slotBrand(value);
+  call(weakMapSet, slotBrands, [value, brand]);
+  return brand;
+}
+
+function slotBrand(value: object): SlotBrand {
   if (hasBrand(mapSize, value)) return 'map';
   if (hasBrand(setSize, value)) return 'set';
   if (hasBrand(dateGetTime, value)) return 'date';
