@@ -1,7 +1,24 @@
 import { brandOf } from './brand-checks.js';
-import { call, functionToString, matches } from './primordials.js';
+import {
+  call,
+  functionToString,
+  indexOf,
+  matches,
+  newWeakMap,
+  weakMapGet,
+  weakMapSet,
+} from './primordials.js';
 
 const CLASS_SOURCE = /^class[\s{]/;
+
+/**
+ * `isClass` of the functions whose source QuickJS gave: that text is fixed when the function is
+ * made, so the answer is too, and a function variable's type is named every block (reading its
+ * whole source each time). A text with `[native code]` is not kept: for a bound function or a
+ * Proxy QuickJS builds it from `name`, which may be a getter (so it is read again each time, as
+ * before). Weak: it keeps no function alive.
+ */
+const sourceKinds = newWeakMap<object, boolean>();
 
 /**
  * The type shown for a variable: `string`, `number`, `array`, `map`, `set`, `date`, `regexp`,
@@ -26,9 +43,15 @@ export function basicTypeName(value: unknown): string {
 
 /** Whether a function's source is a class (see `typeName` about bound functions and Proxies). */
 export function isClass(fn: object): boolean {
+  const known = call<boolean | undefined>(weakMapGet, sourceKinds, [fn]);
+  if (known !== undefined) return known;
+  let source: string;
   try {
-    return matches(CLASS_SOURCE, call(functionToString, fn, []));
+    source = call(functionToString, fn, []);
   } catch {
     return false;
   }
+  const kind = matches(CLASS_SOURCE, source);
+  if (indexOf(source, '[native code]', 0) === -1) call(weakMapSet, sourceKinds, [fn, kind]);
+  return kind;
 }

@@ -53,3 +53,31 @@ describe.each(ISOLATIONS)('variable types named again in later blocks (%s)', (is
     });
   });
 });
+
+describe.each(ISOLATIONS)('function types named again in later blocks (%s)', (isolation) => {
+  it('tell classes from functions, and read a bound function’s name getter every block', async () => {
+    await withSandbox({ isolation }, async (sandbox) => {
+      const made = await sandbox.execute(
+        [
+          'class Shape {}; function area() { return 1 }; var wrapped = new Proxy(Shape, {});',
+          'var reads = 0; var bound = area.bind(null);',
+          'Object.defineProperty(bound, "name", { get() { reads++; return "n" } });',
+        ].join('\n'),
+      );
+      const types = {
+        Shape: 'class',
+        area: 'function',
+        wrapped: 'function',
+        reads: 'number',
+        bound: 'function',
+      };
+      expect(made.locals).toEqual(types);
+      // Naming a bound function's type reads its name: once more in every block.
+      const first = Number((await sandbox.execute('reads')).stdout);
+      expect(Number((await sandbox.execute('reads')).stdout)).toBe(first + 1);
+      const printed = await sandbox.execute('print(Shape, area); reads');
+      expect(printed.stdout).toBe(`[class Shape] [Function: area]\n${first + 2}\n`);
+      expect(printed.locals).toEqual(types);
+    });
+  });
+});
