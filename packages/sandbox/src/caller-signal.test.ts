@@ -11,8 +11,8 @@ import {
 const stuck = delayedFunction(600_000);
 
 // A caller passes the same signal block after block. An inline sandbox reads it beside its own
-// lifetime without linking the two; a worker sandbox keeps one listener on it for all its blocks
-// (see worker-sandbox.ts). These pin that either way it stops exactly the blocks it was given to.
+// lifetime without linking the two (see `EngineRunOptions.alsoSignal`). These pin that in either
+// isolation it stops exactly the blocks it was given to.
 describe.each(ISOLATIONS)('the signal a block is given (%s)', (isolation) => {
   it('stops a later block that awaits a host call, after earlier blocks ran under it', async () => {
     await withSandbox({ isolation, functions: { stuck } }, async (sandbox) => {

@@ -32,14 +32,6 @@ interface PendingReply {
   abort: () => void;
 }
 
-/** A caller's signal with the one listener a sandbox keeps on it (see `#callerSignal`). */
-interface CallerSignal {
-  signal: AbortSignal;
-  /** Aborts the requests now waiting under the signal. */
-  aborts: Set<() => void>;
-  listener: () => void;
-}
-
 /** One engine of this sandbox on one worker; a reset replaces it with a fresh one. */
 interface Engine {
   worker: Worker;
@@ -77,13 +69,6 @@ export class WorkerSandbox implements Sandbox {
   /** A fresh engine being started after a reset; requests wait for it. */
   #restarting: Promise<void> | undefined;
   #nextId = 1;
-  /**
-   * The caller signal of the latest request that had one, with the single listener this sandbox
-   * keeps on it: a caller (the executor) passes the same signal block after block, and adding and
-   * removing a listener per block cost more than the rest of the host's side of a block. The
-   * listener aborts the requests waiting under that signal (`aborts`), at most one at a time.
-   */
-  #callerSignal: CallerSignal | undefined;
   #poisonReason: string | undefined;
   #disposed = false;
   #unbind: () => void = () => {};
@@ -270,7 +255,6 @@ export class WorkerSandbox implements Sandbox {
     if (this.#poisonReason !== undefined) return Promise.reject(poisonedError(this.#poisonReason));
     const engine = this.#current;
     const id = this.#nextId++;
-    const aborts = signal === undefined || signal.aborted ? undefined : this.#callerAborts(signal);
     return new Promise((resolve, reject) => {
       // Disposing an engine runs no guest code; everything else is watched from out here, and an
       // execute also against a worker that answers nothing long past every limit.
@@ -294,7 +278,7 @@ export class WorkerSandbox implements Sandbox {
       };
       const settle = (): void => {
         if (watched !== undefined) engine.watch.end(watched);
-        aborts?.delete(onAbort);
+        signal?.removeEventListener('abort', onAbort);
       };
       this.#replies.set(id, {
         resolve: (value) => {
@@ -314,28 +298,8 @@ export class WorkerSandbox implements Sandbox {
       });
       engine.worker.postMessage({ type: 'request', id, request } satisfies ToWorker);
       if (signal?.aborted) onAbort();
-      else aborts?.add(onAbort);
+      else signal?.addEventListener('abort', onAbort, { once: true });
     });
-  }
-
-  /** What `signal` aborts when it fires (see `#callerSignal`); it replaces an earlier signal. */
-  #callerAborts(signal: AbortSignal): Set<() => void> {
-    const held = this.#callerSignal;
-    if (held?.signal === signal) return held.aborts;
-    if (held !== undefined) this.#releaseCallerSignal(held);
-    const aborts = new Set<() => void>();
-    const listener = (): void => {
-      for (const abort of [...aborts]) abort();
-    };
-    signal.addEventListener('abort', listener, { once: true });
-    this.#callerSignal = { signal, aborts, listener };
-    return aborts;
-  }
-
-  /** Stops listening to a caller signal, unless a request still waits under it. */
-  #releaseCallerSignal(held: CallerSignal): void {
-    this.#callerSignal = undefined;
-    if (held.aborts.size === 0) held.signal.removeEventListener('abort', held.listener);
   }
 
   async execute(code: string, options: ExecuteOptions = {}): Promise<REPLResult> {
@@ -444,7 +408,6 @@ export class WorkerSandbox implements Sandbox {
         await engine.worker.terminate();
       }
     }
-    if (this.#callerSignal !== undefined) this.#releaseCallerSignal(this.#callerSignal);
     this.#rejectAll(disposedError);
   }
 
