@@ -19,14 +19,14 @@ const WIDE_BIT = 0x8000_0000;
  * Creates a guest string from ASCII bytes with one copy of them in WASM memory. Going through
  * UTF-8 (`newGuestStringFromUtf8`) needs the bytes in WASM memory first, then the string QuickJS
  * builds from them: twice the text's size of memory touched, and WASM memory never shrinks. Here
- * the guest makes a blank string of the right length (`''.padEnd(n, spaces)`, one exact allocation) and
+ * the guest makes a blank string of the right length (`' '.repeat(n)`, one exact allocation) and
  * the bytes are written over its characters: an ASCII string is stored one byte a character.
  *
  * That relies on QuickJS's string layout (a NaN-boxed value pointing at a header, then the
  * characters), which is checked on every call: the blank must be a one-byte string of length n,
  * and a probe string of known text locates where characters start. Anything unexpected returns
  * `undefined` (nothing is written). Call it before any guest code runs (the blank comes from
- * `String.prototype.padEnd`). `write` puts exactly `length` bytes, all below 0x80 and none NUL,
+ * `String.prototype.repeat`). `write` puts exactly `length` bytes, all below 0x80 and none NUL,
  * into the characters it is given, so the bytes need not exist anywhere else first; when it
  * throws, the string is freed and the error goes on.
  */
@@ -64,21 +64,13 @@ export function newGuestAsciiString(
   return blank;
 }
 
-/**
- * Spaces a blank is filled from, a chunk at a time: QuickJS's `' '.repeat(n)` appends one
- * character per step (~180 ms for 60 MB), `''.padEnd(n, filler)` copies the filler whole (~20 ms);
- * both allocate the n-character string once, exactly.
- */
-const BLANK_FILLER_CHARS = 4096;
-
-/** `''.padEnd(length, spaces)` in the guest, or undefined when it failed (out of memory). */
+/** `' '.repeat(length)` in the guest, or undefined when it failed (out of memory). */
 function blankString(context: QuickJSContext, length: number): QuickJSHandle | undefined {
-  const empty = context.newString('');
-  const padEnd = context.getProp(empty, 'padEnd');
+  const space = context.newString(' ');
+  const repeat = context.getProp(space, 'repeat');
   const count = context.newNumber(length);
-  const filler = context.newString(' '.repeat(BLANK_FILLER_CHARS));
   try {
-    const result = context.callFunction(padEnd, empty, count, filler);
+    const result = context.callFunction(repeat, space, count);
     if (result.error !== undefined) {
       result.error.dispose();
       return undefined;
@@ -89,10 +81,9 @@ function blankString(context: QuickJSContext, length: number): QuickJSHandle | u
     }
     return result.value;
   } finally {
-    empty.dispose();
-    padEnd.dispose();
+    space.dispose();
+    repeat.dispose();
     count.dispose();
-    filler.dispose();
   }
 }
 
