@@ -4,76 +4,27 @@ import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRLM } from '../dist/index.js';
+import * as executor from '../dist/index.js';
+import {
+  median,
+  model,
+  referenceTurns,
+  repl,
+  TURNS_PER_RUN,
+  turnOf,
+  turnSummary,
+  WARM_UP_RUNS,
+} from './reference-turn.mjs';
 
+const { createRLM } = executor;
 const only = process.argv[2];
 
-/** A zero-latency (or fixed-latency) model answering from a function of the request. */
-function model(id, answer, latencyMs = 0) {
-  return {
-    id,
-    async complete(request) {
-      if (latencyMs > 0) {
-        await new Promise((resolve, reject) => {
-          const timer = setTimeout(resolve, latencyMs);
-          request.signal?.addEventListener('abort', () => {
-            clearTimeout(timer);
-            reject(request.signal.reason);
-          });
-        });
-      }
-      const text = answer(request);
-      const usage = { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 };
-      return { text, usage, stopReason: 'end_turn', model: id };
-    },
-  };
-}
-
-const turnOf = (request) =>
-  request.messages.filter((message) => message.role === 'assistant').length;
-const repl = (code) => `\`\`\`repl\n${code}\n\`\`\``;
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const fmt = (value, digits = 1) => value.toFixed(digits);
 
 /**
- * Per turn over turns 1 to the answer of one run: the whole turn, and the part between each
- * `block-start` and its `block-end` (the sandbox's round trip as the loop sees it).
- */
-async function turnMicros({ iterations, isolation, code }) {
-  let firstTurnAt = 0;
-  let answeredAt = 0;
-  let blockAt = 0;
-  let inBlocks = 0;
-  const root = model('bench/root', (request) => {
-    const turn = turnOf(request);
-    if (turn === iterations - 1) return 'FINAL(done)';
-    return code ? repl('x = 1 + 1; print(x)') : `Thinking about step ${turn}.`;
-  });
-  const rlm = createRLM({
-    model: root,
-    maxIterations: iterations,
-    isolation,
-    firstTurnGuard: false,
-    onEvent: (event) => {
-      // Turn 0 also waits for the sandbox to start: measure from turn 1 on.
-      if (event.type === 'iteration-start' && event.iteration === 1) {
-        firstTurnAt = performance.now();
-      }
-      if (event.type === 'block-start' && event.iteration >= 1) blockAt = performance.now();
-      if (event.type === 'block-end' && event.iteration >= 1)
-        inBlocks += performance.now() - blockAt;
-      if (event.type === 'final-answer') answeredAt = performance.now();
-    },
-  });
-  await rlm.completion('context');
-  const perTurn = (ms) => (ms / (iterations - 1)) * 1000;
-  return { total: perTurn(answeredAt - firstTurnAt), block: perTurn(inBlocks) };
-}
-
-/**
- * The loop per turn on the reference workload (a zero-latency model answering with the trivial
- * block `x = 1 + 1; print(x)` every turn), after 40 warm-up runs of 50 turns so V8 has optimized
- * the loop (the first runs in a process cost several times more; the targets show that cold run).
+ * The loop per turn on the reference workload, measured as the targets table measures it (see
+ * reference-turn.mjs: 40 warm-up runs of 50 turns, then the median of the measured runs), here
+ * with 15 measured runs of each workload in this one process.
  */
 async function loopOverhead() {
   const rows = [];
@@ -83,16 +34,13 @@ async function loopOverhead() {
     { what: 'a turn without code (for the record)', isolation: 'inline', code: false },
   ];
   for (const workload of workloads) {
-    const run = () => turnMicros({ iterations: 50, ...workload });
-    for (let warmUp = 0; warmUp < 40; warmUp++) await run();
-    const samples = [];
-    for (let rep = 0; rep < 15; rep++) samples.push(await run());
-    const total = median(samples.map((s) => s.total));
+    const { warm } = await referenceTurns(executor, { ...workload, measuredRuns: 15 });
+    const summary = turnSummary(warm);
     const parts = workload.code
-      ? `; block-start to block-end ${fmt(median(samples.map((s) => s.block)), 0)} µs, the loop's own rest ${fmt(median(samples.map((s) => s.total - s.block)), 0)} µs`
+      ? `; block-start to block-end ${fmt(summary.block, 0)} µs, the loop's own rest ${fmt(summary.rest, 0)} µs`
       : '';
     rows.push(
-      `| per iteration, ${workload.what}: zero-latency model, 50-iteration runs after 40 warm-up runs | median ${fmt(total, 0)} µs${parts} |`,
+      `| per iteration, ${workload.what}: zero-latency model, ${TURNS_PER_RUN}-iteration runs after ${WARM_UP_RUNS} warm-up runs | median ${fmt(summary.total, 0)} µs${parts}; CPU ${fmt(summary.cpu, 0)} µs |`,
     );
   }
   return rows;

@@ -16,6 +16,16 @@ import {
   median,
   targetsTable,
 } from '../../../scripts/bench/targets-table.mjs';
+import {
+  model,
+  REFERENCE_BLOCK,
+  referenceTurns,
+  repl,
+  TURNS_PER_RUN,
+  turnOf,
+  turnSummary,
+  WARM_UP_RUNS,
+} from './reference-turn.mjs';
 
 const repoRoot = new URL('../../../', import.meta.url).pathname;
 const args = process.argv.slice(2);
@@ -26,93 +36,19 @@ const baselineRoot = baselineRootOf(args, repoRoot);
 
 const loadExecutor = (root) =>
   import(pathToFileURL(resolve(root, 'packages/executor/dist/index.js')).href);
-const turnOf = (request) =>
-  request.messages.filter((message) => message.role === 'assistant').length;
-const repl = (code) => `\`\`\`repl\n${code}\n\`\`\``;
-
-/** A zero-latency (or fixed-latency) model answering from a function of the request. */
-function model(id, answer, latencyMs = 0) {
-  return {
-    id,
-    async complete(request) {
-      if (latencyMs > 0) await new Promise((done) => setTimeout(done, latencyMs));
-      const usage = { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 };
-      return { text: answer(request), usage, stopReason: 'end_turn', model: id };
-    },
-  };
-}
-
-// ── Item 1: per iteration, the reference workload (zero-latency model, a trivial block a turn) ──
-/**
- * Per iteration over turns 1 to the answer: the whole turn, and the part between each
- * `block-start` and its `block-end` (the sandbox's round trip as the loop sees it); the rest is
- * the loop's own (model call, parsing, events, history).
- */
-async function iterationMicros(executor, isolation, iterations) {
-  let firstTurnAt = 0;
-  let answeredAt = 0;
-  let blockAt = 0;
-  let inBlocks = 0;
-  let cpuAtFirstTurn;
-  let cpuAtAnswer;
-  const root = model('bench/root', (request) =>
-    turnOf(request) === iterations - 1 ? 'FINAL(done)' : repl('x = 1 + 1; print(x)'),
-  );
-  const rlm = executor.createRLM({
-    model: root,
-    maxIterations: iterations,
-    isolation,
-    firstTurnGuard: false,
-    onEvent: (event) => {
-      // Turn 0 also waits for the sandbox to start: measure from turn 1 on.
-      if (event.type === 'iteration-start' && event.iteration === 1) {
-        cpuAtFirstTurn = process.cpuUsage();
-        firstTurnAt = performance.now();
-      }
-      if (event.type === 'block-start' && event.iteration >= 1) blockAt = performance.now();
-      if (event.type === 'block-end' && event.iteration >= 1) {
-        inBlocks += performance.now() - blockAt;
-      }
-      if (event.type === 'final-answer') {
-        answeredAt = performance.now();
-        cpuAtAnswer = process.cpuUsage(cpuAtFirstTurn);
-      }
-    },
-  });
-  await rlm.completion('context');
-  const perTurn = (ms) => (ms / (iterations - 1)) * 1000;
-  return {
-    total: perTurn(answeredAt - firstTurnAt),
-    block: perTurn(inBlocks),
-    // Every thread of the process (a worker sandbox's too), over the same turns.
-    cpu: perTurn((cpuAtAnswer.user + cpuAtAnswer.system) / 1000),
-  };
-}
-
-const ITERATION_TURNS = 50;
-// V8 keeps optimizing the loop for ~2,000 turns (per-turn medians at load ~3: ~1.2 ms in the
-// first run of 50, ~160 µs after 500 turns, ~120 µs after 1,000, ~65–130 µs after 2,000).
-const ITERATION_WARM_UP_RUNS = 40;
 const ITERATION_MEASURED_RUNS = 5;
 
 // ── Measures in processes of their own (per iteration, peak and resident memory, records) ──
 const childTasks = {
   /**
-   * Runs of the reference workload in a process of their own (one build per process): the first
-   * run of 50 turns right after the modules load (cold: the JIT has optimized nothing yet), then
-   * warm-up runs until the JIT has settled, then the measured ones. A process runs one build only, so neither build's garbage,
-   * WASM memory or half-optimized code is in the other's turns.
+   * Runs of the reference workload in a process of their own (one build per process; see
+   * reference-turn.mjs): the first run right after the modules load (cold: the JIT has optimized
+   * nothing yet), then warm-up runs until the JIT has settled, then the measured ones. A process
+   * runs one build only, so neither build's garbage, WASM memory or half-optimized code is in the
+   * other's turns.
    */
   async iterations(executor, { isolation }) {
-    const cold = await iterationMicros(executor, isolation, ITERATION_TURNS);
-    for (let run = 1; run < ITERATION_WARM_UP_RUNS; run++) {
-      await iterationMicros(executor, isolation, ITERATION_TURNS);
-    }
-    const warm = [];
-    for (let run = 0; run < ITERATION_MEASURED_RUNS; run++) {
-      warm.push(await iterationMicros(executor, isolation, ITERATION_TURNS));
-    }
-    return { cold, warm };
+    return referenceTurns(executor, { isolation, measuredRuns: ITERATION_MEASURED_RUNS });
   },
   /**
    * Peak RSS of a 3-iteration run over 50 MB, and what stays resident after it: while the caller
@@ -240,38 +176,38 @@ for (const [isolation, goal] of [
   const samples = await interleaved(ITERATION_ROUNDS, (build) =>
     inChild('iterations', build.root, [`--isolation=${isolation}`]),
   );
-  const warm = samples.map((list) => list.flatMap((process) => process.warm));
+  const summaries = samples.map((list) => turnSummary(list.flatMap((process) => process.warm)));
   const cold = samples.map((list) => list.map((process) => process.cold));
   const measured = ITERATION_ROUNDS * ITERATION_MEASURED_RUNS;
   target(
-    `per iteration, ${isolation}: zero-latency model, \`x = 1 + 1; print(x)\` a turn (median of ${measured} runs of ${ITERATION_TURNS} in ${ITERATION_ROUNDS} processes, each after ${ITERATION_WARM_UP_RUNS} warm-up runs)`,
+    `per iteration, ${isolation}: zero-latency model, \`${REFERENCE_BLOCK}\` a turn (median of ${measured} runs of ${TURNS_PER_RUN} in ${ITERATION_ROUNDS} processes, each after ${WARM_UP_RUNS} warm-up runs)`,
     {
       goal: `≤ ${goal} µs`,
-      values: warm.map((list) => median(list.map((s) => s.total))),
+      values: summaries.map((summary) => summary.total),
       holds: (v) => v <= goal,
       format: us,
     },
   );
   target(`  of which block-start to block-end (the sandbox's round trip; for the record)`, {
     goal: '—',
-    values: warm.map((list) => median(list.map((s) => s.block))),
+    values: summaries.map((summary) => summary.block),
     holds: () => null,
     format: us,
   });
   target(`  of which the rest (the loop's own; for the record)`, {
     goal: '—',
-    values: warm.map((list) => median(list.map((s) => s.total - s.block))),
+    values: summaries.map((summary) => summary.rest),
     holds: () => null,
     format: us,
   });
   target(`  CPU per turn, all threads of the process (for the record)`, {
     goal: '—',
-    values: warm.map((list) => median(list.map((s) => s.cpu))),
+    values: summaries.map((summary) => summary.cpu),
     holds: () => null,
     format: us,
   });
   target(
-    `  cold: the first run of ${ITERATION_TURNS} in a fresh process (median of ${ITERATION_ROUNDS}; for the record)`,
+    `  cold: the first run of ${TURNS_PER_RUN} in a fresh process (median of ${ITERATION_ROUNDS}; for the record)`,
     {
       goal: '—',
       values: cold.map((list) => median(list.map((s) => s.total))),
