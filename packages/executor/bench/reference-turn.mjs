@@ -110,3 +110,44 @@ export function turnSummary(warm) {
     cpu: median(warm.map((run) => run.cpu)),
   };
 }
+
+/** How long the bare hand-off's worker computes before it answers (about the reference block). */
+export const HAND_OFF_WORK_MICROS = 30;
+
+/**
+ * What the two thread hand-offs of a worker sandbox's block cost on this machine, without any
+ * sandbox: the median round trip of a small message to a bare worker thread that computes for
+ * `HAND_OFF_WORK_MICROS` before it answers, minus that time. A worker that answers at once would
+ * measure something else: the scheduler then keeps both threads on one core, which it does not
+ * for a thread that works between messages (on an idle 2-core VM each wake-up of a thread whose
+ * core went idle costs tens of µs; on a loaded one the threads share a core and it costs a few).
+ */
+export async function threadHandOffMicros({ rounds = 2_000 } = {}) {
+  const { Worker } = await import('node:worker_threads');
+  const worker = new Worker(
+    `const { parentPort } = require('node:worker_threads');
+     parentPort.on('message', (message) => {
+       const until = performance.now() + ${HAND_OFF_WORK_MICROS} / 1000;
+       while (performance.now() < until);
+       parentPort.postMessage(message);
+     });`,
+    // No inherited flags: `--input-type=module` would make this script a module.
+    { eval: true, execArgv: [] },
+  );
+  try {
+    const roundTrip = (message) =>
+      new Promise((resolve) => {
+        worker.once('message', resolve);
+        worker.postMessage(message);
+      });
+    const samples = [];
+    for (let round = 0; round < rounds; round++) {
+      const started = performance.now();
+      await roundTrip({ type: 'request', id: round });
+      samples.push((performance.now() - started) * 1000 - HAND_OFF_WORK_MICROS);
+    }
+    return median(samples.slice(rounds / 10));
+  } finally {
+    await worker.terminate();
+  }
+}

@@ -213,7 +213,7 @@ export class WorkerSandbox implements Sandbox {
     for (const reply of pending) reply.kill(error, reason);
     // Disposing: nothing will run on a fresh engine.
     if (this.#disposed) return;
-    this.#restarting = this.#boot().then(
+    const restarting = this.#boot().then(
       (started) => {
         // Disposed meanwhile: nothing will use (or give back) this worker.
         if (this.#disposed) void started.worker.terminate();
@@ -224,6 +224,11 @@ export class WorkerSandbox implements Sandbox {
           `the sandbox could not start a fresh engine after a reset: ${failure instanceof Error ? failure.message : String(failure)}`,
         ),
     );
+    this.#restarting = restarting;
+    // Once it is over, requests start without waiting a turn for it.
+    void restarting.then(() => {
+      if (this.#restarting === restarting) this.#restarting = undefined;
+    });
   }
 
   get poisoned(): boolean {
@@ -250,7 +255,12 @@ export class WorkerSandbox implements Sandbox {
       signal,
       abortable = false,
       onKill,
-    }: { signal?: AbortSignal; abortable?: boolean; onKill?: PendingReply['kill'] } = {},
+    }: {
+      signal?: AbortSignal;
+      abortable?: boolean;
+      /** What the request settles with (rather than rejecting) when its worker is terminated. */
+      onKill?: (error: RlmError<'sandbox.reset'>, reason: ResetReason) => unknown;
+    } = {},
   ): Promise<unknown> {
     if (this.#poisonReason !== undefined) return Promise.reject(poisonedError(this.#poisonReason));
     const engine = this.#current;
@@ -292,7 +302,7 @@ export class WorkerSandbox implements Sandbox {
         kill: (error, reason) => {
           settle();
           if (onKill === undefined) reject(error);
-          else onKill(error, reason);
+          else resolve(onKill(error, reason));
         },
         abort: abortable ? onAbort : () => {},
       });
@@ -312,22 +322,18 @@ export class WorkerSandbox implements Sandbox {
       // gets them too (as the engine that ran the block did).
       for (const [name, value] of variables) this.#variables.set(name, value);
       const started = performance.now();
-      const result = await new Promise<REPLResult>((resolve, reject) => {
-        this.#request(
-          variables.length > 0 ? { type: 'execute', code, variables } : { type: 'execute', code },
-          {
-            ...(signal === undefined ? {} : { signal }),
-            abortable: true,
-            onKill: (_error, reason) =>
-              resolve(
-                resetResult(
-                  resetBlockError(reason, { limits: this.#limits, abortGraceMs: ABORT_GRACE_MS }),
-                  performance.now() - started,
-                ),
-              ),
-          },
-        ).then((value) => resolve(value as REPLResult), reject);
-      });
+      const result = (await this.#request(
+        variables.length > 0 ? { type: 'execute', code, variables } : { type: 'execute', code },
+        {
+          ...(signal === undefined ? {} : { signal }),
+          abortable: true,
+          onKill: (_error, reason) =>
+            resetResult(
+              resetBlockError(reason, { limits: this.#limits, abortGraceMs: ABORT_GRACE_MS }),
+              performance.now() - started,
+            ),
+        },
+      )) as REPLResult;
       // The engine poisoned itself during this block: later calls must fail fast, here too.
       if (result.error?.code === 'sandbox.poisoned') this.#poison(result.error.message);
       // The engine could not stop what the block left running: it asks to be replaced.
@@ -373,11 +379,9 @@ export class WorkerSandbox implements Sandbox {
   /** Runs `task` after earlier requests and any engine restart; refused once disposed. */
   #serially<T>(task: () => Promise<T>): Promise<T> {
     if (this.#disposed) return Promise.reject(disposedError());
-    return this.#queue.run(async () => {
-      await this.#restarting;
-      if (this.#disposed) throw disposedError();
-      return task();
-    });
+    const start = (): Promise<T> => (this.#disposed ? Promise.reject(disposedError()) : task());
+    // No extra promise or turn per request unless an engine is being restarted.
+    return this.#queue.run(() => this.#restarting?.then(start) ?? start());
   }
 
   async dispose(): Promise<void> {
