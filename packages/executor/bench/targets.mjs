@@ -17,13 +17,11 @@ import {
   targetsTable,
 } from '../../../scripts/bench/targets-table.mjs';
 import {
-  HAND_OFF_WORK_MICROS,
   model,
   REFERENCE_BLOCK,
   referenceTurns,
   repl,
   TURNS_PER_RUN,
-  threadHandOffMicros,
   turnOf,
   turnSummary,
   WARM_UP_RUNS,
@@ -50,12 +48,7 @@ const childTasks = {
    * other's turns.
    */
   async iterations(executor, { isolation }) {
-    const turns = await referenceTurns(executor, {
-      isolation,
-      measuredRuns: ITERATION_MEASURED_RUNS,
-    });
-    // Right after the turns, in the same process: the platform's part of a worker block.
-    return isolation === 'worker' ? { ...turns, handOff: await threadHandOffMicros() } : turns;
+    return referenceTurns(executor, { isolation, measuredRuns: ITERATION_MEASURED_RUNS });
   },
   /**
    * Peak RSS of a 3-iteration run over 50 MB, and what stays resident after it: while the caller
@@ -201,17 +194,6 @@ for (const [isolation, goal] of [
     holds: () => null,
     format: us,
   });
-  if (isolation === 'worker') {
-    target(
-      `    of which two thread hand-offs, measured bare: a message to a worker thread that computes ${HAND_OFF_WORK_MICROS} µs before it answers, minus those (median of 1,800 after the turns, in each process; for the record)`,
-      {
-        goal: '—',
-        values: samples.map((list) => median(list.map((process) => process.handOff))),
-        holds: () => null,
-        format: us,
-      },
-    );
-  }
   target(`  of which the rest (the loop's own; for the record)`, {
     goal: '—',
     values: summaries.map((summary) => summary.rest),
