@@ -56,6 +56,17 @@ export function registerMemory(module: QuickJSWASMModule, memory: WasmMemory): v
   }
 }
 
+/**
+ * The current break of a module registered here: every byte its instance touched lies below it.
+ * `undefined` when this thread found no break (then nothing is reused).
+ */
+export function heapBreak(module: QuickJSWASMModule): number | undefined {
+  const memory = memoryOf.get(module);
+  if (memory === undefined || typeof breakAddress !== 'number') return undefined;
+  const brk = new Uint32Array(memory.buffer, breakAddress, 1)[0] ?? 0;
+  return brk > breakAddress && brk <= memory.buffer.byteLength ? brk : undefined;
+}
+
 /** A wiped spare memory of exactly `bytes`, if one is kept. */
 export function takeSpareMemory(bytes: number): WasmMemory | undefined {
   const index = spares.findIndex((spare) => spare.bytes === bytes);
@@ -72,11 +83,10 @@ export function takeSpareMemory(bytes: number): WasmMemory | undefined {
  */
 export function recycleMemory(module: QuickJSWASMModule): boolean {
   const memory = memoryOf.get(module);
+  const brk = heapBreak(module);
   memoryOf.delete(module);
-  if (memory === undefined || typeof breakAddress !== 'number') return false;
+  if (memory === undefined || brk === undefined || brk > MAX_SPARE_BREAK_BYTES) return false;
   const bytes = memory.buffer.byteLength;
-  const brk = new Uint32Array(memory.buffer, breakAddress, 1)[0] ?? 0;
-  if (brk <= breakAddress || brk > bytes || brk > MAX_SPARE_BREAK_BYTES) return false;
   wipe(memory.buffer, brk);
   if (spares.length >= MAX_SPARES) {
     const oldest = spares.shift();
