@@ -7,6 +7,7 @@ import type {
 import { GUEST_PRELUDE } from './guest-prelude.generated.js';
 import { type CompiledEngine, loadQuickJs } from './load-quickjs.js';
 import { ImageRecorder, type PreludeImage, restoreImage } from './prelude-image.js';
+import { breakSearchedOn } from './spare-memory.js';
 
 /**
  * Stack limit while the prelude is evaluated: its code is flat, and this is the smallest limit a
@@ -76,7 +77,12 @@ export class BlankEngine {
       // This instance does not match the image: evaluate, and never try an image of this size again.
       images.set(memoryBytes, null);
     }
-    const recorder = image === undefined ? new ImageRecorder(module, memoryBytes) : undefined;
+    // The image is taken from an instance as fresh as the ones it starts: not the one the break
+    // search allocated on (see spare-memory.ts); the next one records it then.
+    const recorder =
+      image === undefined && !breakSearchedOn(module)
+        ? new ImageRecorder(module, memoryBytes)
+        : undefined;
     recorder?.afterRuntime();
     const context = runtime.newContext();
     recorder?.afterContext(context);

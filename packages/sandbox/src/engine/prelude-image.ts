@@ -98,7 +98,11 @@ function findSeedOffset(memory: Uint8Array, contextPointer: number): number | un
   if (contextPointer % 8 !== 0 || contextPointer + CONTEXT_SEARCH_BYTES > memory.byteLength) {
     return undefined;
   }
-  const view = new DataView(memory.buffer, memory.byteOffset + contextPointer, CONTEXT_SEARCH_BYTES);
+  const view = new DataView(
+    memory.buffer,
+    memory.byteOffset + contextPointer,
+    CONTEXT_SEARCH_BYTES,
+  );
   const now = clockMicros();
   const found: number[] = [];
   for (let offset = 0; offset < CONTEXT_SEARCH_BYTES; offset += 8) {

@@ -48,12 +48,21 @@ const spares: { memory: WasmMemory; bytes: number; timer: ReturnType<typeof setT
 /** Address of emscripten's break: a number once found, `null` when the search failed. */
 let breakAddress: number | null | undefined;
 
+/** Modules the break search ran on: their heap is not as a fresh instance's (see prelude-image.ts). */
+const searched = new WeakSet<QuickJSWASMModule>();
+
 /** Records which memory a freshly instantiated module uses; finds the break on the first one. */
 export function registerMemory(module: QuickJSWASMModule, memory: WasmMemory): void {
   memoryOf.set(module, memory);
   if (breakAddress === undefined && memory.buffer.byteLength >= SEARCH_MIN_BYTES) {
+    searched.add(module);
     breakAddress = findBreakAddress(heapOf(module)) ?? null;
   }
+}
+
+/** Whether the break search allocated on this module (its heap then differs from a fresh one's). */
+export function breakSearchedOn(module: QuickJSWASMModule): boolean {
+  return searched.has(module);
 }
 
 /**
