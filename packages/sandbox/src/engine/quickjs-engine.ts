@@ -24,6 +24,12 @@ import { readGuestString } from './read-guest-string.js';
 import { runBlock } from './run-block.js';
 import { SCAFFOLD_CALL_MS, Scaffold } from './scaffold.js';
 import { recycleMemory } from './spare-memory.js';
+import {
+  WARM_UP_ANSWER,
+  WARM_UP_FUNCTION,
+  WARM_UP_MEMORY_BYTES,
+  warmBlockPath,
+} from './warm-block-path.js';
 import { UNWATCHED, type WatchdogCell } from './watchdog-cell.js';
 
 export type { EngineRunOptions } from './engine-parts.js';
@@ -74,6 +80,8 @@ export class QuickJsEngine {
   readonly #scanner: ContextScanner;
   readonly #interrupts = new Interrupts();
   readonly #watchdog: WatchdogCell;
+  /** The compiled engine this thread was handed, if any (the warm-up engine uses it too). */
+  #compiled: CompiledEngine | undefined;
   #parts: EngineParts | undefined;
   readonly #ballast: HeapBallast;
   #disposed = false;
@@ -144,6 +152,7 @@ export class QuickJsEngine {
         ? blank.take()
         : (await BlankEngine.create(memoryBytes, init.compiled)).take();
     const engine = new QuickJsEngine(start, caller, { limits: init.limits, watchdog });
+    engine.#compiled = init.compiled;
     try {
       engine.#install(init);
     } catch (error) {
@@ -156,9 +165,31 @@ export class QuickJsEngine {
     return engine;
   }
 
-  /** Settles once the context helpers' scan side is ready (see `ContextScanner.ready`). */
-  helpersReady(): Promise<void> {
-    return this.#scanner.ready();
+  /**
+   * Settles once the context helpers' scan side is ready (see `ContextScanner.ready`). While a
+   * scan worker starts, this thread runs the block path once on a throwaway engine (see
+   * warm-block-path.ts), so the sandbox's first block does not pay for its cold code.
+   */
+  async helpersReady(): Promise<void> {
+    const scanning = this.#scanner.ready();
+    if (this.#scanner.scanWorker !== undefined) {
+      const limits = { ...this.#limits, memoryBytes: WARM_UP_MEMORY_BYTES };
+      const compiled = this.#compiled;
+      await warmBlockPath(() =>
+        QuickJsEngine.create(
+          {
+            contexts: [],
+            meta: {},
+            functionNames: [WARM_UP_FUNCTION],
+            helperNames: [],
+            limits,
+            ...(compiled === undefined ? {} : { compiled }),
+          },
+          async () => WARM_UP_ANSWER,
+        ),
+      );
+    }
+    await scanning;
   }
 
   /** Why the engine can no longer run code, if it cannot. */
