@@ -10,6 +10,21 @@ function exited(worker: Worker): Promise<number> {
   return new Promise((resolve) => worker.once('exit', resolve));
 }
 
+/** A scanner holding `text` (shared) as `name`, its scan worker started as a sandbox starts it. */
+function warmScanner(
+  text: string,
+  name = 'context_0',
+): { scanner: ContextScanner; worker: Worker } {
+  const scanner = new ContextScanner(OPTIONS);
+  const shared = toSharedText(text, 1);
+  if (shared === undefined) throw new Error('expected shared text');
+  scanner.setPayload(name, shared);
+  scanner.warm();
+  const worker = scanner.scanWorker;
+  if (worker === undefined) throw new Error('expected a warm scan worker');
+  return { scanner, worker };
+}
+
 describe('ContextScanner', () => {
   it('starts its scan worker with the sandbox when a payload is long (shared)', async () => {
     const scanner = new ContextScanner(OPTIONS);
@@ -38,13 +53,7 @@ describe('ContextScanner', () => {
   });
 
   it('terminates its scan worker on dispose and refuses later calls', async () => {
-    const scanner = new ContextScanner(OPTIONS);
-    const shared = toSharedText('x'.repeat(100), 1);
-    if (shared === undefined) throw new Error('expected shared text');
-    scanner.setPayload('context', shared);
-    scanner.warm();
-    const worker = scanner.scanWorker;
-    if (worker === undefined) throw new Error('expected a warm scan worker');
+    const { scanner, worker } = warmScanner('x'.repeat(100), 'context');
     const exit = exited(worker);
     scanner.dispose();
     expect(typeof (await exit)).toBe('number');
@@ -76,12 +85,8 @@ describe('ContextScanner', () => {
   });
 
   it('ready() warms the scan path on a payload no helper call can name', async () => {
-    const scanner = new ContextScanner(OPTIONS);
     // The warm-up text holds the word this payload has none of.
-    const shared = toSharedText('hay\n'.repeat(30), 1);
-    if (shared === undefined) throw new Error('expected shared text');
-    scanner.setPayload('context_0', shared);
-    scanner.warm();
+    const { scanner } = warmScanner('hay\n'.repeat(30));
     await scanner.ready();
     const signal = new AbortController().signal;
     expect(await scanner.run('count', ['needle'], signal)).toBe(0);
@@ -94,13 +99,7 @@ describe('ContextScanner', () => {
   });
 
   it('ready() settles when the sandbox is disposed during the warm-up', async () => {
-    const scanner = new ContextScanner(OPTIONS);
-    const shared = toSharedText('needle\n'.repeat(20), 1);
-    if (shared === undefined) throw new Error('expected shared text');
-    scanner.setPayload('context_0', shared);
-    scanner.warm();
-    const worker = scanner.scanWorker;
-    if (worker === undefined) throw new Error('expected a warm scan worker');
+    const { scanner, worker } = warmScanner('needle\n'.repeat(20));
     const exit = exited(worker);
     const settling = scanner.ready();
     scanner.dispose();
@@ -109,13 +108,7 @@ describe('ContextScanner', () => {
   });
 
   it('replaces a scan worker that died, and ready() does not wait for a dead one', async () => {
-    const scanner = new ContextScanner(OPTIONS);
-    const shared = toSharedText('needle\n'.repeat(20), 1);
-    if (shared === undefined) throw new Error('expected shared text');
-    scanner.setPayload('context_0', shared);
-    scanner.warm();
-    const worker = scanner.scanWorker;
-    if (worker === undefined) throw new Error('expected a warm scan worker');
+    const { scanner, worker } = warmScanner('needle\n'.repeat(20));
     const exit = exited(worker);
     await worker.terminate();
     await exit;
