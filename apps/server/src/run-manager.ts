@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { allEvents } from './all-events.js';
 import type { Principal } from './api-key-store.js';
 import { startClusterLoops } from './cluster/cluster-loops.js';
+import { createPendingClaims, type PendingClaim } from './cluster/pending-claims.js';
 import type { RunCoordinator } from './cluster/run-coordinator.js';
 import type { ContextMeta, ContextStore } from './context-store.js';
 import type { EventHub } from './event-hub.js';
@@ -143,6 +144,8 @@ export function createRunManager(options: RunManagerOptions): RunManager {
   let accepting = true;
   /** Submissions past the limit checks whose run is still being stored. */
   let storing = 0;
+  /** Cluster: runs claimed here and not executing (yet); their leases are renewed too. */
+  const claims = createPendingClaims({ store, logger });
 
   function reserve(keyId: string): void {
     perKey.set(keyId, (perKey.get(keyId) ?? 0) + 1);
@@ -380,14 +383,14 @@ export function createRunManager(options: RunManagerOptions): RunManager {
   /**
    * Continues an unfinished run found in the store (at start-up, or in a cluster when its
    * replica died or gave it up): resumed from its checkpoint when it can be, else interrupted.
-   * In a cluster `lease` is this replica's fresh claim on it.
+   * In a cluster `claim` is this replica's fresh claim on it, handed over with a resumed run.
    */
   async function takeUp(
     record: RunRecord,
     message: (checkpointTurn: number | undefined, recordedCalls: number) => string,
-    lease?: RunLease,
+    claim?: PendingClaim,
   ): Promise<'resumed' | 'interrupted' | 'ended'> {
-    const target = lease === undefined ? store : store.fenced(lease);
+    const target = claim === undefined ? store : store.fenced(claim.lease);
     const events = await allEvents(store, record.id);
     // A holder that died between its run-end event and the status: the run did end.
     const ended = outcomeFromEvents(events);
@@ -403,13 +406,16 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       const recorded = await store.trajectory(record.id);
       const calls = recorded.filter((item) => item.kind === 'model-exchange').length;
       // In a cluster a run that never started (fresh off the queue) just starts: its normal path.
-      if (lease === undefined || events.length > 0) {
+      if (claim === undefined || events.length > 0) {
         const notice = serverNotice(record.id, {
           at: now(),
           message: message(checkpoint?.turn, calls),
         });
         await persist(record.id, [notice], target);
       }
+      if (claim?.lost !== undefined) throw claimLost(claim);
+      // From here on the run and its lease are the run queue's (no await until enqueued).
+      if (claim !== undefined) claims.handOver(claim);
       reserve(owner);
       void enqueue(
         record.id,
@@ -424,13 +430,13 @@ export function createRunManager(options: RunManagerOptions): RunManager {
           ...(checkpoint === undefined ? {} : { resume: true }),
           ...(outputSchema === undefined ? {} : { outputSchema }),
         },
-        lease,
+        claim?.lease,
       );
       return 'resumed';
     }
     const error = {
       code: 'server.unavailable',
-      message: `${lease === undefined ? 'the server restarted' : 'the replica executing the run stopped'}; ${plan.reason}`,
+      message: `${claim === undefined ? 'the server restarted' : 'the replica executing the run stopped'}; ${plan.reason}`,
     };
     await persist(
       record.id,
@@ -447,7 +453,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
    * was deleted.
    */
   async function takeOver(runId: string): Promise<void> {
-    if (coordinator === undefined || active.has(runId)) return;
+    if (coordinator === undefined || active.has(runId) || claims.get(runId) !== undefined) return;
     const lease = await coordinator.claim(runId).catch((error: unknown) => {
       // Deleted since its job was sent (a chat run's watchdog outlives the run): nothing to do,
       // and the job is done, instead of failing and coming back until its retries run out.
@@ -456,27 +462,48 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     });
     if (lease === undefined) return;
     logger.info({ runId, epoch: lease.epoch }, 'run claimed');
-    const record = await store.getRun(runId);
-    if (record === undefined || !['queued', 'running'].includes(record.status)) {
-      await store.releaseLease(lease);
-      logger.info({ runId, epoch: lease.epoch }, 'run released');
-      return;
+    // Every path from here hands the run to the queue or releases the claim, and logs either.
+    const claim = claims.hold(lease);
+    let result: Awaited<ReturnType<typeof takeUp>> | 'gone' = 'gone';
+    try {
+      const record = await store.getRun(runId);
+      if (record === undefined || !['queued', 'running'].includes(record.status)) return;
+      result = await takeUp(
+        record,
+        (turn, calls) =>
+          restartMessage(record.status, {
+            checkpointTurn: turn,
+            recordedCalls: calls,
+            takenOver: true,
+          }),
+        claim,
+      );
+    } catch (error) {
+      // The lease lapsed and another replica claimed the run: it continues it, nothing to undo.
+      if (!RlmError.is(error, 'memory.lease_lost')) throw error;
+      claim.lost ??= error.message;
+      logger.warn({ runId, reason: claim.lost }, 'run handed over: lease lost');
+    } finally {
+      if (result !== 'resumed') await claims.release(claim);
     }
-    const result = await takeUp(
-      record,
-      (turn, calls) =>
-        restartMessage(record.status, {
-          checkpointTurn: turn,
-          recordedCalls: calls,
-          takenOver: true,
-        }),
-      lease,
-    );
-    if (result !== 'resumed') {
-      await store.releaseLease(lease).catch(() => undefined);
-      logger.info({ runId, epoch: lease.epoch }, 'run released');
-      announce(runId);
+    if (result === 'ended' || result === 'interrupted') announce(runId);
+  }
+
+  /** Routes a heartbeat's renewal to the run or the pending claim it belongs to. */
+  function renewed(runId: string, lease: RunLease): void {
+    const run = active.get(runId);
+    if (run !== undefined) run.lease = lease;
+    else {
+      const claim = claims.get(runId);
+      if (claim !== undefined) claim.lease = lease;
     }
+  }
+
+  /** Routes a heartbeat's news of a lost lease the same way. */
+  function lost(runId: string, reason: string): void {
+    const claim = active.has(runId) ? undefined : claims.get(runId);
+    if (claim === undefined) loseLease(runId, reason);
+    else claim.lost ??= reason;
   }
 
   const loops =
@@ -495,11 +522,9 @@ export function createRunManager(options: RunManagerOptions): RunManager {
                 ? []
                 : [{ runId, lease: run.lease }],
             ),
-          renewed: (runId, lease) => {
-            const run = active.get(runId);
-            if (run !== undefined) run.lease = lease;
-          },
-          lost: loseLease,
+          claims: () => claims.leases(),
+          renewed,
+          lost,
           cancel: (runId) => {
             void cancelHere(runId);
           },
@@ -541,6 +566,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       return true;
     }
     logger.info({ runId, epoch: lease.epoch }, 'run claimed');
+    const claim = claims.hold(lease);
     try {
       const record = await store.getRun(runId);
       if (record === undefined || !['queued', 'running'].includes(record.status)) return false;
@@ -549,9 +575,11 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       await fenced.updateRun(runId, { status: 'cancelled' });
       metrics.runFinished('cancelled');
       return true;
+    } catch (error) {
+      if (RlmError.is(error, 'memory.lease_lost')) claim.lost ??= error.message;
+      throw error;
     } finally {
-      await store.releaseLease(lease).catch(() => undefined);
-      logger.info({ runId, epoch: lease.epoch }, 'run released');
+      await claims.release(claim);
       announce(runId);
     }
   }
@@ -696,5 +724,14 @@ function rateLimited(
     code: 'server.rate_limited',
     message,
     details: { retryAfterMs: 1000, limit },
+  });
+}
+
+/** A claim lost while its run was taken up, before anything was written under it. */
+function claimLost(claim: PendingClaim): RlmError<'memory.lease_lost'> {
+  return new RlmError({
+    code: 'memory.lease_lost',
+    message: `The claim on run ${JSON.stringify(claim.runId)} (epoch ${claim.lease.epoch}) was lost while taking the run up: ${claim.lost}`,
+    details: { runId: claim.runId, holder: claim.lease.holder },
   });
 }

@@ -14,6 +14,11 @@ export interface ClusterLoopsOptions {
   takeOver(runId: string): Promise<void>;
   /** The leases of the runs this replica executes. */
   leases(): { runId: string; lease: RunLease }[];
+  /**
+   * The leases of runs claimed and still being taken up: renewed like the others, but their
+   * cancel requests wait until the run executes (there is nothing to cancel here before).
+   */
+  claims(): { runId: string; lease: RunLease }[];
   renew(lease: RunLease): Promise<RunLease | undefined>;
   renewed(runId: string, lease: RunLease): void;
   /** The lease is gone: stop the run without writing anything more. */
@@ -95,7 +100,7 @@ export function startClusterLoops(options: ClusterLoopsOptions): ClusterLoops {
 
   async function beat(): Promise<void> {
     const held = options.leases();
-    for (const { runId, lease } of held) {
+    for (const { runId, lease } of [...held, ...options.claims()]) {
       try {
         const renewed = await options.renew(lease);
         if (renewed === undefined) options.lost(runId, 'another replica took the run over');
