@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import type { Store } from '@rlm/memory';
 import type { Logger } from 'pino';
@@ -117,6 +118,9 @@ export function createServerServices(deps: ServerDeps): ServerServices {
   const manager = runs;
   let stopping = false;
   const stopSignal = new AbortController();
+  // Every open event stream listens for the shutdown (and stops listening when it ends): more
+  // than Node's default 10 is the normal load of a server, not a leak.
+  setMaxListeners(0, stopSignal.signal);
   const activity = createRequestActivity();
   const agents = createAgentRegistry(deps.store.scratchpad);
   const mcp = createMcpSessions({

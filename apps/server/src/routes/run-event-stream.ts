@@ -35,46 +35,58 @@ export const SHUTDOWN_NOTICE =
  * and closes.
  */
 export function streamRunEvents(c: Context<AppEnv>, options: RunEventStreamOptions): Response {
-  const { store, hub, runId, heartbeatMs, isFinished } = options;
+  const { stopping } = options;
   return guardedSse(c, async (stream) => {
     const aborted = new AbortController();
     stream.onAbort(() => aborted.abort());
-    const stopping = options.stopping;
     const onStop = () => aborted.abort();
     stopping?.addEventListener('abort', onStop, { once: true });
-    let seq = options.afterSeq;
-    // Writes everything stored after `seq`; true when the run has ended and all of it was sent.
-    const drain = async (): Promise<boolean> => {
-      for (;;) {
-        const page = await store.eventsAfter(runId, seq, { limit: PAGE_SIZE });
-        seq = await writeEvents(stream, page, { after: seq, redact: options.redact });
-        if (page.length === PAGE_SIZE) continue;
-        if (!(await isFinished())) return false;
-        // The final status is written after the last event, so one more read closes the race.
-        if ((await store.eventsAfter(runId, seq, { limit: 1 })).length === 0) return true;
-      }
-    };
-    while (!aborted.signal.aborted) {
-      const version = hub.version(runId);
-      if (await drain()) {
-        stopping?.removeEventListener('abort', onStop);
-        await stream.writeSSE({ event: 'end', data: JSON.stringify({ lastEventId: seq }) });
-        return;
-      }
-      const changed = await hub.waitForChange(runId, version, {
-        timeoutMs: heartbeatMs,
-        signal: aborted.signal,
-      });
-      if (!changed && !aborted.signal.aborted) await stream.write(': heartbeat\n\n');
-    }
-    stopping?.removeEventListener('abort', onStop);
-    if (stopping?.aborted === true && !stream.aborted && !stream.closed) {
-      await stream.writeSSE({
-        event: 'shutdown',
-        data: JSON.stringify({ message: SHUTDOWN_NOTICE, lastEventId: seq }),
-      });
+    try {
+      await follow(stream, aborted.signal, options);
+    } finally {
+      // Also when reading the store fails: the signal outlives every stream of the server.
+      stopping?.removeEventListener('abort', onStop);
     }
   });
+}
+
+/** Sends the run's events until it ends, the client goes or the server shuts down. */
+async function follow(
+  stream: SSEStreamingApi,
+  aborted: AbortSignal,
+  options: RunEventStreamOptions,
+): Promise<void> {
+  const { store, hub, runId, heartbeatMs, isFinished, stopping } = options;
+  let seq = options.afterSeq;
+  // Writes everything stored after `seq`; true when the run has ended and all of it was sent.
+  const drain = async (): Promise<boolean> => {
+    for (;;) {
+      const page = await store.eventsAfter(runId, seq, { limit: PAGE_SIZE });
+      seq = await writeEvents(stream, page, { after: seq, redact: options.redact });
+      if (page.length === PAGE_SIZE) continue;
+      if (!(await isFinished())) return false;
+      // The final status is written after the last event, so one more read closes the race.
+      if ((await store.eventsAfter(runId, seq, { limit: 1 })).length === 0) return true;
+    }
+  };
+  while (!aborted.aborted) {
+    const version = hub.version(runId);
+    if (await drain()) {
+      await stream.writeSSE({ event: 'end', data: JSON.stringify({ lastEventId: seq }) });
+      return;
+    }
+    const changed = await hub.waitForChange(runId, version, {
+      timeoutMs: heartbeatMs,
+      signal: aborted,
+    });
+    if (!changed && !aborted.aborted) await stream.write(': heartbeat\n\n');
+  }
+  if (stopping?.aborted === true && !stream.aborted && !stream.closed) {
+    await stream.writeSSE({
+      event: 'shutdown',
+      data: JSON.stringify({ message: SHUTDOWN_NOTICE, lastEventId: seq }),
+    });
+  }
 }
 
 /** Writes stored events as SSE messages; returns the last sequence number written. */
