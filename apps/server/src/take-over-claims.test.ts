@@ -118,7 +118,7 @@ function runStart(runId: string): RunEvent {
 }
 
 /** A replica (run manager with cluster loops) over the shared store, its reads hooked. */
-function startReplica(hooks: Hooks) {
+function startReplica(hooks: Hooks, model = scriptedModel(['FINAL(6)'])) {
   const logs: Record<string, unknown>[] = [];
   const logger = pino(
     { level: 'info' },
@@ -137,7 +137,7 @@ function startReplica(hooks: Hooks) {
   });
   manager = createRunManager({
     store: runs,
-    engine: scriptedEngine(() => scriptedModel(['FINAL(6)'])),
+    engine: scriptedEngine(() => model),
     contexts: createContextStore(join(dataDir, 'contexts')),
     hub: createEventHub(),
     config,
@@ -290,5 +290,32 @@ describe('a replica taking over a run', () => {
     expect(await storedTypes(runId)).toEqual(['run-start']);
     expect(await store.runs.leaseOf(runId)).toMatchObject({ holder: 'replica-c', epoch: 3 });
     expect(logs.filter((log) => log['msg'] === TAKING_FAILED)).toEqual([]);
+  });
+
+  it('keeps a cancel request made while the run is taken up until the run executes', async () => {
+    const runId = await orphanedRun();
+    const reading = deferred<void>();
+    const slowRead = deferred<void>();
+    held.push(() => slowRead.resolve());
+    let slowed = false;
+    const { coordinator } = startReplica(
+      {
+        eventsAfter: async (id) => {
+          if (id !== runId || slowed) return;
+          slowed = true;
+          reading.resolve();
+          await slowRead.promise;
+        },
+      },
+      scriptedModel(['never'], { latencyMs: 60_000 }),
+    );
+    await reading.promise;
+    // Another replica asks this one to cancel the run: nothing here can act on it yet.
+    await coordinator.requestCancel(runId);
+    await twoBeats(coordinator);
+    expect(await coordinator.cancelsFor([runId])).toEqual([runId]);
+    slowRead.resolve();
+    await waitFor(async () => (await store.runs.getRun(runId))?.status === 'cancelled', 'cancel');
+    expect((await storedTypes(runId)).filter((type) => type === 'run-end')).toHaveLength(1);
   });
 });
