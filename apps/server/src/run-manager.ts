@@ -389,7 +389,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     record: RunRecord,
     message: (checkpointTurn: number | undefined, recordedCalls: number) => string,
     claim?: PendingClaim,
-  ): Promise<'resumed' | 'interrupted' | 'ended'> {
+  ): Promise<'resumed' | 'interrupted' | 'ended' | 'declined'> {
     const target = claim === undefined ? store : store.fenced(claim.lease);
     const events = await allEvents(store, record.id);
     // A holder that died between its run-end event and the status: the run did end.
@@ -414,6 +414,8 @@ export function createRunManager(options: RunManagerOptions): RunManager {
         await persist(record.id, [notice], target);
       }
       if (claim?.lost !== undefined) throw claimLost(claim);
+      // Draining since the claim (a shutdown): the run is left to another replica, at once.
+      if (claim !== undefined && !accepting) return 'declined';
       // From here on the run and its lease are the run queue's (no await until enqueued).
       if (claim !== undefined) claims.handOver(claim);
       reserve(owner);
@@ -487,6 +489,7 @@ export function createRunManager(options: RunManagerOptions): RunManager {
       if (result !== 'resumed') await claims.release(claim);
     }
     if (result === 'ended' || result === 'interrupted') announce(runId);
+    if (result === 'declined') await coordinator.wakeWorkers().catch(() => undefined);
   }
 
   /** Routes a heartbeat's renewal to the run or the pending claim it belongs to. */

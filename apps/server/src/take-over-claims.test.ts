@@ -318,4 +318,33 @@ describe('a replica taking over a run', () => {
     await waitFor(async () => (await store.runs.getRun(runId))?.status === 'cancelled', 'cancel');
     expect((await storedTypes(runId)).filter((type) => type === 'run-end')).toHaveLength(1);
   });
+
+  it('leaves a run it was taking up to another replica when it starts draining meanwhile', async () => {
+    const runId = await orphanedRun();
+    const reading = deferred<void>();
+    const slowRead = deferred<void>();
+    held.push(() => slowRead.resolve());
+    let slowed = false;
+    const { logs } = startReplica({
+      eventsAfter: async (id) => {
+        if (id !== runId || slowed) return;
+        slowed = true;
+        reading.resolve();
+        await slowRead.promise;
+      },
+    });
+    await reading.promise;
+    const stopped = manager?.shutdown(0);
+    slowRead.resolve();
+    await stopped;
+    expect(claimLog(logs)).toEqual([
+      { msg: 'run claimed', epoch: 2 },
+      { msg: 'run released', epoch: 2 },
+    ]);
+    // Not executed here: the run waits, released, for the next replica (the clock stands still).
+    expect(await store.runs.getRun(runId)).toMatchObject({ status: 'running' });
+    expect(
+      await store.runs.claimRun(runId, { holder: 'replica-c', leaseMs: LEASE_MS }),
+    ).toMatchObject({ epoch: 3 });
+  });
 });
