@@ -4,6 +4,7 @@ import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 import type { BlockEnd, FinishedBlock, ScaffoldInternals } from '../guest/install-scaffold.js';
 import type { GuestErrorInfo } from './block-outcome.js';
 import { EngineFault, outOfMemory, ScaffoldTimeout } from './engine-faults.js';
+import { GlobalKeysWatch } from './global-keys-watch.js';
 import type { HeapBallast } from './heap-ballast.js';
 import type { Interrupts } from './interrupts.js';
 import { newGuestString } from './new-guest-string.js';
@@ -74,6 +75,17 @@ const KEEPS_OUTPUT: ReadonlySet<ScaffoldFunction> = new Set([
   'alias',
 ]);
 
+/** `FinishedBlock.listed`: the guest reused its last listing of the globals. */
+const REUSED = -2;
+/** `FinishedBlock.listed`: guest code ran before the guest listed the globals. */
+const UNCERTAIN = -1;
+
+/**
+ * Internals that list the globals afresh: the listing then no longer matches the keys the host
+ * last saw with it (see `GlobalKeysWatch`).
+ */
+const RELISTS: ReadonlySet<ScaffoldFunction> = new Set(['locals', 'listVariables', 'reclaimGlobals']);
+
 /** The host's side of the guest scaffold: calls into the prelude's internals and reads results. */
 export class Scaffold {
   readonly #parts: ScaffoldParts;
@@ -86,10 +98,13 @@ export class Scaffold {
   #nextBlockBegun = false;
   /** The end-of-block call, without the library's per-call allocations. */
   readonly #finishCall: TextCall;
+  /** Whether the globals' keys changed since the guest last listed them (saves listing them). */
+  readonly #keys: GlobalKeysWatch;
 
   constructor(parts: ScaffoldParts) {
     this.#parts = parts;
     this.#finishCall = new TextCall(parts.context);
+    this.#keys = new GlobalKeysWatch(parts.context);
   }
 
   /**
@@ -105,6 +120,7 @@ export class Scaffold {
   ): QuickJSHandle {
     const { context, interrupts, guard } = this.#parts;
     if (!KEEPS_OUTPUT.has(name)) this.#nextBlockBegun = false;
+    if (RELISTS.has(name)) this.#keys.forget();
     const owned: QuickJSHandle[] = [];
     try {
       const handles = args.map((arg) => this.#toHandle(arg, owned));
@@ -243,12 +259,17 @@ export class Scaffold {
     holder: QuickJSHandle,
     within: <T>(work: () => T) => T,
   ): { locals: Record<string, string>; ended: EndedBlock } {
-    const { guard } = this.#parts;
+    const { context, guard } = this.#parts;
     const fn = this.#function('finishBlock');
+    const keys = this.#keys;
+    const atoms = keys.read();
+    const known = keys.unchanged(atoms) ? context.true : context.false;
+    // Until the call returns, the guest's listing may match neither the old keys nor these.
+    keys.forget();
     const text = within(() =>
       guard(() => {
         try {
-          return this.#finishCall.call(fn, holder);
+          return this.#finishCall.call(fn, holder, known);
         } catch (failure) {
           if (failure instanceof TextCallFailed) {
             throw new EngineFault("the scaffold's finishBlock failed");
@@ -258,6 +279,7 @@ export class Scaffold {
       }),
     );
     const raw = JSON.parse(text) as FinishedBlock;
+    if (raw.listed !== UNCERTAIN) keys.keep(atoms, raw.listed === REUSED ? undefined : raw.listed);
     this.#nextBlockBegun = true;
     return { locals: raw.locals, ended: endedBlock(raw.end) };
   }

@@ -26,7 +26,7 @@ interface ContextInternals {
 export class TextCallFailed extends Error {}
 
 /**
- * Calls a guest function with one argument and reads its string result: the scaffold's call at
+ * Calls a guest function with one or two arguments and reads its string result: the scaffold's call at
  * the end of every block. The library's `callFunction` builds two typed-array views and a
  * `malloc`ed argument list per call, and wraps the result in a handle only to read and free it;
  * this writes the argument into a list allocated once and reads the result through the same FFI
@@ -35,7 +35,7 @@ export class TextCallFailed extends Error {}
 export class TextCall {
   readonly #context: QuickJSContext;
   readonly #internals: Required<ContextInternals> | undefined;
-  /** One argument pointer, allocated on first use, freed by `dispose`. */
+  /** Room for two argument pointers, allocated on first use, freed by `dispose`. */
   #argv = 0;
 
   constructor(context: QuickJSContext) {
@@ -56,24 +56,27 @@ export class TextCall {
   }
 
   /**
-   * `fn(arg)` with `this` undefined, as a string.
+   * `fn(...args)` with `this` undefined, as a string (one or two arguments).
    *
    * @throws TextCallFailed when the guest function threw (or was interrupted)
    */
-  call(fn: QuickJSHandle, arg: QuickJSHandle): string {
+  call(fn: QuickJSHandle, ...args: [QuickJSHandle] | [QuickJSHandle, QuickJSHandle]): string {
     const internals = this.#internals;
     const argv = internals === undefined ? 0 : this.#argumentList(internals);
-    if (internals === undefined || argv === 0) return this.#publicCall(fn, arg);
+    if (internals === undefined || argv === 0) return this.#publicCall(fn, args);
     const { module, ffi, ctx } = internals;
-    // The argument list holds one pointer to the argument's JSValue (little-endian, as WASM).
+    // The argument list holds pointers to the arguments' JSValues (little-endian, as WASM).
     const heap = module.HEAPU8;
-    const pointer = arg.value as number;
-    heap[argv] = pointer & 0xff;
-    heap[argv + 1] = (pointer >>> 8) & 0xff;
-    heap[argv + 2] = (pointer >>> 16) & 0xff;
-    heap[argv + 3] = (pointer >>> 24) & 0xff;
+    for (let index = 0; index < args.length; index++) {
+      const pointer = (args[index] as QuickJSHandle).value as number;
+      const at = argv + index * 4;
+      heap[at] = pointer & 0xff;
+      heap[at + 1] = (pointer >>> 8) & 0xff;
+      heap[at + 2] = (pointer >>> 16) & 0xff;
+      heap[at + 3] = (pointer >>> 24) & 0xff;
+    }
     const self = this.#context.undefined.value as number;
-    const result = ffi.QTS_Call(ctx.value, fn.value as number, self, 1, argv);
+    const result = ffi.QTS_Call(ctx.value, fn.value as number, self, args.length, argv);
     const error = ffi.QTS_ResolveException(ctx.value, result);
     if (error !== 0) {
       ffi.QTS_FreeValuePointer(ctx.value, result);
@@ -93,13 +96,13 @@ export class TextCall {
   }
 
   #argumentList(internals: Required<ContextInternals>): number {
-    if (this.#argv === 0) this.#argv = internals.module._malloc(4);
+    if (this.#argv === 0) this.#argv = internals.module._malloc(8);
     return this.#argv;
   }
 
-  #publicCall(fn: QuickJSHandle, arg: QuickJSHandle): string {
+  #publicCall(fn: QuickJSHandle, args: QuickJSHandle[]): string {
     const context = this.#context;
-    const result = context.callFunction(fn, context.undefined, arg);
+    const result = context.callFunction(fn, context.undefined, args);
     if (result.error) {
       result.error.dispose();
       throw new TextCallFailed('the guest function threw');

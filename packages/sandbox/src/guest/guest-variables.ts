@@ -21,6 +21,7 @@ import {
   lookupSetter,
   matches,
   objectKeys,
+  ownKeys,
   push,
   record,
   reflectDefineProperty,
@@ -82,6 +83,12 @@ const listing = record<{
   /** The user's variables while every helper holds its helper, and their JSON texts. */
   users: string[];
   userTexts: string[];
+  /**
+   * The symbol keys of the global object as last listed. Held, as the listed names are (by the
+   * lists above and the records of names that are not the user's), so that no key of the last
+   * listing is freed while the host compares key atoms with it (see global-keys-watch.ts).
+   */
+  held: unknown[];
 }>();
 listing.joined = '';
 listing.count = -1;
@@ -90,6 +97,7 @@ listing.quoted = list<string>();
 listing.helperNames = list<string>();
 listing.users = list<string>();
 listing.userTexts = list<string>();
+listing.held = list<unknown>();
 
 /** Records the names present before the scaffold adds anything, and the reserved ones. */
 export function recordBaseline(reservedNames: readonly string[]): void {
@@ -152,16 +160,28 @@ export function globalSlot(name: string): GlobalSlot {
   return slot;
 }
 
-/** The global names that are neither the engine's nor the scaffold's, as `listing` holds them. */
-function refreshListing(): void {
-  const names = getOwnPropertyNames(G);
-  const joined = joinList(names, '\u0000');
-  if (names.length !== listing.count || joined !== listing.joined) classify(names, joined);
+/**
+ * Lists the global object's keys and classifies its names when they changed (see `listing`);
+ * returns how many keys it has (names and symbols).
+ */
+export function listGlobals(): number {
+  const keys = ownKeys(G);
+  const count = keys.length;
+  // Symbol keys come last: set aside (and held), they leave the names in the same array.
+  let names = count;
+  while (names > 0 && typeof keys[names - 1] === 'symbol') names--;
+  const held = list<unknown>();
+  for (let index = names; index < count; index++) push(held, keys[index]);
+  listing.held = held;
+  if (names < count) keys.length = names;
+  const joined = joinList(keys as string[], '\u0000');
+  if (names !== listing.count || joined !== listing.joined) classify(keys as string[], joined);
+  return count;
 }
 
 /** The user's variables: globals that are neither the engine's nor the scaffold's. */
 export function userNames(): string[] {
-  refreshListing();
+  listGlobals();
   const candidates = listing.candidates;
   const out = list<string>();
   for (let index = 0; index < candidates.length; index++) {
@@ -237,7 +257,12 @@ function classify(names: string[], joined: string): void {
 
 /** `{ name: type }` of the user variables (see `typeName`; may run guest code). */
 export function locals(basic: boolean): string {
-  refreshListing();
+  listGlobals();
+  return localsOfListing(basic);
+}
+
+/** `locals` of the globals as last listed (`listGlobals`). */
+export function localsOfListing(basic: boolean): string {
   // The names first, as `userNames` gives them: naming a type can run guest code (a Proxy's
   // trap) that rebinds a helper. While every helper holds its helper (the usual case), they are
   // the listing's own lists, which nothing changes.

@@ -5,8 +5,10 @@ import {
   deepFreeze,
   defineHelper,
   globalSlot,
+  listGlobals,
   listVariables,
   locals,
+  localsOfListing,
   pin,
   readVariable,
   reclaimGlobals,
@@ -108,6 +110,12 @@ export interface FinishedBlock {
   /** `{ name: type }` of the user variables. */
   locals: Record<string, string>;
   end: BlockEnd;
+  /**
+   * How the globals were found: how many own keys the global object had when they were listed
+   * (no guest code ran in the call before that), -1 when guest code may have run before they
+   * were listed, -2 when the last listing was reused (the host said no key changed).
+   */
+  listed: number;
 }
 
 /** The functions the host calls; none is reachable from a global. */
@@ -122,7 +130,9 @@ export interface ScaffoldInternals {
   /** Prints the block's completion value (`{ value }` from the async evaluation), once per block. */
   formatCompletion(holder: { value: unknown }): void;
   /**
-   * Ends a block that completed, in one call: prints its completion value, names its variables'
+   * Ends a block that completed, in one call (`keysUnchanged`: the host saw that the global
+   * object's keys are those the guest last listed, so the listing is reused unless guest code
+   * runs in this call before it): prints its completion value, names its variables'
    * types, restores scaffold names, takes the answer and the output (JSON of `FinishedBlock`).
    * Guest code may run in it, so the host calls it inside the block's slice. Until its last step
    * it changes nothing the step-by-step calls (`formatCompletion`, `locals`, `endBlock`) would
@@ -130,7 +140,7 @@ export interface ScaffoldInternals {
    * step also starts the next block, as `beginBlock` would (saving the host that call): output
    * stays open for it, so the host closes it (`closeOutput`) before guest code runs in between.
    */
-  finishBlock(holder: { value: unknown }): string;
+  finishBlock(holder: { value: unknown }, keysUnchanged: boolean): string;
   /** A thrown value, described and cut to the caps (JSON of `DescribedError`). */
   describeError(error: unknown): string;
   /** `{ name: type }` of the user variables; `basic` runs no guest code at all. */
@@ -155,8 +165,9 @@ export interface ScaffoldInternals {
 const completion = record<{ printed: boolean }>();
 completion.printed = false;
 
-function formatCompletion(holder: { value: unknown }): void {
-  if (completion.printed) return;
+/** Prints the completion value; whether printing it may have run guest code (an object's). */
+function formatCompletion(holder: { value: unknown }): boolean {
+  if (completion.printed) return false;
   // QuickJS fills the holder with an assignment, which a guest setter at Object.prototype.value
   // can intercept (and then define an accessor on it): read only what it really holds. The holder
   // is an ordinary object, so its own property is read without a descriptor when it has no getter.
@@ -175,11 +186,17 @@ function formatCompletion(holder: { value: unknown }): void {
     write('stdout', text + '\n');
   }
   completion.printed = true;
+  return (typeof value === 'object' && value !== null) || typeof value === 'function';
 }
 
-function finishBlock(holder: { value: unknown }): string {
-  formatCompletion(holder);
-  const localsJson = locals(false);
+function finishBlock(holder: { value: unknown }, keysUnchanged: boolean): string {
+  const ranGuestCode = formatCompletion(holder);
+  let listed = -2;
+  if (ranGuestCode || !keysUnchanged) {
+    const keys = listGlobals();
+    listed = ranGuestCode ? -1 : keys;
+  }
+  const localsJson = localsOfListing(false);
   const unrestored = restore();
   const out = streams.stdout;
   const err = streams.stderr;
@@ -204,7 +221,9 @@ function finishBlock(holder: { value: unknown }): string {
     (answer === null ? 'null' : stringJson(answer)) +
     ',"unrestored":' +
     (unrestored.length === 0 ? '[]' : jsonText(unrestored)) +
-    '}}';
+    '},"listed":' +
+    listed +
+    '}';
   // The commit: plain assignments to prototype-less records, no call in between. The interrupt
   // handler is polled only at calls and loops, so the answer and the output are taken together
   // or (when it stops this call earlier) not at all. It also begins the next block (see
@@ -223,7 +242,9 @@ function internals(): ScaffoldInternals {
     openOutput();
   };
   out.closeOutput = closeOutput;
-  out.formatCompletion = formatCompletion;
+  out.formatCompletion = (holder) => {
+    formatCompletion(holder);
+  };
   out.finishBlock = finishBlock;
   out.describeError = describeError;
   out.locals = locals;
