@@ -26,6 +26,8 @@ async function contextWith(source: string) {
 function publicOnly(context: QuickJSContext): QuickJSContext {
   return {
     undefined: context.undefined,
+    true: context.true,
+    false: context.false,
     callFunction: context.callFunction.bind(context),
     getString: context.getString.bind(context),
   } as unknown as QuickJSContext;
@@ -47,6 +49,21 @@ describe('TextCall', () => {
     expect(call.call(fn, arg)).toBe('undefined:h\u00e9llo \u{1F600}:1');
     // Repeated calls reuse the one argument list.
     expect(call.call(fn, arg)).toBe('undefined:h\u00e9llo \u{1F600}:1');
+    call.dispose();
+  });
+
+  it.each([
+    ['through the library internals', (context: QuickJSContext) => context],
+    ['through the public API when the internals are missing', publicOnly],
+  ])('passes a second argument, in order, %s', async (_how, view) => {
+    const { context, fn, arg } = await contextWith(
+      '(function (holder, flag) { return holder.value + ":" + flag + ":" + arguments.length })',
+    );
+    const call = new TextCall(view(context));
+    expect(call.call(fn, arg, context.true)).toBe('h\u00e9llo \u{1F600}:true:2');
+    expect(call.call(fn, arg, context.false)).toBe('h\u00e9llo \u{1F600}:false:2');
+    // One argument after two: the count, not the list's leftovers, decides.
+    expect(call.call(fn, arg)).toBe('h\u00e9llo \u{1F600}:undefined:1');
     call.dispose();
   });
 
