@@ -36,10 +36,11 @@ describe('GlobalKeysWatch', () => {
   it('reads the global keys of this QuickJS build, one live atom per own key', async () => {
     const context = await blankContext();
     const watch = new GlobalKeysWatch(context);
-    const atoms = watch.read();
-    expect(atoms).toBeInstanceOf(Uint32Array);
-    expect([...(atoms ?? [])].filter((atom) => atom !== 0)).toHaveLength(keyCount(context));
-    watch.keep(atoms, keyCount(context));
+    const entries = watch.read();
+    expect(entries).toBeInstanceOf(Uint32Array);
+    const atoms = [...(entries ?? [])].filter((_, index) => index % 2 === 1);
+    expect(atoms.filter((atom) => atom !== 0)).toHaveLength(keyCount(context));
+    watch.keep(entries, keyCount(context));
     expect(watch.unchanged(watch.read())).toBe(true);
   });
 
@@ -58,6 +59,29 @@ describe('GlobalKeysWatch', () => {
     watch.keep(watch.read(), keyCount(context));
     run(context, 'delete globalThis.a; globalThis[Symbol("s")] = 1');
     expect(watch.unchanged(watch.read())).toBe(false);
+  });
+
+  it('tells a flag change or a key change since the names were settled, not a value change', async () => {
+    const context = await blankContext();
+    const watch = new GlobalKeysWatch(context);
+    run(context, 'globalThis.a = 1');
+    expect(watch.unchangedSinceSettled(watch.read())).toBe(false);
+    watch.settle(watch.read());
+    run(context, 'a = {}; Object.defineProperty(globalThis, "a", { value: 2 }); 0');
+    expect(watch.unchangedSinceSettled(watch.read())).toBe(true);
+    for (const change of [
+      'Object.defineProperty(globalThis, "a", { writable: false })',
+      'Object.defineProperty(globalThis, "a", { enumerable: false })',
+      'Object.defineProperty(globalThis, "a", { get() { return 1 } })',
+      'b = 1',
+      'delete globalThis.a',
+    ]) {
+      watch.settle(watch.read());
+      run(context, `${change}; 0`);
+      expect(watch.unchangedSinceSettled(watch.read()), change).toBe(false);
+    }
+    watch.settle(undefined);
+    expect(watch.unchangedSinceSettled(watch.read())).toBe(false);
   });
 
   it('keeps no snapshot until told, nor after forgetting one', async () => {

@@ -29,7 +29,7 @@ const MAX_PROPS = 1 << 24;
  * since a snapshot: listing them in the guest (`Object.getOwnPropertyNames` of ~70 globals) costs
  * a block more than anything else the scaffold does, and most blocks add or delete no global.
  *
- * The snapshot is the global's key atoms in shape order. Equal atoms mean equal keys while every
+ * The listing snapshot is the global's shape entries; its key atoms, in shape order, are compared. Equal atoms mean equal keys while every
  * atom of the snapshot stays alive (a freed atom's number can be given to another string): the
  * guest's listing holds every key it listed (see `listing.held` in guest-variables.ts), and the
  * host keeps a snapshot only of keys the guest listed at that moment. Anything unexpected (a
@@ -40,7 +40,10 @@ export class GlobalKeysWatch {
   readonly #module: { HEAPU8: Uint8Array } | undefined;
   /** Address of the global `JSObject`. */
   readonly #object: number;
-  #atoms: Uint32Array | undefined;
+  /** The entries when the guest last listed the globals (see `keep`). */
+  #listed: Uint32Array | undefined;
+  /** The entries after the scaffold last put back every scaffold name (see `settle`). */
+  #restored: Uint32Array | undefined;
   #enabled: boolean;
 
   constructor(context: QuickJSContext) {
@@ -58,8 +61,9 @@ export class GlobalKeysWatch {
   }
 
   /**
-   * The global's key atoms now, or `undefined` when the watch is off or the memory does not look
-   * like the layout above (which turns it off).
+   * The global's shape entries now (two words each: hash link and flags, then the key's atom), or
+   * `undefined` when the watch is off or the memory does not look like the layout above (which
+   * turns it off).
    */
   read(): Uint32Array | undefined {
     if (!this.#enabled || this.#module === undefined) return undefined;
@@ -78,15 +82,51 @@ export class GlobalKeysWatch {
     ) {
       return this.#off();
     }
-    const entries = new Uint32Array(buffer, shape + PROPS_OFFSET, count * 2);
-    const atoms = new Uint32Array(count);
-    for (let index = 0; index < count; index++) atoms[index] = entries[index * 2 + 1] as number;
-    return atoms;
+    return new Uint32Array(buffer, shape + PROPS_OFFSET, count * 2).slice();
   }
 
-  /** Whether the keys are those of the snapshot (false when there is none). */
+  /** Whether the keys are those of the listing snapshot (false when there is none). */
   unchanged(now: Uint32Array | undefined): boolean {
-    const before = this.#atoms;
+    const before = this.#listed;
+    if (now === undefined || before === undefined || now.length !== before.length) return false;
+    for (let index = 1; index < now.length; index += 2) {
+      if (now[index] !== before[index]) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Keeps `entries` as the listing snapshot: the keys the guest's listing holds now. `listed` is
+   * how many keys the guest counted, or `undefined` when it reused its last listing (already
+   * checked).
+   */
+  keep(entries: Uint32Array | undefined, listed: number | undefined): void {
+    if (entries === undefined) return;
+    if (listed !== undefined && liveCount(entries) !== listed) {
+      this.#off();
+      return;
+    }
+    this.#listed = entries;
+  }
+
+  /** Forgets the listing snapshot: the guest's listing may no longer match any known keys. */
+  forget(): void {
+    this.#listed = undefined;
+  }
+
+  /**
+   * Keeps the entries as the scaffold left them after putting back every scaffold name (or
+   * forgets them, with `undefined`): while no key is added or deleted and no flag changes (no
+   * property turns into an accessor, none gets read-only or hidden…), every scaffold name is
+   * still the data property it made, and only its value can differ.
+   */
+  settle(entries: Uint32Array | undefined): void {
+    this.#restored = entries;
+  }
+
+  /** Whether no key or flag changed since `settle` (false when there is nothing settled). */
+  unchangedSinceSettled(now: Uint32Array | undefined): boolean {
+    const before = this.#restored;
     if (now === undefined || before === undefined || now.length !== before.length) return false;
     for (let index = 0; index < now.length; index++) {
       if (now[index] !== before[index]) return false;
@@ -94,33 +134,16 @@ export class GlobalKeysWatch {
     return true;
   }
 
-  /**
-   * Keeps `atoms` as the snapshot: the keys the guest's listing holds now. `listed` is how many
-   * keys the guest counted, or `undefined` when it reused its last listing (already checked).
-   */
-  keep(atoms: Uint32Array | undefined, listed: number | undefined): void {
-    if (atoms === undefined) return;
-    if (listed !== undefined && liveCount(atoms) !== listed) {
-      this.#off();
-      return;
-    }
-    this.#atoms = atoms;
-  }
-
-  /** Forgets the snapshot: the guest's listing may no longer match any known keys. */
-  forget(): void {
-    this.#atoms = undefined;
-  }
-
   #off(): undefined {
     this.#enabled = false;
-    this.#atoms = undefined;
+    this.#listed = undefined;
+    this.#restored = undefined;
     return undefined;
   }
 }
 
-function liveCount(atoms: Uint32Array): number {
+function liveCount(entries: Uint32Array): number {
   let live = 0;
-  for (let index = 0; index < atoms.length; index++) if (atoms[index] !== 0) live++;
+  for (let index = 1; index < entries.length; index += 2) if (entries[index] !== 0) live++;
   return live;
 }

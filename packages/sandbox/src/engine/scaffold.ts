@@ -84,7 +84,11 @@ const UNCERTAIN = -1;
  * Internals that list the globals afresh: the listing then no longer matches the keys the host
  * last saw with it (see `GlobalKeysWatch`).
  */
-const RELISTS: ReadonlySet<ScaffoldFunction> = new Set(['locals', 'listVariables', 'reclaimGlobals']);
+const RELISTS: ReadonlySet<ScaffoldFunction> = new Set([
+  'locals',
+  'listVariables',
+  'reclaimGlobals',
+]);
 
 /** The host's side of the guest scaffold: calls into the prelude's internals and reads results. */
 export class Scaffold {
@@ -262,14 +266,17 @@ export class Scaffold {
     const { context, guard } = this.#parts;
     const fn = this.#function('finishBlock');
     const keys = this.#keys;
-    const atoms = keys.read();
-    const known = keys.unchanged(atoms) ? context.true : context.false;
-    // Until the call returns, the guest's listing may match neither the old keys nor these.
+    const entries = keys.read();
+    const known = keys.unchanged(entries) ? context.true : context.false;
+    const settled = keys.unchangedSinceSettled(entries) ? context.true : context.false;
+    // Until the call returns, the guest's listing may match neither the old keys nor these, and
+    // the scaffold names may be half put back.
     keys.forget();
+    keys.settle(undefined);
     const text = within(() =>
       guard(() => {
         try {
-          return this.#finishCall.call(fn, holder, known);
+          return this.#finishCall.call(fn, holder, known, settled);
         } catch (failure) {
           if (failure instanceof TextCallFailed) {
             throw new EngineFault("the scaffold's finishBlock failed");
@@ -279,7 +286,10 @@ export class Scaffold {
       }),
     );
     const raw = JSON.parse(text) as FinishedBlock;
-    if (raw.listed !== UNCERTAIN) keys.keep(atoms, raw.listed === REUSED ? undefined : raw.listed);
+    if (raw.listed !== UNCERTAIN) {
+      keys.keep(entries, raw.listed === REUSED ? undefined : raw.listed);
+    }
+    if (raw.end.unrestored.length === 0) keys.settle(keys.read());
     this.#nextBlockBegun = true;
     return { locals: raw.locals, ended: endedBlock(raw.end) };
   }

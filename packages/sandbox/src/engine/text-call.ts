@@ -22,11 +22,14 @@ interface ContextInternals {
   ctx?: { value: number };
 }
 
+/** Arguments the preallocated list has room for (more go through the public API). */
+const MAX_ARGUMENTS = 3;
+
 /** The guest function threw (its error is freed); what it means is the caller's to say. */
 export class TextCallFailed extends Error {}
 
 /**
- * Calls a guest function with one or two arguments and reads its string result: the scaffold's call at
+ * Calls a guest function with a few arguments and reads its string result: the scaffold's call at
  * the end of every block. The library's `callFunction` builds two typed-array views and a
  * `malloc`ed argument list per call, and wraps the result in a handle only to read and free it;
  * this writes the argument into a list allocated once and reads the result through the same FFI
@@ -35,7 +38,7 @@ export class TextCallFailed extends Error {}
 export class TextCall {
   readonly #context: QuickJSContext;
   readonly #internals: Required<ContextInternals> | undefined;
-  /** Room for two argument pointers, allocated on first use, freed by `dispose`. */
+  /** Room for `MAX_ARGUMENTS` argument pointers, allocated on first use, freed by `dispose`. */
   #argv = 0;
 
   constructor(context: QuickJSContext) {
@@ -56,14 +59,16 @@ export class TextCall {
   }
 
   /**
-   * `fn(...args)` with `this` undefined, as a string (one or two arguments).
+   * `fn(...args)` with `this` undefined, as a string.
    *
    * @throws TextCallFailed when the guest function threw (or was interrupted)
    */
-  call(fn: QuickJSHandle, ...args: [QuickJSHandle] | [QuickJSHandle, QuickJSHandle]): string {
+  call(fn: QuickJSHandle, ...args: QuickJSHandle[]): string {
     const internals = this.#internals;
     const argv = internals === undefined ? 0 : this.#argumentList(internals);
-    if (internals === undefined || argv === 0) return this.#publicCall(fn, args);
+    if (internals === undefined || argv === 0 || args.length > MAX_ARGUMENTS) {
+      return this.#publicCall(fn, args);
+    }
     const { module, ffi, ctx } = internals;
     // The argument list holds pointers to the arguments' JSValues (little-endian, as WASM).
     const heap = module.HEAPU8;
@@ -96,7 +101,7 @@ export class TextCall {
   }
 
   #argumentList(internals: Required<ContextInternals>): number {
-    if (this.#argv === 0) this.#argv = internals.module._malloc(8);
+    if (this.#argv === 0) this.#argv = internals.module._malloc(MAX_ARGUMENTS * 4);
     return this.#argv;
   }
 

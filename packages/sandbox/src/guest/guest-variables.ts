@@ -415,12 +415,16 @@ function deleteGlobals(names: string[]): void {
  * and otherwise makes it exactly what a hidden definition would (a missing or converted property
  * gets `enumerable: false` either way). It fails, changing nothing, only where the global cannot
  * be made so (not configurable, or the object not extensible): the descriptor check below then
- * decides, as it does for an enumerable name.
+ * decides, as it does for an enumerable name. `settled`: the host saw no key or flag of the
+ * global object change since this last put every name back (see global-keys-watch.ts).
  */
-export function restore(): string[] {
+export function restore(settled: boolean): string[] {
   const failed = list<string>();
   for (let index = 0; index < pinnedNames.length; index++) {
     const name = pinnedNames[index] as string;
+    // Settled (see `ScaffoldInternals.finishBlock`): the global is the data property this left,
+    // so reading it runs no guest code, and the same value means nothing to put back.
+    if (settled && G[name] === pinned[name]) continue;
     const wanted = restoring[name];
     if (
       wanted !== undefined &&

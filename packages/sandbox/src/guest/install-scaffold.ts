@@ -132,7 +132,8 @@ export interface ScaffoldInternals {
   /**
    * Ends a block that completed, in one call (`keysUnchanged`: the host saw that the global
    * object's keys are those the guest last listed, so the listing is reused unless guest code
-   * runs in this call before it): prints its completion value, names its variables'
+   * runs in this call before it; `namesSettled`: no key or flag of the global object changed
+   * since the last call put back every scaffold name, so only their values need a look): prints its completion value, names its variables'
    * types, restores scaffold names, takes the answer and the output (JSON of `FinishedBlock`).
    * Guest code may run in it, so the host calls it inside the block's slice. Until its last step
    * it changes nothing the step-by-step calls (`formatCompletion`, `locals`, `endBlock`) would
@@ -140,7 +141,7 @@ export interface ScaffoldInternals {
    * step also starts the next block, as `beginBlock` would (saving the host that call): output
    * stays open for it, so the host closes it (`closeOutput`) before guest code runs in between.
    */
-  finishBlock(holder: { value: unknown }, keysUnchanged: boolean): string;
+  finishBlock(holder: { value: unknown }, keysUnchanged: boolean, namesSettled: boolean): string;
   /** A thrown value, described and cut to the caps (JSON of `DescribedError`). */
   describeError(error: unknown): string;
   /** `{ name: type }` of the user variables; `basic` runs no guest code at all. */
@@ -189,7 +190,11 @@ function formatCompletion(holder: { value: unknown }): boolean {
   return (typeof value === 'object' && value !== null) || typeof value === 'function';
 }
 
-function finishBlock(holder: { value: unknown }, keysUnchanged: boolean): string {
+function finishBlock(
+  holder: { value: unknown },
+  keysUnchanged: boolean,
+  namesSettled: boolean,
+): string {
   const ranGuestCode = formatCompletion(holder);
   let listed = -2;
   if (ranGuestCode || !keysUnchanged) {
@@ -197,7 +202,7 @@ function finishBlock(holder: { value: unknown }, keysUnchanged: boolean): string
     listed = ranGuestCode ? -1 : keys;
   }
   const localsJson = localsOfListing(false);
-  const unrestored = restore();
+  const unrestored = restore(namesSettled);
   const out = streams.stdout;
   const err = streams.stderr;
   // A stream the block never wrote to is kept: it is as empty as a new one.
@@ -250,7 +255,7 @@ function internals(): ScaffoldInternals {
   out.locals = locals;
   out.endBlock = () => {
     const end = record<BlockEnd>();
-    end.unrestored = restore();
+    end.unrestored = restore(false);
     end.finalAnswer = takeFinal();
     const output = takeOutput();
     end.stdout = output.stdout;

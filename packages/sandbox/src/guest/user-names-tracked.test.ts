@@ -62,7 +62,9 @@ describe.each(ISOLATIONS)('user names while the globals are tracked (%s)', (isol
 
   it('never lists scaffold names a block rebinds, deletes or shadows, and finds the rest', async () => {
     await withSandbox({ isolation }, async (sandbox) => {
-      expect((await sandbox.execute('print = 1; FINAL = 2; x = 3')).locals).toEqual({ x: 'number' });
+      expect((await sandbox.execute('print = 1; FINAL = 2; x = 3')).locals).toEqual({
+        x: 'number',
+      });
       expect((await sandbox.execute('delete globalThis.print; y = 4')).locals).toEqual({
         x: 'number',
         y: 'number',
