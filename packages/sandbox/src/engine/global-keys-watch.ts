@@ -29,21 +29,28 @@ const MAX_PROPS = 1 << 24;
  * since a snapshot: listing them in the guest (`Object.getOwnPropertyNames` of ~70 globals) costs
  * a block more than anything else the scaffold does, and most blocks add or delete no global.
  *
- * The listing snapshot is the global's shape entries; its key atoms, in shape order, are compared. Equal atoms mean equal keys while every
+ * The snapshots are the global's shape entries; for the listing, the key atoms in shape order are
+ * compared. Equal atoms mean equal keys while every
  * atom of the snapshot stays alive (a freed atom's number can be given to another string): the
  * guest's listing holds every key it listed (see `listing.held` in guest-variables.ts), and the
  * host keeps a snapshot only of keys the guest listed at that moment. Anything unexpected (a
  * missing internal, an implausible layout, a count that differs from the guest's) turns the
- * watch off for good, and every block lists the globals as before.
+ * watch off for good, and every block lists the globals as before. The same entries, flags
+ * included, tell when the scaffold names may need more than a look at their values (`restore`).
  */
 export class GlobalKeysWatch {
   readonly #module: { HEAPU8: Uint8Array } | undefined;
   /** Address of the global `JSObject`. */
   readonly #object: number;
-  /** The entries when the guest last listed the globals (see `keep`). */
+  /** A view of WASM memory, made again when the memory grows (its old buffer is detached). */
+  #words: Uint32Array | undefined;
+  /** The entries when the guest last listed the globals (see `afterFinish`). */
   #listed: Uint32Array | undefined;
-  /** The entries after the scaffold last put back every scaffold name (see `settle`). */
+  /** The entries after the scaffold last put back every scaffold name. */
   #restored: Uint32Array | undefined;
+  /** The entries `beforeFinish` saw, for `afterFinish` (copied only when they are new). */
+  #seen: Uint32Array | undefined;
+  #restoredSeen: Uint32Array | undefined;
   #enabled: boolean;
 
   constructor(context: QuickJSContext) {
@@ -61,83 +68,102 @@ export class GlobalKeysWatch {
   }
 
   /**
-   * The global's shape entries now (two words each: hash link and flags, then the key's atom), or
-   * `undefined` when the watch is off or the memory does not look like the layout above (which
-   * turns it off).
+   * Before the scaffold ends a block: whether the keys are those the guest last listed, and
+   * whether no key or flag changed since the scaffold names were last put back. Until
+   * `afterFinish`, neither holds for any later call (the guest's listing and the scaffold names
+   * may be half done).
    */
-  read(): Uint32Array | undefined {
-    if (!this.#enabled || this.#module === undefined) return undefined;
-    const buffer = this.#module.HEAPU8.buffer;
-    const limit = buffer.byteLength;
-    if (this.#object + SHAPE_OFFSET + 4 > limit) return this.#off();
-    const shape = new Uint32Array(buffer, this.#object + SHAPE_OFFSET, 1)[0] as number;
-    if (shape === 0 || shape % 4 !== 0 || shape + PROPS_OFFSET > limit) return this.#off();
-    const header = new Int32Array(buffer, shape + PROP_SIZE_OFFSET, 3);
-    const size = header[0] as number;
-    const count = header[PROP_COUNT_OFFSET / 4 - PROP_SIZE_OFFSET / 4] as number;
-    const deleted = header[DELETED_COUNT_OFFSET / 4 - PROP_SIZE_OFFSET / 4] as number;
-    if (
-      !(0 <= deleted && deleted <= count && count <= size && size <= MAX_PROPS) ||
-      shape + PROPS_OFFSET + size * 8 > limit
-    ) {
-      return this.#off();
-    }
-    return new Uint32Array(buffer, shape + PROPS_OFFSET, count * 2).slice();
-  }
-
-  /** Whether the keys are those of the listing snapshot (false when there is none). */
-  unchanged(now: Uint32Array | undefined): boolean {
-    const before = this.#listed;
-    if (now === undefined || before === undefined || now.length !== before.length) return false;
-    for (let index = 1; index < now.length; index += 2) {
-      if (now[index] !== before[index]) return false;
-    }
-    return true;
+  beforeFinish(): { keysUnchanged: boolean; namesSettled: boolean } {
+    const listed = this.#listed;
+    const restored = this.#restored;
+    this.#listed = undefined;
+    this.#restored = undefined;
+    const keysUnchanged = this.#matches(listed, 2);
+    const namesSettled = this.#matches(restored, 1);
+    this.#seen = keysUnchanged ? listed : this.#copy();
+    this.#restoredSeen = namesSettled ? restored : undefined;
+    return { keysUnchanged, namesSettled };
   }
 
   /**
-   * Keeps `entries` as the listing snapshot: the keys the guest's listing holds now. `listed` is
-   * how many keys the guest counted, or `undefined` when it reused its last listing (already
-   * checked).
+   * After the scaffold ended a block. `listed`: how many keys the guest counted when it listed
+   * the globals with no guest code run since `beforeFinish`, `'reused'` when it kept its last
+   * listing, `'uncertain'` when guest code may have run before it listed them. `restoredAll`:
+   * whether every scaffold name was put back.
    */
-  keep(entries: Uint32Array | undefined, listed: number | undefined): void {
-    if (entries === undefined) return;
-    if (listed !== undefined && liveCount(entries) !== listed) {
+  afterFinish(listed: number | 'reused' | 'uncertain', restoredAll: boolean): void {
+    const seen = this.#seen;
+    this.#seen = undefined;
+    if (typeof listed === 'number' && seen !== undefined && liveCount(seen) !== listed) {
       this.#off();
       return;
     }
-    this.#listed = entries;
+    if (listed !== 'uncertain') this.#listed = seen;
+    if (!restoredAll) return;
+    const before = this.#restoredSeen;
+    this.#restoredSeen = undefined;
+    this.#restored = this.#matches(before, 1) ? before : this.#copy();
   }
 
-  /** Forgets the listing snapshot: the guest's listing may no longer match any known keys. */
+  /** Forgets the listing snapshot: the guest listed the globals at another time. */
   forget(): void {
     this.#listed = undefined;
   }
 
   /**
-   * Keeps the entries as the scaffold left them after putting back every scaffold name (or
-   * forgets them, with `undefined`): while no key is added or deleted and no flag changes (no
-   * property turns into an accessor, none gets read-only or hidden…), every scaffold name is
-   * still the data property it made, and only its value can differ.
+   * Whether the entries now equal `snapshot`, comparing every `step`-th word from the last one
+   * (2: the key atoms only; 1: the flags too).
    */
-  settle(entries: Uint32Array | undefined): void {
-    this.#restored = entries;
-  }
-
-  /** Whether no key or flag changed since `settle` (false when there is nothing settled). */
-  unchangedSinceSettled(now: Uint32Array | undefined): boolean {
-    const before = this.#restored;
-    if (now === undefined || before === undefined || now.length !== before.length) return false;
-    for (let index = 0; index < now.length; index++) {
-      if (now[index] !== before[index]) return false;
+  #matches(snapshot: Uint32Array | undefined, step: 1 | 2): boolean {
+    if (snapshot === undefined) return false;
+    const shape = this.#locate();
+    if (shape === undefined) return false;
+    const { words, at, count } = shape;
+    if (snapshot.length !== count * 2) return false;
+    for (let index = snapshot.length - 1; index >= 0; index -= step) {
+      if (words[at + index] !== snapshot[index]) return false;
     }
     return true;
+  }
+
+  #copy(): Uint32Array | undefined {
+    const shape = this.#locate();
+    if (shape === undefined) return undefined;
+    return shape.words.slice(shape.at, shape.at + shape.count * 2);
+  }
+
+  /**
+   * Where the global's shape entries are now (`at`, in words), or `undefined` when the watch is
+   * off or the memory does not look like the layout above (which turns it off).
+   */
+  #locate(): { words: Uint32Array; at: number; count: number } | undefined {
+    if (!this.#enabled || this.#module === undefined) return undefined;
+    const buffer = this.#module.HEAPU8.buffer;
+    let words = this.#words;
+    if (words === undefined || words.buffer !== buffer) {
+      words = new Uint32Array(buffer);
+      this.#words = words;
+    }
+    const limit = words.length;
+    const shape = words[(this.#object + SHAPE_OFFSET) / 4] ?? 0;
+    if (shape === 0 || shape % 4 !== 0 || shape / 4 + PROPS_OFFSET / 4 > limit) return this.#off();
+    const base = shape / 4;
+    const size = words[base + PROP_SIZE_OFFSET / 4] as number;
+    const count = words[base + PROP_COUNT_OFFSET / 4] as number;
+    const deleted = words[base + DELETED_COUNT_OFFSET / 4] as number;
+    const at = base + PROPS_OFFSET / 4;
+    if (!(deleted <= count && count <= size && size <= MAX_PROPS) || at + size * 2 > limit) {
+      return this.#off();
+    }
+    return { words, at, count };
   }
 
   #off(): undefined {
     this.#enabled = false;
     this.#listed = undefined;
     this.#restored = undefined;
+    this.#seen = undefined;
+    this.#restoredSeen = undefined;
     return undefined;
   }
 }

@@ -266,13 +266,9 @@ export class Scaffold {
     const { context, guard } = this.#parts;
     const fn = this.#function('finishBlock');
     const keys = this.#keys;
-    const entries = keys.read();
-    const known = keys.unchanged(entries) ? context.true : context.false;
-    const settled = keys.unchangedSinceSettled(entries) ? context.true : context.false;
-    // Until the call returns, the guest's listing may match neither the old keys nor these, and
-    // the scaffold names may be half put back.
-    keys.forget();
-    keys.settle(undefined);
+    const { keysUnchanged, namesSettled } = keys.beforeFinish();
+    const known = keysUnchanged ? context.true : context.false;
+    const settled = namesSettled ? context.true : context.false;
     const text = within(() =>
       guard(() => {
         try {
@@ -286,10 +282,10 @@ export class Scaffold {
       }),
     );
     const raw = JSON.parse(text) as FinishedBlock;
-    if (raw.listed !== UNCERTAIN) {
-      keys.keep(entries, raw.listed === REUSED ? undefined : raw.listed);
-    }
-    if (raw.end.unrestored.length === 0) keys.settle(keys.read());
+    keys.afterFinish(
+      raw.listed === REUSED ? 'reused' : raw.listed === UNCERTAIN ? 'uncertain' : raw.listed,
+      raw.end.unrestored.length === 0,
+    );
     this.#nextBlockBegun = true;
     return { locals: raw.locals, ended: endedBlock(raw.end) };
   }
