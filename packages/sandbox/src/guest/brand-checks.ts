@@ -14,7 +14,7 @@ import {
   regexpFlagGetters,
   regexpSource,
   setSize,
-  weakMapGet,
+  weakMapLookup,
   weakMapSet,
 } from './primordials.js';
 
@@ -53,7 +53,7 @@ export function brandOf(value: object): Brand {
     // A revoked Proxy throws from Array.isArray.
     return 'other';
   }
-  const known = call<SlotBrand | undefined>(weakMapGet, slotBrands, [value]);
+  const known = weakMapLookup(slotBrands, value);
   if (known !== undefined) return known;
   const brand = slotBrand(value);
   call(weakMapSet, slotBrands, [value, brand]);

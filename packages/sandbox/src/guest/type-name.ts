@@ -5,7 +5,7 @@ import {
   indexOf,
   matches,
   newWeakMap,
-  weakMapGet,
+  weakMapLookup,
   weakMapSet,
 } from './primordials.js';
 
@@ -43,7 +43,7 @@ export function basicTypeName(value: unknown): string {
 
 /** Whether a function's source is a class (see `typeName` about bound functions and Proxies). */
 export function isClass(fn: object): boolean {
-  const known = call<boolean | undefined>(weakMapGet, sourceKinds, [fn]);
+  const known = weakMapLookup(sourceKinds, fn);
   if (known !== undefined) return known;
   let source: string;
   try {
