@@ -130,11 +130,12 @@ export interface ScaffoldInternals {
   /** Prints the block's completion value (`{ value }` from the async evaluation), once per block. */
   formatCompletion(holder: { value: unknown }): void;
   /**
-   * Ends a block that completed, in one call (`keysUnchanged`: the host saw that the global
-   * object's keys are those the guest last listed, so the listing is reused unless guest code
-   * runs in this call before it; `namesSettled`: no key or flag of the global object changed
-   * since the last call put back every scaffold name, so only their values need a look): prints its completion value, names its variables'
+   * Ends a block that completed, in one call: prints its completion value, names its variables'
    * types, restores scaffold names, takes the answer and the output (JSON of `FinishedBlock`).
+   * `keysUnchanged`: the host saw that the global object's keys are those the guest last listed,
+   * so that listing is reused unless guest code ran in this call before it; `namesSettled`: no
+   * key or flag of the global object changed since the last call put every scaffold name back,
+   * so only their values need a look (see global-keys-watch.ts).
    * Guest code may run in it, so the host calls it inside the block's slice. Until its last step
    * it changes nothing the step-by-step calls (`formatCompletion`, `locals`, `endBlock`) would
    * not redo the same way, so when it is stopped partway the host falls back to them. Its last
