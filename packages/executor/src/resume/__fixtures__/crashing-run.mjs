@@ -14,6 +14,10 @@ const model = scriptedModel(async (request) => {
     case 1:
       return '```repl\nconst b = a + "+" + (await llm_query("second"))\n```';
     default:
+      // A pending promise alone does not keep Node alive: with nothing else to wait on it exits
+      // with code 13 (unsettled top-level await), racing the parent's SIGKILL. A timer keeps the
+      // process waiting to be killed, and ends it should the parent never do so.
+      setTimeout(() => process.exit(3), 10 * 60_000);
       process.stdout.write('WAITING\n');
       return new Promise(() => undefined);
   }
