@@ -183,23 +183,31 @@ async function storedTypes(runId: string): Promise<string[]> {
   return (await store.runs.eventsAfter(runId, 0)).map(({ event }) => event.type);
 }
 
+/**
+ * Holds the first read of `runId`'s events (taking the run up reads them first) until `release()`;
+ * `reached` settles once that read has started.
+ */
+function holdFirstEventsRead(runId: string) {
+  const reached = deferred<void>();
+  const gate = deferred<void>();
+  held.push(() => gate.resolve());
+  let slowed = false;
+  const eventsAfter = async (id: string): Promise<void> => {
+    if (id !== runId || slowed) return;
+    slowed = true;
+    reached.resolve();
+    await gate.promise;
+  };
+  return { reached: reached.promise, release: () => gate.resolve(), eventsAfter };
+}
+
 describe('a replica taking over a run', () => {
   it('keeps its claim renewed while taking the run up takes longer than a lease', async () => {
     const runId = await orphanedRun();
-    const reading = deferred<void>();
-    const slowRead = deferred<void>();
-    held.push(() => slowRead.resolve());
-    let slowed = false;
-    const { logs, coordinator } = startReplica({
-      // Taking the run up reads its events first: that read takes three leases here.
-      eventsAfter: async (id) => {
-        if (id !== runId || slowed) return;
-        slowed = true;
-        reading.resolve();
-        await slowRead.promise;
-      },
-    });
-    await reading.promise;
+    // Taking the run up reads its events first: that read takes three leases here.
+    const read = holdFirstEventsRead(runId);
+    const { logs, coordinator } = startReplica({ eventsAfter: read.eventsAfter });
+    await read.reached;
     for (let step = 0; step < 6; step++) {
       clock += LEASE_MS / 2;
       await twoBeats(coordinator);
@@ -208,7 +216,7 @@ describe('a replica taking over a run', () => {
     expect(await store.runs.claimRun(runId, { holder: 'replica-c', leaseMs: LEASE_MS })).toBe(
       undefined,
     );
-    slowRead.resolve();
+    read.release();
     await waitFor(async () => (await store.runs.getRun(runId))?.status === 'completed', 'the end');
     expect(await storedTypes(runId)).toEqual([
       'run-start',
@@ -259,25 +267,15 @@ describe('a replica taking over a run', () => {
   it('logs the claim released at its expiry when another replica took the run meanwhile', async () => {
     const runId = await orphanedRun();
     const claimedAt = clock;
-    const reading = deferred<void>();
-    const slowRead = deferred<void>();
-    held.push(() => slowRead.resolve());
-    let slowed = false;
-    const { logs, coordinator } = startReplica({
-      eventsAfter: async (id) => {
-        if (id !== runId || slowed) return;
-        slowed = true;
-        reading.resolve();
-        await slowRead.promise;
-      },
-    });
-    await reading.promise;
+    const read = holdFirstEventsRead(runId);
+    const { logs, coordinator } = startReplica({ eventsAfter: read.eventsAfter });
+    await read.reached;
     // The database is out of reach for this replica: its renewals fail and the lease lapses.
     coordinator.unreachable = true;
     clock += LEASE_MS + 1;
     const taker = await store.runs.claimRun(runId, { holder: 'replica-c', leaseMs: LEASE_MS });
     expect(taker?.epoch).toBe(3);
-    slowRead.resolve();
+    read.release();
     await waitFor(
       () => logs.some((log) => log['msg'] === 'run released'),
       'the release to be logged',
@@ -294,48 +292,28 @@ describe('a replica taking over a run', () => {
 
   it('keeps a cancel request made while the run is taken up until the run executes', async () => {
     const runId = await orphanedRun();
-    const reading = deferred<void>();
-    const slowRead = deferred<void>();
-    held.push(() => slowRead.resolve());
-    let slowed = false;
+    const read = holdFirstEventsRead(runId);
     const { coordinator } = startReplica(
-      {
-        eventsAfter: async (id) => {
-          if (id !== runId || slowed) return;
-          slowed = true;
-          reading.resolve();
-          await slowRead.promise;
-        },
-      },
+      { eventsAfter: read.eventsAfter },
       scriptedModel(['never'], { latencyMs: 60_000 }),
     );
-    await reading.promise;
+    await read.reached;
     // Another replica asks this one to cancel the run: nothing here can act on it yet.
     await coordinator.requestCancel(runId);
     await twoBeats(coordinator);
     expect(await coordinator.cancelsFor([runId])).toEqual([runId]);
-    slowRead.resolve();
+    read.release();
     await waitFor(async () => (await store.runs.getRun(runId))?.status === 'cancelled', 'cancel');
     expect((await storedTypes(runId)).filter((type) => type === 'run-end')).toHaveLength(1);
   });
 
   it('leaves a run it was taking up to another replica when it starts draining meanwhile', async () => {
     const runId = await orphanedRun();
-    const reading = deferred<void>();
-    const slowRead = deferred<void>();
-    held.push(() => slowRead.resolve());
-    let slowed = false;
-    const { logs } = startReplica({
-      eventsAfter: async (id) => {
-        if (id !== runId || slowed) return;
-        slowed = true;
-        reading.resolve();
-        await slowRead.promise;
-      },
-    });
-    await reading.promise;
+    const read = holdFirstEventsRead(runId);
+    const { logs } = startReplica({ eventsAfter: read.eventsAfter });
+    await read.reached;
     const stopped = manager?.shutdown(0);
-    slowRead.resolve();
+    read.release();
     await stopped;
     expect(claimLog(logs)).toEqual([
       { msg: 'run claimed', epoch: 2 },
