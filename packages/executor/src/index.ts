@@ -65,15 +65,20 @@ export {
 
 // ── RLM ─────────────────────────────────
 
+// The run contract's defaults, defined once in @rlm/protocol.
+export {
+  DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_MAX_CONSECUTIVE_ERRORS,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_ITERATIONS,
+} from '@rlm/protocol';
 export {
   type BudgetConfig,
   budgetConfigSchema,
-  DEFAULT_BLOCK_TIMEOUT_MS,
   DEFAULT_COMPACTION_FRACTION,
   DEFAULT_DISPATCH_CONCURRENCY,
   DEFAULT_MAX_BLOCKS_PER_ITERATION,
   DEFAULT_MAX_CONCURRENCY,
-  DEFAULT_MAX_CONSECUTIVE_ERRORS,
   DEFAULT_TASK_SUMMARY_CHARS,
   DEFAULT_TASK_TIMEOUT_MS,
   type DispatchConfig,
@@ -85,7 +90,6 @@ export {
   type RLMConfig,
   rlmConfigSchema,
 } from './config/rlm-config.js';
-export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_ITERATIONS } from './config/run-defaults.js';
 export type { ToolDefinition } from './config/tool-definition.js';
 export {
   type CompletionOptions,

@@ -13,6 +13,24 @@
 export { ERROR_KIND_BY_CODE, ERROR_KINDS, type ErrorKind, errorKind } from './error-kind.js';
 export { type ErrorCode, type ErrorDetails, RlmError, type RlmErrorOptions } from './rlm-error.js';
 
+// ── Run defaults and statuses ───────────
+
+export {
+  ANTHROPIC_EFFORTS,
+  DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_MAX_CONSECUTIVE_ERRORS,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_ITERATIONS,
+} from './run-defaults.js';
+export {
+  END_STATUSES,
+  type EndStatus,
+  isEndStatus,
+  isResumableStatus,
+  RESUMABLE_STATUSES,
+  type ResumableStatus,
+} from './run-status-lists.js';
+
 // ── REPL ────────────────────────────────
 
 export { isReservedName, RESERVED_NAMES } from './reserved-names.js';

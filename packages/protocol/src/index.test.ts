@@ -4,6 +4,13 @@ import * as api from './index.js';
 // Other packages and users build on these names; removing or renaming one is a breaking change.
 const STABLE_RUNTIME_EXPORTS = [
   'addCallUsage',
+  'applyCallerChoices',
+  'callerChoicesSchema',
+  'END_STATUSES',
+  'RESUMABLE_STATUSES',
+  'isResumableStatus',
+  'runSettingsSchema',
+  'runLimitsSchema',
   'blockErrorSchema',
   'buildMetadataMessage',
   'buildUserPrompt',

@@ -99,6 +99,43 @@ export {
   trajectoryRecordSchema,
 } from './trajectory-record.js';
 
+// ── The run contract ────────────────────
+
+export {
+  applyCallerChoices,
+  type CallerChoices,
+  type CallerPolicy,
+  callerChoicesSchema,
+  lowerLimits,
+} from './caller-choices.js';
+export {
+  ANTHROPIC_EFFORTS,
+  DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_MAX_CONSECUTIVE_ERRORS,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_ITERATIONS,
+} from './run-defaults.js';
+export {
+  modelIdSchema,
+  RUN_LIMIT_NAMES,
+  type RunLimitName,
+  type RunLimits,
+  type RunMode,
+  type RunSettings,
+  type RunSettingsInput,
+  runLimitsSchema,
+  runModeSchema,
+  runSettingsSchema,
+} from './run-settings.js';
+export {
+  END_STATUSES,
+  type EndStatus,
+  isEndStatus,
+  isResumableStatus,
+  RESUMABLE_STATUSES,
+  type ResumableStatus,
+} from './run-status-lists.js';
+
 // ── Parsing model output ────────────────
 
 export { codeFencePattern } from './code-fence-pattern.js';

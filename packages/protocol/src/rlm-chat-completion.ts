@@ -1,21 +1,14 @@
 import { z } from 'zod';
+import { END_STATUSES } from './run-status-lists.js';
 import { usageSummarySchema } from './usage.js';
 
 /**
  * How a run ended. `completed` always has an `answer`; `max_iterations` has one only when the
  * extra "answer now" turn gave a `FINAL`/`FINAL_VAR`; every other status has none (see the
- * outcome table in the package README).
+ * outcome table in the package README). `interrupted`: the process running it stopped (crash,
+ * restart) and it could not be resumed. The lists of end and resumable statuses live beside it.
  */
-export const runStatusSchema = z.enum([
-  'completed',
-  'max_iterations',
-  'budget_exceeded',
-  'timeout',
-  'cancelled',
-  'error',
-  /** The process running it stopped (crash, restart) and it could not be resumed. */
-  'interrupted',
-]);
+export const runStatusSchema = z.enum(END_STATUSES);
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
 /** The outcome of one RLM invocation (root or child), with tree-wide usage. */

@@ -82,6 +82,17 @@ export {
 // ── Policies ────────────────────────────
 
 export {
+  findOfflinePolicyName,
+  isOfflineModelId,
+  OFFLINE_MODEL_PREFIX,
+  OFFLINE_POLICIES,
+  type OfflineModelOptions,
+  type OfflinePolicyName,
+  type OfflinePolicyOptions,
+  offlineModel,
+  unknownOfflinePolicy,
+} from './offline-models.js';
+export {
   type ChunkAndAggregateOptions,
   chunkAndAggregate,
 } from './policies/chunk-and-aggregate.js';

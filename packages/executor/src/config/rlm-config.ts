@@ -1,11 +1,15 @@
 import type { Tracer, TracerProvider } from '@opentelemetry/api';
 import type { RunStore, Scratchpad } from '@rlm/memory';
 import {
+  DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_MAX_CONSECUTIVE_ERRORS,
+  DEFAULT_MAX_OUTPUT_CHARS,
   isReservedName,
   type LanguageModel,
   parseSchema,
   RlmError,
   replLanguageSchema,
+  runLimitsSchema,
 } from '@rlm/protocol';
 import { CONTEXT_HELPER_NAMES } from '@rlm/sandbox';
 import { z } from 'zod';
@@ -18,12 +22,8 @@ import type { ToolDefinition } from './tool-definition.js';
 
 /** How many batched sub-calls or children run at once. @default 8 */
 export const DEFAULT_MAX_CONCURRENCY = 8;
-/** Iterations in a row whose code failed before the run stops. @default 5 */
-export const DEFAULT_MAX_CONSECUTIVE_ERRORS = 5;
 /** Code blocks run per model response; the rest are skipped and the model is told. @default 10 */
 export const DEFAULT_MAX_BLOCKS_PER_ITERATION = 10;
-/** Wall-clock limit of one code block, sub-calls included. @default 300_000 */
-export const DEFAULT_BLOCK_TIMEOUT_MS = 300_000;
 
 /** Background tasks running at once. @default 4 */
 export const DEFAULT_DISPATCH_CONCURRENCY = 4;
@@ -79,20 +79,17 @@ const sinkSchema = z.custom<TrajectorySink>(
 );
 
 const positiveInt = z.number().int().positive();
-const positive = z.number().positive();
 
-/** Tree-wide budgets: every model call anywhere in the run tree counts against them. */
-export const budgetConfigSchema = z.strictObject({
-  /** Input + output + cache tokens over the whole tree. */
-  maxTokens: positiveInt.optional(),
-  maxCostUsd: positive.optional(),
-  /** Wall-clock time of the whole tree; checked continuously. */
-  maxWallTimeMs: positiveInt.optional(),
-  /** `llm_query` and `rlm_query` calls over the whole tree (each batched prompt counts). */
-  maxSubcalls: z.number().int().nonnegative().optional(),
-  /** @default DEFAULT_MAX_CONSECUTIVE_ERRORS */
-  maxConsecutiveErrors: positiveInt.default(DEFAULT_MAX_CONSECUTIVE_ERRORS),
-});
+/**
+ * Tree-wide budgets: every model call anywhere in the run tree counts against them. The fields
+ * are the run contract's (`runLimitsSchema` in @rlm/protocol), declared there once.
+ */
+export const budgetConfigSchema = runLimitsSchema
+  .pick({ maxTokens: true, maxCostUsd: true, maxWallTimeMs: true, maxSubcalls: true })
+  .extend({
+    /** @default DEFAULT_MAX_CONSECUTIVE_ERRORS */
+    maxConsecutiveErrors: positiveInt.default(DEFAULT_MAX_CONSECUTIVE_ERRORS),
+  });
 /** `budget` as callers write it. */
 export type BudgetConfig = z.input<typeof budgetConfigSchema>;
 
@@ -110,8 +107,8 @@ export const limitsConfigSchema = z.strictObject({
     .optional(),
   /** @default DEFAULT_MAX_BLOCKS_PER_ITERATION */
   maxBlocksPerIteration: positiveInt.default(DEFAULT_MAX_BLOCKS_PER_ITERATION),
-  /** Characters of each block's output shown to the model. @default 20_000 */
-  maxOutputChars: positiveInt.default(20_000),
+  /** Characters of each block's output shown to the model. @default DEFAULT_MAX_OUTPUT_CHARS */
+  maxOutputChars: positiveInt.default(DEFAULT_MAX_OUTPUT_CHARS),
 });
 /** `limits` as callers write it. */
 export type LimitsConfig = z.input<typeof limitsConfigSchema>;
@@ -200,7 +197,7 @@ export const rlmConfigSchema = z
     limits: limitsConfigSchema.default({
       blockTimeoutMs: DEFAULT_BLOCK_TIMEOUT_MS,
       maxBlocksPerIteration: DEFAULT_MAX_BLOCKS_PER_ITERATION,
-      maxOutputChars: 20_000,
+      maxOutputChars: DEFAULT_MAX_OUTPUT_CHARS,
     }),
     /** @default DEFAULT_MAX_CONCURRENCY */
     maxConcurrency: positiveInt.default(DEFAULT_MAX_CONCURRENCY),

@@ -1,6 +1,3 @@
-// Kept apart from rlm-config.ts (which loads zod) so `@rlm/executor/defaults` stays light.
-
-/** @default 1 — the root has a REPL; `rlm_query` from the root is a plain sub-model call. */
-export const DEFAULT_MAX_DEPTH = 1;
-/** @default 30 */
-export const DEFAULT_MAX_ITERATIONS = 30;
+// Defined once in the protocol (the run contract's defaults); re-exported here so the executor's
+// zod-free `@rlm/executor/defaults` entry keeps offering them.
+export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_ITERATIONS } from '@rlm/protocol/core';

@@ -1,6 +1,3 @@
-/**
- * The effort levels an Anthropic model accepts (`output_config.effort`), lowest first: one list
- * for the client's schema and every app's configuration. Plain data, so the apps can validate a
- * configuration through `@rlm/executor/defaults` without loading the executor.
- */
-export const ANTHROPIC_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+// One list for the client's schema, the run contract and every app's configuration: defined in
+// the protocol, re-exported here so `@rlm/executor/defaults` keeps offering it.
+export { ANTHROPIC_EFFORTS } from '@rlm/protocol/core';

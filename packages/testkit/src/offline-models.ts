@@ -1,0 +1,106 @@
+import { type LanguageModel, type ModelPricing, type ReplLanguage, RlmError } from '@rlm/protocol';
+import { chunkAndAggregate } from './policies/chunk-and-aggregate.js';
+import { delegateToChild } from './policies/delegate-to-child.js';
+import { needleFinder } from './policies/needle-finder.js';
+import type { Policy } from './policies/policy.js';
+import { scriptedModel } from './scripted-model.js';
+
+/** The prefix of offline model ids: `testkit:needle-finder` runs that policy in-process. */
+export const OFFLINE_MODEL_PREFIX = 'testkit:';
+
+/** What an offline policy is built with: the REPL language it writes code in, and a task's hints. */
+export interface OfflinePolicyOptions {
+  /** @default 'javascript' */
+  repl?: ReplLanguage | undefined;
+  /** The needle's pattern, when a task knows it (`needle-finder`, `delegate-to-child`). */
+  pattern?: string | undefined;
+  /** Record labels and the one to count (`chunk-and-aggregate`). */
+  labels?: Readonly<Record<string, readonly string[]>> | undefined;
+  target?: string | undefined;
+}
+
+const only = <T extends object>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+
+/**
+ * The policies every door accepts as `testkit:<name>`: `rlm run`, `rlm eval`, `rlm mcp`, server
+ * profiles. One list, so an id that works in one place works in all.
+ */
+export const OFFLINE_POLICIES = {
+  'needle-finder': ({ repl, pattern }: OfflinePolicyOptions) =>
+    needleFinder(only({ language: repl ?? 'javascript', pattern })),
+  'needle-finder-grep': ({ repl, pattern }: OfflinePolicyOptions) =>
+    needleFinder(only({ language: repl ?? 'javascript', pattern, useGrep: true })),
+  'chunk-and-aggregate': ({ repl, labels, target }: OfflinePolicyOptions) =>
+    chunkAndAggregate(only({ language: repl ?? 'javascript', labels, target })),
+  'delegate-to-child': ({ repl, pattern }: OfflinePolicyOptions) =>
+    delegateToChild(only({ language: repl ?? 'javascript', pattern })),
+} as const satisfies Record<string, (options: OfflinePolicyOptions) => Policy>;
+
+/** A policy's name in kebab-case (`needle-finder`). */
+export type OfflinePolicyName = keyof typeof OFFLINE_POLICIES;
+
+/** Whether a model id names an offline policy (`testkit:<policy>`). */
+export function isOfflineModelId(id: string): boolean {
+  return id.startsWith(OFFLINE_MODEL_PREFIX);
+}
+
+/** `needleFinder` → `needle-finder`; ids may be written either way. */
+const toKebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+/**
+ * The policy name an id gives (`testkit:needle-finder` or `testkit:needleFinder`), or undefined.
+ * `extra` names policies a caller adds on top (eval's task-aware `reference`).
+ */
+export function findOfflinePolicyName(id: string): OfflinePolicyName | undefined {
+  const name = toKebab(isOfflineModelId(id) ? id.slice(OFFLINE_MODEL_PREFIX.length) : id);
+  return Object.hasOwn(OFFLINE_POLICIES, name) ? (name as OfflinePolicyName) : undefined;
+}
+
+/** The error for an offline id naming no known policy; it lists them (and any `extra` names). */
+export function unknownOfflinePolicy(id: string, extra: readonly string[] = []): RlmError {
+  const known = [...extra, ...Object.keys(OFFLINE_POLICIES)].map(
+    (name) => `${OFFLINE_MODEL_PREFIX}${name}`,
+  );
+  return new RlmError({
+    code: 'model.unknown_provider',
+    message: `Unknown offline model "${id}"; expected one of ${known.join(', ')}`,
+    details: { modelId: id },
+  });
+}
+
+export interface OfflineModelOptions extends OfflinePolicyOptions {
+  /** A price to report (eval's nominal prices); offline calls cost nothing by default. */
+  pricing?: ModelPricing | undefined;
+  /** @default 200_000 */
+  contextWindow?: number | undefined;
+}
+
+/**
+ * The model behind `testkit:<policy>`: a rule-based policy that writes real REPL code and answers
+ * its own sub-calls, needing no key and no network. Each call is answered by a fresh scripted
+ * model, so nothing grows with the number of requests (a server may serve it for days). A price of
+ * zero by default, so cost caps work offline too.
+ *
+ * @throws RlmError `model.unknown_provider` naming the known policies
+ */
+export function offlineModel(id: string, options: OfflineModelOptions = {}): LanguageModel {
+  const name = findOfflinePolicyName(id);
+  if (name === undefined) throw unknownOfflinePolicy(id);
+  const {
+    pricing = { inputPerMTok: 0, outputPerMTok: 0 },
+    contextWindow = 200_000,
+    ...policyOptions
+  } = options;
+  const policy = OFFLINE_POLICIES[name](policyOptions);
+  const modelId = `testkit/${name}`;
+  return {
+    id: modelId,
+    contextWindow,
+    pricing,
+    complete: (request) =>
+      scriptedModel((input) => policy(input), { id: modelId, contextWindow, pricing }).complete(
+        request,
+      ),
+  };
+}
