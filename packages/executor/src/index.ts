@@ -100,6 +100,18 @@ export {
 export { checkResumable, type ResumeTarget } from './resume/load-resume-point.js';
 export { DEFAULT_RESERVED_OUTPUT_TOKENS } from './run/call-model.js';
 export type { RunEventHandler } from './run/event-bus.js';
+export { createRunner } from './runner/create-runner.js';
+export type {
+  CreateRunnerOptions,
+  ResumeInput,
+  RunInput,
+  Runner,
+  RunnerFieldNames,
+  RunnerModelOptions,
+  RunnerModelResolver,
+  RunToolOpener,
+  RunToolSet,
+} from './runner/runner-types.js';
 export type { RLMSession } from './session/rlm-session.js';
 
 // ── Typed answers ───────────────────────

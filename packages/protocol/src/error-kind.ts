@@ -51,6 +51,7 @@ export const ERROR_KIND_BY_CODE = {
   'executor.cancelled': 'cancelled',
   'executor.replay_divergence': 'usage',
   'executor.no_checkpoint': 'usage',
+  'executor.not_resumable': 'usage',
   'trace.context_missing': 'usage',
   'prompts.layer_immutable': 'usage',
   'prompts.layer_invalid': 'usage',

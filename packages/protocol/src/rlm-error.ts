@@ -51,6 +51,8 @@ export interface ErrorDetails {
   'executor.cancelled': Record<string, never>;
   'executor.replay_divergence': { step: number; expected: string; actual: string };
   'executor.no_checkpoint': { runId: string };
+  /** The run is unknown to the store (`status` null) or ended in a status that cannot be continued. */
+  'executor.not_resumable': { runId: string; status: string | null };
   // trace
   /**
    * A trajectory refers to slices of a context that was not given to its reader (`given` null) or

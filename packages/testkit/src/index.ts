@@ -91,6 +91,7 @@ export {
   type OfflinePolicyOptions,
   offlineModel,
   unknownOfflinePolicy,
+  withOfflineModels,
 } from './offline-models.js';
 export {
   type ChunkAndAggregateOptions,

@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import type { RunRecord } from '@rlm/memory';
+import {
+  isResumableStatus,
+  type JsonValue,
+  parseSchema,
+  type RLMChatCompletion,
+  RlmError,
+  type RunEvent,
+  type RunSettings,
+  type RunSettingsInput,
+  runSettingsSchema,
+} from '@rlm/protocol';
+import type { RLMConfig } from '../config/rlm-config.js';
+import { createRLM, type RLM } from '../create-rlm.js';
+import { type OutputSchema, outputFromJsonSchema } from '../output/output-spec.js';
+import type { RunEventHandler } from '../run/event-bus.js';
+import { openRunTools } from './open-run-tools.js';
+import { allPriced, assertCostCapPriced, type RunModels, resolveRunModels } from './run-models.js';
+import type { CreateRunnerOptions, ResumeInput, RunInput, Runner } from './runner-types.js';
+
+/**
+ * The one place settings become a run. Every door (CLI, server, MCP, eval) parses its input into
+ * `RunSettings` and calls this; the decisions doors used to make each on their own are made here
+ * once: model ids to clients (with prices, thinking and effort), a cost cap on an unpriced model,
+ * tool sets opened and closed around the run, resume or run again, a typed answer as text, and
+ * which stored runs can be continued.
+ *
+ * @example
+ * const runner = createRunner({ resolveModel: (id) => resolveModel(id, { env: process.env }) });
+ * const result = await runner.run({ model: 'anthropic/claude-sonnet-4-5' }, { context, query });
+ */
+export function createRunner(options: CreateRunnerOptions): Runner {
+  const { runStore } = options;
+
+  async function start(
+    settings: RunSettings,
+    input: RunInput | (ResumeInput & { runId: string }),
+    go: (
+      rlm: RLM<OutputSchema | undefined>,
+      output: OutputSchema | undefined,
+    ) => Promise<{ answer: unknown } & Omit<RLMChatCompletion, 'answer'>>,
+  ): Promise<RLMChatCompletion> {
+    input.signal?.throwIfAborted();
+    const output =
+      input.output ??
+      (settings.outputSchema === undefined
+        ? undefined
+        : outputFromJsonSchema(settings.outputSchema, { source: 'outputSchema' }));
+    // Credentials are read here, before any tool server starts.
+    const models = resolveRunModels(settings, options, input);
+    const costCapped = costCap(settings, models);
+    const opened = settings.tools
+      ? await openRunTools(input)
+      : { tools: {}, close: async () => undefined };
+    let answerText: string | null = null;
+    try {
+      const rlm = createRLM<OutputSchema | undefined>(
+        rlmConfig(settings, {
+          models,
+          tools: opened.tools,
+          input,
+          costCapped,
+          onEvent: (event: RunEvent) => {
+            if (event.type === 'final-answer' && event.depth === 0) answerText = event.answer;
+            return input.onEvent?.(event);
+          },
+        }),
+      );
+      const result = await go(rlm, output);
+      return {
+        ...result,
+        answer:
+          result.answer === null
+            ? null
+            : typeof result.answer === 'string' && output === undefined
+              ? result.answer
+              : (answerText ?? JSON.stringify(result.answer)),
+      };
+    } finally {
+      await opened.close();
+    }
+  }
+
+  /** The cap the run gets: refused, or left out, when a model's price is unknown. */
+  function costCap(settings: RunSettings, models: RunModels): number | undefined {
+    const cap = settings.limits.maxCostUsd;
+    if (cap === undefined) return undefined;
+    if (options.unpricedCostCap === 'omit' && !allPriced(models)) return undefined;
+    assertCostCapPriced(settings, models, options.fieldNames);
+    return cap;
+  }
+
+  function rlmConfig(
+    settings: RunSettings,
+    {
+      models,
+      tools,
+      input,
+      costCapped,
+      onEvent,
+    }: {
+      models: RunModels;
+      tools: NonNullable<RLMConfig['tools']>;
+      input: RunInput | ResumeInput;
+      costCapped: number | undefined;
+      onEvent: RunEventHandler;
+    },
+  ): RLMConfig {
+    const { limits } = settings;
+    const runId = 'runId' in input && input.runId !== undefined ? input.runId : undefined;
+    const defined = <T extends object>(value: T): T =>
+      Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+    return {
+      model: models.model,
+      ...(models.subModel === undefined ? {} : { subModel: models.subModel }),
+      ...defined({ maxDepth: limits.maxDepth, maxIterations: limits.maxIterations }),
+      promptMode: settings.mode,
+      repl: settings.repl,
+      drivers: [...settings.drivers, ...(input.drivers ?? [])],
+      tools,
+      contextHelpers: settings.tools,
+      budget: defined({
+        maxTokens: limits.maxTokens,
+        maxCostUsd: costCapped,
+        maxWallTimeMs: limits.maxWallTimeMs,
+        maxSubcalls: limits.maxSubcalls,
+        maxConsecutiveErrors: limits.maxConsecutiveErrors,
+      }),
+      limits: defined({
+        blockTimeoutMs: limits.blockTimeoutMs,
+        maxOutputChars: limits.maxOutputChars,
+      }),
+      ...(options.trajectory === undefined ? {} : { trajectory: options.trajectory }),
+      ...(runStore === undefined ? {} : { runStore }),
+      ...(input.systemPromptPrefix === undefined
+        ? {}
+        : { systemPromptPrefix: input.systemPromptPrefix }),
+      ...(runId === undefined ? {} : { generateId: () => runId }),
+      isolation: options.isolation ?? 'worker',
+      onEvent,
+    };
+  }
+
+  async function findResumable(
+    runId: string,
+    { orphaned = false }: { orphaned?: boolean } = {},
+  ): Promise<RunRecord> {
+    const record = await runStore?.getRun(runId);
+    if (record === undefined || !isResumableStatus(record.status, { orphaned })) {
+      throw new RlmError({
+        code: 'executor.not_resumable',
+        message:
+          record === undefined
+            ? `There is no stored run ${runId} to resume.`
+            : `Run ${runId} cannot be resumed: it ended ${record.status}; only a run that was cancelled, stopped by a budget or its wall time, or interrupted can be continued.`,
+        details: { runId, status: record?.status ?? null },
+      });
+    }
+    return record;
+  }
+
+  return {
+    async run(input_settings, input) {
+      const settings = parseSettings(input_settings);
+      const runId = input.runId ?? randomUUID();
+      if (runStore !== undefined && (await runStore.getRun(runId)) === undefined) {
+        // Recorded before the run starts, so a resume can rebuild the same settings.
+        await runStore.createRun({ id: runId, config: recordOf(settings, input.record) });
+      }
+      return start(settings, { ...input, runId }, (rlm, output) =>
+        rlm.completion(input.context, {
+          query: input.query,
+          contexts: input.contexts,
+          signal: input.signal,
+          rerun: input.rerun === true,
+          output,
+        }),
+      );
+    },
+    async resume(runId, input_settings, input) {
+      const settings = parseSettings(input_settings);
+      await findResumable(runId, { orphaned: input.orphaned === true });
+      return start(settings, { ...input, runId }, async (rlm, output) => {
+        try {
+          return await rlm.resume(runId, {
+            context: input.context,
+            contexts: input.contexts,
+            signal: input.signal,
+            output,
+          });
+        } catch (error) {
+          if (
+            input.withoutCheckpoint !== 'rerun' ||
+            !RlmError.is(error, 'executor.no_checkpoint')
+          ) {
+            throw error;
+          }
+          // Stopped during its first turn: run it again as the same run (nothing was emitted).
+          return rlm.completion(input.context, {
+            contexts: input.contexts,
+            signal: input.signal,
+            rerun: true,
+            output,
+          });
+        }
+      });
+    },
+    findResumable,
+  };
+}
+
+/**
+ * Settings as the contract defines them.
+ * @throws RlmError `config.invalid` naming every bad field
+ */
+function parseSettings(settings: RunSettingsInput): RunSettings {
+  return parseSchema(runSettingsSchema, settings, { what: 'run settings', code: 'config.invalid' });
+}
+
+function recordOf(
+  settings: RunSettings,
+  extra: Readonly<Record<string, JsonValue>> = {},
+): Record<string, JsonValue> {
+  return { ...extra, settings: JSON.parse(JSON.stringify(settings)) as JsonValue };
+}
