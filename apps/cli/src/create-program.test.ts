@@ -58,8 +58,14 @@ describe('the rlm command tree', () => {
     for (const path of ['run', 'resume', 'config', 'eval']) {
       expect(visibleFlags(path), path).toEqual(expect.arrayContaining(SHARED_FLAGS));
     }
-    // run, resume and config take every configuration key, with the same flags.
-    const configFlags = visibleFlags('config').filter((flag) => flag !== '--json');
+    // run, resume and config take every configuration key, with the same flags (but the keys
+    // only `rlm mcp` reads, which `config` shows and `mcp` takes).
+    const mcpOnly = ['--allow-model'];
+    const configFlags = visibleFlags('config').filter(
+      (flag) => flag !== '--json' && !mcpOnly.includes(flag),
+    );
+    expect(visibleFlags('mcp')).toEqual(expect.arrayContaining(mcpOnly));
+    expect(visibleFlags('run')).not.toEqual(expect.arrayContaining(mcpOnly));
     expect(visibleFlags('run')).toEqual(expect.arrayContaining(configFlags));
     expect(visibleFlags('resume')).toEqual(expect.arrayContaining(configFlags));
     // A resumed run keeps the answer schema its checkpoint recorded, so only run takes one.

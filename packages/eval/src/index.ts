@@ -88,6 +88,7 @@ export {
 } from './offline/fake-anthropic-model.js';
 export {
   DEFAULT_OFFLINE_CONTEXT_WINDOW,
+  EVAL_OFFLINE_POLICIES,
   isOfflineModelId,
   OFFLINE_POLICIES,
   OFFLINE_PRICE_PER_MILLION,

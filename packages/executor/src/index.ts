@@ -101,6 +101,7 @@ export { checkResumable, type ResumeTarget } from './resume/load-resume-point.js
 export { DEFAULT_RESERVED_OUTPUT_TOKENS } from './run/call-model.js';
 export type { RunEventHandler } from './run/event-bus.js';
 export { createRunner } from './runner/create-runner.js';
+export { findResumableRun } from './runner/find-resumable-run.js';
 export type {
   CreateRunnerOptions,
   ResumeInput,

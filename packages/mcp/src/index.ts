@@ -14,6 +14,7 @@ export {
   parseMcpServerSpec,
   type ResolvedMcpServerSpec,
 } from './client/mcp-server-spec.js';
+export { mcpToolOpener } from './client/mcp-tool-opener.js';
 export {
   DEFAULT_MCP_CALL_TIMEOUT_MS,
   DEFAULT_MCP_CONNECT_TIMEOUT_MS,
@@ -48,6 +49,7 @@ export {
   type RlmMcpServerOptions,
 } from './server/rlm-mcp-server.js';
 export {
+  callerChoicesOf,
   type RlmQueryRequest,
   type RlmQueryRunner,
   type RlmQueryRunnerOptions,

@@ -82,6 +82,7 @@ export {
 // ── Policies ────────────────────────────
 
 export {
+  type ExtraOfflinePolicies,
   findOfflinePolicyName,
   isOfflineModelId,
   OFFLINE_MODEL_PREFIX,

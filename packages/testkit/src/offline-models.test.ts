@@ -26,6 +26,14 @@ describe('offline models', () => {
     expect((error as Error).message).toContain('testkit:needle-finder-grep');
   });
 
+  it('takes extra policies from a door and lists them when an id is unknown', () => {
+    const extraPolicies = { reference: () => () => 'FINAL(ref)' };
+    expect(offlineModel('testkit:reference', { extraPolicies }).id).toBe('testkit/reference');
+    expect(() => offlineModel('testkit:oracle', { extraPolicies })).toThrow(
+      /testkit:reference, testkit:needle-finder/,
+    );
+  });
+
   it('costs nothing unless a price is given', () => {
     expect(offlineModel('testkit:needle-finder').pricing).toEqual({
       inputPerMTok: 0,
@@ -36,10 +44,8 @@ describe('offline models', () => {
   it('writes code in the REPL language it is given', async () => {
     const model = offlineModel('testkit:needle-finder', { repl: 'python' });
     const response = await model.complete({
-      messages: [
-        { role: 'system', content: 'You have a REPL.' },
-        { role: 'user', content: 'What is the magic number?' },
-      ],
+      system: 'You have a REPL.',
+      messages: [{ role: 'user', content: 'What is the magic number?' }],
     });
     expect(response.text).toMatch(/```repl/);
     expect(response.text).not.toMatch(/\bconst\b|\blet\b/);

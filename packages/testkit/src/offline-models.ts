@@ -48,18 +48,25 @@ export function isOfflineModelId(id: string): boolean {
 /** `needleFinder` → `needle-finder`; ids may be written either way. */
 const toKebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 
-/**
- * The policy name an id gives (`testkit:needle-finder` or `testkit:needleFinder`), or undefined.
- * `extra` names policies a caller adds on top (eval's task-aware `reference`).
- */
+/** Policies a door adds to the list (eval's `reference`, which knows its benchmarks), by kebab name. */
+export type ExtraOfflinePolicies = Readonly<
+  Record<string, (options: OfflinePolicyOptions) => Policy>
+>;
+
+/** The kebab-case name an id gives (`testkit:needle-finder` or `testkit:needleFinder`). */
+function policyNameOf(id: string): string {
+  return toKebab(isOfflineModelId(id) ? id.slice(OFFLINE_MODEL_PREFIX.length) : id);
+}
+
+/** The policy name an id gives (`testkit:needle-finder` or `testkit:needleFinder`), or undefined. */
 export function findOfflinePolicyName(id: string): OfflinePolicyName | undefined {
-  const name = toKebab(isOfflineModelId(id) ? id.slice(OFFLINE_MODEL_PREFIX.length) : id);
+  const name = policyNameOf(id);
   return Object.hasOwn(OFFLINE_POLICIES, name) ? (name as OfflinePolicyName) : undefined;
 }
 
 /** The error for an offline id naming no known policy; it lists them (and any `extra` names). */
 export function unknownOfflinePolicy(id: string, extra: readonly string[] = []): RlmError {
-  const known = [...extra, ...Object.keys(OFFLINE_POLICIES)].map(
+  const known = [...new Set([...extra, ...Object.keys(OFFLINE_POLICIES)])].map(
     (name) => `${OFFLINE_MODEL_PREFIX}${name}`,
   );
   return new RlmError({
@@ -70,6 +77,8 @@ export function unknownOfflinePolicy(id: string, extra: readonly string[] = []):
 }
 
 export interface OfflineModelOptions extends OfflinePolicyOptions {
+  /** Policies on top of the built-in list (their names are listed in errors too). */
+  extraPolicies?: ExtraOfflinePolicies | undefined;
   /** A price to report (eval's nominal prices); offline calls cost nothing by default. */
   pricing?: ModelPricing | undefined;
   /** @default 200_000 */
@@ -85,14 +94,20 @@ export interface OfflineModelOptions extends OfflinePolicyOptions {
  * @throws RlmError `model.unknown_provider` naming the known policies
  */
 export function offlineModel(id: string, options: OfflineModelOptions = {}): LanguageModel {
-  const name = findOfflinePolicyName(id);
-  if (name === undefined) throw unknownOfflinePolicy(id);
   const {
     pricing = { inputPerMTok: 0, outputPerMTok: 0 },
     contextWindow = 200_000,
+    extraPolicies = {},
     ...policyOptions
   } = options;
-  const policy = OFFLINE_POLICIES[name](policyOptions);
+  const name = policyNameOf(id);
+  const make = Object.hasOwn(extraPolicies, name)
+    ? extraPolicies[name]
+    : Object.hasOwn(OFFLINE_POLICIES, name)
+      ? OFFLINE_POLICIES[name as OfflinePolicyName]
+      : undefined;
+  if (make === undefined) throw unknownOfflinePolicy(id, Object.keys(extraPolicies));
+  const policy = make(policyOptions);
   const modelId = `testkit/${name}`;
   return {
     id: modelId,

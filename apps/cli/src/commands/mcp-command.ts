@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import type { RlmQueryRequest } from '@rlm/mcp';
-import { type LanguageModel, RlmError } from '@rlm/protocol';
+import { applyCallerChoices, type LanguageModel, RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
-import type { CliConfig } from '../config/config-schema.js';
+import { cliRunSettings } from '../engine/cli-run-settings.js';
 import type { RunEngine } from '../engine/run-engine.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { collect } from './collect-option.js';
@@ -38,7 +38,9 @@ export function registerMcpCommand(program: Command, deps: McpCommandDeps): void
   command.addHelpText(
     'after',
     `
-Tools: rlm_query (a whole run with --model), context_load, repl_exec and repl_reset (the
+Tools: rlm_query (a whole run with --model; a client may pick another model only from
+--allow-model, never an endpoint or a key, and may only lower limits), context_load, repl_exec
+and repl_reset (the
 client's own model writes the code; llm_query goes back to it through MCP sampling, or, when
 the client offers none, to --sub-model, else to a --model you gave). stdout carries the
 protocol; logs go to stderr. Runs and the session's own blocks and sub-calls are recorded in
@@ -46,6 +48,7 @@ the trajectory directory (rlm trace shows them; a session cannot be replayed).
 
 Examples:
   $ claude mcp add rlm -- rlm mcp --model anthropic/claude-sonnet-4-5
+  $ rlm mcp --model anthropic/claude-sonnet-4-5 --allow-model anthropic/claude-haiku-4-5
   $ rlm mcp --sub-model openai/gpt-5-mini --root ~/datasets`,
   );
   command.action(async (options: McpCommandOptions & Record<string, unknown>) => {
@@ -84,11 +87,16 @@ async function mcpAction(
   // Drivers, tool modules and the trajectory directory are checked before the first request.
   const inputs = await prepareRunInputs({ ...options, context: [] }, io, resolved);
   const roots = (options.root ?? []).map((root) => resolve(io.cwd, root));
-  const { serveStdio } = await import('@rlm/mcp');
-  const runQuery = (request: RlmQueryRequest) =>
+  const { callerChoicesOf, serveStdio } = await import('@rlm/mcp');
+  // The user's own settings; a client's choices only go on top of them, within --allow-model.
+  const settings = cliRunSettings(config);
+  const runQuery = async (request: RlmQueryRequest) =>
     engine.run({
       ...inputs.request,
-      config: runConfig(config, request),
+      settings: applyCallerChoices(settings, callerChoicesOf(request), {
+        allowedModels: config.allowModels,
+        source: 'rlm_query arguments',
+      }),
       contexts: [request.context],
       runId: randomUUID(),
       query: request.query,
@@ -114,7 +122,7 @@ async function mcpAction(
   const stopInterrupt = io.onInterrupt(() => void rlm.close());
   try {
     io.stderr.write(
-      `rlm mcp: serving over stdio (model ${config.model}; roots: the client's, else ${io.cwd}${roots.length > 0 ? `; plus ${roots.join(', ')}` : ''})\n` +
+      `rlm mcp: serving over stdio (model ${config.model}${config.allowModels.length > 0 ? `; a client may also choose ${config.allowModels.join(', ')}` : ''}; roots: the client's, else ${io.cwd}${roots.length > 0 ? `; plus ${roots.join(', ')}` : ''})\n` +
         `rlm mcp: this session's REPL work (once it loads a context or runs a block) is recorded as ${join(inputs.request.trajectoryDir, `${rlm.recordId}.jsonl`)} (rlm trace ${rlm.recordId})\n`,
     );
     await rlm.closed;
@@ -123,15 +131,4 @@ async function mcpAction(
     await rlm.close();
   }
   return EXIT_CODES.answered;
-}
-
-/** The configuration of one delegated run: the server's, with the request's choices on top. */
-function runConfig(config: CliConfig, request: RlmQueryRequest): CliConfig {
-  return {
-    ...config,
-    ...(request.model === undefined ? {} : { model: request.model }),
-    ...(request.maxDepth === undefined ? {} : { maxDepth: request.maxDepth }),
-    ...(request.maxIterations === undefined ? {} : { maxIterations: request.maxIterations }),
-    ...(request.maxCostUsd === undefined ? {} : { maxCostUsd: request.maxCostUsd }),
-  };
 }

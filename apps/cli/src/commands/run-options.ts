@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { RUN_CONFIG_KEY_NAMES } from '../config/config-keys.js';
 import { collect } from './collect-option.js';
 import { addConfigOptions, type ConfigCommandOptions } from './config-options.js';
 
@@ -39,5 +40,5 @@ export function addRunOptions(command: Command): Command {
     const option = new Option(flags, description);
     command.addOption(parse === undefined ? option : option.argParser(parse));
   }
-  return addConfigOptions(command);
+  return addConfigOptions(command, RUN_CONFIG_KEY_NAMES);
 }

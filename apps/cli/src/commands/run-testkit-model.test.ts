@@ -80,7 +80,7 @@ describe('offline testkit models', () => {
     const result = await cli(['run', 'q', '--model', 'testkit:oracle']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      'Unknown testkit policy "oracle" (known: reference, needle-finder, chunk-and-aggregate, delegate-to-child)',
+      'Unknown offline model "testkit:oracle"; expected one of testkit:reference, testkit:needle-finder, testkit:needle-finder-grep, testkit:chunk-and-aggregate, testkit:delegate-to-child',
     );
   });
 
@@ -92,6 +92,11 @@ describe('offline testkit models', () => {
     const cases: Record<OfflinePolicyName, { query: string; context: string; answer: string }> = {
       reference: { query: sniah?.query ?? '', context: 'sniah.txt', answer: sniah?.answer ?? '' },
       needleFinder: {
+        query: 'What is the magic number?',
+        context: 'haystack.txt',
+        answer: '90210',
+      },
+      needleFinderGrep: {
         query: 'What is the magic number?',
         context: 'haystack.txt',
         answer: '90210',

@@ -163,10 +163,23 @@ export const CONFIG_KEYS = {
     kind: 'list',
     description: 'globs a directory context skips',
   },
+  allowModels: {
+    env: 'RLM_ALLOW_MODELS',
+    flag: '--allow-model',
+    kind: 'list',
+    description:
+      'rlm mcp: a model id a connected client may choose for rlm_query besides --model (none by default)',
+  },
 } as const satisfies Record<ConfigKey, ConfigKeyInfo>;
 
 /** Every key, in display order. */
 export const CONFIG_KEY_NAMES = Object.keys(CONFIG_KEYS) as ConfigKey[];
+
+/** Keys only `rlm mcp` reads; other commands do not offer their flags. */
+export const MCP_ONLY_KEYS: readonly ConfigKey[] = ['allowModels'];
+
+/** The keys a run command (`run`, `resume`) offers as flags. */
+export const RUN_CONFIG_KEY_NAMES = CONFIG_KEY_NAMES.filter((key) => !MCP_ONLY_KEYS.includes(key));
 
 const TRUE_WORDS = new Set(['1', 'true', 'on', 'yes']);
 const FALSE_WORDS = new Set(['0', 'false', 'off', 'no']);

@@ -4,10 +4,13 @@ import {
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MODEL_ID,
 } from '@rlm/executor/defaults';
+import { runLimitsSchema } from '@rlm/protocol';
 import { z } from 'zod';
 import { DEFAULT_REPL_CONFIG, replConfigShape } from './repl-key.js';
 
 const positiveInt = z.number().int().positive();
+/** The budget fields, declared once in the run contract (`runLimitsSchema`). */
+const limit = runLimitsSchema.shape;
 
 /** How progress shows on stderr (`--progress`). */
 export const PROGRESS_MODES = ['tree', 'plain', 'none'] as const;
@@ -24,10 +27,10 @@ export const cliConfigSchema = z.strictObject({
   /** Model for `llm_query` sub-calls and children; the root model when unset. */
   subModel: z.string().min(1).optional(),
   /** Depth at which calls become one-shot (the root is depth 0, so 1 means no child REPLs). */
-  maxDepth: positiveInt,
-  maxIterations: positiveInt,
-  maxTokens: positiveInt.optional(),
-  maxCostUsd: z.number().positive().optional(),
+  maxDepth: limit.maxDepth.unwrap(),
+  maxIterations: limit.maxIterations.unwrap(),
+  maxTokens: limit.maxTokens,
+  maxCostUsd: limit.maxCostUsd,
   /** USD per million input tokens, for models whose price rlm does not know (with `outputPricePerMTok`). */
   inputPricePerMTok: z.number().nonnegative().optional(),
   /** USD per million output tokens, for models whose price rlm does not know. */
@@ -40,10 +43,10 @@ export const cliConfigSchema = z.strictObject({
     .optional(),
   /** `anthropic/` models: how much effort the model spends (`output_config.effort`). */
   effort: z.enum(ANTHROPIC_EFFORTS).optional(),
-  maxWallTimeMs: positiveInt.optional(),
-  maxSubcalls: positiveInt.optional(),
-  maxConsecutiveErrors: positiveInt.optional(),
-  blockTimeoutMs: positiveInt.optional(),
+  maxWallTimeMs: limit.maxWallTimeMs,
+  maxSubcalls: limit.maxSubcalls,
+  maxConsecutiveErrors: limit.maxConsecutiveErrors,
+  blockTimeoutMs: limit.blockTimeoutMs,
   mode: z.enum(['solver', 'coordinator']),
   /** The REPL language: `javascript`, or `python` (with `@rlm/sandbox-python` installed). */
   ...replConfigShape,
@@ -71,6 +74,11 @@ export const cliConfigSchema = z.strictObject({
   include: z.array(z.string().min(1)),
   /** Globs a directory context skips. */
   exclude: z.array(z.string().min(1)),
+  /**
+   * `rlm mcp`: model ids a connected client may choose for `rlm_query` besides `model`. A client
+   * never names an endpoint or a key; by default it may choose nothing but `model`.
+   */
+  allowModels: z.array(z.string().min(1)),
 });
 
 /** The effective configuration of one `rlm` invocation. */
@@ -106,4 +114,5 @@ export const DEFAULT_CONFIG: CliConfig = {
   maxContextBytes: DEFAULT_MAX_CONTEXT_BYTES,
   include: [],
   exclude: [...DEFAULT_EXCLUDE],
+  allowModels: [],
 };

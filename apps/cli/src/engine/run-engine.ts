@@ -1,7 +1,7 @@
 import type { OutputSchema, ToolDefinition } from '@rlm/executor';
 import type { McpServerSpec } from '@rlm/mcp';
 import type { DriverRef } from '@rlm/prompts';
-import type { JsonValue, RLMChatCompletion, RunEvent } from '@rlm/protocol';
+import type { JsonValue, RLMChatCompletion, RunEvent, RunSettings } from '@rlm/protocol';
 import type { CliConfig } from '../config/config-schema.js';
 
 /** Everything one `rlm run` hands to the runtime. */
@@ -12,6 +12,11 @@ export interface RunRequest {
   /** One value per `--context`; empty when the query is the whole prompt. */
   contexts: JsonValue[];
   config: CliConfig;
+  /**
+   * The run contract when the door computed it already (`rlm mcp`: the configuration with a
+   * client's allowed choices on top); else it is derived from `config`.
+   */
+  settings?: RunSettings | undefined;
   /** Built-in driver names and drivers parsed from files. */
   drivers: DriverRef[];
   /** Host tools from the `--tool` modules (none when `config.tools` is off). */

@@ -1,21 +1,25 @@
 import type { LanguageModel, ReplLanguage } from '@rlm/protocol';
 import { RlmError } from '@rlm/protocol';
 import {
-  chunkAndAggregate,
-  delegateToChild,
-  needleFinder,
+  type ExtraOfflinePolicies,
   type Policy,
   scriptedModel,
+  OFFLINE_POLICIES as TESTKIT_POLICIES,
 } from '@rlm/testkit';
 import { RECORD_LABELS } from '../generators/support-records.js';
 import type { EvalTask } from '../task/eval-task.js';
 import { type FakeServerModel, fakeAnthropicModel } from './fake-anthropic-model.js';
 import { referencePolicy } from './reference-policy.js';
 
-/** Policies `testkit:<name>` can name (also in kebab-case: `testkit:needle-finder`). */
+/**
+ * Policies `testkit:<name>` can name (also in kebab-case: `testkit:needle-finder`): @rlm/testkit's
+ * one list, which every door accepts, and `reference`, which knows eval's benchmarks (a test checks
+ * the two lists agree).
+ */
 export const OFFLINE_POLICIES = [
   'reference',
   'needleFinder',
+  'needleFinderGrep',
   'chunkAndAggregate',
   'delegateToChild',
 ] as const;
@@ -90,26 +94,33 @@ export function offlinePolicy(
   name: OfflinePolicyName,
   { task, repl: language = 'javascript' }: { task?: EvalTask; repl?: ReplLanguage } = {},
 ): Policy {
+  if (name === 'reference') return referencePolicy(task, { language });
   const meta = task?.meta ?? {};
   const pattern = typeof meta['needlePattern'] === 'string' ? meta['needlePattern'] : undefined;
-  switch (name) {
-    case 'reference':
-      return referencePolicy(task, { language });
-    case 'needleFinder':
-      return needleFinder({ language, ...(pattern === undefined ? {} : { pattern }) });
-    case 'delegateToChild':
-      return delegateToChild({ language, ...(pattern === undefined ? {} : { pattern }) });
-    case 'chunkAndAggregate': {
-      if (task === undefined) return chunkAndAggregate({ language });
-      const label = meta['label'];
-      return chunkAndAggregate({
-        language,
-        labels: RECORD_LABELS,
-        ...(typeof label === 'string' ? { target: label } : {}),
-      });
-    }
-  }
+  const label = meta['label'];
+  // Tuned to the task: its needle pattern, its record labels and the one to count.
+  const tuned =
+    task === undefined
+      ? {}
+      : {
+          pattern,
+          ...(name === 'chunkAndAggregate'
+            ? { labels: RECORD_LABELS, target: typeof label === 'string' ? label : undefined }
+            : {}),
+        };
+  return TESTKIT_POLICIES[toKebab(name) as keyof typeof TESTKIT_POLICIES]({
+    repl: language,
+    ...tuned,
+  });
 }
+
+/**
+ * The policies eval adds to @rlm/testkit's list for doors outside an eval (`rlm run --model
+ * testkit:reference`): `reference`, which recognises a built-in benchmark's question.
+ */
+export const EVAL_OFFLINE_POLICIES: ExtraOfflinePolicies = {
+  reference: ({ repl }) => referencePolicy(undefined, { language: repl ?? 'javascript' }),
+};
 
 /**
  * Builds the model behind `testkit:<policy>` for one task: a rule-based policy served by a

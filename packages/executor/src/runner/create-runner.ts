@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RunRecord } from '@rlm/memory';
 import {
-  isResumableStatus,
   type JsonValue,
   parseSchema,
   type RLMChatCompletion,
@@ -15,6 +13,7 @@ import type { RLMConfig } from '../config/rlm-config.js';
 import { createRLM, type RLM } from '../create-rlm.js';
 import { type OutputSchema, outputFromJsonSchema } from '../output/output-spec.js';
 import type { RunEventHandler } from '../run/event-bus.js';
+import { findResumableRun } from './find-resumable-run.js';
 import { openRunTools } from './open-run-tools.js';
 import { allPriced, assertCostCapPriced, type RunModels, resolveRunModels } from './run-models.js';
 import type { CreateRunnerOptions, ResumeInput, RunInput, Runner } from './runner-types.js';
@@ -142,23 +141,8 @@ export function createRunner(options: CreateRunnerOptions): Runner {
     };
   }
 
-  async function findResumable(
-    runId: string,
-    { orphaned = false }: { orphaned?: boolean } = {},
-  ): Promise<RunRecord> {
-    const record = await runStore?.getRun(runId);
-    if (record === undefined || !isResumableStatus(record.status, { orphaned })) {
-      throw new RlmError({
-        code: 'executor.not_resumable',
-        message:
-          record === undefined
-            ? `There is no stored run ${runId} to resume.`
-            : `Run ${runId} cannot be resumed: it ended ${record.status}; only a run that was cancelled, stopped by a budget or its wall time, or interrupted can be continued.`,
-        details: { runId, status: record?.status ?? null },
-      });
-    }
-    return record;
-  }
+  const findResumable: Runner['findResumable'] = (runId, findOptions) =>
+    findResumableRun(runStore, runId, findOptions);
 
   return {
     async run(input_settings, input) {

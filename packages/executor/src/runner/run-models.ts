@@ -103,7 +103,7 @@ function anthropicOptionsOf(
       thinkingBudget === undefined
         ? (fieldNames.effort ?? 'effort')
         : (fieldNames.thinkingBudget ?? 'thinkingBudget');
-    const issue = `${field} applies to anthropic/ models; ${settings.model} is not one`;
+    const issue = `${field}: thinking and effort apply to anthropic/ models; ${settings.model} is not one`;
     throw new RlmError({
       code: 'config.invalid',
       message: `Invalid run settings: ${issue}`,

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createRunner } from '@rlm/executor';
 import { scriptedModel } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { samplingClient } from '../testing/index.js';
@@ -198,7 +199,10 @@ describe('createRlmMcpServer rlm_query', () => {
       'Look:\n```repl\nconst hit = (await grep("magic")).matches[0].text;\nprint(hit)\n```',
       'FINAL(4217)',
     ]);
-    const runQuery = rlmQueryRunner({ model, isolation: 'inline' });
+    const runQuery = rlmQueryRunner({
+      runner: createRunner({ resolveModel: () => model, isolation: 'inline' }),
+      settings: { model: model.id },
+    });
     await using session = await connect({ runQuery, cwd: join(dir, 'project') });
     const result = await session.call('rlm_query', {
       query: 'What is the magic number?',
@@ -214,7 +218,10 @@ describe('createRlmMcpServer rlm_query', () => {
 
   it('returns a run that ended without an answer as an error naming the outcome', async () => {
     const model = scriptedModel(['thinking', 'still thinking', 'no idea']);
-    const runQuery = rlmQueryRunner({ model, isolation: 'inline' });
+    const runQuery = rlmQueryRunner({
+      runner: createRunner({ resolveModel: () => model, isolation: 'inline' }),
+      settings: { model: model.id },
+    });
     await using session = await connect({ runQuery });
     const result = await session.call('rlm_query', { query: 'q', context: 'c', maxIterations: 1 });
     expect(result.isError).toBe(true);

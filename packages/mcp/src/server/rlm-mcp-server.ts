@@ -119,7 +119,7 @@ function runSummary(run: RLMChatCompletion) {
  * sampling. Runs it made are listed as resources `rlm://runs/{id}` (their trajectories).
  *
  * @example
- * const { server } = createRlmMcpServer({ runQuery: rlmQueryRunner({ model }) });
+ * const { server } = createRlmMcpServer({ runQuery: rlmQueryRunner({ runner, settings: { model: 'anthropic/claude-sonnet-4-5' } }) });
  * await server.connect(new StdioServerTransport());
  */
 export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpServer {
@@ -200,6 +200,11 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
         maxDepth: input.maxDepth,
         maxIterations: input.maxIterations,
         maxCostUsd: input.maxCostUsd,
+        maxTokens: input.maxTokens,
+        mode: input.mode,
+        drivers: input.drivers,
+        repl: input.repl,
+        outputSchema: input.outputSchema,
         signal: extra.signal,
         onEvent(event) {
           if (event.type === 'iteration-end') {

@@ -1,16 +1,32 @@
-import { createRLM, type RLMConfig } from '@rlm/executor';
-import { type LanguageModel, type RLMChatCompletion, RlmError, type RunEvent } from '@rlm/protocol';
+import type { RunInput, Runner } from '@rlm/executor';
+import {
+  applyCallerChoices,
+  type CallerChoices,
+  type JsonValue,
+  type ReplLanguage,
+  type RLMChatCompletion,
+  type RunEvent,
+  type RunMode,
+  type RunSettingsInput,
+  runSettingsSchema,
+} from '@rlm/protocol';
 
 /** One delegated run as `rlm_query` asks for it. */
 export interface RlmQueryRequest {
   query: string;
   /** The loaded context (inline text and files, joined). */
   context: string;
-  /** A model id for the root; the runner's configured model when absent. */
+  /** A model id (or, on the HTTP server, a profile name) among those the operator allowed. */
   model?: string | undefined;
   maxDepth?: number | undefined;
   maxIterations?: number | undefined;
   maxCostUsd?: number | undefined;
+  maxTokens?: number | undefined;
+  mode?: RunMode | undefined;
+  drivers?: readonly string[] | undefined;
+  repl?: ReplLanguage | undefined;
+  /** A JSON Schema the answer must match (the answer is then its JSON text). */
+  outputSchema?: Record<string, JsonValue> | undefined;
   signal: AbortSignal;
   onEvent(event: RunEvent): void;
 }
@@ -22,51 +38,73 @@ export interface RlmQueryRequest {
  */
 export type RlmQueryRunner = (request: RlmQueryRequest) => Promise<RLMChatCompletion>;
 
+/**
+ * What a client asked for, as the run contract's caller choices: everything a caller may choose,
+ * nothing it may not (no endpoint, no key, no price).
+ */
+export function callerChoicesOf(request: RlmQueryRequest): CallerChoices {
+  const defined = <T extends object>(value: T): T =>
+    Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+  const limits = defined({
+    maxDepth: request.maxDepth,
+    maxIterations: request.maxIterations,
+    maxCostUsd: request.maxCostUsd,
+    maxTokens: request.maxTokens,
+  });
+  return defined({
+    model: request.model,
+    mode: request.mode,
+    drivers: request.drivers === undefined ? undefined : [...request.drivers],
+    repl: request.repl,
+    outputSchema: request.outputSchema,
+    limits: Object.keys(limits).length === 0 ? undefined : limits,
+  });
+}
+
 /** Options of `rlmQueryRunner`. */
 export interface RlmQueryRunnerOptions {
-  /** Turns a requested model id into a client; without it, a run naming a model is refused. */
-  resolveModel?: (id: string) => LanguageModel;
+  /** The runner every delegated run goes through (`createRunner` from @rlm/executor). */
+  runner: Runner;
+  /** The operator's run settings; a client's choices only go on top of them. */
+  settings: RunSettingsInput;
+  /**
+   * Model ids a client may choose besides `settings.model`. Empty by default: a client may choose
+   * nothing but the configured model, so it can never send the operator's key somewhere else.
+   */
+  allowedModels?: readonly string[] | undefined;
+  /** What else each run gets (host tools, parsed drivers). */
+  runInput?: Pick<RunInput, 'tools' | 'toolSets' | 'drivers'> | undefined;
 }
 
 /**
- * A runner that builds `createRLM(config)` per call, with the request's limits on top.
+ * The plain runner of `rlm_query`: the operator's settings with the client's allowed choices on
+ * top, run by `runner`. A model outside `allowedModels` (or one naming an endpoint) is refused
+ * before anything is sent anywhere.
  *
  * @example
- * const run = rlmQueryRunner({ model: anthropic({ model: 'claude-sonnet-4-5' }) });
+ * const runQuery = rlmQueryRunner({
+ *   runner: createRunner({ resolveModel: (id) => resolveModel(id, { env: process.env }) }),
+ *   settings: { model: 'anthropic/claude-sonnet-4-5' },
+ * });
  */
-export function rlmQueryRunner(
-  config: RLMConfig,
-  { resolveModel }: RlmQueryRunnerOptions = {},
-): RlmQueryRunner {
+export function rlmQueryRunner({
+  runner,
+  settings,
+  allowedModels = [],
+  runInput = {},
+}: RlmQueryRunnerOptions): RlmQueryRunner {
+  const base = runSettingsSchema.parse(settings);
   return async (request) => {
-    const model =
-      request.model === undefined ? config.model : (resolveModel ?? refuseModel)(request.model);
-    const rlm = createRLM({
-      ...config,
-      model,
-      ...(request.maxDepth === undefined ? {} : { maxDepth: request.maxDepth }),
-      ...(request.maxIterations === undefined ? {} : { maxIterations: request.maxIterations }),
-      budget: {
-        ...config.budget,
-        ...(request.maxCostUsd === undefined ? {} : { maxCostUsd: request.maxCostUsd }),
-      },
-      onEvent: (event) => {
-        config.onEvent?.(event);
-        request.onEvent(event);
-      },
+    const chosen = applyCallerChoices(base, callerChoicesOf(request), {
+      allowedModels,
+      source: 'rlm_query arguments',
     });
-    const result = await rlm.completion(request.context, {
+    return runner.run(chosen, {
+      ...runInput,
       query: request.query,
+      context: request.context,
       signal: request.signal,
+      onEvent: request.onEvent,
     });
-    return { ...result, answer: result.answer === null ? null : String(result.answer) };
   };
-}
-
-function refuseModel(id: string): LanguageModel {
-  throw new RlmError({
-    code: 'config.invalid',
-    message: `rlm_query: the model "${id}" cannot be chosen on this server (it runs its configured model only); leave out model.`,
-    details: { source: 'rlm_query arguments', issues: [`model: "${id}" cannot be chosen here`] },
-  });
 }

@@ -19,7 +19,7 @@ export interface ServeStdioOptions extends RlmMcpServerOptions {
  * sandbox is freed, when the input ends (the client went away) or on `close()`.
  *
  * @example
- * const rlm = await serveStdio({ runQuery: rlmQueryRunner({ model }) });
+ * const rlm = await serveStdio({ runQuery: rlmQueryRunner({ runner, settings: { model: 'anthropic/claude-sonnet-4-5' } }) });
  * await rlm.closed;
  */
 export async function serveStdio({

@@ -1,4 +1,11 @@
-import { runStatusSchema, usageSummarySchema } from '@rlm/protocol';
+import {
+  jsonValueSchema,
+  replLanguageSchema,
+  runLimitsSchema,
+  runModeSchema,
+  runStatusSchema,
+  usageSummarySchema,
+} from '@rlm/protocol';
 import { z } from 'zod';
 
 const paths = z
@@ -11,10 +18,32 @@ export const rlmQueryInputSchema = z.strictObject({
   query: z.string().min(1).describe('The question or task'),
   context: z.string().optional().describe('Text to answer over (joined with the files)'),
   paths: paths.optional(),
-  model: z.string().min(1).optional().describe('A model id for the run'),
-  maxDepth: z.number().int().positive().max(10).optional(),
-  maxIterations: z.number().int().positive().max(200).optional(),
-  maxCostUsd: z.number().positive().optional(),
+  model: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'A model id for the run, among those the server allows (the configured one by default)',
+    ),
+  maxDepth: runLimitsSchema.shape.maxDepth.unwrap().max(10).optional(),
+  maxIterations: runLimitsSchema.shape.maxIterations.unwrap().max(200).optional(),
+  maxCostUsd: runLimitsSchema.shape.maxCostUsd,
+  maxTokens: runLimitsSchema.shape.maxTokens,
+  mode: runModeSchema
+    .optional()
+    .describe(
+      'solver (the default) or coordinator (background tasks; needs maxDepth of 2 or more)',
+    ),
+  drivers: z
+    .array(z.string().min(1))
+    .max(20)
+    .optional()
+    .describe('Built-in prompt drivers by name'),
+  repl: replLanguageSchema.optional().describe('The REPL language: javascript (default) or python'),
+  outputSchema: z
+    .record(z.string(), jsonValueSchema)
+    .optional()
+    .describe('A JSON Schema the answer must match; the answer is then JSON'),
 });
 
 /** What `rlm_query` returns as `structuredContent` (a run without an answer too, with `isError`). */

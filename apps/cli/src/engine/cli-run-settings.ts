@@ -1,0 +1,52 @@
+import type { RunSettings } from '@rlm/protocol';
+import { RlmError } from '@rlm/protocol';
+import type { CliConfig } from '../config/config-schema.js';
+
+/** How the runner names settings fields in its errors, in the CLI's own words. */
+export const CLI_FIELD_NAMES = {
+  'limits.maxCostUsd': '--max-cost',
+  pricing: '--input-price and --output-price (USD per million tokens)',
+  thinkingBudget: '--thinking-budget',
+  effort: '--effort',
+} as const;
+
+/**
+ * The run contract of one `rlm` invocation: its configuration (file, environment, flags) as
+ * `RunSettings`. Drivers are read from files at the door and handed to the runner parsed.
+ *
+ * @throws RlmError `cli.usage` when only one of `--input-price` and `--output-price` is given
+ */
+export function cliRunSettings(config: CliConfig): RunSettings {
+  const { inputPricePerMTok, outputPricePerMTok } = config;
+  if ((inputPricePerMTok === undefined) !== (outputPricePerMTok === undefined)) {
+    throw new RlmError({
+      code: 'cli.usage',
+      message: `--input-price and --output-price go together (USD per million tokens); pass both for ${config.model}.`,
+      details: { option: inputPricePerMTok === undefined ? '--input-price' : '--output-price' },
+    });
+  }
+  const defined = <T extends object>(value: T): T =>
+    Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+  return {
+    model: config.model,
+    ...(config.subModel === undefined ? {} : { subModel: config.subModel }),
+    repl: config.repl,
+    mode: config.mode,
+    drivers: [],
+    tools: config.tools,
+    limits: defined({
+      maxIterations: config.maxIterations,
+      maxDepth: config.maxDepth,
+      maxTokens: config.maxTokens,
+      maxCostUsd: config.maxCostUsd,
+      maxWallTimeMs: config.maxWallTimeMs,
+      maxSubcalls: config.maxSubcalls,
+      maxConsecutiveErrors: config.maxConsecutiveErrors,
+      blockTimeoutMs: config.blockTimeoutMs,
+    }),
+    ...(inputPricePerMTok === undefined || outputPricePerMTok === undefined
+      ? {}
+      : { pricing: { inputPerMTok: inputPricePerMTok, outputPerMTok: outputPricePerMTok } }),
+    ...defined({ thinkingBudget: config.thinkingBudget, effort: config.effort }),
+  };
+}

@@ -1,0 +1,106 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createRunner, resolveModel } from '@rlm/executor';
+import { withOfflineModels } from '@rlm/testkit';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createRlmMcpServer } from './rlm-mcp-server.js';
+import { rlmQueryRunner } from './rlm-query-runner.js';
+
+// A client connected to the RLM (a coding agent, perhaps fooled by a file it read) must not be
+// able to send the operator's key or the run's prompts to a host of its choosing.
+
+let hits: string[];
+let listener: ReturnType<typeof createServer>;
+let url: string;
+
+beforeEach(async () => {
+  hits = [];
+  listener = createServer((request, response) => {
+    hits.push(`${request.method} ${request.url} ${request.headers.authorization ?? ''}`);
+    response.writeHead(500).end();
+  });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/v1`;
+});
+afterEach(async () => {
+  await new Promise<void>((resolve) => listener.close(() => resolve()));
+});
+
+/** `rlm mcp` as an operator sets it up: their key in the environment, one configured model. */
+async function connect(allowedModels?: readonly string[]) {
+  const env = { OPENAI_API_KEY: 'sk-operator-secret' };
+  const runner = createRunner({
+    resolveModel: withOfflineModels((id: string) => resolveModel(id, { env })),
+    isolation: 'inline',
+  });
+  const runQuery = rlmQueryRunner({
+    runner,
+    settings: { model: 'testkit:needle-finder' },
+    ...(allowedModels === undefined ? {} : { allowedModels }),
+  });
+  const rlm = createRlmMcpServer({ runQuery, repl: { isolation: 'inline' } });
+  const client = new Client({ name: 'agent', version: '1.0.0' });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await rlm.server.connect(serverSide);
+  await client.connect(clientSide);
+  return {
+    call: async (args: Record<string, unknown>) =>
+      (await client.callTool({ name: 'rlm_query', arguments: args })) as CallToolResult,
+    async [Symbol.asyncDispose]() {
+      await client.close();
+      await rlm.close();
+    },
+  };
+}
+
+const text = (result: CallToolResult) =>
+  result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+
+describe('rlm_query and the operator’s trust boundary', () => {
+  it('refuses a model that names a base URL, and the URL receives nothing', async () => {
+    await using session = await connect();
+    const result = await session.call({
+      query: 'What is the magic number?',
+      context: 'The magic number is 7.',
+      model: `openai-compatible/gpt@${url}`,
+    });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('config.invalid');
+    expect(text(result)).toContain('cannot name an endpoint');
+    expect(text(result)).toContain('allowed: testkit:needle-finder');
+    expect(hits).toEqual([]);
+  });
+
+  it('refuses a provider model the operator did not allow, naming the allowed ones', async () => {
+    await using session = await connect(['testkit:needle-finder-grep']);
+    const result = await session.call({ query: 'q', context: 'c', model: 'openai/gpt-5' });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('testkit:needle-finder, testkit:needle-finder-grep');
+    expect(hits).toEqual([]);
+  });
+
+  it('runs an allowed model the client chose', async () => {
+    await using session = await connect(['testkit:needle-finder-grep']);
+    const result = await session.call({
+      query: 'What is the magic number?',
+      context: 'filler\nThe magic number is 731.\nmore filler',
+      model: 'testkit:needle-finder-grep',
+    });
+    expect(result.isError).toBeUndefined();
+    expect(text(result)).toContain('731');
+  });
+
+  it('lets a client lower a limit but not raise it past the operator’s', async () => {
+    await using session = await connect();
+    const result = await session.call({
+      query: 'What is the magic number?',
+      context: 'The magic number is 9.',
+      maxIterations: 1,
+    });
+    // One iteration is not enough for the policy to look and answer: the lowered cap held.
+    expect(result.structuredContent).toMatchObject({ outcome: 'max_iterations' });
+  });
+});
