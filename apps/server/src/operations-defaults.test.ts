@@ -1,9 +1,9 @@
 import { join, resolve } from 'node:path';
 import { createStore } from '@rlm/memory';
+import { offlineModel } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
 import { createExecutorEngine } from './executor-engine.js';
 import { loadServerConfig } from './load-server-config.js';
-import { offlineModel } from './offline-model.js';
 import { createProductionModelResolver } from './resolve-production-model.js';
 import { startTestServer } from './test-support/start-test-server.js';
 

@@ -1,13 +1,13 @@
 import { resolveModel } from '@rlm/executor';
 import type { LanguageModel } from '@rlm/protocol';
+import { isOfflineModelId, offlineModel } from '@rlm/testkit';
 import type { ModelResolver } from './executor-engine.js';
-import { isOfflineModelId, offlineModel } from './offline-model.js';
 
 /**
  * The production model resolver: `@rlm/executor`'s `resolveModel` with keys and base URLs from
  * the environment, one client per model id and profile options (so runs share its connection
- * pool and limiter);
- * `testkit:<policy>` ids are offline `@rlm/testkit` policies that need no key.
+ * pool and limiter); `testkit:<policy>` ids are @rlm/testkit's offline policies (the one list
+ * every door accepts) that need no key.
  */
 export function createProductionModelResolver(
   env: Readonly<Record<string, string | undefined>>,

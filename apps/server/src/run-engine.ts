@@ -1,16 +1,10 @@
 import type { RunStore } from '@rlm/memory';
 import type { JsonValue, RLMChatCompletion, RunEvent, TrajectoryRecord } from '@rlm/protocol';
+import type { RunMeta } from './run-meta.js';
 import type { ModelProfile } from './server-config.js';
 
-/** The budgets a run gets after the server capped the request at its maxima. */
-export interface EffectiveBudget {
-  maxIterations: number;
-  maxDepth: number;
-  maxTokens: number;
-  maxCostUsd: number;
-  maxWallTimeMs: number;
-  maxSubcalls: number;
-}
+/** The budgets a run gets after the server capped the request at its maxima (every one set). */
+export type EffectiveBudget = RunMeta['budget'];
 
 /** A host function the engine exposes to the model's REPL (agents use one to edit prompt layers). */
 export interface EngineTool {

@@ -1,4 +1,4 @@
-import { jsonValueSchema } from '@rlm/protocol';
+import { jsonValueSchema, runLimitsSchema } from '@rlm/protocol';
 import { z } from 'zod';
 
 /**
@@ -13,14 +13,17 @@ export const runMetaSchema = z.object({
   contextId: z.string(),
   profile: z.string(),
   model: z.string(),
-  budget: z.object({
-    maxIterations: z.number().int().positive(),
-    maxDepth: z.number().int().positive(),
-    maxTokens: z.number().int().positive(),
-    maxCostUsd: z.number().positive(),
-    maxWallTimeMs: z.number().int().positive(),
-    maxSubcalls: z.number().int().positive(),
-  }),
+  /** The capped budget: every field of the run contract's limits a server run always has. */
+  budget: runLimitsSchema
+    .pick({
+      maxIterations: true,
+      maxDepth: true,
+      maxTokens: true,
+      maxCostUsd: true,
+      maxWallTimeMs: true,
+      maxSubcalls: true,
+    })
+    .required(),
   agentId: z.string().nullable(),
   /** The JSON Schema the answer must match (a chat request's `response_format`). */
   outputSchema: z.record(z.string(), jsonValueSchema).optional(),

@@ -1,18 +1,15 @@
-import { jsonValueSchema } from '@rlm/protocol';
+import { jsonValueSchema, runLimitsSchema } from '@rlm/protocol';
 import { z } from 'zod';
 
 /** Per-run budgets a request may ask for; the server caps each at its configured maximum. */
-export const runBudgetSchema = z
-  .object({
-    maxIterations: z.number().int().positive(),
-    maxDepth: z.number().int().positive(),
-    maxTokens: z.number().int().positive(),
-    maxCostUsd: z.number().positive(),
-    maxWallTimeMs: z.number().int().positive(),
-    maxSubcalls: z.number().int().positive(),
-  })
-  .partial()
-  .strict();
+export const runBudgetSchema = runLimitsSchema.pick({
+  maxIterations: true,
+  maxDepth: true,
+  maxTokens: true,
+  maxCostUsd: true,
+  maxWallTimeMs: true,
+  maxSubcalls: true,
+});
 export type RunBudgetRequest = z.infer<typeof runBudgetSchema>;
 
 /** `POST /v1/runs`: a query over a context given inline or by the id of an uploaded context. */
@@ -26,6 +23,11 @@ export const createRunRequestSchema = z
     /** A configured profile name; the server's default profile when omitted. */
     profile: z.string().min(1).optional(),
     config: runBudgetSchema.optional(),
+    /**
+     * A JSON Schema the answer must match: the run goes on until the model's final answer does,
+     * and `answer` is its JSON text.
+     */
+    outputSchema: z.record(z.string(), jsonValueSchema).optional(),
   })
   .strict()
   .refine((body) => !(body.context !== undefined && body.contextId !== undefined), {

@@ -1,7 +1,13 @@
 import { join } from 'node:path';
 import { ANTHROPIC_EFFORTS, DEFAULT_MAX_DEPTH, DEFAULT_MODEL_ID } from '@rlm/executor/defaults';
 import { mcpServerSpecSchema, parseMcpCommandLine, type ResolvedMcpServerSpec } from '@rlm/mcp';
-import { describeIssues, RlmError, replLanguageSchema } from '@rlm/protocol';
+import {
+  describeIssues,
+  RlmError,
+  replLanguageSchema,
+  runLimitsSchema,
+  runModeSchema,
+} from '@rlm/protocol';
 import { prettifyError, z } from 'zod';
 import { defaultDataDir } from './default-data-dir.js';
 
@@ -47,12 +53,26 @@ export const modelProfileSchema = z
      * `@rlm/sandbox-python` installed next to the server, checked and prewarmed at start-up).
      */
     repl: replLanguageSchema.default('javascript'),
+    /**
+     * How the root works: `solver` (the default) or `coordinator` (background tasks with
+     * `delegate`; needs `maxDepth` of 2 or more, since tasks are child RLMs).
+     */
+    mode: runModeSchema.default('solver'),
+    /** Built-in prompt drivers appended to the root prompt, by name (`rlm prompts drivers` lists them). */
+    drivers: z.array(z.string().min(1)).default([]),
     /** `anthropic/` models: extended thinking with this many budget tokens, billed as output. */
     thinkingBudget: z.number().int().min(1024).optional(),
     /** `anthropic/` models: how much effort the model spends (`output_config.effort`). */
     effort: z.enum(ANTHROPIC_EFFORTS).optional(),
   })
   .superRefine((profile, context) => {
+    if (profile.mode === 'coordinator' && profile.maxDepth < 2) {
+      context.addIssue({
+        code: 'custom',
+        path: ['maxDepth'],
+        message: 'a coordinator profile needs maxDepth of 2 or more (its tasks are child RLMs)',
+      });
+    }
     if (profile.thinkingBudget === undefined && profile.effort === undefined) return;
     const ids = [profile.model, profile.subModel ?? profile.model];
     if (ids.some((id) => id.startsWith('anthropic/'))) return;
@@ -75,7 +95,7 @@ export const runMaximaSchema = z.object({
     .int()
     .positive()
     .default(30 * 60_000),
-  maxSubcalls: z.number().int().positive().default(500),
+  maxSubcalls: runLimitsSchema.shape.maxSubcalls.unwrap().default(500),
 });
 export type RunMaxima = z.infer<typeof runMaximaSchema>;
 

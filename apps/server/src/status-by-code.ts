@@ -21,6 +21,7 @@ const NARROWER_STATUS: Partial<Record<ErrorCode, number>> = {
   'memory.not_found': 404,
   'server.not_found': 404,
   'executor.no_checkpoint': 409,
+  'executor.not_resumable': 409,
   'server.conflict': 409,
   'cli.context_too_large': 413,
   'server.payload_too_large': 413,

@@ -1,5 +1,6 @@
+import { outputFromJsonSchema } from '@rlm/executor';
 import type { RunRecord } from '@rlm/memory';
-import { RlmError } from '@rlm/protocol';
+import { isEndStatus, RlmError } from '@rlm/protocol';
 import { trajectoryHeader } from '@rlm/trace';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -13,16 +14,6 @@ import { runMetaSchema } from '../run-meta.js';
 import { createRunRequestSchema, listRunsQuerySchema } from '../run-request.js';
 import type { ServerServices } from '../server-services.js';
 import { resumePoint, streamRunEvents } from './run-event-stream.js';
-
-const END_STATUSES = new Set([
-  'completed',
-  'max_iterations',
-  'budget_exceeded',
-  'timeout',
-  'cancelled',
-  'error',
-  'interrupted',
-]);
 
 /** `/v1/runs`: create, read, stream, cancel, trajectory and list. */
 export function runsRoutes(services: ServerServices): Hono<AppEnv> {
@@ -50,6 +41,10 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
           });
         }
       }
+      // A schema that cannot be checked is the caller's error, said before the run is queued.
+      if (body.outputSchema !== undefined) {
+        outputFromJsonSchema(body.outputSchema, { source: 'outputSchema' });
+      }
       const { record } = await runs.submit({
         principal,
         kind: 'run',
@@ -57,6 +52,7 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
         ...(contextId === undefined ? { inlineContext: body.context ?? '' } : { contextId }),
         profileName: name,
         budget: effectiveBudget(profile, body.config, config.maxima),
+        ...(body.outputSchema === undefined ? {} : { outputSchema: body.outputSchema }),
       });
       const meta = runMetaSchema.parse(record.config);
       const view = redactUpstreamJson(principal, await views.view(record, meta));
@@ -113,13 +109,13 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
       // A run active in this process is not finished; only then is the store asked.
       isFinished: async () =>
         !runs.isActive(record.id) &&
-        END_STATUSES.has((await store.runs.getRun(record.id))?.status ?? 'error'),
+        isEndStatus((await store.runs.getRun(record.id))?.status ?? 'error'),
     });
   });
 
   app.post('/:id/cancel', async (c) => {
     const { record, meta } = await views.owned(c.get('principal'), c.req.param('id'));
-    if (END_STATUSES.has(record.status) || !(await runs.cancel(record.id))) {
+    if (isEndStatus(record.status) || !(await runs.cancel(record.id))) {
       throw new RlmError({
         code: 'server.conflict',
         message: `Run ${record.id} has already ended (${record.status})`,
@@ -135,7 +131,7 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
   // irreversible, and a cancel is itself a request the owner may want to see end first.
   app.delete('/:id', async (c) => {
     const { record, meta } = await views.owned(c.get('principal'), c.req.param('id'));
-    if (!END_STATUSES.has(record.status) || runs.isActive(record.id)) {
+    if (!isEndStatus(record.status) || runs.isActive(record.id)) {
       throw new RlmError({
         code: 'server.conflict',
         message: `Run ${record.id} is ${record.status}: cancel it (POST /v1/runs/${record.id}/cancel) and delete it once it has ended`,

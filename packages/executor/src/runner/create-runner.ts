@@ -164,7 +164,9 @@ export function createRunner(options: CreateRunnerOptions): Runner {
     },
     async resume(runId, input_settings, input) {
       const settings = parseSettings(input_settings);
-      await findResumable(runId, { orphaned: input.orphaned === true });
+      if (input.statusChecked !== true) {
+        await findResumable(runId, { orphaned: input.orphaned === true });
+      }
       return start(settings, { ...input, runId }, async (rlm, output) => {
         try {
           return await rlm.resume(runId, {
@@ -182,9 +184,10 @@ export function createRunner(options: CreateRunnerOptions): Runner {
           }
           // Stopped during its first turn: run it again as the same run (nothing was emitted).
           return rlm.completion(input.context, {
+            query: input.query,
             contexts: input.contexts,
             signal: input.signal,
-            rerun: true,
+            rerun: input.rerun ?? true,
             output,
           });
         }

@@ -87,8 +87,12 @@ export interface RunInput {
   record?: Readonly<Record<string, JsonValue>> | undefined;
 }
 
-/** What `resume` takes: a run input without a query (the checkpoint has it). */
-export type ResumeInput = Omit<RunInput, 'query' | 'rerun' | 'runId'> & {
+/**
+ * What `resume` takes. The checkpoint has the query; `query` and `rerun` matter only when a run
+ * with no checkpoint starts over (`withoutCheckpoint: 'rerun'`): the query to ask again, and
+ * whether the earlier attempt's start is recorded (so it goes on as the same run). @default rerun true
+ */
+export type ResumeInput = Omit<RunInput, 'runId'> & {
   /**
    * A run with no checkpoint yet (stopped during its first turn): refuse (`executor.no_checkpoint`)
    * or run it again from its first turn as the same run. @default 'refuse'
@@ -96,6 +100,11 @@ export type ResumeInput = Omit<RunInput, 'query' | 'rerun' | 'runId'> & {
   withoutCheckpoint?: 'refuse' | 'rerun' | undefined;
   /** The caller knows no live process holds a run still marked `running` (a killed CLI). */
   orphaned?: boolean | undefined;
+  /**
+   * The caller decided the run goes on by its own rule (a server's lease-based recovery of a run
+   * it owns), so its stored status is not checked again.
+   */
+  statusChecked?: boolean | undefined;
 };
 
 /** The one place a run is made: settings in, an outcome with a text answer out. */

@@ -1,0 +1,161 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { resolveModel } from '@rlm/executor';
+import { samplingClient } from '@rlm/mcp/testing';
+import { needleHaystack } from '@rlm/testkit';
+import OpenAI from 'openai';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createExecutorEngine } from './executor-engine.js';
+import { createProductionModelResolver } from './resolve-production-model.js';
+import { readSse } from './test-support/read-sse.js';
+import { startTestServer, type TestServer } from './test-support/start-test-server.js';
+
+// The server is one of the doors onto the runner: what a profile and a request say becomes run
+// settings, and a caller chooses only among what the operator configured.
+
+let hits: string[];
+let listener: ReturnType<typeof createServer>;
+let evilUrl: string;
+
+beforeEach(async () => {
+  hits = [];
+  listener = createServer((request, response) => {
+    hits.push(`${request.method} ${request.url} ${request.headers.authorization ?? ''}`);
+    response.writeHead(500).end();
+  });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  evilUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/v1`;
+});
+afterEach(async () => {
+  await new Promise<void>((resolve) => listener.close(() => resolve()));
+});
+
+const OPERATOR_ENV = { OPENAI_API_KEY: 'sk-operator-secret' };
+
+async function offlineServer(profiles: Record<string, object>): Promise<TestServer> {
+  return startTestServer({
+    engine: createExecutorEngine({
+      resolveModel: createProductionModelResolver(OPERATOR_ENV),
+      isolation: 'inline',
+    }),
+    resolveModel: (id) => resolveModel(id, { env: OPERATOR_ENV }),
+    config: { profiles: profiles as never },
+  });
+}
+
+async function runToEnd(server: TestServer, body: object) {
+  const created = await server.request('/v1/runs', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (created.status !== 202) return { status: created.status, body: await created.json() };
+  const { id } = (await created.json()) as { id: string };
+  const events = await server.request(`/v1/runs/${id}/events`);
+  for await (const message of readSse(events)) if (message.event === 'end') break;
+  return { status: 200, body: await (await server.request(`/v1/runs/${id}`)).json() };
+}
+
+const task = needleHaystack({ chars: 20_000, seed: 11 });
+
+describe('/v1/runs on the run contract', { timeout: 120_000 }, () => {
+  it('runs testkit:needle-finder-grep, which every door accepts', async () => {
+    await using server = await offlineServer({ default: { model: 'testkit:needle-finder-grep' } });
+    const run = await runToEnd(server, { query: task.query, context: task.context });
+    expect(run.body).toMatchObject({ status: 'completed' });
+    expect(String((run.body as { answer: string }).answer)).toContain(task.answer);
+  });
+
+  it('accepts maxSubcalls 0', async () => {
+    await using server = await offlineServer({ default: { model: 'testkit:needle-finder' } });
+    const run = await runToEnd(server, {
+      query: task.query,
+      context: task.context,
+      config: { maxSubcalls: 0 },
+    });
+    expect(run.status).toBe(200);
+  });
+
+  it('takes an output schema and answers with JSON it accepts', async () => {
+    await using server = await offlineServer({ default: { model: 'testkit:needle-finder' } });
+    const run = await runToEnd(server, {
+      query: task.query,
+      context: task.context,
+      outputSchema: { type: 'string', pattern: '^\\d+$' },
+    });
+    expect(run.body).toMatchObject({ status: 'completed' });
+    expect(JSON.parse((run.body as { answer: string }).answer)).toBe(task.answer);
+  });
+
+  it('runs a coordinator profile with a driver', async () => {
+    await using server = await offlineServer({
+      default: {
+        model: 'testkit:needle-finder',
+        mode: 'coordinator',
+        maxDepth: 2,
+        drivers: ['delegation-first'],
+      },
+    });
+    const run = await runToEnd(server, { query: task.query, context: task.context });
+    expect(run.body).toMatchObject({ status: 'completed' });
+  });
+
+  it('refuses a body that names an endpoint or a key, and nothing is sent anywhere', async () => {
+    await using server = await offlineServer({ default: { model: 'testkit:needle-finder' } });
+    for (const body of [
+      { query: 'q', context: 'c', model: `openai-compatible/x@${evilUrl}` },
+      { query: 'q', context: 'c', profile: `openai-compatible/x@${evilUrl}` },
+      { query: 'q', context: 'c', config: { baseUrl: evilUrl } },
+    ]) {
+      const run = await runToEnd(server, body);
+      expect([400, 404]).toContain(run.status);
+    }
+    expect(hits).toEqual([]);
+  });
+});
+
+describe('chat completions and /mcp on the run contract', { timeout: 120_000 }, () => {
+  it('refuses a chat model that names an endpoint; nothing reaches it', async () => {
+    await using server = await offlineServer({ default: { model: 'testkit:needle-finder' } });
+    const client = new OpenAI({
+      baseURL: `${server.url}/v1`,
+      apiKey: server.userKey,
+      maxRetries: 0,
+    });
+    const refused = await client.chat.completions
+      .create({
+        model: `openai-compatible/x@${evilUrl}`,
+        messages: [{ role: 'user', content: 'hi' }],
+      })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(OpenAI.APIError);
+    expect(hits).toEqual([]);
+  });
+
+  it('refuses an rlm_query model that names an endpoint; nothing reaches it', async () => {
+    await using server = await offlineServer({ default: { model: 'testkit:needle-finder' } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${server.userKey}` } },
+    });
+    const client = samplingClient('agent', undefined, { model: 'client' });
+    await client.connect(transport);
+    try {
+      const call = async (args: Record<string, unknown>) =>
+        (await client.callTool({ name: 'rlm_query', arguments: args })) as CallToolResult;
+      const refused = await call({
+        query: 'q',
+        context: 'c',
+        model: `openai-compatible/x@${evilUrl}`,
+      });
+      expect(refused.isError).toBe(true);
+      const answered = await call({ query: task.query, context: task.context, mode: 'solver' });
+      expect(answered.isError).toBeUndefined();
+    } finally {
+      await transport.terminateSession().catch(() => undefined);
+      await client.close();
+    }
+    expect(hits).toEqual([]);
+  });
+});
