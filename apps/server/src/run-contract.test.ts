@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { resolveModel } from '@rlm/executor';
 import { samplingClient } from '@rlm/mcp/testing';
-import { needleHaystack } from '@rlm/testkit';
+import { DOOR_PARITY_CASES, needleHaystack } from '@rlm/testkit';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutorEngine } from './executor-engine.js';
@@ -158,4 +158,29 @@ describe('chat completions and /mcp on the run contract', { timeout: 120_000 }, 
     }
     expect(hits).toEqual([]);
   });
+});
+
+describe('the door-parity cases through /v1/runs', {
+  timeout: 300_000,
+}, () => {
+  for (const { name, settings, query, context, expected } of DOOR_PARITY_CASES) {
+    it(`gives the runner’s outcome for ${name}`, async () => {
+      const profile = {
+        model: settings.model,
+        ...(settings.repl === undefined ? {} : { repl: settings.repl }),
+        ...(settings.mode === undefined ? {} : { mode: settings.mode }),
+        ...(settings.limits?.maxDepth === undefined ? {} : { maxDepth: settings.limits.maxDepth }),
+      };
+      await using server = await offlineServer({ default: profile });
+      const maxSubcalls = settings.limits?.maxSubcalls;
+      const run = await runToEnd(server, {
+        query,
+        context,
+        ...(maxSubcalls === undefined ? {} : { config: { maxSubcalls } }),
+        ...(settings.outputSchema === undefined ? {} : { outputSchema: settings.outputSchema }),
+      });
+      const body = run.body as { status: string; answer: string | null };
+      expect({ status: body.status, answer: body.answer }).toEqual(expected);
+    });
+  }
 });

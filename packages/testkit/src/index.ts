@@ -139,6 +139,10 @@ export {
 } from './tasks/needle-haystack.js';
 export { type SeededRandom, seededRandom } from './tasks/seeded-random.js';
 
+// ── Door parity ─────────────────────────
+
+export { DOOR_PARITY_CASES, type DoorParityCase } from './door-parity-cases.js';
+
 // ── Helpers ─────────────────────────────
 
 export { estimateTokens } from './estimate-tokens.js';

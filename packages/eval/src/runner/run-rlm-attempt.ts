@@ -1,4 +1,5 @@
-import { createRLM } from '@rlm/executor';
+import { createRunner } from '@rlm/executor';
+import type { RunSettingsInput } from '@rlm/protocol';
 import type { EvalTask } from '../task/eval-task.js';
 import { contextAsText, readTaskContext } from '../task/read-task-context.js';
 import { type AttemptOutcome, usageTotals } from './attempt-outcome.js';
@@ -28,26 +29,19 @@ export async function runRlmAttempt({
   signal,
   now = Date.now,
 }: RunRlmAttemptOptions): Promise<AttemptOutcome> {
-  const { repl } = system;
-  const model = resolveModel(system.model, { task, role: 'root', repl });
-  const subModel =
-    system.subModel === undefined
-      ? undefined
-      : resolveModel(system.subModel, { task, role: 'sub', repl });
-  const rlm = createRLM({
-    model,
-    ...(subModel === undefined ? {} : { subModel }),
-    maxDepth: system.maxDepth ?? (system.promptMode === 'coordinator' ? 2 : 1),
-    ...(system.maxIterations === undefined ? {} : { maxIterations: system.maxIterations }),
-    promptMode: system.promptMode,
-    repl,
-    drivers: system.drivers,
-    ...(system.budget === undefined ? {} : { budget: system.budget }),
+  let modelId = system.model;
+  // The runner resolves each id once per attempt; offline policies are tuned to this task.
+  const runner = createRunner({
+    resolveModel: (id, { repl }) => {
+      const model = resolveModel(id, { task, role: id === system.model ? 'root' : 'sub', repl });
+      if (id === system.model) modelId = model.id;
+      return model;
+    },
     ...(trajectoryDir === undefined ? {} : { trajectory: { dir: trajectoryDir } }),
   });
   const context = await readTaskContext(task);
   const started = now();
-  const result = await rlm.completion(context, { query: task.query, signal });
+  const result = await runner.run(attemptSettings(system), { context, query: task.query, signal });
   return {
     answer: result.answer ?? result.partialAnswer,
     status: result.status,
@@ -58,7 +52,24 @@ export async function runRlmAttempt({
     promptVersion: result.promptVersion ?? null,
     truncatedChars: 0,
     contextChars: contextAsText(context).length,
-    model: model.id,
+    model: modelId,
     error: result.error,
+  };
+}
+
+/** An eval system as the run contract: the same settings every other door would build. */
+function attemptSettings(system: RlmSystem): RunSettingsInput {
+  const { budget = {} } = system;
+  return {
+    model: system.model,
+    ...(system.subModel === undefined ? {} : { subModel: system.subModel }),
+    repl: system.repl,
+    mode: system.promptMode,
+    drivers: system.drivers,
+    limits: {
+      maxDepth: system.maxDepth ?? (system.promptMode === 'coordinator' ? 2 : 1),
+      ...(system.maxIterations === undefined ? {} : { maxIterations: system.maxIterations }),
+      ...budget,
+    },
   };
 }
