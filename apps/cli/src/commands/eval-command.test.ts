@@ -70,6 +70,26 @@ describe('rlm eval', () => {
     expect(old.stdout).toMatch(/\| rlm-coordinator \| 100\.0%/);
   });
 
+  it('refuses to replace an earlier eval’s rows unless --force replaces them or --resume continues them', async () => {
+    const args = ['--benchmark', 'sniah', '--model', 'testkit:reference', '--systems', 'base'];
+    const results = join(sandbox.dir, 'eval-results', 'results.jsonl');
+    expect((await cli(args)).code).toBe(0);
+    const first = readFileSync(results, 'utf8');
+    const again = await cli([...args, '--seed', '2']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`${results} already holds the rows of an earlier eval`);
+    expect(again.stderr).toMatch(/--force.*--resume/);
+    expect(readFileSync(results, 'utf8')).toBe(first);
+    const resumed = await cli([...args, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // Resume keeps the row (rewritten, so compare what it says, not its key order).
+    expect(JSON.parse(readFileSync(results, 'utf8'))).toEqual(JSON.parse(first));
+    const replaced = await cli([...args, '--seed', '2', '--force']);
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(readFileSync(results, 'utf8')).toContain('-s2-0');
+    expect(readFileSync(results, 'utf8')).not.toContain('-s1-0');
+  });
+
   // One test per case: each starts the CLI, which takes 7–9 s at load 40+, so eleven in one
   // test could outlast a single test's limit on a loaded machine.
   it.each<[string[], string]>([
@@ -85,6 +105,10 @@ describe('rlm eval', () => {
       '--mode coordinator needs --max-depth 2 or more',
     ],
     [['--benchmark', 'sniah', '--model', 'testkit:genius'], 'Unknown testkit policy "genius"'],
+    [
+      ['--benchmark', 'sniah', '--model', 'x', '--force', '--resume'],
+      '--force: replaces the earlier rows, while resume keeps them',
+    ],
     [['compare', 'only-one'], "missing required argument 'b'"],
     [['compare', 'nowhere', 'nothing'], 'No result rows'],
   ])('exits 2 naming the bad or missing flag: %j', async (argv, message) => {

@@ -138,6 +138,13 @@ const EVAL_FLAGS: readonly EvalFlag[] = [
     kind: 'boolean',
   },
   {
+    key: 'force',
+    flags: '--force',
+    description:
+      'replace the rows an earlier eval left in --out (without it, or --resume, they are refused)',
+    kind: 'boolean',
+  },
+  {
     key: 'offlineTransport',
     flags: '--offline-transport <transport>',
     description:

@@ -54,61 +54,76 @@ export const EVAL_PROGRESS_MODES = ['tree', 'plain', 'none'] as const;
  * What `rlm eval` runs: the benchmark, the systems and how to run them. The one validation of
  * these options: the CLI maps each key to its flag, library callers pass the object directly.
  */
-export const evalCommandOptionsSchema = z.strictObject({
-  /** `sniah`, `aggregate`, `pairs`, `multidoc`, or `file:PATH` (JSONL tasks, relative to `cwd`). */
-  benchmark: benchmarkSchema,
-  /** Context sizes in characters (numbers, or text such as `8k`, `1m`). @default ['8k'] */
-  sizes: z.array(sizeSchema).min(1).default([8_000]),
-  /** Tasks per size. @default 1 */
-  tasks: count.default(1),
-  /** Generator seed. @default 1 */
-  seed: wholeNumber(0).default(1),
-  /** sniah: needles per task (more than 1 asks for a set). @default 1 */
-  needles: count.default(1),
-  /** @default ['rlm', 'base'] */
-  systems: z
-    .array(z.enum(['rlm', 'base']))
-    .min(1)
-    .default(['rlm', 'base']),
-  /** Model id (`provider/model`, or `testkit:<policy>` to run offline). */
-  model: z.string().min(1),
-  /** Model behind `llm_query`. @default model */
-  subModel: z.string().min(1).optional(),
-  /** @default 1 for solver, 2 for coordinator (its children need a REPL) */
-  maxDepth: count.optional(),
-  maxIterations: count.optional(),
-  /** Prompt modes: one rlm system per mode (`rlm-solver`, `rlm-coordinator`). @default ['solver'] */
-  modes: z.array(promptModeSchema).min(1).default(['solver']),
-  /**
-   * The REPL language of the rlm systems: `python` needs `@rlm/sandbox-python` installed, and
-   * offline `testkit:` policies write code in it. @default 'javascript'
-   */
-  repl: replLanguageSchema.default('javascript'),
-  /** Built-in driver names for the rlm systems. @default [] */
-  drivers: z.array(driverSchema).default([]),
-  /** Attempts per task and system (pass@k). @default 1 */
-  attempts: count.default(1),
-  /** Attempts running at once. @default 1 */
-  concurrency: count.default(1),
-  /** No new attempt starts once the rows cost this much (USD). */
-  maxCostUsd: z
-    .number({ error: (issue) => `expected US dollars, got ${JSON.stringify(issue.input)}` })
-    .positive({ error: 'expected more than 0 US dollars' })
-    .optional(),
-  /** Base system window in tokens. @default the model's */
-  baseWindow: count.optional(),
-  /** Output directory, relative to `cwd`. @default 'eval-results' */
-  out: z.string().min(1).default('eval-results'),
-  /** @default 'in-process' */
-  offlineTransport: z.enum(OFFLINE_TRANSPORTS).default('in-process'),
-  /** Keep finished rows in `out` and run only the rest. @default false */
-  resume: z.boolean().default(false),
-  /**
-   * `tree` redraws one progress line on a terminal, `plain` writes at most one line per second,
-   * `none` nothing. @default 'tree' on a terminal, 'plain' otherwise
-   */
-  progress: z.enum(EVAL_PROGRESS_MODES).optional(),
-});
+export const evalCommandOptionsSchema = z
+  .strictObject({
+    /** `sniah`, `aggregate`, `pairs`, `multidoc`, or `file:PATH` (JSONL tasks, relative to `cwd`). */
+    benchmark: benchmarkSchema,
+    /** Context sizes in characters (numbers, or text such as `8k`, `1m`). @default ['8k'] */
+    sizes: z.array(sizeSchema).min(1).default([8_000]),
+    /** Tasks per size. @default 1 */
+    tasks: count.default(1),
+    /** Generator seed. @default 1 */
+    seed: wholeNumber(0).default(1),
+    /** sniah: needles per task (more than 1 asks for a set). @default 1 */
+    needles: count.default(1),
+    /** @default ['rlm', 'base'] */
+    systems: z
+      .array(z.enum(['rlm', 'base']))
+      .min(1)
+      .default(['rlm', 'base']),
+    /** Model id (`provider/model`, or `testkit:<policy>` to run offline). */
+    model: z.string().min(1),
+    /** Model behind `llm_query`. @default model */
+    subModel: z.string().min(1).optional(),
+    /** @default 1 for solver, 2 for coordinator (its children need a REPL) */
+    maxDepth: count.optional(),
+    maxIterations: count.optional(),
+    /** Prompt modes: one rlm system per mode (`rlm-solver`, `rlm-coordinator`). @default ['solver'] */
+    modes: z.array(promptModeSchema).min(1).default(['solver']),
+    /**
+     * The REPL language of the rlm systems: `python` needs `@rlm/sandbox-python` installed, and
+     * offline `testkit:` policies write code in it. @default 'javascript'
+     */
+    repl: replLanguageSchema.default('javascript'),
+    /** Built-in driver names for the rlm systems. @default [] */
+    drivers: z.array(driverSchema).default([]),
+    /** Attempts per task and system (pass@k). @default 1 */
+    attempts: count.default(1),
+    /** Attempts running at once. @default 1 */
+    concurrency: count.default(1),
+    /** No new attempt starts once the rows cost this much (USD). */
+    maxCostUsd: z
+      .number({ error: (issue) => `expected US dollars, got ${JSON.stringify(issue.input)}` })
+      .positive({ error: 'expected more than 0 US dollars' })
+      .optional(),
+    /** Base system window in tokens. @default the model's */
+    baseWindow: count.optional(),
+    /** Output directory, relative to `cwd`. @default 'eval-results' */
+    out: z.string().min(1).default('eval-results'),
+    /** @default 'in-process' */
+    offlineTransport: z.enum(OFFLINE_TRANSPORTS).default('in-process'),
+    /** Keep finished rows in `out` and run only the rest. @default false */
+    resume: z.boolean().default(false),
+    /**
+     * Replace the rows of an earlier eval in `out`; without it (or `resume`) an existing results
+     * file is refused rather than silently emptied. @default false
+     */
+    force: z.boolean().default(false),
+    /**
+     * `tree` redraws one progress line on a terminal, `plain` writes at most one line per second,
+     * `none` nothing. @default 'tree' on a terminal, 'plain' otherwise
+     */
+    progress: z.enum(EVAL_PROGRESS_MODES).optional(),
+  })
+  .superRefine((options, context) => {
+    if (options.force && options.resume) {
+      context.addIssue({
+        code: 'custom',
+        path: ['force'],
+        message: 'replaces the earlier rows, while resume keeps them: pass one of the two',
+      });
+    }
+  });
 export type EvalCommandOptionsInput = z.input<typeof evalCommandOptionsSchema>;
 export type EvalCommandOptions = z.output<typeof evalCommandOptionsSchema>;
 

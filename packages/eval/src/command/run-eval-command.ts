@@ -1,4 +1,6 @@
+import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { RlmError } from '@rlm/protocol';
 import { generateBenchmark } from '../generators/generate-benchmark.js';
 import { renderMarkdownReport } from '../report/render-markdown-report.js';
 import { summarizeRows } from '../report/summarize-rows.js';
@@ -60,6 +62,7 @@ export async function runEvalCommand(
 ): Promise<EvalCommandResult> {
   const options = parseEvalCommandOptions(input);
   const outDir = resolve(io.cwd, options.out);
+  if (!options.resume && !options.force) await refuseOverwrite(join(outDir, RESULTS_FILE));
   const tasks =
     options.benchmark.kind === 'file'
       ? await loadTasks(resolve(io.cwd, options.benchmark.path))
@@ -126,4 +129,24 @@ export function systemsFrom(options: EvalCommandOptions): EvalSystemInput[] {
           ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
         })),
   );
+}
+
+/**
+ * An earlier eval's rows are results someone paid for: a second eval into the same directory
+ * must say whether it replaces them (`force`) or continues them (`resume`). An empty file (an
+ * eval cancelled before its first row) holds nothing to lose.
+ *
+ * @throws RlmError `config.invalid` naming the file and both flags
+ */
+async function refuseOverwrite(resultsPath: string): Promise<void> {
+  const size = (await stat(resultsPath).catch(() => undefined))?.size ?? 0;
+  if (size === 0) return;
+  throw new RlmError({
+    code: 'config.invalid',
+    message: `${resultsPath} already holds the rows of an earlier eval; pass --force to replace them, --resume to continue that eval, or another --out`,
+    details: {
+      source: 'eval options',
+      issues: [`out: ${resultsPath} exists (pass force to replace it or resume to continue it)`],
+    },
+  });
 }
