@@ -112,6 +112,11 @@ export {
 } from './report/compare-runs.js';
 export { renderAccuracyChart } from './report/render-accuracy-chart.js';
 export { renderMarkdownReport } from './report/render-markdown-report.js';
+export {
+  describeRunDifferences,
+  type RunDifference,
+  runDifferences,
+} from './report/run-differences.js';
 export { passAtK, percentile, wilsonInterval } from './report/statistics.js';
 export {
   type EvalSummary,

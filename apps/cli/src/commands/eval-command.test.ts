@@ -90,6 +90,24 @@ describe('rlm eval', () => {
     expect(readFileSync(results, 'utf8')).not.toContain('-s1-0');
   });
 
+  it('compares runs of different benchmarks with a warning naming what differs', async () => {
+    const common = ['--model', 'testkit:reference', '--systems', 'base'];
+    expect((await cli(['--benchmark', 'sniah', ...common, '--out', 'a'])).code).toBe(0);
+    const aggregate = ['--benchmark', 'aggregate', '--sizes', '16k', '--seed', '2'];
+    expect((await cli([...aggregate, ...common, '--out', 'b'])).code).toBe(0);
+    const result = await cli(['compare', 'a', 'b']);
+    expect(result.code, result.stderr).toBe(0);
+    const named = 'benchmark sniah in a, aggregate in b; seed 1 in a, 2 in b';
+    expect(result.stderr).toContain(`Warning: The runs are not the same experiment (${named}`);
+    expect(result.stderr).toContain('sizes 8k in a, 16k in b');
+    expect(result.stdout).toContain(
+      `> **Warning:** The runs are not the same experiment (${named}`,
+    );
+    const same = await cli(['compare', 'a', 'a', '--json']);
+    expect(same.stderr).not.toContain('Warning');
+    expect(JSON.parse(same.stdout)).toMatchObject({ differences: [] });
+  });
+
   // One test per case: each starts the CLI, which takes 7–9 s at load 40+, so eleven in one
   // test could outlast a single test's limit on a loaded machine.
   it.each<[string[], string]>([

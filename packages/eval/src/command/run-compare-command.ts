@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { RlmError } from '@rlm/protocol';
 import { compareRuns, renderComparison } from '../report/compare-runs.js';
+import { describeRunDifferences } from '../report/run-differences.js';
 import { RESULTS_FILE, readResultRows } from '../runner/results-file.js';
 import type { EvalCommandIo } from './run-eval-command.js';
 
@@ -16,17 +17,20 @@ export interface CompareCommandOptions {
 
 /**
  * What `rlm eval compare A B` does: per-system accuracy and cost deltas between two runs, and
- * the tasks that flipped, on stdout.
+ * the tasks that flipped, on stdout. Runs of different benchmarks, seeds, task sets or sizes are
+ * still compared, with a warning naming what differs on stderr and in the comparison itself.
  *
  * @throws RlmError `eval.invalid_results` for a run without rows or a corrupt results file
  */
 export async function runCompareCommand(
   { a, b, json = false }: CompareCommandOptions,
-  io: Pick<EvalCommandIo, 'stdout' | 'cwd'>,
+  io: Pick<EvalCommandIo, 'stdout' | 'cwd'> & Partial<Pick<EvalCommandIo, 'stderr'>>,
 ): Promise<void> {
   const rowsA = await readRun(resolve(io.cwd, a));
   const rowsB = await readRun(resolve(io.cwd, b));
   const comparison = compareRuns(rowsA, rowsB);
+  const warning = describeRunDifferences(comparison.differences, { labelA: a, labelB: b });
+  if (warning !== undefined) io.stderr?.write(`Warning: ${warning}\n`);
   io.stdout.write(
     json
       ? `${JSON.stringify(comparison, null, 2)}\n`

@@ -75,4 +75,32 @@ describe('compareRuns', () => {
     expect(text).toContain('✅ fixed: rlm · t2');
     expect(renderComparison(compareRuns(before, before))).toContain('None.');
   });
+
+  it('names what differs between runs of different benchmarks, seeds and sizes, and warns in the report', () => {
+    const sniah = [row('sniah-8k-s1-0', 'rlm', { passed: true })];
+    const aggregate = [
+      {
+        ...row('aggregate-16k-s2-0', 'rlm', { passed: true }),
+        benchmark: 'aggregate',
+        contextChars: 16_000,
+      },
+    ];
+    const comparison = compareRuns(sniah, aggregate);
+    expect(comparison.differences).toEqual([
+      { field: 'benchmark', a: 'sniah', b: 'aggregate' },
+      { field: 'seed', a: '1', b: '2' },
+      {
+        field: 'tasks',
+        a: '1 task (0 shared)',
+        b: '1 task (0 shared)',
+      },
+      { field: 'sizes', a: '8k', b: '16k' },
+    ]);
+    const text = renderComparison(comparison, { labelA: 'runs/a', labelB: 'runs/b' });
+    expect(text).toContain(
+      '> **Warning:** The runs are not the same experiment (benchmark sniah in runs/a, aggregate in runs/b; seed 1 in runs/a, 2 in runs/b;',
+    );
+    expect(compareRuns(before, before).differences).toEqual([]);
+    expect(renderComparison(compareRuns(before, before))).not.toContain('Warning');
+  });
 });

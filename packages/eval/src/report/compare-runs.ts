@@ -1,5 +1,6 @@
 import type { ResultRow } from '../runner/result-row.js';
 import { dollars, percent } from './render-markdown-report.js';
+import { describeRunDifferences, type RunDifference, runDifferences } from './run-differences.js';
 import { summarizeRows } from './summarize-rows.js';
 
 /** One system in both runs. */
@@ -29,11 +30,13 @@ export interface RunComparison {
   /** Systems only one run has. */
   onlyInA: string[];
   onlyInB: string[];
+  /** How the runs' setups differ (benchmark, seed, tasks, sizes); empty for the same experiment. */
+  differences: RunDifference[];
 }
 
 /**
- * Compares two runs (A = before, B = after): per-system accuracy and cost deltas, and the tasks
- * that flipped. A task counts as passed in a run when any of its attempts passed; tasks one run
+ * Compares two runs (A = before, B = after): per-system accuracy and cost deltas, the tasks
+ * that flipped, and how the two setups differ (a warning when they are not the same experiment). A task counts as passed in a run when any of its attempts passed; tasks one run
  * lacks are not flips.
  */
 export function compareRuns(a: readonly ResultRow[], b: readonly ResultRow[]): RunComparison {
@@ -73,6 +76,7 @@ export function compareRuns(a: readonly ResultRow[], b: readonly ResultRow[]): R
     flipped,
     onlyInA: [...namesA].filter((name) => !namesB.has(name)),
     onlyInB: [...namesB].filter((name) => !namesA.has(name)),
+    differences: runDifferences(a, b),
   };
 }
 
@@ -92,9 +96,11 @@ export function renderComparison(
 ): string {
   const sign = (value: number, format: (value: number) => string) =>
     `${value > 0 ? '+' : value < 0 ? '−' : '±'}${format(Math.abs(value))}`;
+  const warning = describeRunDifferences(comparison.differences, { labelA, labelB });
   const lines = [
     `# Comparison: ${labelA} → ${labelB}`,
     '',
+    ...(warning === undefined ? [] : [`> **Warning:** ${warning}`, '']),
     `| System | Accuracy ${labelA} | Accuracy ${labelB} | Δ accuracy | Cost / task ${labelA} | Cost / task ${labelB} | Δ cost / task |`,
     '|---|---|---|---|---|---|---|',
     ...comparison.systems.map(
