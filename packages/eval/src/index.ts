@@ -111,7 +111,10 @@ export {
   type SystemDelta,
 } from './report/compare-runs.js';
 export { renderAccuracyChart } from './report/render-accuracy-chart.js';
-export { renderMarkdownReport } from './report/render-markdown-report.js';
+export {
+  NOMINAL_COST_NOTE,
+  renderMarkdownReport,
+} from './report/render-markdown-report.js';
 export {
   describeRunDifferences,
   type RunDifference,

@@ -16,7 +16,7 @@ const cli = (args: string[], env: Record<string, string> = {}) =>
 const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 
 describe('rlm eval', () => {
-  it('runs a benchmark offline and writes its report', async () => {
+  it('runs a benchmark offline and writes its report, its offline costs labelled nominal', async () => {
     const result = await cli([
       '--benchmark',
       'sniah',
@@ -34,6 +34,16 @@ describe('rlm eval', () => {
       .trim()
       .split('\n');
     expect(rows).toHaveLength(2);
+    // testkit models cost nothing: every cost shown (report, progress, summary) says it is nominal.
+    expect(result.stdout).toMatch(/\| \$\d+\.\d{4} nominal \|/);
+    expect(result.stdout).toContain('Nominal costs: offline `testkit:` models cost nothing');
+    expect(result.stderr).toMatch(/acc \d+\.\d% {2}\$\d+\.\d{4} nominal/);
+    expect(readFileSync(join(sandbox.dir, 'ev', 'report.md'), 'utf8')).toContain('Nominal costs:');
+    const summary = JSON.parse(readFileSync(join(sandbox.dir, 'ev', 'summary.json'), 'utf8'));
+    expect(summary.systems.map((system: { costNominal: boolean }) => system.costNominal)).toEqual([
+      true,
+      true,
+    ]);
   });
 
   it('takes run’s spellings (--mode, --driver, --max-cost) and the old ones with a deprecation note', async () => {

@@ -1,5 +1,5 @@
 import type { ResultRow } from '../runner/result-row.js';
-import { dollars, percent } from './render-markdown-report.js';
+import { costCell, dollars, NOMINAL_COST_NOTE, percent } from './render-markdown-report.js';
 import { describeRunDifferences, type RunDifference, runDifferences } from './run-differences.js';
 import { summarizeRows } from './summarize-rows.js';
 
@@ -13,6 +13,8 @@ export interface SystemDelta {
   costPerTaskA: number;
   costPerTaskB: number;
   costPerTaskDelta: number;
+  /** Either run's cost of this system is nominal (offline models). */
+  costNominal: boolean;
 }
 
 /** A task whose outcome changed for a system: passed in one run (any attempt) and not in the other. */
@@ -56,6 +58,7 @@ export function compareRuns(a: readonly ResultRow[], b: readonly ResultRow[]): R
       costPerTaskA: before.costPerTaskUsd,
       costPerTaskB: after.costPerTaskUsd,
       costPerTaskDelta: after.costPerTaskUsd - before.costPerTaskUsd,
+      costNominal: before.costNominal || after.costNominal,
     });
   }
   const passedA = passedByTask(a);
@@ -105,8 +108,9 @@ export function renderComparison(
     '|---|---|---|---|---|---|---|',
     ...comparison.systems.map(
       (delta) =>
-        `| ${delta.system} | ${percent(delta.accuracyA)} | ${percent(delta.accuracyB)} | ${sign(delta.accuracyDelta, percent)} | ${dollars(delta.costPerTaskA)} | ${dollars(delta.costPerTaskB)} | ${sign(delta.costPerTaskDelta, dollars)} |`,
+        `| ${delta.system} | ${percent(delta.accuracyA)} | ${percent(delta.accuracyB)} | ${sign(delta.accuracyDelta, percent)} | ${costCell(delta.costPerTaskA, delta.costNominal)} | ${costCell(delta.costPerTaskB, delta.costNominal)} | ${sign(delta.costPerTaskDelta, dollars)} |`,
     ),
+    ...(comparison.systems.some((delta) => delta.costNominal) ? ['', NOMINAL_COST_NOTE] : []),
     '',
     `## Flipped tasks (${comparison.flipped.length})`,
     '',

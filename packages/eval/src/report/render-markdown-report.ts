@@ -13,6 +13,18 @@ export function dollars(value: number): string {
 }
 
 /**
+ * What `nominal` after a cost means. Offline models cost nothing; eval prices them anyway so the cost
+ * columns and `--max-cost` can be tried without a key, and says so wherever it shows the cost.
+ */
+export const NOMINAL_COST_NOTE =
+  "Nominal costs: offline `testkit:` models cost nothing; eval prices them at a nominal $1 / $5 per million input / output tokens (through `--offline-transport fake-anthropic`, at the emulated model's list price) so the cost columns and `--max-cost` can be tried. No money was spent; `rlm run` counts the same models at $0.";
+
+/** A cost, followed by `nominal` when it is (see `NOMINAL_COST_NOTE`). */
+export function costCell(value: number, nominal: boolean): string {
+  return `${dollars(value)}${nominal ? ' nominal' : ''}`;
+}
+
+/**
  * The report as markdown: one row per system (accuracy with its 95% Wilson interval, pass@k, mean
  * score, cost per task, passed per dollar, latency p50/p95, statuses), then accuracy per context size.
  */
@@ -29,6 +41,7 @@ export function renderMarkdownReport(
     '|---|---|---|---|---|---|---|---|',
     ...summary.systems.map(systemLine),
   ];
+  if (summary.systems.some((system) => system.costNominal)) lines.push('', NOMINAL_COST_NOTE);
   const sizes = [...new Set(summary.bySize.map((point) => point.contextChars))].sort(
     (a, b) => a - b,
   );
@@ -65,8 +78,8 @@ function systemLine(system: SystemSummary): string {
     ` ${percent(system.accuracy)} (${percent(system.accuracyLow)}–${percent(system.accuracyHigh)}) `,
     ` pass@${system.passAtK.k} ${percent(system.passAtK.value)} `,
     ` ${system.meanScore.toFixed(3)} `,
-    ` ${dollars(system.costPerTaskUsd)} `,
-    ` ${system.passedPerUsd === null ? '–' : system.passedPerUsd.toFixed(1)} `,
+    ` ${costCell(system.costPerTaskUsd, system.costNominal)} `,
+    ` ${system.passedPerUsd === null ? '–' : `${system.passedPerUsd.toFixed(1)}${system.costNominal ? ' nominal' : ''}`} `,
     ` ${formatDuration(system.latencyP50Ms)} / ${formatDuration(system.latencyP95Ms)} `,
     ` ${statuses}${truncated} `,
     '',
