@@ -101,6 +101,27 @@ export {
 export { type QuestionMeta, recognizeQuestion } from './offline/recognize-question.js';
 export { NOT_A_BENCHMARK_QUESTION, referencePolicy } from './offline/reference-policy.js';
 
+// ── ARC ─────────────────────────────────
+
+export {
+  type ArcGrid,
+  type ArcPair,
+  type ArcTaskFile,
+  arcGridSchema,
+  arcPairSchema,
+  arcTaskFileSchema,
+  formatGrid,
+} from './arc/arc-task-file.js';
+export { ARC_QUERY, arcTasksFromFile, loadArcTasks } from './arc/arc-tasks.js';
+export {
+  ARC_RULES,
+  type ArcRule,
+  type GeneratedArcFile,
+  generateArc,
+  generateArcFiles,
+} from './arc/generate-arc.js';
+export { gridsEqual, parseGrid } from './arc/parse-grid.js';
+
 // ── Reports ─────────────────────────────
 
 export {

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BENCHMARK_NAMES, OFFLINE_POLICIES, OFFLINE_TRANSPORTS } from '@rlm/eval';
+import { BENCHMARK_NAMES, generateArcFiles, OFFLINE_POLICIES, OFFLINE_TRANSPORTS } from '@rlm/eval';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
 
@@ -118,6 +118,32 @@ describe('rlm eval', () => {
     expect(JSON.parse(same.stdout)).toMatchObject({ differences: [] });
   });
 
+  it('runs ARC task files from a directory (--benchmark arc --tasks DIR) and refuses a bad one by file and field', async () => {
+    mkdirSync(join(sandbox.dir, 'arc'));
+    for (const file of generateArcFiles({ count: 2 })) {
+      writeFileSync(join(sandbox.dir, 'arc', `${file.id}.json`), JSON.stringify(file.task));
+    }
+    const common = ['--benchmark', 'arc', '--model', 'testkit:reference', '--systems', 'base'];
+    const result = await cli([...common, '--tasks', 'arc', '--out', 'ev']);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = readFileSync(join(sandbox.dir, 'ev', 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { taskId: string; benchmark: string; expected: string });
+    expect(rows.map((row) => [row.taskId, row.benchmark])).toEqual([
+      ['arc-s1-0', 'arc'],
+      ['arc-s1-1', 'arc'],
+    ]);
+    expect(rows[0]?.expected).toMatch(/^\[\[\d/);
+    mkdirSync(join(sandbox.dir, 'bad'));
+    writeFileSync(join(sandbox.dir, 'bad', 'x1.json'), JSON.stringify({ train: [], test: [] }));
+    const bad = await cli([...common, '--tasks', 'bad', '--out', 'ev2']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      `${join(sandbox.dir, 'bad', 'x1.json')}: train: expected at least one`,
+    );
+  });
+
   // One test per case: each starts the CLI, which takes 7–9 s at load 40+, so eleven in one
   // test could outlast a single test's limit on a loaded machine.
   it.each<[string[], string]>([
@@ -127,6 +153,10 @@ describe('rlm eval', () => {
     [['--benchmark', 'sniah', '--model', 'x', '--attempts', '0'], '--attempts: expected a whole'],
     [['--benchmark', 'sniah', '--model', 'x', '--driver', 'nope'], '--driver: unknown driver'],
     [['--benchmark', 'sniah', '--model', 'x', '--colour'], "unknown option '--colour'"],
+    [
+      ['--benchmark', 'sniah', '--model', 'x', '--tasks', 'dir'],
+      '--tasks: expected a whole number of 1 or more (a directory of ARC task files only with the arc benchmark), got "dir"',
+    ],
     [['--benchmark', 'sniah', '--model', 'x', '--repl', 'ruby'], 'rlm: --repl: Invalid option'],
     [
       ['--benchmark', 'sniah', '--model', 'x', '--mode', 'coordinator', '--max-depth', '1'],

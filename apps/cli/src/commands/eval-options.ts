@@ -31,7 +31,7 @@ const EVAL_FLAGS: readonly EvalFlag[] = [
     description: 'a built-in benchmark, or file:PATH (JSONL tasks); required',
     kind: 'text',
     // @rlm/eval's BENCHMARK_NAMES (not imported: eval loads on first use, not for --help).
-    values: ['sniah', 'aggregate', 'pairs', 'multidoc', 'file:'],
+    values: ['sniah', 'aggregate', 'pairs', 'multidoc', 'arc', 'file:'],
   },
   {
     key: 'sizes',
@@ -39,7 +39,13 @@ const EVAL_FLAGS: readonly EvalFlag[] = [
     description: 'context sizes in characters, e.g. 8k,128k,1m (default 8k)',
     kind: 'list',
   },
-  { key: 'tasks', flags: '--tasks <n>', description: 'tasks per size (default 1)', kind: 'number' },
+  {
+    key: 'tasks',
+    flags: '--tasks <n|dir>',
+    description:
+      'tasks per size (default 1); with --benchmark arc, a directory of ARC task files (*.json) instead of the generated suite',
+    kind: 'number',
+  },
   { key: 'seed', flags: '--seed <n>', description: 'generator seed (default 1)', kind: 'number' },
   {
     key: 'needles',

@@ -56,12 +56,23 @@ export const EVAL_PROGRESS_MODES = ['tree', 'plain', 'none'] as const;
  */
 export const evalCommandOptionsSchema = z
   .strictObject({
-    /** `sniah`, `aggregate`, `pairs`, `multidoc`, or `file:PATH` (JSONL tasks, relative to `cwd`). */
+    /**
+     * `sniah`, `aggregate`, `pairs`, `multidoc`, `arc` (its generated suite, or the ARC task
+     * files of the directory `tasks` names), or `file:PATH` (JSONL tasks, relative to `cwd`).
+     */
     benchmark: benchmarkSchema,
     /** Context sizes in characters (numbers, or text such as `8k`, `1m`). @default ['8k'] */
     sizes: z.array(sizeSchema).min(1).default([8_000]),
-    /** Tasks per size. @default 1 */
-    tasks: count.default(1),
+    /**
+     * Tasks per size (`arc`: tasks of its generated suite), or for `arc` a directory of task
+     * files in the public ARC JSON format (relative to `cwd`). @default 1
+     */
+    tasks: z
+      .union([z.number(), z.string().min(1)], {
+        error: (issue) =>
+          `expected a whole number of 1 or more, got ${JSON.stringify(issue.input)}`,
+      })
+      .default(1),
     /** Generator seed. @default 1 */
     seed: wholeNumber(0).default(1),
     /** sniah: needles per task (more than 1 asks for a set). @default 1 */
@@ -116,6 +127,20 @@ export const evalCommandOptionsSchema = z
     progress: z.enum(EVAL_PROGRESS_MODES).optional(),
   })
   .superRefine((options, context) => {
+    const arc = options.benchmark.kind === 'builtin' && options.benchmark.name === 'arc';
+    if (typeof options.tasks === 'number') {
+      const tasks = count.safeParse(options.tasks);
+      if (!tasks.success) {
+        const message = tasks.error.issues[0]?.message ?? 'expected a whole number of 1 or more';
+        context.addIssue({ code: 'custom', path: ['tasks'], message });
+      }
+    } else if (!arc) {
+      context.addIssue({
+        code: 'custom',
+        path: ['tasks'],
+        message: `expected a whole number of 1 or more (a directory of ARC task files only with the arc benchmark), got "${options.tasks}"`,
+      });
+    }
     if (options.force && options.resume) {
       context.addIssue({
         code: 'custom',

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { RlmError } from '@rlm/protocol';
+import { loadArcTasks } from '../arc/arc-tasks.js';
 import { generateBenchmark } from '../generators/generate-benchmark.js';
 import { renderMarkdownReport } from '../report/render-markdown-report.js';
 import { summarizeRows } from '../report/summarize-rows.js';
@@ -9,6 +10,7 @@ import type { EvalSystemInput } from '../runner/eval-system.js';
 import { createModelResolver } from '../runner/model-resolver.js';
 import { RESULTS_FILE } from '../runner/results-file.js';
 import { type EvalRun, type EvalStop, runEval } from '../runner/run-eval.js';
+import type { EvalTask } from '../task/eval-task.js';
 import { loadTasks } from '../task/load-tasks.js';
 import {
   type EvalCommandOptions,
@@ -63,15 +65,7 @@ export async function runEvalCommand(
   const options = parseEvalCommandOptions(input);
   const outDir = resolve(io.cwd, options.out);
   if (!options.resume && !options.force) await refuseOverwrite(join(outDir, RESULTS_FILE));
-  const tasks =
-    options.benchmark.kind === 'file'
-      ? await loadTasks(resolve(io.cwd, options.benchmark.path))
-      : generateBenchmark(options.benchmark.name, {
-          sizes: options.sizes,
-          seed: options.seed,
-          count: options.tasks,
-          needles: options.needles,
-        });
+  const tasks = await tasksOf(options, io.cwd);
   const resolveModel = createModelResolver({
     env: io.env,
     offlineTransport: options.offlineTransport,
@@ -148,5 +142,18 @@ async function refuseOverwrite(resultsPath: string): Promise<void> {
       source: 'eval options',
       issues: [`out: ${resultsPath} exists (pass force to replace it or resume to continue it)`],
     },
+  });
+}
+
+/** The tasks the options name: a JSONL file, a directory of ARC task files, or a generated suite. */
+async function tasksOf(options: EvalCommandOptions, cwd: string): Promise<EvalTask[]> {
+  if (options.benchmark.kind === 'file') return loadTasks(resolve(cwd, options.benchmark.path));
+  // The options schema allows a directory only for arc.
+  if (typeof options.tasks === 'string') return loadArcTasks(resolve(cwd, options.tasks));
+  return generateBenchmark(options.benchmark.name, {
+    sizes: options.sizes,
+    seed: options.seed,
+    count: options.tasks,
+    needles: options.needles,
   });
 }
