@@ -134,6 +134,7 @@ export {
 export { renderAccuracyChart } from './report/render-accuracy-chart.js';
 export {
   NOMINAL_COST_NOTE,
+  type RenderReportOptions,
   renderMarkdownReport,
 } from './report/render-markdown-report.js';
 export {
@@ -152,6 +153,11 @@ export { REPORT_FILES, writeReport } from './report/write-report.js';
 
 // ── Command (what `rlm eval` runs) ──────
 
+export {
+  attachDrivers,
+  type DriverChoice,
+  driverChoiceSchema,
+} from './command/driver-choice.js';
 export {
   EVAL_PROGRESS_MODES,
   type EvalCommandOptions,

@@ -144,6 +144,31 @@ describe('rlm eval', () => {
     );
   });
 
+  it('takes drivers per mode: MODE:NAME for one mode, a bare NAME for every mode it fits, named in the report', async () => {
+    const result = await cli([
+      ...['--benchmark', 'sniah', '--model', 'testkit:reference', '--systems', 'rlm'],
+      ...['--mode', 'solver,coordinator', '--driver', 'delegation-first'],
+      ...['--driver', 'solver:deadline-final', '--out', 'ev'],
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(sandbox.dir, 'ev', 'run.json'), 'utf8')) as {
+      systems: { name: string; drivers: string[] }[];
+    };
+    expect(manifest.systems.map((system) => [system.name, system.drivers])).toEqual([
+      ['rlm-solver', ['deadline-final']],
+      ['rlm-coordinator', ['delegation-first']],
+    ]);
+    const line = (name: string, mode: string, drivers: string) =>
+      `| ${name} | rlm | testkit:reference | ${mode} | javascript | ${drivers} |`;
+    for (const text of [
+      result.stdout,
+      readFileSync(join(sandbox.dir, 'ev', 'report.md'), 'utf8'),
+    ]) {
+      expect(text).toContain(line('rlm-solver', 'solver', 'deadline-final'));
+      expect(text).toContain(line('rlm-coordinator', 'coordinator', 'delegation-first'));
+    }
+  });
+
   // One test per case: each starts the CLI, which takes 7–9 s at load 40+, so eleven in one
   // test could outlast a single test's limit on a loaded machine.
   it.each<[string[], string]>([
@@ -153,6 +178,19 @@ describe('rlm eval', () => {
     [['--benchmark', 'sniah', '--model', 'x', '--attempts', '0'], '--attempts: expected a whole'],
     [['--benchmark', 'sniah', '--model', 'x', '--driver', 'nope'], '--driver: unknown driver'],
     [['--benchmark', 'sniah', '--model', 'x', '--colour'], "unknown option '--colour'"],
+    [
+      [
+        '--benchmark',
+        'sniah',
+        '--model',
+        'x',
+        '--mode',
+        'solver,coordinator',
+        '--driver',
+        'solver:delegation-first',
+      ],
+      '--driver: "solver:delegation-first" does not fit: delegation-first conflicts with solver mode',
+    ],
     [
       ['--benchmark', 'sniah', '--model', 'x', '--tasks', 'dir'],
       '--tasks: expected a whole number of 1 or more (a directory of ARC task files only with the arc benchmark), got "dir"',

@@ -102,8 +102,9 @@ const EVAL_FLAGS: readonly EvalFlag[] = [
   },
   {
     key: 'drivers',
-    flags: `${CONFIG_KEYS.drivers.flag} <name>`,
-    description: 'a built-in prompt driver for the rlm systems; repeatable',
+    flags: `${CONFIG_KEYS.drivers.flag} <[mode:]name>`,
+    description:
+      'a built-in prompt driver: NAME goes to every mode it fits, MODE:NAME (solver:verify-before-final) to that mode only; repeatable',
     kind: 'list',
     values: BUILTIN_DRIVER_NAMES,
   },

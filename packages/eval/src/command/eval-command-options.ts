@@ -1,9 +1,10 @@
-import { BUILTIN_DRIVER_NAMES, promptModeSchema } from '@rlm/prompts';
+import { promptModeSchema } from '@rlm/prompts';
 import { RlmError, replLanguageSchema } from '@rlm/protocol';
 import { z } from 'zod';
 import { BENCHMARK_NAMES, benchmarkNameSchema } from '../generators/generate-benchmark.js';
 import { parseSize } from '../generators/parse-size.js';
 import { OFFLINE_TRANSPORTS } from '../offline/offline-model.js';
+import { attachDrivers, driverChoiceSchema } from './driver-choice.js';
 
 /** A whole number of at least `min`, whose error says so (the CLI passes text that is not a number as is). */
 function wholeNumber(min: number) {
@@ -39,13 +40,6 @@ const sizeSchema = z.union([count, z.string()]).transform((size, context) => {
     return z.NEVER;
   }
 });
-
-const driverSchema = z
-  .string()
-  .refine((name) => (BUILTIN_DRIVER_NAMES as readonly string[]).includes(name), {
-    error: (issue) =>
-      `unknown driver "${String(issue.input)}" (built-ins: ${BUILTIN_DRIVER_NAMES.join(', ')})`,
-  });
 
 /** How `runEvalCommand` shows progress on stderr. */
 export const EVAL_PROGRESS_MODES = ['tree', 'plain', 'none'] as const;
@@ -96,8 +90,12 @@ export const evalCommandOptionsSchema = z
      * offline `testkit:` policies write code in it. @default 'javascript'
      */
     repl: replLanguageSchema.default('javascript'),
-    /** Built-in driver names for the rlm systems. @default [] */
-    drivers: z.array(driverSchema).default([]),
+    /**
+     * Built-in drivers for the rlm systems: `NAME` goes to every mode's system it fits (its
+     * front matter's modes, not its conflicts, and the REPL language), `MODE:NAME` to that mode's
+     * system only. @default []
+     */
+    drivers: z.array(driverChoiceSchema).default([]),
     /** Attempts per task and system (pass@k). @default 1 */
     attempts: count.default(1),
     /** Attempts running at once. @default 1 */
@@ -127,6 +125,12 @@ export const evalCommandOptionsSchema = z
     progress: z.enum(EVAL_PROGRESS_MODES).optional(),
   })
   .superRefine((options, context) => {
+    const attached = attachDrivers(options.drivers, { modes: options.modes, repl: options.repl });
+    if (!attached.ok) {
+      for (const message of attached.issues) {
+        context.addIssue({ code: 'custom', path: ['drivers'], message });
+      }
+    }
     const arc = options.benchmark.kind === 'builtin' && options.benchmark.name === 'arc';
     if (typeof options.tasks === 'number') {
       const tasks = count.safeParse(options.tasks);

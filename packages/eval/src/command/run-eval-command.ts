@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { PromptMode } from '@rlm/prompts';
 import { RlmError } from '@rlm/protocol';
 import { loadArcTasks } from '../arc/arc-tasks.js';
 import { generateBenchmark } from '../generators/generate-benchmark.js';
@@ -12,6 +13,7 @@ import { RESULTS_FILE } from '../runner/results-file.js';
 import { type EvalRun, type EvalStop, runEval } from '../runner/run-eval.js';
 import type { EvalTask } from '../task/eval-task.js';
 import { loadTasks } from '../task/load-tasks.js';
+import { attachDrivers } from './driver-choice.js';
 import {
   type EvalCommandOptions,
   type EvalCommandOptionsInput,
@@ -92,15 +94,20 @@ export async function runEvalCommand(
     progress.stop();
     await resolveModel.close();
   }
-  io.stdout.write(renderMarkdownReport(summarizeRows(run.rows)));
+  io.stdout.write(renderMarkdownReport(summarizeRows(run.rows), { systems: run.systems }));
   io.stderr.write(
     `\nWrote ${join(outDir, RESULTS_FILE)}, ${REPORT_FILES.markdown}, ${REPORT_FILES.summary} and ${REPORT_FILES.chart} in ${outDir}\n`,
   );
   return { outDir, pending: run.pending, stoppedBy: run.stoppedBy };
 }
 
-/** One rlm system per prompt mode (`rlm-solver`, `rlm-coordinator`) and the base system. */
+/**
+ * One rlm system per prompt mode (`rlm-solver`, `rlm-coordinator`), each with the drivers chosen
+ * for its mode or fitting it, and the base system.
+ */
 export function systemsFrom(options: EvalCommandOptions): EvalSystemInput[] {
+  const attached = attachDrivers(options.drivers, { modes: options.modes, repl: options.repl });
+  const driversOf = (mode: PromptMode) => (attached.ok ? (attached.drivers.get(mode) ?? []) : []);
   return options.systems.flatMap((kind): EvalSystemInput[] =>
     kind === 'base'
       ? [
@@ -117,7 +124,7 @@ export function systemsFrom(options: EvalCommandOptions): EvalSystemInput[] {
           model: options.model,
           promptMode: mode,
           repl: options.repl,
-          drivers: options.drivers,
+          drivers: driversOf(mode),
           ...(options.subModel === undefined ? {} : { subModel: options.subModel }),
           ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),
           ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),

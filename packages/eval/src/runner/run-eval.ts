@@ -51,6 +51,8 @@ export interface RunEvalOptions {
 }
 
 export interface EvalRun {
+  /** The systems as run, their defaults filled in. */
+  systems: EvalSystem[];
   /** Every row: resumed ones first, then this session's in finishing order. */
   rows: ResultRow[];
   /** Attempts that have no row (budget stop or cancellation). */
@@ -172,9 +174,10 @@ async function evaluate(
     },
   });
   await writes;
-  if (outDir !== undefined) await writeReport(outDir, rows);
+  if (outDir !== undefined) await writeReport(outDir, rows, { systems });
   return {
     rows,
+    systems,
     pending: planned.size - rows.length,
     stoppedBy: rows.length === planned.size ? null : stoppedBy,
   };
