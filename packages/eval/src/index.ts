@@ -159,6 +159,7 @@ export {
   driverChoiceSchema,
 } from './command/driver-choice.js';
 export {
+  DEFAULT_EVAL_SIZE,
   EVAL_PROGRESS_MODES,
   type EvalCommandOptions,
   type EvalCommandOptionsInput,

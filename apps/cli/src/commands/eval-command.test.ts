@@ -192,6 +192,10 @@ describe('rlm eval', () => {
       '--driver: "solver:delegation-first" does not fit: delegation-first conflicts with solver mode',
     ],
     [
+      ['--benchmark', 'arc', '--model', 'x', '--sizes', '8k'],
+      '--sizes: does not apply to the arc benchmark (its tasks are grids of their own size)',
+    ],
+    [
       ['--benchmark', 'sniah', '--model', 'x', '--tasks', 'dir'],
       '--tasks: expected a whole number of 1 or more (a directory of ARC task files only with the arc benchmark), got "dir"',
     ],

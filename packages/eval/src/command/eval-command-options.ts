@@ -41,6 +41,9 @@ const sizeSchema = z.union([count, z.string()]).transform((size, context) => {
   }
 });
 
+/** The context size of generated tasks when no `sizes` are given, in characters. */
+export const DEFAULT_EVAL_SIZE = 8_000;
+
 /** How `runEvalCommand` shows progress on stderr. */
 export const EVAL_PROGRESS_MODES = ['tree', 'plain', 'none'] as const;
 
@@ -55,8 +58,12 @@ export const evalCommandOptionsSchema = z
      * files of the directory `tasks` names), or `file:PATH` (JSONL tasks, relative to `cwd`).
      */
     benchmark: benchmarkSchema,
-    /** Context sizes in characters (numbers, or text such as `8k`, `1m`). @default ['8k'] */
-    sizes: z.array(sizeSchema).min(1).default([8_000]),
+    /**
+     * Context sizes in characters (numbers, or text such as `8k`, `1m`); not for `arc`, which
+     * refuses them (so the default is applied by the command, not here).
+     * @default [DEFAULT_EVAL_SIZE] (8k)
+     */
+    sizes: z.array(sizeSchema).min(1).optional(),
     /**
      * Tasks per size (`arc`: tasks of its generated suite), or for `arc` a directory of task
      * files in the public ARC JSON format (relative to `cwd`). @default 1
@@ -69,8 +76,8 @@ export const evalCommandOptionsSchema = z
       .default(1),
     /** Generator seed. @default 1 */
     seed: wholeNumber(0).default(1),
-    /** sniah: needles per task (more than 1 asks for a set). @default 1 */
-    needles: count.default(1),
+    /** sniah: needles per task (more than 1 asks for a set); not for `arc`. @default 1 */
+    needles: count.optional(),
     /** @default ['rlm', 'base'] */
     systems: z
       .array(z.enum(['rlm', 'base']))
@@ -132,6 +139,15 @@ export const evalCommandOptionsSchema = z
       }
     }
     const arc = options.benchmark.kind === 'builtin' && options.benchmark.name === 'arc';
+    for (const key of ['sizes', 'needles'] as const) {
+      if (arc && options[key] !== undefined) {
+        context.addIssue({
+          code: 'custom',
+          path: [key],
+          message: 'does not apply to the arc benchmark (its tasks are grids of their own size)',
+        });
+      }
+    }
     if (typeof options.tasks === 'number') {
       const tasks = count.safeParse(options.tasks);
       if (!tasks.success) {

@@ -15,6 +15,7 @@ import type { EvalTask } from '../task/eval-task.js';
 import { loadTasks } from '../task/load-tasks.js';
 import { attachDrivers } from './driver-choice.js';
 import {
+  DEFAULT_EVAL_SIZE,
   type EvalCommandOptions,
   type EvalCommandOptionsInput,
   parseEvalCommandOptions,
@@ -158,9 +159,9 @@ async function tasksOf(options: EvalCommandOptions, cwd: string): Promise<EvalTa
   // The options schema allows a directory only for arc.
   if (typeof options.tasks === 'string') return loadArcTasks(resolve(cwd, options.tasks));
   return generateBenchmark(options.benchmark.name, {
-    sizes: options.sizes,
+    sizes: options.sizes ?? [DEFAULT_EVAL_SIZE],
     seed: options.seed,
     count: options.tasks,
-    needles: options.needles,
+    needles: options.needles ?? 1,
   });
 }
