@@ -125,6 +125,7 @@ export { gridsEqual, parseGrid } from './arc/parse-grid.js';
 // ── Reports ─────────────────────────────
 
 export {
+  type CompareRunsOptions,
   compareRuns,
   type FlippedTask,
   type RunComparison,
@@ -149,6 +150,7 @@ export {
   type SystemSummary,
   summarizeRows,
 } from './report/summarize-rows.js';
+export { type SystemChange, systemChanges } from './report/system-changes.js';
 export { REPORT_FILES, writeReport } from './report/write-report.js';
 
 // ── Command (what `rlm eval` runs) ──────

@@ -167,6 +167,14 @@ describe('rlm eval', () => {
       expect(text).toContain(line('rlm-solver', 'solver', 'deadline-final'));
       expect(text).toContain(line('rlm-coordinator', 'coordinator', 'delegation-first'));
     }
+    // A comparison with a run without drivers says what changed.
+    const plain = await cli([
+      ...['--benchmark', 'sniah', '--model', 'testkit:reference', '--systems', 'rlm'],
+      ...['--mode', 'solver', '--out', 'ev0'],
+    ]);
+    expect(plain.code, plain.stderr).toBe(0);
+    const compared = await cli(['compare', 'ev0', 'ev']);
+    expect(compared.stdout).toContain('- rlm-solver: drivers none → deadline-final');
   });
 
   // One test per case: each starts the CLI, which takes 7–9 s at load 40+, so eleven in one

@@ -76,6 +76,28 @@ describe('compareRuns', () => {
     expect(renderComparison(compareRuns(before, before))).toContain('None.');
   });
 
+  it('lists the settings of a system that changed between runs, such as its drivers', () => {
+    const solver = (drivers: string[]) => ({
+      name: 'rlm',
+      kind: 'rlm' as const,
+      model: 'm',
+      promptMode: 'solver' as const,
+      repl: 'javascript' as const,
+      drivers,
+    });
+    const comparison = compareRuns(before, after, {
+      systemsA: [solver([])],
+      systemsB: [solver(['verify-before-final'])],
+    });
+    expect(comparison.systemChanges).toEqual([
+      { system: 'rlm', setting: 'drivers', a: 'none', b: 'verify-before-final' },
+    ]);
+    expect(renderComparison(comparison)).toContain(
+      '## Setting changes\n\n- rlm: drivers none → verify-before-final\n',
+    );
+    expect(compareRuns(before, after).systemChanges).toEqual([]);
+  });
+
   it('names what differs between runs of different benchmarks, seeds and sizes, and warns in the report', () => {
     const sniah = [row('sniah-8k-s1-0', 'rlm', { passed: true })];
     const aggregate = [

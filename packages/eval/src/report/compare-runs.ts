@@ -1,7 +1,9 @@
+import type { EvalSystem } from '../runner/eval-system.js';
 import type { ResultRow } from '../runner/result-row.js';
 import { costCell, dollars, NOMINAL_COST_NOTE, percent } from './render-markdown-report.js';
 import { describeRunDifferences, type RunDifference, runDifferences } from './run-differences.js';
 import { summarizeRows } from './summarize-rows.js';
+import { type SystemChange, systemChanges } from './system-changes.js';
 
 /** One system in both runs. */
 export interface SystemDelta {
@@ -34,6 +36,14 @@ export interface RunComparison {
   onlyInB: string[];
   /** How the runs' setups differ (benchmark, seed, tasks, sizes); empty for the same experiment. */
   differences: RunDifference[];
+  /** Settings of systems both runs have that differ (drivers, model, mode, …), when their systems are known. */
+  systemChanges: SystemChange[];
+}
+
+/** The systems each run had (from its `run.json`), for the setting changes of a comparison. */
+export interface CompareRunsOptions {
+  systemsA?: readonly EvalSystem[];
+  systemsB?: readonly EvalSystem[];
 }
 
 /**
@@ -41,7 +51,11 @@ export interface RunComparison {
  * that flipped, and how the two setups differ (a warning when they are not the same experiment). A task counts as passed in a run when any of its attempts passed; tasks one run
  * lacks are not flips.
  */
-export function compareRuns(a: readonly ResultRow[], b: readonly ResultRow[]): RunComparison {
+export function compareRuns(
+  a: readonly ResultRow[],
+  b: readonly ResultRow[],
+  { systemsA = [], systemsB = [] }: CompareRunsOptions = {},
+): RunComparison {
   const summaryA = summarizeRows(a);
   const summaryB = summarizeRows(b);
   const namesB = new Set(summaryB.systems.map((system) => system.system));
@@ -80,6 +94,7 @@ export function compareRuns(a: readonly ResultRow[], b: readonly ResultRow[]): R
     onlyInA: [...namesA].filter((name) => !namesB.has(name)),
     onlyInB: [...namesB].filter((name) => !namesA.has(name)),
     differences: runDifferences(a, b),
+    systemChanges: systemChanges(systemsA, systemsB),
   };
 }
 
@@ -112,6 +127,16 @@ export function renderComparison(
     ),
     ...(comparison.systems.some((delta) => delta.costNominal) ? ['', NOMINAL_COST_NOTE] : []),
     '',
+    ...(comparison.systemChanges.length === 0
+      ? []
+      : [
+          '## Setting changes',
+          '',
+          ...comparison.systemChanges.map(
+            (change) => `- ${change.system}: ${change.setting} ${change.a} → ${change.b}`,
+          ),
+          '',
+        ]),
     `## Flipped tasks (${comparison.flipped.length})`,
     '',
   ];
