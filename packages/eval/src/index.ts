@@ -102,9 +102,31 @@ export {
 export { type QuestionMeta, recognizeQuestion } from './offline/recognize-question.js';
 export { NOT_A_BENCHMARK_QUESTION, referencePolicy } from './offline/reference-policy.js';
 
+// ── ARC ─────────────────────────────────
+
+export {
+  type ArcGrid,
+  type ArcPair,
+  type ArcTaskFile,
+  arcGridSchema,
+  arcPairSchema,
+  arcTaskFileSchema,
+  formatGrid,
+} from './arc/arc-task-file.js';
+export { ARC_QUERY, arcTasksFromFile, loadArcTasks } from './arc/arc-tasks.js';
+export {
+  ARC_RULES,
+  type ArcRule,
+  type GeneratedArcFile,
+  generateArc,
+  generateArcFiles,
+} from './arc/generate-arc.js';
+export { gridsEqual, parseGrid } from './arc/parse-grid.js';
+
 // ── Reports ─────────────────────────────
 
 export {
+  type CompareRunsOptions,
   compareRuns,
   type FlippedTask,
   type RunComparison,
@@ -112,7 +134,16 @@ export {
   type SystemDelta,
 } from './report/compare-runs.js';
 export { renderAccuracyChart } from './report/render-accuracy-chart.js';
-export { renderMarkdownReport } from './report/render-markdown-report.js';
+export {
+  NOMINAL_COST_NOTE,
+  type RenderReportOptions,
+  renderMarkdownReport,
+} from './report/render-markdown-report.js';
+export {
+  describeRunDifferences,
+  type RunDifference,
+  runDifferences,
+} from './report/run-differences.js';
 export { passAtK, percentile, wilsonInterval } from './report/statistics.js';
 export {
   type EvalSummary,
@@ -120,11 +151,18 @@ export {
   type SystemSummary,
   summarizeRows,
 } from './report/summarize-rows.js';
+export { type SystemChange, systemChanges } from './report/system-changes.js';
 export { REPORT_FILES, writeReport } from './report/write-report.js';
 
 // ── Command (what `rlm eval` runs) ──────
 
 export {
+  attachDrivers,
+  type DriverChoice,
+  driverChoiceSchema,
+} from './command/driver-choice.js';
+export {
+  DEFAULT_EVAL_SIZE,
   EVAL_PROGRESS_MODES,
   type EvalCommandOptions,
   type EvalCommandOptionsInput,

@@ -31,7 +31,7 @@ const EVAL_FLAGS: readonly EvalFlag[] = [
     description: 'a built-in benchmark, or file:PATH (JSONL tasks); required',
     kind: 'text',
     // @rlm/eval's BENCHMARK_NAMES (not imported: eval loads on first use, not for --help).
-    values: ['sniah', 'aggregate', 'pairs', 'multidoc', 'file:'],
+    values: ['sniah', 'aggregate', 'pairs', 'multidoc', 'arc', 'file:'],
   },
   {
     key: 'sizes',
@@ -39,7 +39,13 @@ const EVAL_FLAGS: readonly EvalFlag[] = [
     description: 'context sizes in characters, e.g. 8k,128k,1m (default 8k)',
     kind: 'list',
   },
-  { key: 'tasks', flags: '--tasks <n>', description: 'tasks per size (default 1)', kind: 'number' },
+  {
+    key: 'tasks',
+    flags: '--tasks <n|dir>',
+    description:
+      'tasks per size (default 1); with --benchmark arc, a directory of ARC task files (*.json) instead of the generated suite',
+    kind: 'number',
+  },
   { key: 'seed', flags: '--seed <n>', description: 'generator seed (default 1)', kind: 'number' },
   {
     key: 'needles',
@@ -96,8 +102,9 @@ const EVAL_FLAGS: readonly EvalFlag[] = [
   },
   {
     key: 'drivers',
-    flags: `${CONFIG_KEYS.drivers.flag} <name>`,
-    description: 'a built-in prompt driver for the rlm systems; repeatable',
+    flags: `${CONFIG_KEYS.drivers.flag} <[mode:]name>`,
+    description:
+      'a built-in prompt driver: NAME goes to every mode it fits, MODE:NAME (solver:verify-before-final) to that mode only; repeatable',
     kind: 'list',
     values: BUILTIN_DRIVER_NAMES,
   },
@@ -135,6 +142,13 @@ const EVAL_FLAGS: readonly EvalFlag[] = [
     key: 'resume',
     flags: '--resume',
     description: 'keep the finished rows in --out and run only the rest',
+    kind: 'boolean',
+  },
+  {
+    key: 'force',
+    flags: '--force',
+    description:
+      'replace the rows an earlier eval left in --out (without it, or --resume, they are refused)',
     kind: 'boolean',
   },
   {

@@ -1,8 +1,13 @@
-import { stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { RlmError } from '@rlm/protocol';
+import { z } from 'zod';
 import { compareRuns, renderComparison } from '../report/compare-runs.js';
+import { describeRunDifferences } from '../report/run-differences.js';
+import { type EvalSystem, evalSystemSchema } from '../runner/eval-system.js';
+import type { ResultRow } from '../runner/result-row.js';
 import { RESULTS_FILE, readResultRows } from '../runner/results-file.js';
+import { RUN_MANIFEST_FILE } from '../runner/run-manifest.js';
 import type { EvalCommandIo } from './run-eval-command.js';
 
 export interface CompareCommandOptions {
@@ -16,17 +21,23 @@ export interface CompareCommandOptions {
 
 /**
  * What `rlm eval compare A B` does: per-system accuracy and cost deltas between two runs, and
- * the tasks that flipped, on stdout.
+ * the tasks that flipped, on stdout. Runs of different benchmarks, seeds, task sets or sizes are
+ * still compared, with a warning naming what differs on stderr and in the comparison itself.
  *
  * @throws RlmError `eval.invalid_results` for a run without rows or a corrupt results file
  */
 export async function runCompareCommand(
   { a, b, json = false }: CompareCommandOptions,
-  io: Pick<EvalCommandIo, 'stdout' | 'cwd'>,
+  io: Pick<EvalCommandIo, 'stdout' | 'cwd'> & Partial<Pick<EvalCommandIo, 'stderr'>>,
 ): Promise<void> {
-  const rowsA = await readRun(resolve(io.cwd, a));
-  const rowsB = await readRun(resolve(io.cwd, b));
-  const comparison = compareRuns(rowsA, rowsB);
+  const runA = await readRun(resolve(io.cwd, a));
+  const runB = await readRun(resolve(io.cwd, b));
+  const comparison = compareRuns(runA.rows, runB.rows, {
+    systemsA: runA.systems,
+    systemsB: runB.systems,
+  });
+  const warning = describeRunDifferences(comparison.differences, { labelA: a, labelB: b });
+  if (warning !== undefined) io.stderr?.write(`Warning: ${warning}\n`);
   io.stdout.write(
     json
       ? `${JSON.stringify(comparison, null, 2)}\n`
@@ -34,8 +45,8 @@ export async function runCompareCommand(
   );
 }
 
-/** Rows of a run given as its directory or its results file. */
-async function readRun(path: string) {
+/** Rows of a run given as its directory or its results file, and the systems its `run.json` names. */
+async function readRun(path: string): Promise<{ rows: ResultRow[]; systems: EvalSystem[] }> {
   const file =
     (await stat(path).catch(() => undefined))?.isDirectory() === true
       ? join(path, RESULTS_FILE)
@@ -52,5 +63,20 @@ async function readRun(path: string) {
       },
     });
   }
-  return rows;
+  return { rows, systems: await readSystems(join(dirname(file), RUN_MANIFEST_FILE)) };
 }
+
+/**
+ * The systems of a run's manifest; none when it is missing or not a manifest (a results file
+ * copied on its own still compares, only without setting changes).
+ */
+async function readSystems(path: string): Promise<EvalSystem[]> {
+  try {
+    const manifest = manifestSystemsSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
+    return manifest.success ? manifest.data.systems : [];
+  } catch {
+    return [];
+  }
+}
+
+const manifestSystemsSchema = z.object({ systems: z.array(evalSystemSchema) });

@@ -1,4 +1,8 @@
+import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { PromptMode } from '@rlm/prompts';
+import { RlmError } from '@rlm/protocol';
+import { loadArcTasks } from '../arc/arc-tasks.js';
 import { generateBenchmark } from '../generators/generate-benchmark.js';
 import { renderMarkdownReport } from '../report/render-markdown-report.js';
 import { summarizeRows } from '../report/summarize-rows.js';
@@ -7,8 +11,11 @@ import type { EvalSystemInput } from '../runner/eval-system.js';
 import { createModelResolver } from '../runner/model-resolver.js';
 import { RESULTS_FILE } from '../runner/results-file.js';
 import { type EvalRun, type EvalStop, runEval } from '../runner/run-eval.js';
+import type { EvalTask } from '../task/eval-task.js';
 import { loadTasks } from '../task/load-tasks.js';
+import { attachDrivers } from './driver-choice.js';
 import {
+  DEFAULT_EVAL_SIZE,
   type EvalCommandOptions,
   type EvalCommandOptionsInput,
   parseEvalCommandOptions,
@@ -60,15 +67,8 @@ export async function runEvalCommand(
 ): Promise<EvalCommandResult> {
   const options = parseEvalCommandOptions(input);
   const outDir = resolve(io.cwd, options.out);
-  const tasks =
-    options.benchmark.kind === 'file'
-      ? await loadTasks(resolve(io.cwd, options.benchmark.path))
-      : generateBenchmark(options.benchmark.name, {
-          sizes: options.sizes,
-          seed: options.seed,
-          count: options.tasks,
-          needles: options.needles,
-        });
+  if (!options.resume && !options.force) await refuseOverwrite(join(outDir, RESULTS_FILE));
+  const tasks = await tasksOf(options, io.cwd);
   const resolveModel = createModelResolver({
     env: io.env,
     offlineTransport: options.offlineTransport,
@@ -95,15 +95,20 @@ export async function runEvalCommand(
     progress.stop();
     await resolveModel.close();
   }
-  io.stdout.write(renderMarkdownReport(summarizeRows(run.rows)));
+  io.stdout.write(renderMarkdownReport(summarizeRows(run.rows), { systems: run.systems }));
   io.stderr.write(
     `\nWrote ${join(outDir, RESULTS_FILE)}, ${REPORT_FILES.markdown}, ${REPORT_FILES.summary} and ${REPORT_FILES.chart} in ${outDir}\n`,
   );
   return { outDir, pending: run.pending, stoppedBy: run.stoppedBy };
 }
 
-/** One rlm system per prompt mode (`rlm-solver`, `rlm-coordinator`) and the base system. */
+/**
+ * One rlm system per prompt mode (`rlm-solver`, `rlm-coordinator`), each with the drivers chosen
+ * for its mode or fitting it, and the base system.
+ */
 export function systemsFrom(options: EvalCommandOptions): EvalSystemInput[] {
+  const attached = attachDrivers(options.drivers, { modes: options.modes, repl: options.repl });
+  const driversOf = (mode: PromptMode) => (attached.ok ? (attached.drivers.get(mode) ?? []) : []);
   return options.systems.flatMap((kind): EvalSystemInput[] =>
     kind === 'base'
       ? [
@@ -120,10 +125,43 @@ export function systemsFrom(options: EvalCommandOptions): EvalSystemInput[] {
           model: options.model,
           promptMode: mode,
           repl: options.repl,
-          drivers: options.drivers,
+          drivers: driversOf(mode),
           ...(options.subModel === undefined ? {} : { subModel: options.subModel }),
           ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),
           ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
         })),
   );
+}
+
+/**
+ * An earlier eval's rows are results someone paid for: a second eval into the same directory
+ * must say whether it replaces them (`force`) or continues them (`resume`). An empty file (an
+ * eval cancelled before its first row) holds nothing to lose.
+ *
+ * @throws RlmError `config.invalid` naming the file and both flags
+ */
+async function refuseOverwrite(resultsPath: string): Promise<void> {
+  const size = (await stat(resultsPath).catch(() => undefined))?.size ?? 0;
+  if (size === 0) return;
+  throw new RlmError({
+    code: 'config.invalid',
+    message: `${resultsPath} already holds the rows of an earlier eval; pass --force to replace them, --resume to continue that eval, or another --out`,
+    details: {
+      source: 'eval options',
+      issues: [`out: ${resultsPath} exists (pass force to replace it or resume to continue it)`],
+    },
+  });
+}
+
+/** The tasks the options name: a JSONL file, a directory of ARC task files, or a generated suite. */
+async function tasksOf(options: EvalCommandOptions, cwd: string): Promise<EvalTask[]> {
+  if (options.benchmark.kind === 'file') return loadTasks(resolve(cwd, options.benchmark.path));
+  // The options schema allows a directory only for arc.
+  if (typeof options.tasks === 'string') return loadArcTasks(resolve(cwd, options.tasks));
+  return generateBenchmark(options.benchmark.name, {
+    sizes: options.sizes ?? [DEFAULT_EVAL_SIZE],
+    seed: options.seed,
+    count: options.tasks,
+    needles: options.needles ?? 1,
+  });
 }

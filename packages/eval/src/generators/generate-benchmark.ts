@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { generateArc } from '../arc/generate-arc.js';
 import type { EvalTask } from '../task/eval-task.js';
 import { generateAggregate } from './generate-aggregate.js';
 import { generateMultidoc } from './generate-multidoc.js';
@@ -6,7 +7,7 @@ import { generatePairs } from './generate-pairs.js';
 import { generateSniah } from './generate-sniah.js';
 
 /** The built-in benchmark generators. */
-export const BENCHMARK_NAMES = ['sniah', 'aggregate', 'pairs', 'multidoc'] as const;
+export const BENCHMARK_NAMES = ['sniah', 'aggregate', 'pairs', 'multidoc', 'arc'] as const;
 export const benchmarkNameSchema = z.enum(BENCHMARK_NAMES);
 export type BenchmarkName = z.infer<typeof benchmarkNameSchema>;
 
@@ -15,7 +16,7 @@ export interface GenerateBenchmarkOptions {
   sizes: readonly number[];
   /** @default 1 */
   seed?: number;
-  /** Tasks per size. @default 1 */
+  /** Tasks per size (`arc`: tasks in all, its sizes ignored). @default 1 */
   count?: number;
   /** `sniah` only: needles per task. @default 1 */
   needles?: number;
@@ -31,6 +32,8 @@ export function generateBenchmark(
   name: BenchmarkName,
   { sizes, seed = 1, count = 1, needles = 1 }: GenerateBenchmarkOptions,
 ): EvalTask[] {
+  // ARC grids have the size their puzzle needs: the suite is generated once, not per size.
+  if (name === 'arc') return generateArc({ seed, count });
   return sizes.flatMap((size) => {
     switch (name) {
       case 'sniah':

@@ -75,4 +75,54 @@ describe('compareRuns', () => {
     expect(text).toContain('✅ fixed: rlm · t2');
     expect(renderComparison(compareRuns(before, before))).toContain('None.');
   });
+
+  it('lists the settings of a system that changed between runs, such as its drivers', () => {
+    const solver = (drivers: string[]) => ({
+      name: 'rlm',
+      kind: 'rlm' as const,
+      model: 'm',
+      promptMode: 'solver' as const,
+      repl: 'javascript' as const,
+      drivers,
+    });
+    const comparison = compareRuns(before, after, {
+      systemsA: [solver([])],
+      systemsB: [solver(['verify-before-final'])],
+    });
+    expect(comparison.systemChanges).toEqual([
+      { system: 'rlm', setting: 'drivers', a: 'none', b: 'verify-before-final' },
+    ]);
+    expect(renderComparison(comparison)).toContain(
+      '## Setting changes\n\n- rlm: drivers none → verify-before-final\n',
+    );
+    expect(compareRuns(before, after).systemChanges).toEqual([]);
+  });
+
+  it('names what differs between runs of different benchmarks, seeds and sizes, and warns in the report', () => {
+    const sniah = [row('sniah-8k-s1-0', 'rlm', { passed: true })];
+    const aggregate = [
+      {
+        ...row('aggregate-16k-s2-0', 'rlm', { passed: true }),
+        benchmark: 'aggregate',
+        contextChars: 16_000,
+      },
+    ];
+    const comparison = compareRuns(sniah, aggregate);
+    expect(comparison.differences).toEqual([
+      { field: 'benchmark', a: 'sniah', b: 'aggregate' },
+      { field: 'seed', a: '1', b: '2' },
+      {
+        field: 'tasks',
+        a: '1 task (0 shared)',
+        b: '1 task (0 shared)',
+      },
+      { field: 'sizes', a: '8k', b: '16k' },
+    ]);
+    const text = renderComparison(comparison, { labelA: 'runs/a', labelB: 'runs/b' });
+    expect(text).toContain(
+      '> **Warning:** The runs are not the same experiment (benchmark sniah in runs/a, aggregate in runs/b; seed 1 in runs/a, 2 in runs/b;',
+    );
+    expect(compareRuns(before, before).differences).toEqual([]);
+    expect(renderComparison(compareRuns(before, before))).not.toContain('Warning');
+  });
 });

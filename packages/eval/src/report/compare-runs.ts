@@ -1,6 +1,9 @@
+import type { EvalSystem } from '../runner/eval-system.js';
 import type { ResultRow } from '../runner/result-row.js';
-import { dollars, percent } from './render-markdown-report.js';
+import { costCell, dollars, NOMINAL_COST_NOTE, percent } from './render-markdown-report.js';
+import { describeRunDifferences, type RunDifference, runDifferences } from './run-differences.js';
 import { summarizeRows } from './summarize-rows.js';
+import { type SystemChange, systemChanges } from './system-changes.js';
 
 /** One system in both runs. */
 export interface SystemDelta {
@@ -12,6 +15,8 @@ export interface SystemDelta {
   costPerTaskA: number;
   costPerTaskB: number;
   costPerTaskDelta: number;
+  /** Either run's cost of this system is nominal (offline models). */
+  costNominal: boolean;
 }
 
 /** A task whose outcome changed for a system: passed in one run (any attempt) and not in the other. */
@@ -29,14 +34,28 @@ export interface RunComparison {
   /** Systems only one run has. */
   onlyInA: string[];
   onlyInB: string[];
+  /** How the runs' setups differ (benchmark, seed, tasks, sizes); empty for the same experiment. */
+  differences: RunDifference[];
+  /** Settings of systems both runs have that differ (drivers, model, mode, …), when their systems are known. */
+  systemChanges: SystemChange[];
+}
+
+/** The systems each run had (from its `run.json`), for the setting changes of a comparison. */
+export interface CompareRunsOptions {
+  systemsA?: readonly EvalSystem[];
+  systemsB?: readonly EvalSystem[];
 }
 
 /**
- * Compares two runs (A = before, B = after): per-system accuracy and cost deltas, and the tasks
- * that flipped. A task counts as passed in a run when any of its attempts passed; tasks one run
+ * Compares two runs (A = before, B = after): per-system accuracy and cost deltas, the tasks
+ * that flipped, and how the two setups differ (a warning when they are not the same experiment). A task counts as passed in a run when any of its attempts passed; tasks one run
  * lacks are not flips.
  */
-export function compareRuns(a: readonly ResultRow[], b: readonly ResultRow[]): RunComparison {
+export function compareRuns(
+  a: readonly ResultRow[],
+  b: readonly ResultRow[],
+  { systemsA = [], systemsB = [] }: CompareRunsOptions = {},
+): RunComparison {
   const summaryA = summarizeRows(a);
   const summaryB = summarizeRows(b);
   const namesB = new Set(summaryB.systems.map((system) => system.system));
@@ -53,6 +72,7 @@ export function compareRuns(a: readonly ResultRow[], b: readonly ResultRow[]): R
       costPerTaskA: before.costPerTaskUsd,
       costPerTaskB: after.costPerTaskUsd,
       costPerTaskDelta: after.costPerTaskUsd - before.costPerTaskUsd,
+      costNominal: before.costNominal || after.costNominal,
     });
   }
   const passedA = passedByTask(a);
@@ -73,6 +93,8 @@ export function compareRuns(a: readonly ResultRow[], b: readonly ResultRow[]): R
     flipped,
     onlyInA: [...namesA].filter((name) => !namesB.has(name)),
     onlyInB: [...namesB].filter((name) => !namesA.has(name)),
+    differences: runDifferences(a, b),
+    systemChanges: systemChanges(systemsA, systemsB),
   };
 }
 
@@ -92,16 +114,29 @@ export function renderComparison(
 ): string {
   const sign = (value: number, format: (value: number) => string) =>
     `${value > 0 ? '+' : value < 0 ? '−' : '±'}${format(Math.abs(value))}`;
+  const warning = describeRunDifferences(comparison.differences, { labelA, labelB });
   const lines = [
     `# Comparison: ${labelA} → ${labelB}`,
     '',
+    ...(warning === undefined ? [] : [`> **Warning:** ${warning}`, '']),
     `| System | Accuracy ${labelA} | Accuracy ${labelB} | Δ accuracy | Cost / task ${labelA} | Cost / task ${labelB} | Δ cost / task |`,
     '|---|---|---|---|---|---|---|',
     ...comparison.systems.map(
       (delta) =>
-        `| ${delta.system} | ${percent(delta.accuracyA)} | ${percent(delta.accuracyB)} | ${sign(delta.accuracyDelta, percent)} | ${dollars(delta.costPerTaskA)} | ${dollars(delta.costPerTaskB)} | ${sign(delta.costPerTaskDelta, dollars)} |`,
+        `| ${delta.system} | ${percent(delta.accuracyA)} | ${percent(delta.accuracyB)} | ${sign(delta.accuracyDelta, percent)} | ${costCell(delta.costPerTaskA, delta.costNominal)} | ${costCell(delta.costPerTaskB, delta.costNominal)} | ${sign(delta.costPerTaskDelta, dollars)} |`,
     ),
+    ...(comparison.systems.some((delta) => delta.costNominal) ? ['', NOMINAL_COST_NOTE] : []),
     '',
+    ...(comparison.systemChanges.length === 0
+      ? []
+      : [
+          '## Setting changes',
+          '',
+          ...comparison.systemChanges.map(
+            (change) => `- ${change.system}: ${change.setting} ${change.a} → ${change.b}`,
+          ),
+          '',
+        ]),
     `## Flipped tasks (${comparison.flipped.length})`,
     '',
   ];

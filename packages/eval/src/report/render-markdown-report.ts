@@ -1,5 +1,6 @@
 import { formatSize } from '../generators/parse-size.js';
 import { formatDuration } from '../runner/eval-progress.js';
+import type { EvalSystem, RlmSystem } from '../runner/eval-system.js';
 import type { EvalSummary, SystemSummary } from './summarize-rows.js';
 
 /** Percent with one decimal: `87.5%`. */
@@ -13,12 +14,32 @@ export function dollars(value: number): string {
 }
 
 /**
+ * What `nominal` after a cost means. Offline models cost nothing; eval prices them anyway so the cost
+ * columns and `--max-cost` can be tried without a key, and says so wherever it shows the cost.
+ */
+export const NOMINAL_COST_NOTE =
+  "Nominal costs: offline `testkit:` models cost nothing; eval prices them at a nominal $1 / $5 per million input / output tokens (through `--offline-transport fake-anthropic`, at the emulated model's list price) so the cost columns and `--max-cost` can be tried. No money was spent; `rlm run` counts the same models at $0.";
+
+/** A cost, followed by `nominal` when it is (see `NOMINAL_COST_NOTE`). */
+export function costCell(value: number, nominal: boolean): string {
+  return `${dollars(value)}${nominal ? ' nominal' : ''}`;
+}
+
+export interface RenderReportOptions {
+  /** @default 'Eval report' */
+  title?: string;
+  /** The systems that ran: when given, a table says what each was (model, mode, REPL, drivers). */
+  systems?: readonly EvalSystem[];
+}
+
+/**
  * The report as markdown: one row per system (accuracy with its 95% Wilson interval, pass@k, mean
- * score, cost per task, passed per dollar, latency p50/p95, statuses), then accuracy per context size.
+ * score, cost per task, passed per dollar, latency p50/p95, statuses), then what each system was
+ * (when `systems` are given), then accuracy per context size.
  */
 export function renderMarkdownReport(
   summary: EvalSummary,
-  { title = 'Eval report' }: { title?: string } = {},
+  { title = 'Eval report', systems = [] }: RenderReportOptions = {},
 ): string {
   const lines = [
     `# ${title}`,
@@ -29,6 +50,8 @@ export function renderMarkdownReport(
     '|---|---|---|---|---|---|---|---|',
     ...summary.systems.map(systemLine),
   ];
+  if (summary.systems.some((system) => system.costNominal)) lines.push('', NOMINAL_COST_NOTE);
+  if (systems.length > 0) lines.push('', ...setupLines(systems));
   const sizes = [...new Set(summary.bySize.map((point) => point.contextChars))].sort(
     (a, b) => a - b,
   );
@@ -65,10 +88,29 @@ function systemLine(system: SystemSummary): string {
     ` ${percent(system.accuracy)} (${percent(system.accuracyLow)}–${percent(system.accuracyHigh)}) `,
     ` pass@${system.passAtK.k} ${percent(system.passAtK.value)} `,
     ` ${system.meanScore.toFixed(3)} `,
-    ` ${dollars(system.costPerTaskUsd)} `,
-    ` ${system.passedPerUsd === null ? '–' : system.passedPerUsd.toFixed(1)} `,
+    ` ${costCell(system.costPerTaskUsd, system.costNominal)} `,
+    ` ${system.passedPerUsd === null ? '–' : `${system.passedPerUsd.toFixed(1)}${system.costNominal ? ' nominal' : ''}`} `,
     ` ${formatDuration(system.latencyP50Ms)} / ${formatDuration(system.latencyP95Ms)} `,
     ` ${statuses}${truncated} `,
     '',
   ].join('|');
+}
+
+/** What each system was, so a report says which system had which drivers. */
+function setupLines(systems: readonly EvalSystem[]): string[] {
+  return [
+    '## Systems',
+    '',
+    '| System | Kind | Model | Mode | REPL | Drivers |',
+    '|---|---|---|---|---|---|',
+    ...systems.map((system) =>
+      system.kind === 'rlm'
+        ? `| ${system.name} | rlm | ${models(system)} | ${system.promptMode} | ${system.repl} | ${system.drivers.join(', ') || 'none'} |`
+        : `| ${system.name} | base | ${system.model} | – | – | – |`,
+    ),
+  ];
+}
+
+function models(system: RlmSystem): string {
+  return system.subModel === undefined ? system.model : `${system.model} (sub: ${system.subModel})`;
 }

@@ -89,3 +89,22 @@ describe('summarizeRows', () => {
     expect(text).toContain('| 128k | 0.0% (1) | – |');
   });
 });
+
+describe('renderMarkdownReport with nominal costs', () => {
+  it('labels the costs of offline systems nominal and explains them once, real costs plainly', () => {
+    const text = renderMarkdownReport(
+      summarizeRows([
+        row({ system: 'offline', costUsd: 0.02, costNominal: true }),
+        row({ system: 'real', costUsd: 0.04 }),
+      ]),
+    );
+    expect(text).toContain(
+      '| offline | 100.0% (20.7%–100.0%) | pass@1 100.0% | 1.000 | $0.0200 nominal | 50.0 nominal |',
+    );
+    expect(text).toContain(
+      '| real | 100.0% (20.7%–100.0%) | pass@1 100.0% | 1.000 | $0.0400 | 25.0 |',
+    );
+    expect(text.split('Nominal costs:')).toHaveLength(2);
+    expect(renderMarkdownReport(summarizeRows([row({ costUsd: 0.04 })]))).not.toContain('ominal');
+  });
+});

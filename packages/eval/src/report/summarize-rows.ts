@@ -19,6 +19,8 @@ export interface SystemSummary {
   /** pass@k for k = the smallest number of attempts any task has (k ≥ 1). */
   passAtK: { k: number; value: number };
   costUsd: number;
+  /** Some of the cost is nominal (offline `testkit:` models): no money was spent on it. */
+  costNominal: boolean;
   costPerTaskUsd: number;
   /** Passed attempts per US dollar; `null` when nothing was spent. */
   passedPerUsd: number | null;
@@ -101,6 +103,7 @@ function summarizeSystem(system: string, rows: readonly ResultRow[]): SystemSumm
     meanScore: rows.length === 0 ? 0 : rows.reduce((sum, row) => sum + row.score, 0) / rows.length,
     passAtK: { k, value: passAtKValue },
     costUsd,
+    costNominal: rows.some((row) => row.costNominal === true),
     costPerTaskUsd: rows.length === 0 ? 0 : costUsd / rows.length,
     passedPerUsd: costUsd > 0 ? passed / costUsd : null,
     latencyP50Ms: percentile(latencies, 0.5),

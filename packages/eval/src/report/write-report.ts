@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { EvalSystem } from '../runner/eval-system.js';
 import type { ResultRow } from '../runner/result-row.js';
 import { renderAccuracyChart } from './render-accuracy-chart.js';
 import { renderMarkdownReport } from './render-markdown-report.js';
@@ -12,10 +13,14 @@ export const REPORT_FILES = {
   chart: 'accuracy.svg',
 } as const;
 
-/** Writes `report.md`, `summary.json` and `accuracy.svg` for the rows; returns the summary. */
+/**
+ * Writes `report.md` (with what each of `systems` was, when given), `summary.json` and
+ * `accuracy.svg` for the rows; returns the summary.
+ */
 export async function writeReport(
   outDir: string,
   rows: readonly ResultRow[],
+  { systems = [] }: { systems?: readonly EvalSystem[] } = {},
 ): Promise<EvalSummary> {
   const summary = summarizeRows(rows);
   await mkdir(outDir, { recursive: true });
@@ -26,7 +31,7 @@ export async function writeReport(
   );
   await writeFile(
     join(outDir, REPORT_FILES.markdown),
-    `${renderMarkdownReport(summary)}\n![Accuracy vs context length](${REPORT_FILES.chart})\n`,
+    `${renderMarkdownReport(summary, { systems })}\n![Accuracy vs context length](${REPORT_FILES.chart})\n`,
     'utf8',
   );
   await writeFile(join(outDir, REPORT_FILES.chart), renderAccuracyChart(summary.bySize), 'utf8');

@@ -13,6 +13,8 @@ export interface EvalProgress {
   accuracy: number;
   /** Cost of every row so far, in USD. */
   costUsd: number;
+  /** The cost is nominal (offline `testkit:` models, which cost nothing); the line says so. */
+  costNominal?: boolean;
   elapsedMs: number;
   /** Estimated time left from this session's pace; `null` until one attempt finished here. */
   etaMs: number | null;
@@ -34,7 +36,7 @@ export function formatProgress(progress: EvalProgress): string {
     `${Math.round(fraction * 100)}%`,
     eta,
     `acc ${(progress.accuracy * 100).toFixed(1)}%`,
-    `$${progress.costUsd.toFixed(4)}`,
+    `$${progress.costUsd.toFixed(4)}${progress.costNominal === true ? ' nominal' : ''}`,
   ].join('  ');
 }
 

@@ -19,6 +19,11 @@ export const resultRowSchema = z.object({
   passed: z.boolean(),
   status: rowStatusSchema,
   costUsd: z.number().nonnegative(),
+  /**
+   * The cost is nominal: an offline (`testkit:`) model answered, priced so the cost columns and
+   * budgets can be exercised; no money was spent. Absent for real models.
+   */
+  costNominal: z.boolean().optional(),
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
   latencyMs: z.number().nonnegative(),

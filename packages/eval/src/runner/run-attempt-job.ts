@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { type ErrorCode, errorKind, RlmError } from '@rlm/protocol';
+import { isOfflineModelId } from '../offline/offline-model.js';
 import { type ScoreFunction, scoreAnswer } from '../scorers/score-answer.js';
 import { type AttemptOutcome, describeFailure } from './attempt-outcome.js';
+import type { EvalSystem } from './eval-system.js';
 import type { ModelResolver } from './model-resolver.js';
 import type { ResultRow } from './result-row.js';
 import { runBaseAttempt } from './run-base-attempt.js';
@@ -91,8 +93,17 @@ export function toRow(
     score,
     passed,
     ...outcome,
+    ...(hasNominalCost(system) ? { costNominal: true } : {}),
     // Generated tasks are grouped by the size asked for; others by the length actually read.
     contextChars: typeof size === 'number' ? size : outcome.contextChars,
     finishedAt: new Date(now()).toISOString(),
   };
+}
+
+/** Whether a system's costs are nominal: one of its models is offline (`testkit:`), which costs nothing. */
+export function hasNominalCost(system: EvalSystem): boolean {
+  if (isOfflineModelId(system.model)) return true;
+  return (
+    system.kind === 'rlm' && system.subModel !== undefined && isOfflineModelId(system.subModel)
+  );
 }

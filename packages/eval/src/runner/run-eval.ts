@@ -14,7 +14,7 @@ import {
   resetResultsFile,
   rewriteResultRows,
 } from './results-file.js';
-import { attemptJob, toRow } from './run-attempt-job.js';
+import { attemptJob, hasNominalCost, toRow } from './run-attempt-job.js';
 import { writeRunManifest } from './run-manifest.js';
 import { type EvalStop, type Job, runPool } from './run-pool.js';
 
@@ -51,6 +51,8 @@ export interface RunEvalOptions {
 }
 
 export interface EvalRun {
+  /** The systems as run, their defaults filled in. */
+  systems: EvalSystem[];
   /** Every row: resumed ones first, then this session's in finishing order. */
   rows: ResultRow[];
   /** Attempts that have no row (budget stop or cancellation). */
@@ -119,6 +121,7 @@ async function evaluate(
   let finishedHere = 0;
   let writes: Promise<void> = Promise.resolve();
   const spent = () => rows.reduce((sum, row) => sum + row.costUsd, 0);
+  const costNominal = systems.some(hasNominalCost);
   const report = (running: number) => {
     const passed = rows.filter((row) => row.passed).length;
     const elapsedMs = now() - started;
@@ -130,6 +133,7 @@ async function evaluate(
       passed,
       accuracy: rows.length === 0 ? 0 : passed / rows.length,
       costUsd: spent(),
+      ...(costNominal ? { costNominal } : {}),
       elapsedMs,
       etaMs: finishedHere === 0 ? null : (elapsedMs / finishedHere) * (planned.size - rows.length),
     });
@@ -170,9 +174,10 @@ async function evaluate(
     },
   });
   await writes;
-  if (outDir !== undefined) await writeReport(outDir, rows);
+  if (outDir !== undefined) await writeReport(outDir, rows, { systems });
   return {
     rows,
+    systems,
     pending: planned.size - rows.length,
     stoppedBy: rows.length === planned.size ? null : stoppedBy,
   };

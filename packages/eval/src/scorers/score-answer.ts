@@ -1,4 +1,5 @@
 import { RlmError } from '@rlm/protocol';
+import { gridsEqual, parseGrid } from '../arc/parse-grid.js';
 import { normalizeAnswer } from './normalize-answer.js';
 import type { ScorerSpec } from './scorer-spec.js';
 
@@ -54,6 +55,11 @@ function rawScore(
     }
     case 'numeric':
       return numericScore(spec, { answer, expected });
+    case 'grid_exact': {
+      const got = parseGrid(answer);
+      const want = parseGrid(expected);
+      return got !== undefined && want !== undefined && gridsEqual(got, want) ? 1 : 0;
+    }
     case 'set_f1':
       return setF1(toItems(answer, spec.unorderedPairs), toItems(expected, spec.unorderedPairs));
     case 'custom': {

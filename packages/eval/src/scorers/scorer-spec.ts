@@ -20,6 +20,8 @@ export const scorerSpecSchema = z.discriminatedUnion('kind', [
     /** Items are unordered pairs `a,b`: `b,a` counts as the same item. @default false */
     unorderedPairs: z.boolean().default(false),
   }),
+  /** The answer read as a grid (JSON, or rows of digits) equals the expected grid cell for cell. */
+  z.strictObject({ kind: z.literal('grid_exact') }),
   z.strictObject({ kind: z.literal('custom'), name: z.string().min(1) }),
 ]);
 
