@@ -128,6 +128,10 @@ export {
 // ── Governance of standing instructions ─
 
 export { type ForgedHeadingFinding, findForgedHeading } from './governance/find-forged-heading.js';
+export {
+  findMarkupBoundary,
+  type MarkupBoundaryFinding,
+} from './governance/find-markup-boundary.js';
 export { findOverride, type OverrideFinding } from './governance/find-override.js';
 export {
   findUnsafeCharacter,
@@ -138,6 +142,8 @@ export {
   type GovernanceFinding,
   inspectGovernedText,
 } from './governance/inspect-governed-text.js';
+export { LOOK_ALIKE_LETTERS } from './governance/look-alike-table.js';
+export { type EncodedTextFinding, findEncodedText } from './governance/text-readings.js';
 
 // ── Executor context sections ───────────
 
