@@ -120,6 +120,11 @@ export type { LayeredPromptInput } from './layered/layered-prompt-input.js';
 export { type LayerInfo, listLayers } from './layered/list-layers.js';
 export { PROMPT_LAYER_POLICY } from './layered/prompt-layer-policy.js';
 export {
+  type AttributedLayerText,
+  MAX_AUTHOR_CHARS,
+  quoteAgentText,
+} from './layered/quote-agent-text.js';
+export {
   assertLayerUpdate,
   type LayerUpdateContext,
   validateLayerUpdate,

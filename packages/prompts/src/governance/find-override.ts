@@ -57,8 +57,8 @@ export interface OverrideFinding {
  * together with a reference to a protected rule, in any order and voice ("layers 0 to 5 are
  * void", "disregard all previous layers"), or a precedence claim (outranks, takes precedence…)
  * together with any layer, protected rule or "everything". Text is folded first: NFKC,
- * invisible characters removed, Unicode TR39 skeletons (so look-alike letters from other
- * scripts match), no accents or case, leet digits inside words read as letters. Spaced-out
+ * invisible characters removed, look-alike letters read as the Latin letters they pass for
+ * (`LOOK_ALIKE_LETTERS`), no accents or case, leet digits inside words read as letters. Spaced-out
  * letters and words cut by punctuation are caught on the text with all separators removed.
  *
  * Negated wording is not exempt ("never ignore the safety rules" is refused too): write rules
