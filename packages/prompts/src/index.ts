@@ -47,6 +47,11 @@ export {
   builtinDrivers,
 } from './drivers/builtin-drivers.js';
 export { type Driver, driverFrontMatterSchema, driverSchema } from './drivers/driver.js';
+export {
+  type DriversByModeOptions,
+  driversByMode,
+  type ModeDrivers,
+} from './drivers/drivers-by-mode.js';
 export { type DriverFile, loadDrivers } from './drivers/load-drivers.js';
 export { matchesModelGlob } from './drivers/model-glob.js';
 export { parseDriver, safeParseDriver } from './drivers/parse-driver.js';
