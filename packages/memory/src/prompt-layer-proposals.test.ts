@@ -93,10 +93,14 @@ describe.each(BACKENDS)('prompt-layer proposals (%s)', (backend) => {
     );
   });
 
-  it('keeps each agent’s proposals apart', async () => {
+  it('keeps each agent’s proposals apart, and deletes them with the agent', async () => {
     await test.store.promptLayers.propose(6, 'default agent habit', { by: 'agent:default' });
     const other = test.store.forAgent('other');
     expect(await other.promptLayers.proposals()).toEqual([]);
+    await other.promptLayers.propose(7, 'other agent habit', { by: 'agent:other' });
+    await test.store.deleteAgent('other');
+    expect(await test.store.forAgent('other').promptLayers.proposals()).toEqual([]);
+    expect(await test.store.promptLayers.proposals()).toHaveLength(1);
   });
 });
 
