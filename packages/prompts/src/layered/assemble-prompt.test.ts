@@ -77,7 +77,7 @@ describe('assemblePrompt', () => {
     );
   });
 
-  it('caps the text without layer 10 at 8,000 characters', () => {
+  it('caps the text without layer 10 at 9,000 characters', () => {
     const big = 'Work carefully and write things down.\n'.repeat(100).slice(0, 3_900);
     const result = safeAssemblePrompt({ mutable: { 6: big, 7: big } });
     expect(result.ok).toBe(false);

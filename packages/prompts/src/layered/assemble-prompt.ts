@@ -12,8 +12,12 @@ import {
 import { layerTexts, type MutableRendering } from './layer-texts.js';
 import type { LayeredPromptInput } from './layered-prompt-input.js';
 
-/** The most characters the assembled prompt may have without layer 10. */
-export const MAX_STATIC_PROMPT_CHARS = 8_000;
+/**
+ * The most characters the assembled prompt may have without layer 10. 9,000 since layers 6–9 are
+ * quoted with an attribution note: with the notes measured at their longest, the defaults take
+ * about 6,400 and leave about 2,600 for the agent's own growth, as 8,000 did before.
+ */
+export const MAX_STATIC_PROMPT_CHARS = 9_000;
 
 /** The line between layers: plain, visible and impossible to produce from quoted data. */
 export const LAYER_SEPARATOR = `\n\n${'='.repeat(48)}\n\n`;
