@@ -58,5 +58,21 @@ function governed(inner: PromptLayerStore, policy: PromptLayerPolicy): PromptLay
         await check(id, target.content);
         return inner.rollback(layerId, version, options);
       }),
+    propose: (layerId, content, options) =>
+      serialized(async () => {
+        const id = toMutableLayerId(layerId);
+        if (typeof content === 'string') await check(id, content);
+        return inner.propose(layerId, content, options);
+      }),
+    proposals: (filter) => inner.proposals(filter),
+    approve: (proposalId, options) =>
+      serialized(async () => {
+        // The whole prompt is measured as it is now: other layers may have grown since.
+        const pending = await inner.proposals({ status: 'pending' });
+        const proposal = pending.find((entry) => entry.id === proposalId);
+        if (proposal !== undefined) await check(proposal.layerId, proposal.content);
+        return inner.approve(proposalId, options);
+      }),
+    reject: (proposalId, options) => serialized(() => inner.reject(proposalId, options)),
   };
 }

@@ -49,16 +49,26 @@ export { truncateText } from './truncate-text.js';
 // ── Prompt layers ───────────────────────
 
 export {
+  type ApprovedProposal,
+  LAYER_EDIT_MODES,
+  type LayerEditMode,
   type LayerPolicyContext,
   type LayerValidationResult,
   type LayerWriteOptions,
   MUTABLE_LAYER_IDS,
   type MutableLayerId,
+  PROPOSAL_STATUSES,
   type PromptLayerPolicy,
+  type PromptLayerProposal,
   type PromptLayerStore,
   type PromptLayerVersion,
+  type ProposalRejectOptions,
+  type ProposalStatus,
+  promptLayerProposalSchema,
   promptLayerVersionSchema,
 } from './prompt-layer-store.js';
+export { MAX_REJECTION_REASON_CHARS } from './proposal-input.js';
+export { type SelfEdit, type SelfEditOutcome, selfEditLayer } from './self-edit-layer.js';
 
 // ── Working memory ──────────────────────
 

@@ -47,6 +47,7 @@ describe.skipIf(POSTGRES.url === null)('Postgres schema versions', () => {
       'conversation_exchanges',
       'conversation_senders',
       'memory_items',
+      'prompt_layer_proposals',
       'prompt_layers',
       'rlm_schema_migrations',
       'run_checkpoints',
@@ -93,7 +94,7 @@ describe.skipIf(POSTGRES.url === null)('Postgres schema versions', () => {
     } finally {
       await store.close();
     }
-    expect(await appliedVersions(database.url)).toEqual([1, 2, 3]);
+    expect(await appliedVersions(database.url)).toEqual([1, 2, 3, 4]);
     const triggers = await withClient(database.url, (client) =>
       client.query("SELECT tgname FROM pg_trigger WHERE tgname = 'run_events_announce'"),
     );

@@ -19,6 +19,48 @@ export const promptLayerVersionSchema = z.object({
 });
 export type PromptLayerVersion = z.infer<typeof promptLayerVersionSchema>;
 
+/** Where a proposed layer text stands: waiting for an admin, applied, or turned down. */
+export const PROPOSAL_STATUSES = ['pending', 'approved', 'rejected'] as const;
+export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
+
+/**
+ * A layer text proposed by the agent itself in `proposal` mode, kept until an admin approves it
+ * (it becomes the layer's next version) or rejects it. Proposals are never deleted or rewritten
+ * except to record the decision.
+ */
+export const promptLayerProposalSchema = z.object({
+  /** Increasing within the store. */
+  id: z.number().int().positive(),
+  layerId: z.literal(MUTABLE_LAYER_IDS),
+  content: z.string(),
+  /** Who proposed it (the agent's self-edit records the run and sender). */
+  by: z.string(),
+  /** Epoch milliseconds. */
+  at: z.number(),
+  status: z.enum(PROPOSAL_STATUSES),
+  /** Who approved or rejected it; `null` while pending. */
+  decidedBy: z.string().nullable(),
+  decidedAt: z.number().nullable(),
+  /** The layer version the approval created; `null` unless approved. */
+  appliedVersion: z.number().int().positive().nullable(),
+  /** Why it was rejected, when the admin said. */
+  reason: z.string().nullable(),
+});
+export type PromptLayerProposal = z.infer<typeof promptLayerProposalSchema>;
+
+/**
+ * How an agent's own edits of its layers are handled: `apply` stores them at once (after the
+ * policy's checks); `proposal` keeps them as pending proposals until an admin decides.
+ */
+export const LAYER_EDIT_MODES = ['apply', 'proposal'] as const;
+export type LayerEditMode = (typeof LAYER_EDIT_MODES)[number];
+
+/** What `approve` returns: the decided proposal and the layer version it created. */
+export interface ApprovedProposal {
+  proposal: PromptLayerProposal;
+  version: PromptLayerVersion;
+}
+
 /** The outcome of checking a proposed layer text; `error` says which rule it broke. */
 export type LayerValidationResult = { ok: true } | { ok: false; error: RlmError };
 
@@ -47,6 +89,11 @@ export interface PromptLayerPolicy {
 /** Who is making a change, recorded with the new version. */
 export interface LayerWriteOptions {
   by: string;
+}
+
+/** Who rejects a proposal, and why (shown to whoever reads the proposals). */
+export interface ProposalRejectOptions extends LayerWriteOptions {
+  reason?: string | undefined;
 }
 
 /**
@@ -79,4 +126,28 @@ export interface PromptLayerStore {
     version: number,
     options: LayerWriteOptions,
   ): Promise<PromptLayerVersion>;
+  /**
+   * Checks `content` exactly as `update` does and keeps it as a pending proposal; the layer does
+   * not change until an admin calls `approve`.
+   * @throws RlmError the same errors as `update`
+   */
+  propose(
+    layerId: number,
+    content: string,
+    options: LayerWriteOptions,
+  ): Promise<PromptLayerProposal>;
+  /** Proposals of this agent, oldest first; only those with `status` when given. */
+  proposals(filter?: { status?: ProposalStatus | undefined }): Promise<PromptLayerProposal[]>;
+  /**
+   * Applies a pending proposal as the layer's next version (checked again against the layers as
+   * they are now: rules and the other layers may have changed) and marks it approved.
+   * @throws RlmError `memory.not_found` when no pending proposal has this id, plus `update`'s
+   *   errors (the proposal then stays pending)
+   */
+  approve(proposalId: number, options: LayerWriteOptions): Promise<ApprovedProposal>;
+  /**
+   * Marks a pending proposal rejected; the layer does not change.
+   * @throws RlmError `memory.not_found` when no pending proposal has this id
+   */
+  reject(proposalId: number, options: ProposalRejectOptions): Promise<PromptLayerProposal>;
 }

@@ -47,6 +47,11 @@ export {
   builtinDrivers,
 } from './drivers/builtin-drivers.js';
 export { type Driver, driverFrontMatterSchema, driverSchema } from './drivers/driver.js';
+export {
+  type DriversByModeOptions,
+  driversByMode,
+  type ModeDrivers,
+} from './drivers/drivers-by-mode.js';
 export { type DriverFile, loadDrivers } from './drivers/load-drivers.js';
 export { matchesModelGlob } from './drivers/model-glob.js';
 export { parseDriver, safeParseDriver } from './drivers/parse-driver.js';
@@ -120,6 +125,11 @@ export type { LayeredPromptInput } from './layered/layered-prompt-input.js';
 export { type LayerInfo, listLayers } from './layered/list-layers.js';
 export { PROMPT_LAYER_POLICY } from './layered/prompt-layer-policy.js';
 export {
+  type AttributedLayerText,
+  MAX_AUTHOR_CHARS,
+  quoteAgentText,
+} from './layered/quote-agent-text.js';
+export {
   assertLayerUpdate,
   type LayerUpdateContext,
   validateLayerUpdate,
@@ -128,6 +138,10 @@ export {
 // ── Governance of standing instructions ─
 
 export { type ForgedHeadingFinding, findForgedHeading } from './governance/find-forged-heading.js';
+export {
+  findMarkupBoundary,
+  type MarkupBoundaryFinding,
+} from './governance/find-markup-boundary.js';
 export { findOverride, type OverrideFinding } from './governance/find-override.js';
 export {
   findUnsafeCharacter,
@@ -138,6 +152,8 @@ export {
   type GovernanceFinding,
   inspectGovernedText,
 } from './governance/inspect-governed-text.js';
+export { LOOK_ALIKE_LETTERS } from './governance/look-alike-table.js';
+export { type EncodedTextFinding, findEncodedText } from './governance/text-readings.js';
 
 // ── Executor context sections ───────────
 

@@ -1,7 +1,13 @@
 import type { SqlDriver } from './sql-driver.js';
 
 /** The tables that hold one agent's rows (conversation exchanges cascade from their sender). */
-const AGENT_TABLES = ['scratchpad', 'conversation_senders', 'prompt_layers', 'memory_items'];
+const AGENT_TABLES = [
+  'scratchpad',
+  'conversation_senders',
+  'prompt_layers',
+  'prompt_layer_proposals',
+  'memory_items',
+];
 
 /**
  * Deletes every row of one agent in one transaction, holding the locks each of its stores

@@ -3,12 +3,17 @@ import { checkLayerUpdate, toMutableLayerId } from '../check-layer-update.js';
 import { notFound } from '../not-found.js';
 import { parseId } from '../parse-input.js';
 import {
+  type ApprovedProposal,
   type LayerWriteOptions,
   MUTABLE_LAYER_IDS,
   type MutableLayerId,
+  type PromptLayerProposal,
   type PromptLayerStore,
   type PromptLayerVersion,
+  type ProposalRejectOptions,
+  type ProposalStatus,
 } from '../prompt-layer-store.js';
+import { parseProposalId, parseProposalStatus, parseRejectionReason } from '../proposal-input.js';
 import type { SqlDriver, SqlExecutor } from './sql-driver.js';
 
 interface Row {
@@ -21,6 +26,22 @@ interface Row {
 }
 
 const COLUMNS = 'layer_id, version, content, written_by, at, restored_from';
+
+interface ProposalRow {
+  id: number | string;
+  layer_id: number;
+  content: string;
+  proposed_by: string;
+  at: number;
+  status: ProposalStatus;
+  decided_by: string | null;
+  decided_at: number | null;
+  applied_version: number | null;
+  reason: string | null;
+}
+
+const PROPOSAL_COLUMNS =
+  'id, layer_id, content, proposed_by, at, status, decided_by, decided_at, applied_version, reason';
 
 /**
  * Every version of every mutable layer is a row; the current text is the highest version.
@@ -114,6 +135,101 @@ export class SqlPromptLayerStore implements PromptLayerStore {
     );
   }
 
+  async propose(
+    layerId: number,
+    content: string,
+    { by }: LayerWriteOptions,
+  ): Promise<PromptLayerProposal> {
+    this.#context.assertOpen('promptLayers.propose');
+    const id = checkLayerUpdate(this.#context.policy, layerId, content);
+    const author = parseId(by, 'by');
+    const row = await this.#driver.get<ProposalRow>(
+      `INSERT INTO prompt_layer_proposals (agent_id, layer_id, content, proposed_by, at, status)
+       VALUES (?, ?, ?, ?, ?, 'pending')
+       RETURNING ${PROPOSAL_COLUMNS}`,
+      [this.#agentId, id, content, author, this.#context.now()],
+    );
+    return toProposal(row as ProposalRow);
+  }
+
+  async proposals(filter: { status?: ProposalStatus } = {}): Promise<PromptLayerProposal[]> {
+    this.#context.assertOpen('promptLayers.proposals');
+    const status = parseProposalStatus(filter.status);
+    const rows =
+      status === undefined
+        ? await this.#driver.all<ProposalRow>(
+            `SELECT ${PROPOSAL_COLUMNS} FROM prompt_layer_proposals WHERE agent_id = ? ORDER BY id`,
+            [this.#agentId],
+          )
+        : await this.#driver.all<ProposalRow>(
+            `SELECT ${PROPOSAL_COLUMNS} FROM prompt_layer_proposals
+             WHERE agent_id = ? AND status = ? ORDER BY id`,
+            [this.#agentId, status],
+          );
+    return rows.map(toProposal);
+  }
+
+  async approve(proposalId: number, { by }: LayerWriteOptions): Promise<ApprovedProposal> {
+    this.#context.assertOpen('promptLayers.approve');
+    const id = parseProposalId(proposalId);
+    const author = parseId(by, 'by');
+    await this.#seed();
+    return this.#driver.transaction(
+      async (tx) => {
+        const pending = await this.#pending(tx, id);
+        checkLayerUpdate(this.#context.policy, pending.layerId, pending.content);
+        const version = await this.#append(tx, pending.layerId, {
+          content: pending.content,
+          by: pending.by,
+          restoredFrom: null,
+        });
+        const row = await tx.get<ProposalRow>(
+          `UPDATE prompt_layer_proposals
+           SET status = 'approved', decided_by = ?, decided_at = ?, applied_version = ?
+           WHERE agent_id = ? AND id = ?
+           RETURNING ${PROPOSAL_COLUMNS}`,
+          [author, this.#context.now(), version.version, this.#agentId, id],
+        );
+        return { proposal: toProposal(row as ProposalRow), version };
+      },
+      { lock: this.#lock },
+    );
+  }
+
+  async reject(
+    proposalId: number,
+    { by, reason }: ProposalRejectOptions,
+  ): Promise<PromptLayerProposal> {
+    this.#context.assertOpen('promptLayers.reject');
+    const id = parseProposalId(proposalId);
+    const author = parseId(by, 'by');
+    const why = parseRejectionReason(reason);
+    return this.#driver.transaction(
+      async (tx) => {
+        await this.#pending(tx, id);
+        const row = await tx.get<ProposalRow>(
+          `UPDATE prompt_layer_proposals
+           SET status = 'rejected', decided_by = ?, decided_at = ?, reason = ?
+           WHERE agent_id = ? AND id = ?
+           RETURNING ${PROPOSAL_COLUMNS}`,
+          [author, this.#context.now(), why, this.#agentId, id],
+        );
+        return toProposal(row as ProposalRow);
+      },
+      { lock: this.#lock },
+    );
+  }
+
+  async #pending(tx: SqlExecutor, id: number): Promise<PromptLayerProposal> {
+    const row = await tx.get<ProposalRow>(
+      `SELECT ${PROPOSAL_COLUMNS} FROM prompt_layer_proposals
+       WHERE agent_id = ? AND id = ? AND status = 'pending'`,
+      [this.#agentId, id],
+    );
+    if (row === undefined) throw notFound('pending prompt-layer proposal', String(id));
+    return toProposal(row);
+  }
+
   async #seed(): Promise<void> {
     if (this.#seeded) return;
     const at = this.#context.now();
@@ -178,5 +294,21 @@ function toVersion(row: Row): PromptLayerVersion {
     by: row.written_by,
     at: row.at,
     restoredFrom: row.restored_from,
+  };
+}
+
+function toProposal(row: ProposalRow): PromptLayerProposal {
+  return {
+    // Postgres returns BIGINT as a string.
+    id: Number(row.id),
+    layerId: row.layer_id as MutableLayerId,
+    content: row.content,
+    by: row.proposed_by,
+    at: Number(row.at),
+    status: row.status,
+    decidedBy: row.decided_by,
+    decidedAt: row.decided_at === null ? null : Number(row.decided_at),
+    appliedVersion: row.applied_version,
+    reason: row.reason,
   };
 }

@@ -123,6 +123,26 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX run_leases_by_expiry ON run_leases (expires_at);
     `,
   },
+  {
+    // Layer texts an agent proposed in `proposal` mode, waiting for (or decided by) an admin.
+    version: 5,
+    sql: `
+      CREATE TABLE prompt_layer_proposals (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        agent_id TEXT NOT NULL,
+        layer_id INTEGER NOT NULL,
+        content TEXT NOT NULL,
+        proposed_by TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        decided_by TEXT,
+        decided_at INTEGER,
+        applied_version INTEGER,
+        reason TEXT
+      );
+      CREATE INDEX prompt_layer_proposals_by_agent ON prompt_layer_proposals (agent_id, id);
+    `,
+  },
 ];
 
 /** The schema version this build writes; a file with a higher `user_version` is refused. */

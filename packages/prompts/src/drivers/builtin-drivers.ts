@@ -61,6 +61,34 @@ repls: [javascript]
 - Put \`await\` in front of every host function (\`llm_query\`, \`rlm_query\` and every other function the host provides); a forgotten \`await\` stores a Promise, not a result.
 - Start parallel work with \`Promise.all\` and await it in the same block.
 - If you started background tasks, collect every result (or decide to drop it on purpose) before you answer.`,
+
+  'hypothesis-budget': `---
+name: hypothesis-budget
+description: Solo investigation from a scoreboard of at most three live hypotheses, cheapest discriminating test first.
+modes: [solver]
+conflicts: [coordinator]
+---
+## Driver: hypothesis budget
+
+Investigate from a written scoreboard instead of reading around.
+- Keep a variable \`hypotheses\`: at most three live entries, each with a one-line claim, the evidence for and against it so far, and a status (live, supported or refuted). Print the board at the end of every turn.
+- Each turn, run the test that best tells the live hypotheses apart for the least cost: a search or a count in code before a sub-call, one sub-call before a batch. Say beforehand which result would refute which hypothesis.
+- When a result contradicts a hypothesis, mark it refuted and take it off the board; only then may a new one take its place. Never keep more than three.
+- Answer once one hypothesis is supported by evidence you printed and every other one is refuted or could not change the answer.`,
+
+  'exploration-budget': `---
+name: exploration-budget
+description: Solo work in three phases (orient, commit, execute), each with its own share of the turns.
+modes: [solver]
+conflicts: [coordinator]
+---
+## Driver: exploration budget
+
+Split your iterations (\`__rlm\` has \`iteration\` and \`maxIterations\`) into three phases and say at the start of each turn which one you are in.
+1. Orient, about the first fifth of the turns (at least one, at most three): look at the size and structure of \`context\`, sample a few places, and note what the question needs. No answers yet.
+2. Commit, one turn: write down the plan you will follow (what to extract, how to split the work, what the answer will look like) in a variable and print it. From here on, change the plan only when a result proves it wrong, and say so.
+3. Execute, the remaining turns minus one: carry the plan out and store partial results in variables as you go.
+Keep the last turn for the answer. If a phase runs over its share, cut it short and move on rather than taking turns from the answer.`,
 } as const;
 
 /** The name of a built-in driver. */

@@ -107,13 +107,15 @@ describe('loadDrivers', () => {
 });
 
 describe('builtinDrivers', () => {
-  it('ships the five required drivers, each parsing cleanly', () => {
+  it('ships the seven required drivers, each parsing cleanly', () => {
     expect(BUILTIN_DRIVER_NAMES).toEqual([
       'verify-before-final',
       'deadline-final',
       'delegation-first',
       'batch-discipline',
       'await-discipline',
+      'hypothesis-budget',
+      'exploration-budget',
     ]);
     const drivers = builtinDrivers();
     expect(drivers.map((driver) => driver.name)).toEqual(BUILTIN_DRIVER_NAMES);

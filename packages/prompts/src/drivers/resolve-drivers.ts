@@ -21,7 +21,8 @@ function isBuiltinName(name: string): name is BuiltinDriverName {
   return Object.hasOwn(BUILTIN_DRIVER_FILES, name);
 }
 
-function lookup(ref: DriverRef): Driver {
+/** Looks a reference up: a built-in's name is parsed, a parsed driver is returned as is. */
+export function lookupDriver(ref: DriverRef): Driver {
   if (typeof ref !== 'string') return ref;
   if (!isBuiltinName(ref)) {
     throw new RlmError({
@@ -51,24 +52,38 @@ export function resolveDrivers(
 ): Driver[] {
   const applied: Driver[] = [];
   for (const ref of refs) {
-    const driver = lookup(ref);
-    if (driver.conflicts.includes(mode)) {
-      throw new RlmError({
-        code: 'prompts.driver_conflict',
-        message: `Driver "${driver.name}" (${driver.source}) cannot be used in ${mode} mode: it lists ${mode} in its conflicts`,
-        details: { driver: driver.name, mode },
-      });
-    }
-    if (!driver.modes.includes(mode)) continue;
-    if (driver.repls !== undefined && !driver.repls.includes(repl)) continue;
-    if (
-      driver.model !== undefined &&
-      (model === undefined || !matchesModelGlob(driver.model, model))
-    ) {
-      continue;
-    }
+    const driver = lookupDriver(ref);
+    if (driver.conflicts.includes(mode)) throw driverConflict(driver, mode);
+    if (!appliesTo(driver, { mode, model, repl })) continue;
     if (applied.some((kept) => kept.name === driver.name)) continue;
     applied.push(driver);
   }
   return applied;
+}
+
+/** The `prompts.driver_conflict` error for `driver` selected in `mode`, naming where it fits. */
+export function driverConflict(
+  driver: Driver,
+  mode: PromptMode,
+): RlmError<'prompts.driver_conflict'> {
+  return new RlmError({
+    code: 'prompts.driver_conflict',
+    message: `Driver "${driver.name}" (${driver.source}) cannot be used in ${mode} mode: it lists ${mode} in its conflicts; it is written for ${driver.modes.join(' and ')} mode`,
+    details: { driver: driver.name, mode },
+  });
+}
+
+/**
+ * Whether a driver that does not conflict with `mode` is added in it: `modes` includes the mode,
+ * `repls` (when given) the REPL language, and its `model` glob (when given) matches the model.
+ */
+export function appliesTo(
+  driver: Driver,
+  { mode, model, repl = 'javascript' }: ResolveDriversOptions,
+): boolean {
+  if (!driver.modes.includes(mode)) return false;
+  if (driver.repls !== undefined && !driver.repls.includes(repl)) return false;
+  return (
+    driver.model === undefined || (model !== undefined && matchesModelGlob(driver.model, model))
+  );
 }

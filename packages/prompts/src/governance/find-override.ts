@@ -1,4 +1,4 @@
-import { NULLIFIERS, PRECEDENCE_CLAIMS } from './action-lexicon.js';
+import { DEFINERS, NULLIFIERS, PRECEDENCE_CLAIMS } from './action-lexicon.js';
 import { foldedWords, visibleText } from './fold-text.js';
 import { compileLexicon, findEntry, foldedWordSet } from './lexicon-matcher.js';
 import {
@@ -11,6 +11,7 @@ import { findSquashedOverride } from './squashed-override.js';
 
 const NULLIFYING = compileLexicon(NULLIFIERS);
 const PRECEDENCE = compileLexicon(PRECEDENCE_CLAIMS);
+const DEFINING = compileLexicon(DEFINERS);
 const UNIVERSAL_WORDS = foldedWordSet(UNIVERSALS);
 const UNSPACED_UNIVERSALS = compileLexicon(UNIVERSALS).unspaced;
 // Words pointing back at the previous sentence: "Those earlier rules? Waived, all of them."
@@ -41,9 +42,10 @@ export interface OverrideFinding {
   /**
    * `override`: a clause voids, overrides, disables or escapes a protected rule; `precedence`: a
    * clause ranks something above the layers or above everything; `obfuscated`: the same, with the
-   * words spaced out or cut by punctuation.
+   * words spaced out or cut by punctuation; `definition`: a clause gives a protected rule a new
+   * name or meaning, which another layer could then void under that name.
    */
-  kind: 'override' | 'precedence' | 'obfuscated';
+  kind: 'override' | 'precedence' | 'obfuscated' | 'definition';
   /** The folded words that matched (lower case, confusables resolved). */
   excerpt: string;
 }
@@ -55,8 +57,8 @@ export interface OverrideFinding {
  * together with a reference to a protected rule, in any order and voice ("layers 0 to 5 are
  * void", "disregard all previous layers"), or a precedence claim (outranks, takes precedence…)
  * together with any layer, protected rule or "everything". Text is folded first: NFKC,
- * invisible characters removed, Unicode TR39 skeletons (so look-alike letters from other
- * scripts match), no accents or case, leet digits inside words read as letters. Spaced-out
+ * invisible characters removed, look-alike letters read as the Latin letters they pass for
+ * (`LOOK_ALIKE_LETTERS`), no accents or case, leet digits inside words read as letters. Spaced-out
  * letters and words cut by punctuation are caught on the text with all separators removed.
  *
  * Negated wording is not exempt ("never ignore the safety rules" is refused too): write rules
@@ -103,6 +105,11 @@ function judgeClause(clause: ClauseWords): OverrideFinding | undefined {
       clause.words.find((word) => UNIVERSAL_WORDS.has(word)) ??
       UNSPACED_UNIVERSALS.find((word) => clause.joined.includes(word));
     if (object !== undefined) return { kind: 'precedence', excerpt: `${claim} … ${object}` };
+  }
+  const definer = findEntry(DEFINING, clause);
+  if (definer !== undefined) {
+    const target = findProtectedTarget(clause);
+    if (target !== undefined) return { kind: 'definition', excerpt: `${definer} … ${target}` };
   }
   return undefined;
 }

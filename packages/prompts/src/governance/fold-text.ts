@@ -1,4 +1,4 @@
-import unhomoglyph from 'unhomoglyph';
+import { replaceLookAlikes } from './look-alike-table.js';
 
 // Format characters (zero-width space and joiners, soft hyphen, bidi controls, tag characters…)
 // and the other default-ignorable code points (variation selectors, Hangul fillers…) render as
@@ -6,7 +6,6 @@ import unhomoglyph from 'unhomoglyph';
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 const LINE_BREAKS = /\r\n|[\r\n\v\f\u0085\u2028\u2029]/;
 const COMBINING_MARKS = /\p{M}/gu;
-const ASCII_DIGITS = /([0-9]+)/;
 
 /** Characters that stand for letters in "leet" spellings, when they sit inside a word. */
 const LEET: Readonly<Record<string, string>> = {
@@ -42,24 +41,17 @@ export function splitLines(text: string): string[] {
 }
 
 /**
- * The Unicode TR39 skeleton of `text` (NFD, confusable prototypes from the Unicode confusables
- * table, NFD again), taken case-insensitively and without combining marks, so "Ignоre" with a
- * Cyrillic о, "ΙGNORE" with a Greek Ι and "ïgnöre" compare equal to "ignore". ASCII digits are
- * kept as digits (the table maps 0 and 1 to letters, and layer numbers matter here). The result
- * is for comparison only, never for display.
+ * The skeleton of `text` for comparison: each look-alike letter from `LOOK_ALIKE_LETTERS`
+ * (small capitals, Greek, Cyrillic, Armenian, Cherokee…) read as the Latin letter it passes for,
+ * accents and other combining marks dropped, lower case, and `l` read as `i` (the two are
+ * confused in many fonts, and `I` is both). So "Ignоre" with a Cyrillic о, "ΙGNORE" with a Greek
+ * Ι, "ɪɢɴᴏʀᴇ" in small capitals and "ïgnöre" all compare equal to "ignore". Call it on
+ * `visibleText` (NFKC has already folded fullwidth and mathematical letters). ASCII digits stay
+ * digits (layer numbers matter). The result is for comparison only, never for display.
  */
 export function skeleton(text: string): string {
-  return text
-    .toLowerCase()
-    .split(ASCII_DIGITS)
-    .map((part, index) => (index % 2 === 1 ? part : prototypes(part)))
-    .join('')
-    .toLowerCase()
-    .replace(/l/g, 'i');
-}
-
-function prototypes(part: string): string {
-  return unhomoglyph(part.normalize('NFD')).normalize('NFD').replace(COMBINING_MARKS, '');
+  const marked = replaceLookAlikes(text.normalize('NFD'));
+  return replaceLookAlikes(marked.replace(COMBINING_MARKS, '').toLowerCase()).replace(/l/g, 'i');
 }
 
 // A "word" for matching: letters, digits and the leet symbols, so `d1sr3g@rd` stays one word.

@@ -26,9 +26,16 @@ describe('assemblePrompt', () => {
 
   it('uses the seeds for mutable layers the caller leaves out, and the caller text otherwise', () => {
     const { text } = assemblePrompt({ mutable: { 8: 'Save only verified facts.' } });
-    expect(text).toContain(DEFAULT_LAYER_SEEDS[6]);
-    expect(text).toContain(`${layerHeader(8)}\n\nSave only verified facts.`);
-    expect(text).not.toContain(DEFAULT_LAYER_SEEDS[8]);
+    const quoted = (seed: string) =>
+      seed
+        .split('\n')
+        .map((line) => `> ${line}`)
+        .join('\n');
+    expect(text).toContain(quoted(DEFAULT_LAYER_SEEDS[6]));
+    expect(text).toContain(
+      `${layerHeader(8)}\n\nQuoted agent text for layer 8, author not recorded (fingerprint ${promptVersion('Save only verified facts.')}):\n> Save only verified facts.\n`,
+    );
+    expect(text).not.toContain(quoted(DEFAULT_LAYER_SEEDS[8]));
   });
 
   it('leaves layer 10 out when no dynamic context is given, and takes rendered text as is', () => {
@@ -70,7 +77,7 @@ describe('assemblePrompt', () => {
     );
   });
 
-  it('caps the text without layer 10 at 8,000 characters', () => {
+  it('caps the text without layer 10 at 9,000 characters', () => {
     const big = 'Work carefully and write things down.\n'.repeat(100).slice(0, 3_900);
     const result = safeAssemblePrompt({ mutable: { 6: big, 7: big } });
     expect(result.ok).toBe(false);

@@ -9,11 +9,15 @@ import {
   type LayerMutability,
   layerMutability,
 } from './layer-id.js';
-import { layerTexts } from './layer-texts.js';
+import { layerTexts, type MutableRendering } from './layer-texts.js';
 import type { LayeredPromptInput } from './layered-prompt-input.js';
 
-/** The most characters the assembled prompt may have without layer 10. */
-export const MAX_STATIC_PROMPT_CHARS = 8_000;
+/**
+ * The most characters the assembled prompt may have without layer 10. 9,000 since layers 6–9 are
+ * quoted with an attribution note: with the notes measured at their longest, the defaults take
+ * about 6,400 and leave about 2,600 for the agent's own growth, as 8,000 did before.
+ */
+export const MAX_STATIC_PROMPT_CHARS = 9_000;
 
 /** The line between layers: plain, visible and impossible to produce from quoted data. */
 export const LAYER_SEPARATOR = `\n\n${'='.repeat(48)}\n\n`;
@@ -75,7 +79,7 @@ export function assemblePrompt(
   input: LayeredPromptInput = {},
   { compact = false }: AssemblePromptOptions = {},
 ): AssembledPrompt {
-  const layers = assembleLayers(input, { compact, checked: true });
+  const layers = assembleLayers(input, { compact, checked: true, rendering: 'quoted' });
   const staticChars = staticLength(layers);
   if (staticChars > MAX_STATIC_PROMPT_CHARS) throw tooLong(staticChars);
   const text = layers.map((layer) => layer.text).join(LAYER_SEPARATOR);
@@ -86,17 +90,22 @@ export function assemblePrompt(
  * The characters the full (not compact) layered prompt for `input` has without layer 10, even
  * above `MAX_STATIC_PROMPT_CHARS`: what the limit is measured on.
  *
- * The texts are not checked (only measured), so this never throws for governed content.
+ * The texts are not checked (only measured), so this never throws for governed content. Each
+ * mutable layer is measured with the longest attribution note (author, version and date) it can
+ * get, so a prompt measured within the limit stays within it whoever writes the layer.
  */
 export function measureStaticPrompt(input: LayeredPromptInput = {}): number {
   return staticLength(
-    assembleLayers({ ...input, dynamic: undefined }, { compact: false, checked: false }),
+    assembleLayers(
+      { ...input, dynamic: undefined },
+      { compact: false, checked: false, rendering: 'quoted-longest' },
+    ),
   );
 }
 
 function assembleLayers(
   input: LayeredPromptInput,
-  options: { compact: boolean; checked: boolean },
+  options: { compact: boolean; checked: boolean; rendering: MutableRendering },
 ): AssembledLayer[] {
   const { compact } = options;
   const texts = layerTexts(input, options);

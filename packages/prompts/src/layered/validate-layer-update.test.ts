@@ -68,7 +68,7 @@ describe('validateLayerUpdate', () => {
   });
 
   it('refuses an update that would push the prompt past the total limit, naming the headroom', () => {
-    const layers = { 6: 'a'.repeat(3_000), 7: DEFAULT_LAYER_SEEDS[7], 8: DEFAULT_LAYER_SEEDS[8] };
+    const layers = { 6: 'a'.repeat(1_500), 7: DEFAULT_LAYER_SEEDS[7], 8: DEFAULT_LAYER_SEEDS[8] };
     const error = errorOf(9, 'b'.repeat(3_600), { layers, identityTag: 'Ada' });
     expect(RlmError.is(error, 'prompts.prompt_too_long')).toBe(true);
     const total = measureStaticPrompt({
@@ -87,7 +87,7 @@ describe('validateLayerUpdate', () => {
   });
 
   it('reserves room for the longest identity tag when none is given', () => {
-    const layers = { 6: 'a'.repeat(3_000) };
+    const layers = { 6: 'a'.repeat(1_500) };
     const withShortTag = measureStaticPrompt({ mutable: layers, identityTag: 'Ada' });
     const room = MAX_STATIC_PROMPT_CHARS - withShortTag + DEFAULT_LAYER_SEEDS[9].length;
     expect(validateLayerUpdate(9, 'b'.repeat(room), { layers, identityTag: 'Ada' })).toEqual({
