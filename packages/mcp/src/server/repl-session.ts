@@ -50,9 +50,35 @@ export interface BlockOutcome {
   error: { name: string; message: string; code?: string | undefined } | null;
   /** Sub-calls this block made. */
   subCalls: number;
-  /** Usage of the whole session so far. */
+  /** Usage of this block's sub-calls. */
   usage: UsageSummary;
+  /** Dollars of this block's sub-calls. */
   costUsd: number;
+  /** Usage of the whole session so far (every block's sub-calls). */
+  sessionUsage: UsageSummary;
+  /**
+   * Set when the REPL lost its variables since the last block the client saw: an earlier block
+   * was cancelled while stuck inside a built-in call, and its engine was replaced (`sandbox.reset`).
+   */
+  reset: { code: 'sandbox.reset'; message: string } | null;
+}
+
+/** What `after` adds to `before`, model by model (usage only grows within a session). */
+function usageSince(before: UsageSummary, after: UsageSummary): UsageSummary {
+  const models: UsageSummary['models'] = {};
+  for (const [model, now] of Object.entries(after.models)) {
+    const then = before.models[model];
+    const delta = {
+      calls: now.calls - (then?.calls ?? 0),
+      inputTokens: now.inputTokens - (then?.inputTokens ?? 0),
+      outputTokens: now.outputTokens - (then?.outputTokens ?? 0),
+      cacheReadTokens: now.cacheReadTokens - (then?.cacheReadTokens ?? 0),
+      cacheWriteTokens: now.cacheWriteTokens - (then?.cacheWriteTokens ?? 0),
+      costUsd: Math.max(0, now.costUsd - (then?.costUsd ?? 0)),
+    };
+    if (delta.calls > 0) models[model] = delta;
+  }
+  return { models };
 }
 
 /**
@@ -66,6 +92,7 @@ export class ReplSession {
   #sandbox: Promise<Sandbox> | null = null;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  #lostState: BlockOutcome['reset'] = null;
 
   constructor(options: ReplSessionOptions) {
     this.#options = options;
@@ -136,7 +163,9 @@ export class ReplSession {
           details: {},
         });
       }
+      signal?.throwIfAborted();
       const sandbox = await this.#open();
+      const before = this.#options.subCalls.usage();
       let subCalls = 0;
       this.#options.subCalls.onEnd = (end) => {
         subCalls += 1;
@@ -155,26 +184,47 @@ export class ReplSession {
       }
       // A sandbox that can no longer run code is replaced on the next block.
       if (sandbox.poisoned || sandbox.disposed) await this.#dropSandbox();
-      const full = formatExecutionResult(result);
-      const maxChars = this.#options.maxOutputChars ?? DEFAULT_REPL_OUTPUT_CHARS;
-      const usage = this.#options.subCalls.usage();
-      return {
-        output: truncateOutput(full, maxChars),
-        truncated: full.length > maxChars,
-        finalAnswer: result.finalAnswer,
-        error:
-          result.error === null
-            ? null
-            : {
-                name: result.error.name,
-                message: result.error.message,
-                ...(result.error.code === undefined ? {} : { code: result.error.code }),
-              },
-        subCalls,
-        usage,
-        costUsd: totalUsage(usage).costUsd,
-      };
+      return this.#outcome(result, { before, subCalls, aborted: signal?.aborted === true });
     });
+  }
+
+  #outcome(
+    result: REPLResult,
+    { before, subCalls, aborted }: { before: UsageSummary; subCalls: number; aborted: boolean },
+  ): BlockOutcome {
+    const reset = this.#lostState;
+    this.#lostState = null;
+    if (result.error?.code === 'sandbox.reset' && aborted) {
+      // Nobody reads a cancelled call's answer: the next block says what was lost instead.
+      this.#lostState = { code: 'sandbox.reset', message: result.error.message };
+    }
+    const note =
+      reset === null
+        ? ''
+        : `[Note: an earlier, cancelled block stalled and the REPL was reset: ${reset.message}]\n`;
+    const full = note + formatExecutionResult(result);
+    const maxChars = this.#options.maxOutputChars ?? DEFAULT_REPL_OUTPUT_CHARS;
+    const sessionUsage = this.#options.subCalls.usage();
+    const usage = usageSince(before, sessionUsage);
+    const { error } = result;
+    return {
+      output: truncateOutput(full, maxChars),
+      truncated: full.length > maxChars,
+      finalAnswer: result.finalAnswer,
+      error:
+        error === null
+          ? null
+          : {
+              name: error.name,
+              message: error.message,
+              ...(error.code === undefined ? {} : { code: error.code }),
+            },
+      subCalls,
+      usage,
+      costUsd: totalUsage(usage).costUsd,
+      sessionUsage,
+      reset,
+    };
   }
 
   /**
