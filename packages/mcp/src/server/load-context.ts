@@ -38,12 +38,24 @@ function isText(buffer: Buffer): string | null {
   }
 }
 
-function unreadable(file: AllowedFile, reason: string, message: string, cause?: unknown) {
+function unreadable(
+  file: AllowedFile,
+  { reason, message, cause }: { reason: string; message: string; cause?: unknown },
+) {
   return new RlmError({
     code: 'mcp.context_unreadable',
     message,
     details: { path: file.label, reason },
     ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+function ioError(file: AllowedFile, error: unknown) {
+  const reason = (error as NodeJS.ErrnoException).code ?? 'unknown';
+  return unreadable(file, {
+    reason,
+    message: `Cannot read ${file.label}: ${reason}.`,
+    cause: error,
   });
 }
 
@@ -58,53 +70,64 @@ function fileKind(info: Stats): { reason: string; words: string } {
   return { reason: 'not_regular', words: 'not a regular file' };
 }
 
-/** A file's bytes, or `'binary'` when its start shows it is not text and `mayBeBinary` holds. */
-type ReadOutcome = Buffer | 'binary';
+interface ReadBudget {
+  /** Bytes this file may have. */
+  budget: number;
+  maxBytes: number;
+  /** Bytes the inputs before it took. */
+  spent: number;
+}
+
+/** The bytes of an open regular file, counted as they come; `null` when its start is binary. */
+async function readCapped(
+  file: AllowedFile,
+  { handle, size }: { handle: FileHandle; size: number },
+  { budget, maxBytes, spent }: ReadBudget,
+): Promise<Buffer | null> {
+  const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) return Buffer.concat(chunks, total);
+    if (total === 0 && chunk.subarray(0, Math.min(bytesRead, BINARY_SNIFF_BYTES)).includes(0)) {
+      return null;
+    }
+    total += bytesRead;
+    // The size `fstat` gave is checked too: a file far over the budget stops after one chunk.
+    if (total > budget || size > budget) {
+      throw tooLarge(file.label, spent + Math.max(total, size), maxBytes);
+    }
+    chunks.push(Buffer.from(chunk.subarray(0, bytesRead)));
+  }
+}
 
 /**
- * Reads one allowed file within `budget` bytes. It is opened without blocking (a FIFO with no
- * writer would otherwise tie up one of Node's few file-I/O threads for good), `fstat`ed before
- * a byte is read (only regular files, and only what fits), and counted while read (a file that
- * grows past the budget is stopped there, not read to its end).
+ * Reads one allowed file within its budget; `null` when it is binary. It is opened without
+ * blocking (a FIFO with no writer would otherwise hold one of Node's few file-I/O threads for
+ * good), `fstat`ed before a byte is read (only regular files), and counted while read (a file
+ * over the budget, or growing past it, is stopped there, not read to its end).
  */
-async function readAllowed(
-  file: AllowedFile,
-  { budget, maxBytes, spent }: { budget: number; maxBytes: number; spent: number },
-): Promise<ReadOutcome> {
+async function readAllowed(file: AllowedFile, budget: ReadBudget): Promise<string | null> {
   let handle: FileHandle;
   try {
     handle = await open(file.path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
-    throw unreadable(file, code, `Cannot read ${file.label}: ${code}.`, error);
+    throw ioError(file, error);
   }
   try {
     const info = await handle.stat();
     if (!info.isFile()) {
       const { reason, words } = fileKind(info);
-      throw unreadable(file, reason, `${file.label} is ${words}, not a regular file; load a file.`);
+      throw unreadable(file, {
+        reason,
+        message: `${file.label} is ${words}, not a regular file; load a file.`,
+      });
     }
-    const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      if (total === 0 && chunk.subarray(0, Math.min(bytesRead, BINARY_SNIFF_BYTES)).includes(0)) {
-        return 'binary';
-      }
-      total += bytesRead;
-      // The size `fstat` gave is checked too: a file far over the budget stops after one chunk.
-      if (total > budget || info.size > budget) {
-        throw tooLarge(file.label, spent + Math.max(total, info.size), maxBytes);
-      }
-      chunks.push(Buffer.from(chunk.subarray(0, bytesRead)));
-    }
-    return Buffer.concat(chunks, total);
+    const buffer = await readCapped(file, { handle, size: info.size }, budget);
+    return buffer === null ? null : isText(buffer);
   } catch (error) {
-    if (RlmError.is(error)) throw error;
-    const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
-    throw unreadable(file, code, `Cannot read ${file.label}: ${code}.`, error);
+    throw RlmError.is(error) ? error : ioError(file, error);
   } finally {
     await handle.close().catch(() => undefined);
   }
@@ -131,9 +154,8 @@ export async function loadContext(
   }
   const skippedBinary: string[] = [];
   for (const file of files) {
-    const buffer = await readAllowed(file, { budget: maxBytes - bytes, maxBytes, spent: bytes });
-    const content = buffer === 'binary' ? null : isText(buffer);
-    if (content === null || buffer === 'binary') {
+    const content = await readAllowed(file, { budget: maxBytes - bytes, maxBytes, spent: bytes });
+    if (content === null) {
       if (files.length === 1 && text === undefined) {
         throw new RlmError({
           code: 'mcp.context_unreadable',
@@ -144,8 +166,7 @@ export async function loadContext(
       skippedBinary.push(file.label);
       continue;
     }
-    bytes += buffer.byteLength;
-    if (bytes > maxBytes) throw tooLarge(file.label, bytes, maxBytes);
+    bytes += Buffer.byteLength(content);
     parts.push({ label: file.label, text: content });
   }
   const joined =
