@@ -25,6 +25,12 @@ export interface ReplSessionOptions {
   isolation?: 'worker' | 'inline';
   /** Sandbox memory cap; the sandbox's default when absent. */
   memoryBytes?: number;
+  /**
+   * Frees the sandbox after this long without a block, load or reset (its memory goes back to
+   * the host; the next block starts a fresh one over the same context and says the variables
+   * are gone). @default never
+   */
+  idleMs?: number | undefined;
   /** Told of each load, reset and block, in the order they run (the session's trajectory). */
   recorder?: ReplSessionRecorder | undefined;
 }
@@ -58,7 +64,8 @@ export interface BlockOutcome {
   sessionUsage: UsageSummary;
   /**
    * Set when the REPL lost its variables since the last block the client saw: an earlier block
-   * was cancelled while stuck inside a built-in call, and its engine was replaced (`sandbox.reset`).
+   * was cancelled while stuck inside a built-in call and its engine was replaced, or the sandbox
+   * was freed after `idleMs` without use (`sandbox.reset`).
    */
   reset: { code: 'sandbox.reset'; message: string } | null;
 }
@@ -93,6 +100,8 @@ export class ReplSession {
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
   #lostState: BlockOutcome['reset'] = null;
+  #idle: NodeJS.Timeout | undefined;
+  #pending = 0;
 
   constructor(options: ReplSessionOptions) {
     this.#options = options;
@@ -121,10 +130,39 @@ export class ReplSession {
     return this.#sandbox;
   }
 
+  /** Whether a sandbox is alive now (it is freed when idle, and started again on use). */
+  get sandboxOpen(): boolean {
+    return this.#sandbox !== null;
+  }
+
   #serial<T>(work: () => Promise<T>): Promise<T> {
+    clearTimeout(this.#idle);
+    this.#pending += 1;
     const next = this.#queue.then(work, work);
-    this.#queue = next.catch(() => undefined);
+    this.#queue = next
+      .catch(() => undefined)
+      .finally(() => {
+        this.#pending -= 1;
+        if (this.#pending === 0) this.#armIdle();
+      });
     return next;
+  }
+
+  #armIdle(): void {
+    const { idleMs } = this.#options;
+    if (idleMs === undefined || this.#closed || this.#sandbox === null) return;
+    this.#idle = setTimeout(() => {
+      if (this.#pending > 0 || this.#sandbox === null) return;
+      void this.#serial(async () => {
+        if (this.#sandbox === null) return;
+        await this.#dropSandbox();
+        this.#lostState = {
+          code: 'sandbox.reset',
+          message: `the REPL was freed after ${Math.round(idleMs / 1000)} s without a call: every variable from earlier blocks is gone (\`context\` is loaded again). Rebuild what you still need`,
+        };
+      });
+    }, idleMs);
+    this.#idle.unref();
   }
 
   async #dropSandbox(): Promise<void> {
@@ -138,6 +176,7 @@ export class ReplSession {
     return this.#serial(async () => {
       this.#context = text;
       await this.#dropSandbox();
+      this.#lostState = null;
       this.#options.recorder?.loaded({ text, files });
     });
   }
@@ -146,6 +185,7 @@ export class ReplSession {
   reset(): Promise<void> {
     return this.#serial(async () => {
       await this.#dropSandbox();
+      this.#lostState = null;
       this.#options.recorder?.reset(this.#context);
     });
   }
@@ -196,12 +236,12 @@ export class ReplSession {
     this.#lostState = null;
     if (result.error?.code === 'sandbox.reset' && aborted) {
       // Nobody reads a cancelled call's answer: the next block says what was lost instead.
-      this.#lostState = { code: 'sandbox.reset', message: result.error.message };
+      this.#lostState = {
+        code: 'sandbox.reset',
+        message: `an earlier block was cancelled while it was stuck, and ${result.error.message}`,
+      };
     }
-    const note =
-      reset === null
-        ? ''
-        : `[Note: an earlier, cancelled block stalled and the REPL was reset: ${reset.message}]\n`;
+    const note = reset === null ? '' : `[Note: ${reset.message}]\n`;
     const full = note + formatExecutionResult(result);
     const maxChars = this.#options.maxOutputChars ?? DEFAULT_REPL_OUTPUT_CHARS;
     const sessionUsage = this.#options.subCalls.usage();
@@ -233,6 +273,7 @@ export class ReplSession {
    */
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#idle);
     await this.#dropSandbox();
   }
 }

@@ -114,6 +114,20 @@ describe('a REPL reset the client did not see', () => {
   });
 });
 
+describe('an idle sandbox', () => {
+  it('is freed after repl.idleMs unused, and the next block says its variables are gone', async () => {
+    await using session = await connect({ repl: { isolation: 'inline', idleMs: 300 } });
+    await session.call('context_load', { text: 'kept context' });
+    await session.call('repl_exec', { code: 'var kept = 41' });
+    expect(session.rlm.sandboxOpen).toBe(true);
+    await expect.poll(() => session.rlm.sandboxOpen, { timeout: 30_000 }).toBe(false);
+    const after = await session.call('repl_exec', { code: 'print(typeof kept, context)' });
+    expect(text(after)).toContain('undefined kept context');
+    expect(text(after)).toContain('freed after');
+    expect(after.structuredContent).toMatchObject({ reset: { code: 'sandbox.reset' } });
+  });
+});
+
 describe('shutdown', () => {
   it('answers a call in flight with an error saying the server is shutting down', async () => {
     // Worker isolation: the spinning block must not hold the event loop the shutdown runs on.

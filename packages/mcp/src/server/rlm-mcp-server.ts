@@ -79,7 +79,11 @@ export interface RlmMcpServerOptions {
     maxOutputChars?: number;
     memoryBytes?: number;
     isolation?: 'worker' | 'inline';
+    /** Free the sandbox after this long unused (the next block says so). @default never */
+    idleMs?: number;
   };
+  /** Told when a tool call ends (a session table keeps its idle clock from there). */
+  onActivity?: (() => void) | undefined;
   /** Reads a run's trajectory for `rlm://runs/{id}`; the completion's `trajectoryPath` by default. */
   readTrajectory?: (run: RLMChatCompletion) => Promise<string | undefined>;
 }
@@ -91,6 +95,10 @@ export interface RlmMcpServer extends AsyncDisposable {
   readonly recordId: string;
   /** Settles once the session ended (the transport closed, or `close()`) and its sandbox is freed. */
   readonly closed: Promise<void>;
+  /** Whether a tool call is running now. */
+  readonly busy: boolean;
+  /** Whether the session's sandbox is alive now (freed when idle, started again on use). */
+  readonly sandboxOpen: boolean;
   close(): Promise<void>;
   /**
    * Ends the session for a server that is stopping: every tool call in flight is cancelled and
@@ -320,6 +328,7 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
       return stopping.signal.aborted ? shuttingDown() : result;
     } finally {
       inFlight.delete(call);
+      options.onActivity?.();
     }
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
@@ -394,6 +403,12 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
     server,
     recordId: trajectory.sessionId,
     closed,
+    get busy() {
+      return inFlight.size > 0;
+    },
+    get sandboxOpen() {
+      return session.sandboxOpen;
+    },
     close: () => close().then(ended),
     shutdown,
     [Symbol.asyncDispose]: close,

@@ -68,7 +68,9 @@ export const replExecOutputSchema = z.object({
   reset: z
     .object({ code: z.literal('sandbox.reset'), message: z.string() })
     .nullable()
-    .describe('Set when an earlier, cancelled block stalled and the REPL lost its variables'),
+    .describe(
+      'Set when the REPL lost its variables since your last block: a cancelled block was stuck and its engine replaced, or the idle sandbox was freed',
+    ),
 });
 
 /** Arguments of `repl_reset`. */
