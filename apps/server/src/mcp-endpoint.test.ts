@@ -379,3 +379,52 @@ describe('/mcp at shutdown', () => {
     expect(text(result)).toContain('shutting down');
   });
 });
+
+describe('/mcp body limit', () => {
+  it('accepts a context_load text above the SDK’s 4 MiB, up to limits.contextBytes', async () => {
+    await using session = await connect(server.userKey);
+    const loaded = await session.call('context_load', { text: 'x'.repeat(6 * 1024 * 1024) });
+    expect(loaded.isError).toBeUndefined();
+    expect(loaded.structuredContent).toMatchObject({ chars: 6 * 1024 * 1024 });
+  });
+
+  it('refuses a body over limits.contextBytes with the server’s own error, naming the limit', async () => {
+    await server.close();
+    server = await startTestServer({
+      engine: createExecutorEngine({ resolveModel: (id) => resolveModel(id, { env: {} }) }),
+      config: { limits: { contextBytes: 1024 * 1024 } as never },
+    });
+    await using session = await connect(server.userKey);
+    const refused = await session
+      .call('context_load', { text: 'x'.repeat(2 * 1024 * 1024) })
+      .catch((error: unknown) => error);
+    expect(String(refused)).toContain('server.payload_too_large');
+    expect(String(refused)).toMatch(/JSON-RPC id \d+/);
+    expect(String(refused)).toContain('1048576 bytes');
+    // The session goes on.
+    const block = await session.call('repl_exec', { code: 'print(6 * 7)' });
+    expect(text(block)).toContain('42');
+  });
+
+  it('fails a block’s llm_query at once when the client’s sampled answer is over the limit', async () => {
+    await server.close();
+    server = await startTestServer({
+      engine: createExecutorEngine({ resolveModel: (id) => resolveModel(id, { env: {} }) }),
+      config: { limits: { contextBytes: 1024 * 1024 } as never },
+    });
+    let calls = 0;
+    await using session = await connect(server.userKey, {
+      sampling: () => {
+        calls += 1;
+        return calls === 1 ? 'y'.repeat(2 * 1024 * 1024) : 'short';
+      },
+    });
+    const block = await session.call('repl_exec', {
+      code: 'try { await llm_query("q") } catch (error) { print("failed: " + error.message) }',
+    });
+    expect(text(block)).toContain('failed:');
+    expect(text(block)).toContain('over the /mcp limit of 1048576 bytes');
+    const next = await session.call('repl_exec', { code: 'print(await llm_query("q"))' });
+    expect(text(next)).toContain('short');
+  });
+});

@@ -102,6 +102,15 @@ export interface McpSessions {
   closeAll(graceMs?: number): Promise<void>;
   /** Sessions open now. */
   size(): number;
+  /**
+   * Fails the request a session sent with `requestId` (a sampled `llm_query`) with `message`:
+   * its answer came too large to read. Nothing for an unknown session or another key's.
+   */
+  failRequest(
+    request: Request,
+    principal: Principal,
+    failure: { requestId: string | number; message: string },
+  ): void;
 }
 
 function notFound(): Response {
@@ -304,6 +313,8 @@ export function createMcpSessions(deps: McpSessionsDeps): McpSessions {
       clientRoots: false,
       roots: config.mcp.roots,
       maxContextBytes: config.limits.contextBytes,
+      // `/mcp` reads bodies within this limit itself and hands them on: one limit, ours.
+      maxRequestBodySize: config.limits.contextBytes,
       repl: { memoryBytes: config.mcp.sessionMemoryBytes, idleMs: config.mcp.sandboxIdleMs },
       onActivity: () => {
         if (session !== undefined) touch(session);
@@ -345,5 +356,10 @@ export function createMcpSessions(deps: McpSessionsDeps): McpSessions {
       );
     },
     size: () => sessions.size,
+    failRequest(request, principal, { requestId, message }) {
+      const session = sessions.get(request.headers.get('mcp-session-id') ?? '');
+      if (session === undefined || session.owner !== principal.keyId) return;
+      session.http.failRequest(requestId, message);
+    },
   };
 }

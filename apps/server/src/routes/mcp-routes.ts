@@ -1,9 +1,8 @@
+import { readBoundedBody } from '@rlm/mcp';
 import { RlmError } from '@rlm/protocol';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../app-env.js';
 import type { McpSessions } from '../mcp-sessions.js';
-import { payloadTooLarge } from '../payload-too-large.js';
 import type { ServerServices } from '../server-services.js';
 
 /**
@@ -23,21 +22,40 @@ function checkOrigin(request: Request, allowed: readonly string[]): void {
 
 /**
  * `/mcp`: the RLM as MCP tools over Streamable HTTP (POST messages, GET the server's stream,
- * DELETE to end the session), behind the same Bearer keys and rate limits as `/v1`.
+ * DELETE to end the session), behind the same Bearer keys and rate limits as `/v1`. A POST body
+ * may be as large as a context (`limits.contextBytes`); past it, the request is refused with our
+ * error (413), and an answer to a request the session sent (a sampled `llm_query`) fails that
+ * request at once rather than leaving the block waiting for it.
  */
 export function mcpRoutes(services: ServerServices, sessions: McpSessions): Hono<AppEnv> {
   const { config } = services;
+  const limit = config.limits.contextBytes;
   const app = new Hono<AppEnv>();
-  app.all(
-    '/',
-    bodyLimit({
-      maxSize: config.limits.contextBytes,
-      onError: payloadTooLarge('request body', config.limits.contextBytes),
-    }),
-    async (c) => {
-      checkOrigin(c.req.raw, config.corsOrigins);
-      return sessions.handle(c.req.raw, c.get('principal'));
-    },
-  );
+  app.all('/', async (c) => {
+    const request = c.req.raw;
+    checkOrigin(request, config.corsOrigins);
+    const principal = c.get('principal');
+    if (request.method !== 'POST') return sessions.handle(request, principal);
+    const body = await readBoundedBody(request, limit);
+    if (body.ok) {
+      const forwarded = new Request(request.url, {
+        method: 'POST',
+        headers: request.headers,
+        body: body.text,
+      });
+      return sessions.handle(forwarded, principal);
+    }
+    const what = body.isResponse ? "The client's answer" : 'The request body';
+    const id = body.id === undefined ? '' : ` (JSON-RPC id ${JSON.stringify(body.id)})`;
+    const message = `${what}${id} was ${body.bytes} bytes, over the /mcp limit of ${limit} bytes (limits.contextBytes); it was dropped.`;
+    if (body.isResponse && body.id !== undefined) {
+      sessions.failRequest(request, principal, { requestId: body.id, message });
+    }
+    throw new RlmError({
+      code: 'server.payload_too_large',
+      message,
+      details: { what: '/mcp request body', limitBytes: limit },
+    });
+  });
   return app;
 }

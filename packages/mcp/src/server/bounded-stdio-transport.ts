@@ -4,46 +4,15 @@ import {
   ErrorCode,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
-  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { RlmError } from '@rlm/protocol';
+import { PEEK_BYTES, peekOversizedMessage } from './peek-oversized-message.js';
 
 /**
  * The largest JSON-RPC message `rlm mcp` reads or writes over stdio, in bytes: the SDK
  * clients' own limit, so what we send, they can read. @default 10 MiB
  */
 export const DEFAULT_STDIO_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
-
-/** Bytes kept from each end of a message too large to read, to find its id and kind. */
-const PEEK_BYTES = 4096;
-
-const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
-/** `{"jsonrpc":"2.0","id":…` or `{"id":…`: the order Python and many other clients write. */
-const ID_AT_START = new RegExp(
-  String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}`,
-);
-/** `…,"jsonrpc":"2.0","id":…}` or `…,"id":…}`: the order the TypeScript SDK writes. */
-const ID_AT_END = new RegExp(
-  String.raw`"id"\s*:\s*${ID}\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$`,
-);
-/** The first top-level key that is neither `jsonrpc` nor `id`: `method`, `result` or `error`. */
-const FIRST_KEY = /^\s*\{(?:\s*"(?:jsonrpc|id)"\s*:\s*(?:"[^"]*"|-?\d+)\s*,)*\s*"(\w+)"\s*:/;
-
-/** The one message of an oversized line that can still be known: its id, and what it is. */
-function peek(head: string, tail: string): { id: RequestId | undefined; isResponse: boolean } {
-  const match = ID_AT_START.exec(head) ?? ID_AT_END.exec(tail);
-  const raw = match?.[1];
-  let id: RequestId | undefined;
-  if (raw !== undefined) {
-    try {
-      id = JSON.parse(raw) as RequestId;
-    } catch {
-      id = undefined;
-    }
-  }
-  const key = FIRST_KEY.exec(head)?.[1];
-  return { id, isResponse: key === 'result' || key === 'error' };
-}
 
 function firstBytes(buffers: readonly Buffer[], count: number): Buffer {
   const out: Buffer[] = [];
@@ -199,7 +168,7 @@ export class BoundedStdioTransport implements Transport {
   }
 
   #refuse({ bytes, head, tail }: Oversized): void {
-    const { id, isResponse } = peek(head.toString('utf8'), tail.toString('utf8'));
+    const { id, isResponse } = peekOversizedMessage(head.toString('utf8'), tail.toString('utf8'));
     const limit = `${this.#maxBytes} bytes (${mebibytes(this.#maxBytes)})`;
     const data = { bytes, maxMessageBytes: this.#maxBytes };
     if (isResponse) {
