@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -426,5 +427,61 @@ describe('/mcp body limit', () => {
     expect(text(block)).toContain('over the /mcp limit of 1048576 bytes');
     const next = await session.call('repl_exec', { code: 'print(await llm_query("q"))' });
     expect(text(next)).toContain('short');
+  });
+});
+
+describe('/mcp Host and Origin allowlist (DNS rebinding)', () => {
+  /** A POST as a browser page on a rebound name sends it: its own name as Host and Origin. */
+  function postAs(name: string): Promise<{ status: number; body: string }> {
+    const { port } = new URL(server.url);
+    const body = JSON.stringify(INITIALIZE);
+    return new Promise((resolve, reject) => {
+      const request = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/mcp',
+          method: 'POST',
+          headers: {
+            host: `${name}:${port}`,
+            origin: `http://${name}:${port}`,
+            authorization: `Bearer ${server.userKey}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            text += chunk;
+            // An accepted initialize answers on an event stream: its first event is enough.
+            if (response.statusCode === 200 && text.includes('\n\n')) response.destroy();
+          });
+          response.on('close', () => resolve({ status: response.statusCode ?? 0, body: text }));
+        },
+      );
+      request.on('error', reject);
+      request.end(body);
+    });
+  }
+
+  it('refuses a request whose Host is not an allowed name, even from that name’s own origin', async () => {
+    const refused = await postAs('rebound.example');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('Host rebound.example');
+    expect(refused.body).toContain('mcp.allowedHosts');
+    expect((await postAs('localhost')).status).toBe(200);
+  });
+
+  it('answers a name added to mcp.allowedHosts', async () => {
+    await server.close();
+    server = await startTestServer({
+      engine: createExecutorEngine({ resolveModel: (id) => resolveModel(id, { env: {} }) }),
+      config: { mcp: { allowedHosts: ['rlm.internal.example'] } as never },
+    });
+    expect((await postAs('rlm.internal.example')).status).toBe(200);
+    expect((await postAs('rebound.example')).status).toBe(403);
   });
 });

@@ -5,14 +5,55 @@ import type { AppEnv } from '../app-env.js';
 import type { McpSessions } from '../mcp-sessions.js';
 import type { ServerServices } from '../server-services.js';
 
+/** Names of every address: a server bound to one of these is reached by some other name. */
+const WILDCARD_BINDS = new Set(['0.0.0.0', '::', '[::]', '']);
+
+/** The hosts `/mcp` answers to: `mcp.allowedHosts`, and the name the server is bound to. */
+export function mcpAllowedHosts(config: ServerServices['config']): ReadonlySet<string> {
+  const bound =
+    config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
+  const hosts = new Set(config.mcp.allowedHosts.map((host) => host.toLowerCase()));
+  if (!WILDCARD_BINDS.has(config.host)) hosts.add(bound.toLowerCase());
+  return hosts;
+}
+
+function hostnameOf(host: string): string | undefined {
+  try {
+    return new URL(`http://${host}`).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * A browser page may not drive `/mcp` (DNS rebinding, cross-site requests): a request that
- * carries an `Origin` must come from the server itself or a configured CORS origin.
+ * DNS rebinding and cross-site requests: a page on another site whose name was pointed at this
+ * server sends its own name as `Host`, so `Host` must be one of the allowed names (loopback by
+ * default); and a request from a browser page (`Origin`) must come from this server's own origin
+ * under an allowed name, or a configured CORS origin.
  */
-function checkOrigin(request: Request, allowed: readonly string[]): void {
+function checkHostAndOrigin(
+  request: Request,
+  { hosts, corsOrigins }: { hosts: ReadonlySet<string>; corsOrigins: readonly string[] },
+): void {
+  const host = request.headers.get('host') ?? new URL(request.url).host;
+  const hostname = hostnameOf(host);
+  if (!hosts.has('*') && (hostname === undefined || !hosts.has(hostname))) {
+    throw new RlmError({
+      code: 'server.forbidden',
+      message: `Host ${host} may not use /mcp (allowed: ${[...hosts].join(', ')}); add its name to mcp.allowedHosts to allow it.`,
+      details: { reason: 'host not allowed' },
+    });
+  }
   const origin = request.headers.get('origin');
-  if (origin === null) return;
-  if (origin === new URL(request.url).origin || allowed.includes(origin)) return;
+  if (origin === null || corsOrigins.includes(origin)) return;
+  let own = false;
+  try {
+    const parsed = new URL(origin);
+    own = parsed.host.toLowerCase() === host.toLowerCase();
+  } catch {
+    own = false;
+  }
+  if (own) return;
   throw new RlmError({
     code: 'server.forbidden',
     message: `Origin ${origin} may not use /mcp; add it to corsOrigins to allow it.`,
@@ -30,10 +71,11 @@ function checkOrigin(request: Request, allowed: readonly string[]): void {
 export function mcpRoutes(services: ServerServices, sessions: McpSessions): Hono<AppEnv> {
   const { config } = services;
   const limit = config.limits.contextBytes;
+  const hosts = mcpAllowedHosts(config);
   const app = new Hono<AppEnv>();
   app.all('/', async (c) => {
     const request = c.req.raw;
-    checkOrigin(request, config.corsOrigins);
+    checkHostAndOrigin(request, { hosts, corsOrigins: config.corsOrigins });
     const principal = c.get('principal');
     if (request.method !== 'POST') return sessions.handle(request, principal);
     const body = await readBoundedBody(request, limit);
