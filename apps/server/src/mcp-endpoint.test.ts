@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -264,5 +265,223 @@ describe('/mcp sub-model', () => {
     expect(events.find((event) => event.type === 'model-call-end')?.usage).toMatchObject({
       outputTokens: expect.any(Number),
     });
+  });
+});
+
+describe('/mcp session caps and memory', () => {
+  async function restart(mcp: Record<string, unknown>) {
+    await server.close();
+    server = await startTestServer({
+      engine: createExecutorEngine({ resolveModel: (id) => resolveModel(id, { env: {} }) }),
+      config: { mcp: mcp as never },
+    });
+  }
+  const metric = async (pattern: RegExp) => {
+    const body = await (await server.request('/metrics', { key: server.adminKey })).text();
+    return Number(pattern.exec(body)?.[1] ?? Number.NaN);
+  };
+
+  it('caps sessions across keys, says so in /metrics, and answers 429 beyond the cap', async () => {
+    await restart({ maxSessions: 2, reclaimAfterMs: 600_000 });
+    await using first = await connect(server.userKey);
+    await using second = await connect(server.otherKey);
+    expect(first.transport.sessionId).toBeDefined();
+    expect(second.transport.sessionId).toBeDefined();
+    const refused = await server.request('/mcp', {
+      method: 'POST',
+      body: JSON.stringify(INITIALIZE),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+    });
+    expect(refused.status).toBe(429);
+    const wait = Number(refused.headers.get('retry-after'));
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(600);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
+      'The server has 2 MCP sessions open',
+    );
+    expect(await metric(/rlm_mcp_sessions\{state="open"\} (\d+)/)).toBe(2);
+    expect(await metric(/rlm_mcp_sessions_limit\{scope="server"\} (\d+)/)).toBe(2);
+    expect(await metric(/rlm_mcp_session_memory_limit_bytes (\d+)/)).toBe(256 * 1024 * 1024);
+  });
+
+  it('lets clients that never send DELETE (the SDK’s close()) be replaced instead of locking the key out', async () => {
+    await restart({ sessionsPerKey: 2, reclaimAfterMs: 0 });
+    for (let round = 0; round < 4; round += 1) {
+      const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${server.userKey}` } },
+      });
+      const client = samplingClient('leaves-without-delete', undefined);
+      await client.connect(transport);
+      await client.listTools();
+      await client.close();
+    }
+    expect(server.services.mcp.size()).toBeLessThanOrEqual(2);
+  });
+
+  it('tells a refused client truthfully how long to wait: retrying after retry-after succeeds', async () => {
+    await restart({ sessionsPerKey: 1, reclaimAfterMs: 2_000 });
+    await using first = await connect(server.userKey);
+    await first.client.listTools();
+    const open = () =>
+      server.request('/mcp', {
+        method: 'POST',
+        body: JSON.stringify(INITIALIZE),
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+      });
+    const refused = await open();
+    expect(refused.status).toBe(429);
+    const wait = Number(refused.headers.get('retry-after'));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(2);
+    await new Promise((resolve) => setTimeout(resolve, wait * 1_000 + 100));
+    const accepted = await open();
+    expect(accepted.status).toBe(200);
+    await accepted.body?.cancel();
+  });
+
+  it('caps the memory of a session’s sandbox at mcp.sessionMemoryBytes', async () => {
+    await restart({ sessionMemoryBytes: 32 * 1024 * 1024 });
+    await using session = await connect(server.userKey);
+    const block = await session.call('repl_exec', {
+      code: 'const parts = []; for (let i = 0; i < 64; i++) parts.push("x".repeat(1_000_000) + i); print(parts.length)',
+    });
+    expect(text(block)).toMatch(/out of memory|sandbox\.out_of_memory/i);
+  });
+
+  it('frees an idle session’s sandbox after mcp.sandboxIdleMs, and /metrics shows it', async () => {
+    await restart({ sandboxIdleMs: 500 });
+    await using session = await connect(server.userKey);
+    await session.call('repl_exec', { code: 'var kept = 1' });
+    await expect
+      .poll(() => metric(/rlm_mcp_sessions\{state="sandbox"\} (\d+)/), { timeout: 30_000 })
+      .toBe(0);
+    expect(server.services.mcp.size()).toBe(1);
+    const after = await session.call('repl_exec', { code: 'print(typeof kept)' });
+    expect(text(after)).toContain('freed after');
+  });
+});
+
+describe('/mcp at shutdown', () => {
+  it('answers a call in flight with an error saying the server is shutting down', async () => {
+    const session = await connect(server.userKey);
+    const spinning = session.call('repl_exec', { code: 'while (true) {}' });
+    // The block runs once its sandbox has started; then the server stops under it.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await server.services.shutdown(5_000);
+    const result = await spinning;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('server.unavailable');
+    expect(text(result)).toContain('shutting down');
+  });
+});
+
+describe('/mcp body limit', () => {
+  it('accepts a context_load text above the SDK’s 4 MiB, up to limits.contextBytes', async () => {
+    await using session = await connect(server.userKey);
+    const loaded = await session.call('context_load', { text: 'x'.repeat(6 * 1024 * 1024) });
+    expect(loaded.isError).toBeUndefined();
+    expect(loaded.structuredContent).toMatchObject({ chars: 6 * 1024 * 1024 });
+  });
+
+  it('refuses a body over limits.contextBytes with the server’s own error, naming the limit', async () => {
+    await server.close();
+    server = await startTestServer({
+      engine: createExecutorEngine({ resolveModel: (id) => resolveModel(id, { env: {} }) }),
+      config: { limits: { contextBytes: 1024 * 1024 } as never },
+    });
+    await using session = await connect(server.userKey);
+    const refused = await session
+      .call('context_load', { text: 'x'.repeat(2 * 1024 * 1024) })
+      .catch((error: unknown) => error);
+    expect(String(refused)).toContain('server.payload_too_large');
+    expect(String(refused)).toMatch(/JSON-RPC id \d+/);
+    expect(String(refused)).toContain('1048576 bytes');
+    // The session goes on.
+    const block = await session.call('repl_exec', { code: 'print(6 * 7)' });
+    expect(text(block)).toContain('42');
+  });
+
+  it('fails a block’s llm_query at once when the client’s sampled answer is over the limit', async () => {
+    await server.close();
+    server = await startTestServer({
+      engine: createExecutorEngine({ resolveModel: (id) => resolveModel(id, { env: {} }) }),
+      config: { limits: { contextBytes: 1024 * 1024 } as never },
+    });
+    let calls = 0;
+    await using session = await connect(server.userKey, {
+      sampling: () => {
+        calls += 1;
+        return calls === 1 ? 'y'.repeat(2 * 1024 * 1024) : 'short';
+      },
+    });
+    const block = await session.call('repl_exec', {
+      code: 'try { await llm_query("q") } catch (error) { print("failed: " + error.message) }',
+    });
+    expect(text(block)).toContain('failed:');
+    expect(text(block)).toContain('over the /mcp limit of 1048576 bytes');
+    const next = await session.call('repl_exec', { code: 'print(await llm_query("q"))' });
+    expect(text(next)).toContain('short');
+  });
+});
+
+describe('/mcp Host and Origin allowlist (DNS rebinding)', () => {
+  /** A POST as a browser page on a rebound name sends it: its own name as Host and Origin. */
+  function postAs(name: string): Promise<{ status: number; body: string }> {
+    const { port } = new URL(server.url);
+    const body = JSON.stringify(INITIALIZE);
+    return new Promise((resolve, reject) => {
+      const request = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/mcp',
+          method: 'POST',
+          headers: {
+            host: `${name}:${port}`,
+            origin: `http://${name}:${port}`,
+            authorization: `Bearer ${server.userKey}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            text += chunk;
+            // An accepted initialize answers on an event stream: its first event is enough.
+            if (response.statusCode === 200 && text.includes('\n\n')) response.destroy();
+          });
+          response.on('close', () => resolve({ status: response.statusCode ?? 0, body: text }));
+        },
+      );
+      request.on('error', reject);
+      request.end(body);
+    });
+  }
+
+  it('refuses a request whose Host is not an allowed name, even from that name’s own origin', async () => {
+    const refused = await postAs('rebound.example');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('Host rebound.example');
+    expect(refused.body).toContain('mcp.allowedHosts');
+    expect((await postAs('localhost')).status).toBe(200);
+  });
+
+  it('answers a name added to mcp.allowedHosts', async () => {
+    await server.close();
+    server = await startTestServer({
+      engine: createExecutorEngine({ resolveModel: (id) => resolveModel(id, { env: {} }) }),
+      config: { mcp: { allowedHosts: ['rlm.internal.example'] } as never },
+    });
+    expect((await postAs('rlm.internal.example')).status).toBe(200);
+    expect((await postAs('rebound.example')).status).toBe(403);
   });
 });

@@ -5,6 +5,7 @@ import type { Principal } from './api-key-store.js';
 import { effectiveBudget } from './effective-budget.js';
 import type { EventHub } from './event-hub.js';
 import type { ModelResolver } from './executor-engine.js';
+import type { MetricsRegistry } from './metrics-registry.js';
 import { ownProfile, profileNames } from './own-profile.js';
 import type { RunManager } from './run-manager.js';
 import type { RunMetrics } from './run-metrics.js';
@@ -20,6 +21,10 @@ export interface McpSessionsDeps {
   metrics?: RunMetrics;
   /** The clients behind the sessions' `llm_query` without sampling; none: `mcp.no_sub_model`. */
   resolveModel?: ModelResolver;
+  /** Where the sessions' gauges go (`rlm_mcp_sessions`, the caps); none: not shown. */
+  registry?: MetricsRegistry;
+  /** @default Date.now */
+  now?: () => number;
 }
 
 /**
@@ -78,8 +83,11 @@ async function forwardEvents(
 }
 
 interface McpSession {
+  id: string;
   owner: string;
   http: HttpSession;
+  /** When the session last had a request or finished a call (ms since the epoch). */
+  lastSeen: number;
   idle: NodeJS.Timeout | undefined;
 }
 
@@ -87,10 +95,22 @@ interface McpSession {
 export interface McpSessions {
   /** Answers one `/mcp` request of `principal` (its session, or a new one on `initialize`). */
   handle(request: Request, principal: Principal): Promise<Response>;
-  /** Ends every session (shutdown). */
-  closeAll(): Promise<void>;
+  /**
+   * Ends every session (shutdown): calls in flight are cancelled and answered with an error
+   * saying the server is shutting down, within `graceMs`.
+   */
+  closeAll(graceMs?: number): Promise<void>;
   /** Sessions open now. */
   size(): number;
+  /**
+   * Fails the request a session sent with `requestId` (a sampled `llm_query`) with `message`:
+   * its answer came too large to read. Nothing for an unknown session or another key's.
+   */
+  failRequest(
+    request: Request,
+    principal: Principal,
+    failure: { requestId: string | number; message: string },
+  ): void;
 }
 
 function notFound(): Response {
@@ -165,28 +185,124 @@ function serverRunner(deps: McpSessionsDeps, principal: Principal) {
   };
 }
 
+/** How long `closeAll()` waits for the answers of cancelled calls by default. */
+const CLOSE_GRACE_MS = 5_000;
+
+/** Registers the `/mcp` series of `/metrics`: sessions, live sandboxes, and the caps. */
+function registerMcpMetrics(
+  registry: MetricsRegistry,
+  { config, sessions }: { config: ServerConfig; sessions: Map<string, McpSession> },
+): void {
+  const { mcp } = config;
+  registry.gauge(
+    'rlm_mcp_sessions',
+    'MCP sessions open now, and those with a live sandbox.',
+    () => [
+      { labels: { state: 'open' }, value: sessions.size },
+      {
+        labels: { state: 'sandbox' },
+        value: [...sessions.values()].filter((session) => session.http.rlm.sandboxOpen).length,
+      },
+    ],
+  );
+  registry.gauge('rlm_mcp_sessions_limit', 'The caps on open MCP sessions.', () => [
+    { labels: { scope: 'server' }, value: mcp.maxSessions },
+    { labels: { scope: 'key' }, value: mcp.sessionsPerKey },
+  ]);
+  registry.gauge(
+    'rlm_mcp_session_memory_limit_bytes',
+    "The memory cap of one MCP session's sandbox.",
+    () => [{ labels: {}, value: mcp.sessionMemoryBytes }],
+  );
+}
+
+/**
+ * A session that may be ended for a new one: no call running, no request for `reclaimAfterMs`;
+ * the one quiet longest first. `undefined` when none is.
+ */
+function reclaimable(
+  candidates: readonly McpSession[],
+  { now, reclaimAfterMs }: { now: number; reclaimAfterMs: number },
+): McpSession | undefined {
+  return candidates
+    .filter((session) => !session.http.rlm.busy && now - session.lastSeen >= reclaimAfterMs)
+    .sort((a, b) => a.lastSeen - b.lastSeen)[0];
+}
+
+/**
+ * How long until one of `candidates` can be reclaimed: the quiet one soonest; with every one
+ * running a call, `reclaimAfterMs` (the earliest it could be, were its call to end now).
+ */
+function retryAfterMs(
+  candidates: readonly McpSession[],
+  { now, reclaimAfterMs }: { now: number; reclaimAfterMs: number },
+): number {
+  const quiet = candidates.filter((session) => !session.http.rlm.busy);
+  const soonest =
+    quiet.length === 0
+      ? reclaimAfterMs
+      : Math.min(...quiet.map((session) => session.lastSeen + reclaimAfterMs - now));
+  return Math.max(1_000, Math.ceil(soonest / 1_000) * 1_000);
+}
+
 /** Creates the session table behind `/mcp`. */
 export function createMcpSessions(deps: McpSessionsDeps): McpSessions {
   const { config, store } = deps;
+  const now = deps.now ?? Date.now;
   const sessions = new Map<string, McpSession>();
+  if (deps.registry !== undefined) registerMcpMetrics(deps.registry, { config, sessions });
 
-  function touch(id: string, session: McpSession) {
+  function armIdle(session: McpSession) {
     clearTimeout(session.idle);
-    session.idle = setTimeout(() => void session.http.rlm.close(), config.mcp.idleTimeoutMs);
+    const wait = Math.max(0, session.lastSeen + config.mcp.idleTimeoutMs - now());
+    session.idle = setTimeout(() => {
+      // A call may run longer than the idle timeout: the session is idle once it ends.
+      if (session.http.rlm.busy) {
+        session.lastSeen = now();
+        armIdle(session);
+        return;
+      }
+      void session.http.rlm.close();
+    }, wait);
     session.idle.unref();
-    sessions.set(id, session);
+  }
+
+  function touch(session: McpSession) {
+    session.lastSeen = now();
+    armIdle(session);
+  }
+
+  /** Makes room for one more session of `owner`, reclaiming a quiet one, or refuses (429). */
+  async function makeRoom(owner: string): Promise<void> {
+    const { sessionsPerKey, maxSessions, reclaimAfterMs } = config.mcp;
+    const clock = { now: now(), reclaimAfterMs };
+    const all = [...sessions.values()];
+    const owned = all.filter((session) => session.owner === owner);
+    const [scope, candidates, cap] =
+      owned.length >= sessionsPerKey
+        ? (['This key', owned, sessionsPerKey] as const)
+        : all.length >= maxSessions
+          ? (['The server', all, maxSessions] as const)
+          : [undefined, [], 0];
+    if (scope === undefined) return;
+    const victim = reclaimable(candidates, clock);
+    if (victim !== undefined) {
+      sessions.delete(victim.id);
+      await victim.http.rlm.close();
+      return;
+    }
+    const wait = retryAfterMs(candidates, clock);
+    throw new RlmError({
+      code: 'server.rate_limited',
+      message: `${scope} has ${candidates.length} MCP sessions open, the most allowed (${cap}), and none has been quiet for ${reclaimAfterMs / 1000} s; end one (DELETE /mcp) or retry in ${wait / 1000} s, when the quietest one may be ended for yours.`,
+      details: { retryAfterMs: wait, limit: 'concurrent_runs' },
+    });
   }
 
   async function open(request: Request, principal: Principal): Promise<Response> {
-    const owned = [...sessions.values()].filter((session) => session.owner === principal.keyId);
-    if (owned.length >= config.mcp.sessionsPerKey) {
-      throw new RlmError({
-        code: 'server.rate_limited',
-        message: `This key has ${owned.length} MCP sessions open, the most allowed; end one (DELETE /mcp) or wait for an idle one to expire.`,
-        details: { retryAfterMs: 60_000, limit: 'concurrent_runs' },
-      });
-    }
+    await makeRoom(principal.keyId);
     const { maxSubcalls, maxTokens, maxCostUsd } = config.maxima;
+    let session: McpSession | undefined;
     const http = await createHttpSession({
       runQuery: serverRunner(deps, principal),
       subModel: sessionSubModel(deps),
@@ -197,6 +313,12 @@ export function createMcpSessions(deps: McpSessionsDeps): McpSessions {
       clientRoots: false,
       roots: config.mcp.roots,
       maxContextBytes: config.limits.contextBytes,
+      // `/mcp` reads bodies within this limit itself and hands them on: one limit, ours.
+      maxRequestBodySize: config.limits.contextBytes,
+      repl: { memoryBytes: config.mcp.sessionMemoryBytes, idleMs: config.mcp.sandboxIdleMs },
+      onActivity: () => {
+        if (session !== undefined) touch(session);
+      },
       readTrajectory: async (run) => (await store.runs.trajectoryJsonl(run.runId)) || undefined,
     });
     const response = await http.handleRequest(request);
@@ -206,7 +328,9 @@ export function createMcpSessions(deps: McpSessionsDeps): McpSessions {
       await http.rlm.close();
       return response;
     }
-    touch(id, { owner: principal.keyId, http, idle: undefined });
+    session = { id, owner: principal.keyId, http, lastSeen: now(), idle: undefined };
+    sessions.set(id, session);
+    touch(session);
     void http.rlm.closed.then(() => {
       clearTimeout(sessions.get(id)?.idle);
       sessions.delete(id);
@@ -221,12 +345,21 @@ export function createMcpSessions(deps: McpSessionsDeps): McpSessions {
       const session = sessions.get(id);
       // Another key's session is as unknown as an ended one: its id is no capability.
       if (session === undefined || session.owner !== principal.keyId) return notFound();
-      touch(id, session);
+      touch(session);
       return session.http.handleRequest(request);
     },
-    async closeAll() {
-      await Promise.all([...sessions.values()].map((session) => session.http.rlm.close()));
+    async closeAll(graceMs = CLOSE_GRACE_MS) {
+      await Promise.all(
+        [...sessions.values()].map((session) =>
+          session.http.rlm.shutdown('the server is shutting down', { graceMs }),
+        ),
+      );
     },
     size: () => sessions.size,
+    failRequest(request, principal, { requestId, message }) {
+      const session = sessions.get(request.headers.get('mcp-session-id') ?? '');
+      if (session === undefined || session.owner !== principal.keyId) return;
+      session.http.failRequest(requestId, message);
+    },
   };
 }

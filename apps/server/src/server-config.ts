@@ -200,8 +200,44 @@ export const serverConfigSchema = z.object({
         .default(15 * 60_000),
       /** MCP sessions open at once per API key; beyond it, a new one gets 429. */
       sessionsPerKey: z.number().int().positive().default(8),
+      /** MCP sessions open at once on the whole server, every key together. */
+      maxSessions: z.number().int().positive().default(16),
+      /** The memory cap of one session's sandbox (WebAssembly heap), in bytes. */
+      sessionMemoryBytes: z
+        .number()
+        .int()
+        .min(16 * 1024 * 1024)
+        .default(256 * 1024 * 1024),
+      /**
+       * A session's sandbox unused this long is freed (its variables are lost, the context is
+       * kept; the next block says so), so idle sessions hold no sandbox memory.
+       */
+      sandboxIdleMs: z
+        .number()
+        .int()
+        .positive()
+        .default(5 * 60_000),
+      /**
+       * When a cap is reached, a session with no call running and no request for this long is
+       * ended to make room for the new one (clients that never send DELETE leave such sessions).
+       */
+      reclaimAfterMs: z.number().int().nonnegative().default(60_000),
+      /**
+       * Hosts (`Host` header, without port) `/mcp` answers to, and browser origins allowed
+       * besides `corsOrigins` (DNS rebinding); loopback names by default. `"*"` allows any.
+       */
+      allowedHosts: z.array(z.string().min(1)).default(['127.0.0.1', 'localhost', '[::1]']),
     })
-    .default({ roots: [], idleTimeoutMs: 15 * 60_000, sessionsPerKey: 8 }),
+    .default({
+      roots: [],
+      idleTimeoutMs: 15 * 60_000,
+      sessionsPerKey: 8,
+      maxSessions: 16,
+      sessionMemoryBytes: 256 * 1024 * 1024,
+      sandboxIdleMs: 5 * 60_000,
+      reclaimAfterMs: 60_000,
+      allowedHosts: ['127.0.0.1', 'localhost', '[::1]'],
+    }),
   /** SSE comment heartbeat, so proxies keep idle streams open. */
   heartbeatMs: z.number().int().positive().default(15_000),
   /** On SIGTERM, how long running turns may continue before they are stopped. */

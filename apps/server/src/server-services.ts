@@ -129,6 +129,7 @@ export function createServerServices(deps: ServerDeps): ServerServices {
     store: deps.store,
     hub,
     metrics: runMetrics,
+    registry: metrics,
     ...(deps.resolveModel === undefined ? {} : { resolveModel: deps.resolveModel }),
   });
   return {
@@ -174,8 +175,8 @@ export function createServerServices(deps: ServerDeps): ServerServices {
     async shutdown(graceMs) {
       stopping = true;
       stopSignal.abort();
-      await manager.shutdown(graceMs);
-      await mcp.closeAll();
+      // MCP calls are answered ("shutting down") while runs use their grace, not after it.
+      await Promise.all([manager.shutdown(graceMs), mcp.closeAll(graceMs)]);
       // Responses of runs that ended within the grace are still being written: deliver them.
       await activity.idle(SHUTDOWN_DELIVERY_MS);
       unlisten();

@@ -34,17 +34,33 @@ export {
   realRoots,
   resolveAllowedFiles,
 } from './server/allowed-roots.js';
+export {
+  BoundedStdioTransport,
+  type BoundedStdioTransportOptions,
+  DEFAULT_STDIO_MAX_MESSAGE_BYTES,
+} from './server/bounded-stdio-transport.js';
 export { ERROR_META_KEY } from './server/call-tool-result.js';
-export { createHttpSession, type HttpSession } from './server/http-session.js';
+export {
+  createHttpSession,
+  type HttpSession,
+  type HttpSessionOptions,
+} from './server/http-session.js';
 export {
   CONTEXT_PREVIEW_CHARS,
   DEFAULT_MAX_CONTEXT_BYTES,
   type LoadedContext,
   loadContext,
 } from './server/load-context.js';
+export {
+  type OversizedMessage,
+  PEEK_BYTES,
+  peekOversizedMessage,
+} from './server/peek-oversized-message.js';
+export { type BoundedBody, readBoundedBody } from './server/read-bounded-body.js';
 export { DEFAULT_REPL_BLOCK_TIMEOUT_MS, DEFAULT_REPL_OUTPUT_CHARS } from './server/repl-session.js';
 export {
   createRlmMcpServer,
+  DEFAULT_SHUTDOWN_GRACE_MS,
   type RlmMcpServer,
   type RlmMcpServerOptions,
 } from './server/rlm-mcp-server.js';

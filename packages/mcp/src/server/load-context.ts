@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { constants, type FileHandle, open } from 'node:fs/promises';
 import { RlmError } from '@rlm/protocol';
 import type { AllowedFile } from './allowed-roots.js';
 
@@ -8,6 +9,8 @@ export const DEFAULT_MAX_CONTEXT_BYTES = 100_000_000;
 export const CONTEXT_PREVIEW_CHARS = 500;
 
 const BINARY_SNIFF_BYTES = 8000;
+/** Bytes read at a time: the most a file over the budget costs before it is refused. */
+const READ_CHUNK_BYTES = 1024 * 1024;
 
 /** What `context_load` put into the sandbox. */
 export interface LoadedContext {
@@ -35,17 +38,98 @@ function isText(buffer: Buffer): string | null {
   }
 }
 
-async function readAllowed(file: AllowedFile): Promise<Buffer> {
+function unreadable(
+  file: AllowedFile,
+  { reason, message, cause }: { reason: string; message: string; cause?: unknown },
+) {
+  return new RlmError({
+    code: 'mcp.context_unreadable',
+    message,
+    details: { path: file.label, reason },
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+function ioError(file: AllowedFile, error: unknown) {
+  const reason = (error as NodeJS.ErrnoException).code ?? 'unknown';
+  return unreadable(file, {
+    reason,
+    message: `Cannot read ${file.label}: ${reason}.`,
+    cause: error,
+  });
+}
+
+/** What a file that is not a regular one is, in words and as a reason code. */
+function fileKind(info: Stats): { reason: string; words: string } {
+  if (info.isDirectory()) return { reason: 'directory', words: 'a directory' };
+  if (info.isFIFO()) return { reason: 'fifo', words: 'a named pipe (FIFO)' };
+  if (info.isCharacterDevice() || info.isBlockDevice()) {
+    return { reason: 'device', words: 'a device' };
+  }
+  if (info.isSocket()) return { reason: 'socket', words: 'a socket' };
+  return { reason: 'not_regular', words: 'not a regular file' };
+}
+
+interface ReadBudget {
+  /** Bytes this file may have. */
+  budget: number;
+  maxBytes: number;
+  /** Bytes the inputs before it took. */
+  spent: number;
+}
+
+/** The bytes of an open regular file, counted as they come; `null` when its start is binary. */
+async function readCapped(
+  file: AllowedFile,
+  { handle, size }: { handle: FileHandle; size: number },
+  { budget, maxBytes, spent }: ReadBudget,
+): Promise<Buffer | null> {
+  const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) return Buffer.concat(chunks, total);
+    if (total === 0 && chunk.subarray(0, Math.min(bytesRead, BINARY_SNIFF_BYTES)).includes(0)) {
+      return null;
+    }
+    total += bytesRead;
+    // The size `fstat` gave is checked too: a file far over the budget stops after one chunk.
+    if (total > budget || size > budget) {
+      throw tooLarge(file.label, spent + Math.max(total, size), maxBytes);
+    }
+    chunks.push(Buffer.from(chunk.subarray(0, bytesRead)));
+  }
+}
+
+/**
+ * Reads one allowed file within its budget; `null` when it is binary. It is opened without
+ * blocking (a FIFO with no writer would otherwise hold one of Node's few file-I/O threads for
+ * good), `fstat`ed before a byte is read (only regular files), and counted while read (a file
+ * over the budget, or growing past it, is stopped there, not read to its end).
+ */
+async function readAllowed(file: AllowedFile, budget: ReadBudget): Promise<string | null> {
+  let handle: FileHandle;
   try {
-    return await readFile(file.path);
+    handle = await open(file.path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
-    throw new RlmError({
-      code: 'mcp.context_unreadable',
-      message: `Cannot read ${file.label}: ${code}.`,
-      details: { path: file.label, reason: code },
-      cause: error,
-    });
+    throw ioError(file, error);
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      const { reason, words } = fileKind(info);
+      throw unreadable(file, {
+        reason,
+        message: `${file.label} is ${words}, not a regular file; load a file.`,
+      });
+    }
+    const buffer = await readCapped(file, { handle, size: info.size }, budget);
+    return buffer === null ? null : isText(buffer);
+  } catch (error) {
+    throw RlmError.is(error) ? error : ioError(file, error);
+  } finally {
+    await handle.close().catch(() => undefined);
   }
 }
 
@@ -70,8 +154,7 @@ export async function loadContext(
   }
   const skippedBinary: string[] = [];
   for (const file of files) {
-    const buffer = await readAllowed(file);
-    const content = isText(buffer);
+    const content = await readAllowed(file, { budget: maxBytes - bytes, maxBytes, spent: bytes });
     if (content === null) {
       if (files.length === 1 && text === undefined) {
         throw new RlmError({
@@ -83,8 +166,7 @@ export async function loadContext(
       skippedBinary.push(file.label);
       continue;
     }
-    bytes += buffer.byteLength;
-    if (bytes > maxBytes) throw tooLarge(file.label, bytes, maxBytes);
+    bytes += Buffer.byteLength(content);
     parts.push({ label: file.label, text: content });
   }
   const joined =

@@ -25,6 +25,12 @@ export interface ReplSessionOptions {
   isolation?: 'worker' | 'inline';
   /** Sandbox memory cap; the sandbox's default when absent. */
   memoryBytes?: number;
+  /**
+   * Frees the sandbox after this long without a block, load or reset (its memory goes back to
+   * the host; the next block starts a fresh one over the same context and says the variables
+   * are gone). @default never
+   */
+  idleMs?: number | undefined;
   /** Told of each load, reset and block, in the order they run (the session's trajectory). */
   recorder?: ReplSessionRecorder | undefined;
 }
@@ -50,9 +56,36 @@ export interface BlockOutcome {
   error: { name: string; message: string; code?: string | undefined } | null;
   /** Sub-calls this block made. */
   subCalls: number;
-  /** Usage of the whole session so far. */
+  /** Usage of this block's sub-calls. */
   usage: UsageSummary;
+  /** Dollars of this block's sub-calls. */
   costUsd: number;
+  /** Usage of the whole session so far (every block's sub-calls). */
+  sessionUsage: UsageSummary;
+  /**
+   * Set when the REPL lost its variables since the last block the client saw: an earlier block
+   * was cancelled while stuck inside a built-in call and its engine was replaced, or the sandbox
+   * was freed after `idleMs` without use (`sandbox.reset`).
+   */
+  reset: { code: 'sandbox.reset'; message: string } | null;
+}
+
+/** What `after` adds to `before`, model by model (usage only grows within a session). */
+function usageSince(before: UsageSummary, after: UsageSummary): UsageSummary {
+  const models: UsageSummary['models'] = {};
+  for (const [model, now] of Object.entries(after.models)) {
+    const then = before.models[model];
+    const delta = {
+      calls: now.calls - (then?.calls ?? 0),
+      inputTokens: now.inputTokens - (then?.inputTokens ?? 0),
+      outputTokens: now.outputTokens - (then?.outputTokens ?? 0),
+      cacheReadTokens: now.cacheReadTokens - (then?.cacheReadTokens ?? 0),
+      cacheWriteTokens: now.cacheWriteTokens - (then?.cacheWriteTokens ?? 0),
+      costUsd: Math.max(0, now.costUsd - (then?.costUsd ?? 0)),
+    };
+    if (delta.calls > 0) models[model] = delta;
+  }
+  return { models };
 }
 
 /**
@@ -66,6 +99,9 @@ export class ReplSession {
   #sandbox: Promise<Sandbox> | null = null;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  #lostState: BlockOutcome['reset'] = null;
+  #idle: NodeJS.Timeout | undefined;
+  #pending = 0;
 
   constructor(options: ReplSessionOptions) {
     this.#options = options;
@@ -94,10 +130,39 @@ export class ReplSession {
     return this.#sandbox;
   }
 
+  /** Whether a sandbox is alive now (it is freed when idle, and started again on use). */
+  get sandboxOpen(): boolean {
+    return this.#sandbox !== null;
+  }
+
   #serial<T>(work: () => Promise<T>): Promise<T> {
+    clearTimeout(this.#idle);
+    this.#pending += 1;
     const next = this.#queue.then(work, work);
-    this.#queue = next.catch(() => undefined);
+    this.#queue = next
+      .catch(() => undefined)
+      .finally(() => {
+        this.#pending -= 1;
+        if (this.#pending === 0) this.#armIdle();
+      });
     return next;
+  }
+
+  #armIdle(): void {
+    const { idleMs } = this.#options;
+    if (idleMs === undefined || this.#closed || this.#sandbox === null) return;
+    this.#idle = setTimeout(() => {
+      if (this.#pending > 0 || this.#sandbox === null) return;
+      void this.#serial(async () => {
+        if (this.#sandbox === null) return;
+        await this.#dropSandbox();
+        this.#lostState = {
+          code: 'sandbox.reset',
+          message: `the REPL was freed after ${Math.round(idleMs / 1000)} s without a call: every variable from earlier blocks is gone (\`context\` is loaded again). Rebuild what you still need`,
+        };
+      });
+    }, idleMs);
+    this.#idle.unref();
   }
 
   async #dropSandbox(): Promise<void> {
@@ -111,6 +176,7 @@ export class ReplSession {
     return this.#serial(async () => {
       this.#context = text;
       await this.#dropSandbox();
+      this.#lostState = null;
       this.#options.recorder?.loaded({ text, files });
     });
   }
@@ -119,6 +185,7 @@ export class ReplSession {
   reset(): Promise<void> {
     return this.#serial(async () => {
       await this.#dropSandbox();
+      this.#lostState = null;
       this.#options.recorder?.reset(this.#context);
     });
   }
@@ -136,7 +203,9 @@ export class ReplSession {
           details: {},
         });
       }
+      signal?.throwIfAborted();
       const sandbox = await this.#open();
+      const before = this.#options.subCalls.usage();
       let subCalls = 0;
       this.#options.subCalls.onEnd = (end) => {
         subCalls += 1;
@@ -155,26 +224,47 @@ export class ReplSession {
       }
       // A sandbox that can no longer run code is replaced on the next block.
       if (sandbox.poisoned || sandbox.disposed) await this.#dropSandbox();
-      const full = formatExecutionResult(result);
-      const maxChars = this.#options.maxOutputChars ?? DEFAULT_REPL_OUTPUT_CHARS;
-      const usage = this.#options.subCalls.usage();
-      return {
-        output: truncateOutput(full, maxChars),
-        truncated: full.length > maxChars,
-        finalAnswer: result.finalAnswer,
-        error:
-          result.error === null
-            ? null
-            : {
-                name: result.error.name,
-                message: result.error.message,
-                ...(result.error.code === undefined ? {} : { code: result.error.code }),
-              },
-        subCalls,
-        usage,
-        costUsd: totalUsage(usage).costUsd,
-      };
+      return this.#outcome(result, { before, subCalls, aborted: signal?.aborted === true });
     });
+  }
+
+  #outcome(
+    result: REPLResult,
+    { before, subCalls, aborted }: { before: UsageSummary; subCalls: number; aborted: boolean },
+  ): BlockOutcome {
+    const reset = this.#lostState;
+    this.#lostState = null;
+    if (result.error?.code === 'sandbox.reset' && aborted) {
+      // Nobody reads a cancelled call's answer: the next block says what was lost instead.
+      this.#lostState = {
+        code: 'sandbox.reset',
+        message: `an earlier block was cancelled while it was stuck, and ${result.error.message}`,
+      };
+    }
+    const note = reset === null ? '' : `[Note: ${reset.message}]\n`;
+    const full = note + formatExecutionResult(result);
+    const maxChars = this.#options.maxOutputChars ?? DEFAULT_REPL_OUTPUT_CHARS;
+    const sessionUsage = this.#options.subCalls.usage();
+    const usage = usageSince(before, sessionUsage);
+    const { error } = result;
+    return {
+      output: truncateOutput(full, maxChars),
+      truncated: full.length > maxChars,
+      finalAnswer: result.finalAnswer,
+      error:
+        error === null
+          ? null
+          : {
+              name: error.name,
+              message: error.message,
+              ...(error.code === undefined ? {} : { code: error.code }),
+            },
+      subCalls,
+      usage,
+      costUsd: totalUsage(usage).costUsd,
+      sessionUsage,
+      reset,
+    };
   }
 
   /**
@@ -183,6 +273,7 @@ export class ReplSession {
    */
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#idle);
     await this.#dropSandbox();
   }
 }

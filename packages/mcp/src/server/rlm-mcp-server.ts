@@ -3,9 +3,11 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -30,6 +32,9 @@ import { SessionRecord, type SessionTrajectoryTarget } from './session-record.js
 import { sessionRoots } from './session-roots.js';
 import { type SubCallBudget, subCallFunctions } from './sub-calls.js';
 import { RLM_TOOL_NAMES, type RlmToolName, TOOL_SCHEMAS, toolList } from './tool-list.js';
+
+/** The MCP spec's JSON-RPC code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -74,7 +79,11 @@ export interface RlmMcpServerOptions {
     maxOutputChars?: number;
     memoryBytes?: number;
     isolation?: 'worker' | 'inline';
+    /** Free the sandbox after this long unused (the next block says so). @default never */
+    idleMs?: number;
   };
+  /** Told when a tool call ends (a session table keeps its idle clock from there). */
+  onActivity?: (() => void) | undefined;
   /** Reads a run's trajectory for `rlm://runs/{id}`; the completion's `trajectoryPath` by default. */
   readTrajectory?: (run: RLMChatCompletion) => Promise<string | undefined>;
 }
@@ -86,8 +95,21 @@ export interface RlmMcpServer extends AsyncDisposable {
   readonly recordId: string;
   /** Settles once the session ended (the transport closed, or `close()`) and its sandbox is freed. */
   readonly closed: Promise<void>;
+  /** Whether a tool call is running now. */
+  readonly busy: boolean;
+  /** Whether the session's sandbox is alive now (freed when idle, started again on use). */
+  readonly sandboxOpen: boolean;
   close(): Promise<void>;
+  /**
+   * Ends the session for a server that is stopping: every tool call in flight is cancelled and
+   * answered with a `server.unavailable` error result saying `reason`, waiting at most `graceMs`
+   * for those answers to go out; then the session closes as `close()` does.
+   */
+  shutdown(reason: string, options?: { graceMs?: number }): Promise<void>;
 }
+
+/** How long `shutdown()` waits for the cancelled calls' answers. @default 5_000 */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 
 function parseArguments<T extends z.ZodType>(name: RlmToolName, schema: T, value: unknown) {
   try {
@@ -269,7 +291,11 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
     async repl_reset(args) {
       parseArguments('repl_reset', TOOL_SCHEMAS.repl_reset.input, args);
       await session.reset();
-      return toolSuccess('The REPL was reset; `context` is still loaded.', {
+      const kept =
+        session.context === ''
+          ? 'no context is loaded (context_load loads one).'
+          : `\`context\` is still loaded (${session.context.length} chars).`;
+      return toolSuccess(`The REPL was reset; ${kept}`, {
         reset: true,
         contextChars: session.context.length,
       });
@@ -277,21 +303,37 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
   };
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList(names) }));
+  const stopping = new AbortController();
+  let stopReason = '';
+  const inFlight = new Set<Promise<unknown>>();
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name as RlmToolName;
     if (!names.includes(name)) {
-      return toolError(
-        new RlmError({
-          code: 'mcp.invalid_arguments',
-          message: `There is no tool ${request.params.name}; the tools are ${names.join(', ')}.`,
-          details: { tool: request.params.name, issues: ['name: unknown tool'] },
-        }),
+      // The spec's answer to an unknown tool is a protocol error, not a tool's failure.
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `There is no tool ${request.params.name}; the tools are ${names.join(', ')}.`,
+        { tool: request.params.name },
       );
     }
+    const shuttingDown = () =>
+      toolError(
+        new RlmError({
+          code: 'server.unavailable',
+          message: `The call was cancelled: ${stopReason}. Try again once the server is back.`,
+          details: { reason: 'shutting down' },
+        }),
+      );
+    if (stopping.signal.aborted) return shuttingDown();
+    const signal = AbortSignal.any([extra.signal, stopping.signal]);
+    const call = handlers[name](request.params.arguments, { ...extra, signal }).catch(toolError);
+    inFlight.add(call);
     try {
-      return await handlers[name](request.params.arguments, extra);
-    } catch (error) {
-      return toolError(error);
+      const result = await call;
+      return stopping.signal.aborted ? shuttingDown() : result;
+    } finally {
+      inFlight.delete(call);
+      options.onActivity?.();
     }
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
@@ -302,7 +344,12 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const { uri } = request.params;
-    return { contents: [await (SessionRecord.owns(uri) ? record.read(uri) : runs.read(uri))] };
+    try {
+      return { contents: [await (SessionRecord.owns(uri) ? record.read(uri) : runs.read(uri))] };
+    } catch (error) {
+      if (!RlmError.is(error, 'server.not_found')) throw error;
+      throw new McpError(RESOURCE_NOT_FOUND, error.message, { uri });
+    }
   });
 
   let closing: Promise<void> | null = null;
@@ -330,11 +377,45 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
   server.onclose = () => {
     void close().then(ended);
   };
+  async function shutdown(
+    reason: string,
+    { graceMs = DEFAULT_SHUTDOWN_GRACE_MS }: { graceMs?: number } = {},
+  ): Promise<void> {
+    if (!stopping.signal.aborted) {
+      stopReason = reason;
+      stopping.abort(
+        new RlmError({
+          code: 'server.unavailable',
+          message: reason,
+          details: { reason: 'shutting down' },
+        }),
+      );
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...inFlight]),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    // The SDK sends a handler's result a few ticks after it settles: let those answers go out.
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    await close().then(ended);
+  }
   return {
     server,
     recordId: trajectory.sessionId,
     closed,
+    get busy() {
+      return inFlight.size > 0;
+    },
+    get sandboxOpen() {
+      return session.sandboxOpen;
+    },
     close: () => close().then(ended),
+    shutdown,
     [Symbol.asyncDispose]: close,
   };
 }

@@ -26,10 +26,35 @@ export type RlmToolName = keyof typeof TOOL_SCHEMAS;
 /** The names in the order `tools/list` gives them. */
 export const RLM_TOOL_NAMES = Object.keys(TOOL_SCHEMAS) as RlmToolName[];
 
+/** Keywords that describe a value rather than constrain it: they stay beside `anyOf`. */
+const ANNOTATIONS = new Set(['description', 'title', 'default', 'examples']);
+
+/**
+ * `type: ["string", "null"]` becomes `anyOf: [{ type: "string", … }, { type: "null" }]`: the same
+ * set of values, in the form strict validators (the MCP Inspector's `--strict`) accept.
+ */
+function withoutTypeArrays(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutTypeArrays);
+  if (typeof value !== 'object' || value === null) return value;
+  const node: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) node[key] = withoutTypeArrays(child);
+  if (!Array.isArray(node['type'])) return node;
+  const { type: types, ...rest } = node as { type: string[] } & Record<string, unknown>;
+  const kept: Record<string, unknown> = {};
+  const constraints: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(rest)) {
+    (ANNOTATIONS.has(key) ? kept : constraints)[key] = child;
+  }
+  return {
+    ...kept,
+    anyOf: types.map((type) => (type === 'null' ? { type } : { type, ...constraints })),
+  };
+}
+
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
   // draft-07 without `$schema`: what every client's validator compiles (the SDK's Ajv too).
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-7' });
-  return { ...rest, type: 'object' } as Tool['inputSchema'];
+  return { ...(withoutTypeArrays(rest) as object), type: 'object' } as Tool['inputSchema'];
 }
 
 /** Every tool's `tools/list` entry, built once: converting the schemas is not free. */

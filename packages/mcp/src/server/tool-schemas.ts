@@ -91,8 +91,15 @@ export const replExecOutputSchema = z.object({
     .object({ name: z.string(), message: z.string(), code: z.string().optional() })
     .nullable(),
   subCalls: z.number().int().nonnegative(),
-  usage: usageSummarySchema,
+  usage: usageSummarySchema.describe("This block's sub-calls"),
   costUsd: z.number().nonnegative(),
+  sessionUsage: usageSummarySchema.describe("Every sub-call of the session's blocks so far"),
+  reset: z
+    .object({ code: z.literal('sandbox.reset'), message: z.string() })
+    .nullable()
+    .describe(
+      'Set when the REPL lost its variables since your last block: a cancelled block was stuck and its engine replaced, or the idle sandbox was freed',
+    ),
 });
 
 /** Arguments of `repl_reset`. */
