@@ -1,3 +1,4 @@
+import { outputFromJsonSchema } from '@rlm/executor';
 import { createHttpSession, type HttpSession, type RlmQueryRequest } from '@rlm/mcp';
 import type { Store } from '@rlm/memory';
 import { type LanguageModel, type RLMChatCompletion, RlmError } from '@rlm/protocol';
@@ -9,7 +10,7 @@ import type { MetricsRegistry } from './metrics-registry.js';
 import { ownProfile, profileNames } from './own-profile.js';
 import type { RunManager } from './run-manager.js';
 import type { RunMetrics } from './run-metrics.js';
-import type { ServerConfig } from './server-config.js';
+import type { ModelProfile, ServerConfig } from './server-config.js';
 
 /** What the MCP sessions run on. */
 export interface McpSessionsDeps {
@@ -121,6 +122,39 @@ function notFound(): Response {
   );
 }
 
+/**
+ * On the server a profile fixes a run's mode, drivers and REPL: a client that asks for another
+ * is told which profile to pick, never silently given the profile's.
+ * @throws RlmError `config.invalid` naming the field and the profile's value
+ */
+function refuseProfileOverrides(
+  request: RlmQueryRequest,
+  profileName: string,
+  profile: ModelProfile,
+): void {
+  const issues: string[] = [];
+  if (request.mode !== undefined && request.mode !== profile.mode) {
+    issues.push(`mode: the profile "${profileName}" runs in ${profile.mode} mode`);
+  }
+  if (request.repl !== undefined && request.repl !== profile.repl) {
+    issues.push(`repl: the profile "${profileName}" runs a ${profile.repl} REPL`);
+  }
+  if (
+    request.drivers !== undefined &&
+    JSON.stringify([...request.drivers]) !== JSON.stringify(profile.drivers)
+  ) {
+    issues.push(
+      `drivers: the profile "${profileName}" has ${profile.drivers.join(', ') || 'no drivers'}`,
+    );
+  }
+  if (issues.length === 0) return;
+  throw new RlmError({
+    code: 'config.invalid',
+    message: `Invalid rlm_query arguments: ${issues.join('; ')}; choose a profile (model) configured that way, or leave the field out.`,
+    details: { source: 'rlm_query arguments', issues },
+  });
+}
+
 /** Runs a delegated `rlm_query` as a server run of the key that opened the session. */
 function serverRunner(deps: McpSessionsDeps, principal: Principal) {
   const { config, runs } = deps;
@@ -133,6 +167,11 @@ function serverRunner(deps: McpSessionsDeps, principal: Principal) {
         message: `rlm_query: the model "${profileName}" is not a configured profile; configured: ${profileNames(config)}`,
         details: { resource: 'model', id: profileName },
       });
+    }
+    refuseProfileOverrides(request, profileName, profile);
+    // A schema that cannot be checked is the caller's error, said before the run is queued.
+    if (request.outputSchema !== undefined) {
+      outputFromJsonSchema(request.outputSchema, { source: 'rlm_query outputSchema' });
     }
     const started = Date.now();
     const { record, done } = await runs.submit({
@@ -147,9 +186,11 @@ function serverRunner(deps: McpSessionsDeps, principal: Principal) {
           ...(request.maxDepth === undefined ? {} : { maxDepth: request.maxDepth }),
           ...(request.maxIterations === undefined ? {} : { maxIterations: request.maxIterations }),
           ...(request.maxCostUsd === undefined ? {} : { maxCostUsd: request.maxCostUsd }),
+          ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
         },
         config.maxima,
       ),
+      ...(request.outputSchema === undefined ? {} : { outputSchema: request.outputSchema }),
     });
     const cancel = () => void runs.cancel(record.id);
     request.signal.addEventListener('abort', cancel, { once: true });

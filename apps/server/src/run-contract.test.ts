@@ -152,6 +152,18 @@ describe('chat completions and /mcp on the run contract', { timeout: 120_000 }, 
       expect(refused.isError).toBe(true);
       const answered = await call({ query: task.query, context: task.context, mode: 'solver' });
       expect(answered.isError).toBeUndefined();
+      // A profile fixes the mode: asking for another is refused, not silently ignored.
+      const otherMode = await call({ query: 'q', context: 'c', mode: 'coordinator' });
+      expect(otherMode.isError).toBe(true);
+      expect(JSON.stringify(otherMode.content)).toContain('runs in solver mode');
+      const typed = await call({
+        query: task.query,
+        context: task.context,
+        outputSchema: { type: 'string', pattern: '^[0-9]+$' },
+      });
+      expect((typed.structuredContent as { answer: string }).answer).toBe(
+        JSON.stringify(task.answer),
+      );
     } finally {
       await transport.terminateSession().catch(() => undefined);
       await client.close();

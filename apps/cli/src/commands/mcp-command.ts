@@ -119,7 +119,10 @@ async function mcpAction(
       ? {}
       : { repl: { blockTimeoutMs: config.blockTimeoutMs } }),
   });
-  const stopInterrupt = io.onInterrupt(() => void rlm.close());
+  // Calls in flight get an answer that says why they stopped, not silence.
+  const stopInterrupt = io.onInterrupt(
+    () => void rlm.shutdown('rlm mcp was interrupted (Ctrl-C)').finally(() => rlm.close()),
+  );
   try {
     io.stderr.write(
       `rlm mcp: serving over stdio (model ${config.model}${config.allowModels.length > 0 ? `; a client may also choose ${config.allowModels.join(', ')}` : ''}; roots: the client's, else ${io.cwd}${roots.length > 0 ? `; plus ${roots.join(', ')}` : ''})\n` +
