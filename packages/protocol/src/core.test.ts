@@ -6,13 +6,23 @@ describe('the core entry (@rlm/protocol/core)', () => {
   it('exports the very same values as the main entry, so RlmError checks agree across entries', () => {
     const main = new Map<string, unknown>(Object.entries(api));
     expect(Object.keys(core).sort()).toEqual([
+      'ANTHROPIC_EFFORTS',
+      'DEFAULT_BLOCK_TIMEOUT_MS',
+      'DEFAULT_MAX_CONSECUTIVE_ERRORS',
+      'DEFAULT_MAX_DEPTH',
+      'DEFAULT_MAX_ITERATIONS',
       'DEFAULT_MAX_OUTPUT_CHARS',
+      'END_STATUSES',
       'ERROR_KINDS',
       'ERROR_KIND_BY_CODE',
       'RESERVED_NAMES',
+      'RESUMABLE_STATUSES',
       'RlmError',
+      'errorInfo',
       'errorKind',
+      'isEndStatus',
       'isReservedName',
+      'isResumableStatus',
       'truncateOutput',
       'truncationMarker',
     ]);

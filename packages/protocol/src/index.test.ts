@@ -24,6 +24,7 @@ const STABLE_RUNTIME_EXPORTS = [
   'dedentBlock',
   'describeIssues',
   'emptyUsage',
+  'errorInfo',
   'ERROR_KIND_BY_CODE',
   'ERROR_KINDS',
   'errorKind',

@@ -1,9 +1,2 @@
-import { RlmError } from '@rlm/protocol';
-
-/** A JSON-safe `{ code, message }` for events and results; foreign errors get code `unknown`. */
-export function errorInfo(error: unknown): { code: string; message: string } {
-  if (RlmError.is(error)) return { code: error.code, message: error.message };
-  if (error instanceof Error)
-    return { code: 'unknown', message: `${error.name}: ${error.message}` };
-  return { code: 'unknown', message: String(error) };
-}
+// Defined once in the protocol; the executor's modules import it from here.
+export { errorInfo } from '@rlm/protocol';

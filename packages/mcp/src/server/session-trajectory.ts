@@ -1,9 +1,9 @@
 import { contextInfo, TrajectoryRecorder, type TrajectorySink } from '@rlm/executor';
 import {
   capRunEvent,
+  errorInfo,
   type JsonValue,
   type REPLResult,
-  RlmError,
   RUN_EVENT_VERSION,
   type RunEvent,
   type TrajectoryRecord,
@@ -47,12 +47,6 @@ export interface SessionTrajectoryOptions {
 interface OpenTurn {
   iteration: number;
   startedAt: number;
-}
-
-function errorInfo(error: unknown): { code: string; message: string } {
-  if (RlmError.is(error)) return { code: error.code, message: error.message };
-  if (error instanceof Error) return { code: error.name, message: error.message };
-  return { code: 'unknown', message: String(error) };
 }
 
 const PREVIEW_CHARS = 200;
