@@ -34,6 +34,9 @@ const profileMcpServerSchema = z
     return z.NEVER;
   });
 
+/** The run contract's limits, each declared once there (`runLimitsSchema`). */
+const limit = runLimitsSchema.shape;
+
 /** One model profile: what `model` in a request (or `profile` in a run) selects. */
 export const modelProfileSchema = z
   .object({
@@ -41,8 +44,8 @@ export const modelProfileSchema = z
     model: z.string().min(1),
     /** Model for `llm_query` sub-calls; defaults to `model`. */
     subModel: z.string().min(1).optional(),
-    maxIterations: z.number().int().positive().default(20),
-    maxDepth: z.number().int().positive().default(DEFAULT_MAX_DEPTH),
+    maxIterations: limit.maxIterations.unwrap().default(20),
+    maxDepth: limit.maxDepth.unwrap().default(DEFAULT_MAX_DEPTH),
     /**
      * MCP servers whose tools every run of this profile gets in its REPL. Each run connects when it
      * starts and closes the connections when it ends.
@@ -86,16 +89,12 @@ export type ModelProfile = z.infer<typeof modelProfileSchema>;
 
 /** Upper bounds no request can exceed; a request asking for more is capped, never rejected. */
 export const runMaximaSchema = z.object({
-  maxIterations: z.number().int().positive().default(50),
-  maxDepth: z.number().int().positive().default(3),
-  maxTokens: z.number().int().positive().default(2_000_000),
-  maxCostUsd: z.number().positive().default(5),
-  maxWallTimeMs: z
-    .number()
-    .int()
-    .positive()
-    .default(30 * 60_000),
-  maxSubcalls: runLimitsSchema.shape.maxSubcalls.unwrap().default(500),
+  maxIterations: limit.maxIterations.unwrap().default(50),
+  maxDepth: limit.maxDepth.unwrap().default(3),
+  maxTokens: limit.maxTokens.unwrap().default(2_000_000),
+  maxCostUsd: limit.maxCostUsd.unwrap().default(5),
+  maxWallTimeMs: limit.maxWallTimeMs.unwrap().default(30 * 60_000),
+  maxSubcalls: limit.maxSubcalls.unwrap().default(500),
 });
 export type RunMaxima = z.infer<typeof runMaximaSchema>;
 

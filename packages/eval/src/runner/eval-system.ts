@@ -1,5 +1,5 @@
 import { budgetConfigSchema } from '@rlm/executor';
-import { replLanguageSchema } from '@rlm/protocol';
+import { replLanguageSchema, runLimitsSchema } from '@rlm/protocol';
 import { z } from 'zod';
 
 const systemName = z
@@ -18,8 +18,8 @@ export const rlmSystemSchema = z.strictObject({
   /** Model behind `llm_query`. @default model */
   subModel: z.string().min(1).optional(),
   /** @default 1 for solver, 2 for coordinator (its children need a REPL) */
-  maxDepth: z.number().int().positive().optional(),
-  maxIterations: z.number().int().positive().optional(),
+  maxDepth: runLimitsSchema.shape.maxDepth,
+  maxIterations: runLimitsSchema.shape.maxIterations,
   /** @default 'solver' */
   promptMode: z.enum(['solver', 'coordinator']).default('solver'),
   /** The REPL language: `python` needs `@rlm/sandbox-python` installed. @default 'javascript' */
