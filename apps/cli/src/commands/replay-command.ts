@@ -7,6 +7,7 @@ import { loadToolModules } from '../config/load-tool-modules.js';
 import { readDrivers } from '../config/read-drivers.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import { loadContexts } from '../context/load-contexts.js';
+import { readContextStdin } from '../context/read-context-stdin.js';
 import { toContextPayloads } from '../engine/to-context-payloads.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { collect } from './collect-option.js';
@@ -85,10 +86,11 @@ async function replayAction(
   });
   const contexts = await loadContexts(options.context ?? [], {
     cwd: io.cwd,
-    readStdin: () => io.readStdin(),
+    readStdin: () => readContextStdin(io),
     include: config.include,
     exclude: config.exclude,
     maxBytes: config.maxContextBytes,
+    allowEmpty: true,
   });
   const payloads = toContextPayloads(contexts.map((context) => context.value));
   // Slices of another context read as placeholders; replay then names the context that differs.

@@ -85,3 +85,23 @@ function describeSkipped(skipped: readonly { file: string; reason: string }[]): 
   });
   return `skipped ${parts.join(', ')}`;
 }
+
+/**
+ * Refuses a file or standard input with no text: a model run on it can only answer "not found",
+ * which reads as an answer. Whitespace counts as nothing (`echo | rlm …` sends one newline).
+ *
+ * @throws RlmError `cli.context_empty`
+ */
+export function assertHasText(text: string, kind: 'file' | 'stdin', label: string): void {
+  if (text.trim() !== '') return;
+  const what = text === '' ? 'is empty' : 'has only whitespace';
+  const message =
+    kind === 'stdin'
+      ? `Standard input (--context -) ${what}; pipe text into rlm, e.g. cat notes.txt | rlm run "…" --context -.`
+      : `Context file ${label} ${what}; pass a file with text in it.`;
+  throw new RlmError({
+    code: 'cli.context_empty',
+    message,
+    details: { path: kind === 'stdin' ? '-' : label, skipped: [] },
+  });
+}
