@@ -5,7 +5,7 @@ import type { CliIo } from '../cli-io.js';
 import { formatContextReport } from '../context/format-context-report.js';
 import type { RunEngine } from '../engine/run-engine.js';
 import type { ExitCode } from '../exit-code.js';
-import { addMcpOptions, mcpResumeFlags, readMcpOptions } from './mcp-options.js';
+import { addMcpOptions, mcpResumeFlags, readMcpOptions, readMcpPrefix } from './mcp-options.js';
 import { addOutputSchemaOption, readOutputSchemaOption } from './output-schema-option.js';
 import { resumeCommandLine } from './resume-command-line.js';
 import { prepareRunInputs, reportRun } from './run-inputs.js';
@@ -73,6 +73,7 @@ async function runAction(
   // Checked before any context is read or any model is called.
   const output = await readOutputSchemaOption(options, io);
   const mcpServers = await readMcpOptions(options);
+  const mcpPrefix = readMcpPrefix(options);
   const inputs = await prepareRunInputs(options, io);
   if (!inputs.quiet) {
     for (const line of [...formatContextReport(inputs.loaded), ...inputs.notes]) {
@@ -94,6 +95,7 @@ async function runAction(
         ...inputs.request,
         ...(output === undefined ? {} : { output }),
         mcpServers,
+        ...(mcpPrefix === undefined ? {} : { mcpPrefix }),
         runId,
         query,
         signal,

@@ -121,6 +121,7 @@ export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEn
     const mcp = await openMcpTools(request.mcpServers ?? [], {
       tools: request.tools,
       signal: request.signal,
+      ...(request.mcpPrefix === undefined ? {} : { prefix: request.mcpPrefix }),
     });
     let answerText: string | null = null;
     try {

@@ -17,7 +17,11 @@ export interface OpenMcpTools {
  */
 export async function openMcpTools(
   servers: readonly McpServerSpec[],
-  { tools, signal }: { tools: Record<string, ToolDefinition>; signal: AbortSignal },
+  {
+    tools,
+    signal,
+    prefix,
+  }: { tools: Record<string, ToolDefinition>; signal: AbortSignal; prefix?: string },
 ): Promise<OpenMcpTools> {
   if (servers.length === 0) return { tools, close: async () => undefined };
   const { describeMcpServer, mcpTools, parseMcpServerSpec } = await import('@rlm/mcp');
@@ -28,7 +32,7 @@ export async function openMcpTools(
   const merged = { ...tools };
   try {
     for (const server of servers) {
-      const set = await mcpTools(server, { signal });
+      const set = await mcpTools(server, { signal, ...(prefix === undefined ? {} : { prefix }) });
       sets.push(set);
       const label = describeMcpServer(parseMcpServerSpec(server));
       for (const [name, tool] of Object.entries(set.tools)) {
