@@ -120,7 +120,7 @@ async function replayAction(
     if (step === 0 && /^context(_\d+)? /.test(expected)) {
       throw new RlmError({
         code: 'cli.usage',
-        message: `The context is not the one this run recorded (${expected} vs ${actual}); pass the same --context arguments as the original run.`,
+        message: contextMismatch(expected, actual, { reference, given: contexts.length }),
         details: { option: '--context' },
       });
     }
@@ -129,4 +129,27 @@ async function replayAction(
     );
     return EXIT_CODES.failed;
   }
+}
+
+/**
+ * Why the given contexts are not the recorded ones. Without `--context` the executor compares
+ * with the hash of an empty context, which reads like a wrong file: say instead what is missing.
+ */
+function contextMismatch(
+  expected: string,
+  actual: string,
+  { reference, given }: { reference: string; given: number },
+): string {
+  const fix = 'pass the same --context arguments as the original run, in the same order';
+  if (given === 0) {
+    return `This run was recorded with a context (${expected}) and no --context was given; ${fix}: rlm replay ${reference} --context <path>.`;
+  }
+  const name = expected.split(' ')[0] ?? 'context';
+  if (actual.endsWith(' none')) {
+    return `This run was recorded with more contexts than the ${given} given (${expected} was not given); ${fix}.`;
+  }
+  if (expected.endsWith(' none')) {
+    return `This run was recorded with fewer contexts than the ${given} given (it had no ${name}); ${fix}.`;
+  }
+  return `The context is not the one this run recorded (${expected} vs ${actual}); ${fix}.`;
 }
