@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, spawnCli } from './testing/spawn-cli.js';
 
@@ -53,6 +54,45 @@ describe('rlm', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('Usage: rlm [options] [command]');
+  });
+
+  it('suggests --context when rlm run gets a file name after the query', async () => {
+    writeFileSync(join(sandbox.dir, 'file.txt'), 'some text');
+    const result = await cli(['run', 'What is in it?', 'file.txt']);
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toBe(
+      "rlm: rlm run takes one query, but got 2 arguments ('What is in it?' file.txt); to read file.txt as context, pass --context file.txt.\n",
+    );
+  });
+
+  it('suggests quoting when rlm run gets a query of several unquoted words', async () => {
+    const result = await cli(['run', 'what', 'is', 'this']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "rlm: rlm run takes one query, but got 3 arguments (what is this); quote a query of several words: rlm run 'what is this'.\n",
+    );
+  });
+
+  it('prints a JSON error object on stdout for a usage error under --json', async () => {
+    const unknown = await cli(['run', 'q', '--json', '--bogus']);
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stdout)).toEqual({
+      error: { code: 'cli.usage', message: "unknown option '--bogus'", exitCode: 2 },
+    });
+    expect(unknown.stderr).toContain("unknown option '--bogus'");
+    const missing = await cli(['run', 'q', '--json', '-c', 'missing.txt']);
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stdout)).toEqual({
+      error: {
+        code: 'cli.context_unreadable',
+        message:
+          'Cannot read context missing.txt: no such file or directory; check the path (or pass - to read standard input).',
+        exitCode: 2,
+      },
+    });
+    const config = await cli(['config', '--json', '--max-depth', '0']);
+    expect(config.code).toBe(2);
+    expect(JSON.parse(config.stdout)).toMatchObject({ error: { code: 'config.invalid' } });
   });
 
   it('asks for the run id of rlm resume, exit 2', async () => {
