@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from './testing/spawn-cli.js';
+import { BIN_PATH, createSandbox, type Sandbox, spawnCli } from './testing/spawn-cli.js';
 
 const { version } = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -30,6 +31,14 @@ const cli = (args: string[]) => spawnCli(args, { cwd: sandbox.dir, env: sandbox.
 describe('rlm', () => {
   it('prints its version', async () => {
     expect(await cli(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+
+  it('builds an executable bin that runs by itself, as a linked rlm runs it', () => {
+    // The package's build script sets the mode, so a turbo cache restore keeps it too.
+    expect(statSync(BIN_PATH).mode & 0o111).toBe(0o111);
+    const path = [dirname(process.execPath), process.env['PATH'] ?? ''].join(delimiter);
+    const stdout = execFileSync(BIN_PATH, ['--version'], { encoding: 'utf8', env: { PATH: path } });
+    expect(stdout).toBe(`${version}\n`);
   });
 
   it('shows help with examples for every command, exit 0', async () => {
