@@ -1,8 +1,9 @@
 import type { RunEvent } from '@rlm/protocol';
-import { TraceTree } from '@rlm/trace';
+import { formatDuration, TraceTree } from '@rlm/trace';
 import { createLogUpdate } from 'log-update';
 import type { OutputStream } from '../cli-io.js';
 import type { ProgressMode } from '../config/config-schema.js';
+import { createInterpreterLoading, LOADING_PYTHON_LINE } from './interpreter-loading.js';
 import { createPlainProgress } from './plain-progress.js';
 import { renderRunTree } from './render-run-tree.js';
 
@@ -63,17 +64,22 @@ function createLiveReporter(
   { stream, now, color }: { stream: OutputStream; now(): number; color: boolean },
 ): ProgressReporter {
   const log = createLogUpdate(stream as NodeJS.WriteStream);
+  const interpreter = createInterpreterLoading();
   let pending: NodeJS.Timeout | undefined;
   let stopped = false;
   const draw = () => {
     pending = undefined;
     const rows = Math.max(5, (stream.rows ?? 24) - 2);
+    const at = now();
     const lines = renderRunTree(tree, {
-      now: now(),
+      now: at,
       width: stream.columns ?? DEFAULT_COLUMNS,
       color,
       detail: 'live',
     });
+    if (interpreter.since !== undefined) {
+      lines.push(`  ${LOADING_PYTHON_LINE} ${formatDuration(Math.max(0, at - interpreter.since))}`);
+    }
     // Keep the status header and the newest lines when the tree outgrows the screen.
     const shown =
       lines.length > rows ? [lines[0] ?? '', '  …', ...lines.slice(-(rows - 2))] : lines;
@@ -85,6 +91,7 @@ function createLiveReporter(
     tree,
     onEvent(event) {
       tree.apply(event);
+      interpreter.onEvent(event);
       if (!stopped && pending === undefined) {
         pending = setTimeout(draw, FRAME_MS);
         pending.unref();
