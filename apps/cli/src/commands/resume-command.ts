@@ -78,7 +78,7 @@ async function resumeAction(
   });
   const completion = await runWithProgress(
     io,
-    { progress: inputs.progress, resumeCommand },
+    { progress: inputs.progress, resumeCommand, repl: inputs.request.config.repl },
     (signal, onEvent) =>
       engine.resume({
         ...inputs.request,

@@ -121,7 +121,7 @@ async function runAction(
   });
   const completion = await runWithProgress(
     io,
-    { progress: inputs.progress, resumeCommand },
+    { progress: inputs.progress, resumeCommand, repl: inputs.request.config.repl },
     (signal, onEvent) =>
       engine.run({
         ...inputs.request,

@@ -1,4 +1,4 @@
-import type { RunEvent } from '@rlm/protocol';
+import type { ReplLanguage, RunEvent } from '@rlm/protocol';
 import { formatDuration } from '@rlm/trace';
 
 /** The line shown while the root's Python interpreter loads (Pyodide: seconds, 10+ when busy). */
@@ -15,7 +15,15 @@ export interface InterpreterLoading {
   readonly since: number | undefined;
 }
 
-export function createInterpreterLoading(): InterpreterLoading {
+/**
+ * `repl` is the language the CLI configured: a resumed run's `run-resume` event does not say it,
+ * and its interpreter loads all the same.
+ */
+export function createInterpreterLoading({
+  repl,
+}: {
+  repl?: ReplLanguage | undefined;
+} = {}): InterpreterLoading {
   let since: number | undefined;
   return {
     get since() {
@@ -23,7 +31,10 @@ export function createInterpreterLoading(): InterpreterLoading {
     },
     onEvent(event) {
       if (event.depth !== 0) return undefined;
-      if (event.type === 'run-start' && event.repl === 'python') {
+      const python =
+        (event.type === 'run-start' && (event.repl ?? repl) === 'python') ||
+        (event.type === 'run-resume' && repl === 'python');
+      if (python) {
         since = event.at;
         return `${LOADING_PYTHON_LINE} (the first turn starts once it is ready)`;
       }

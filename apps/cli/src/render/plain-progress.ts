@@ -1,4 +1,4 @@
-import type { RunEvent } from '@rlm/protocol';
+import type { ReplLanguage, RunEvent } from '@rlm/protocol';
 import {
   formatCost,
   formatCount,
@@ -42,16 +42,19 @@ export function createPlainProgress({
   write,
   intervalMs = PLAIN_PROGRESS_INTERVAL_MS,
   idleMs = PLAIN_IDLE_INTERVAL_MS,
+  repl,
 }: {
   tree: TraceTree;
   write(line: string): void;
   intervalMs?: number;
   idleMs?: number;
+  /** The run's REPL language as configured (a resumed run's events do not say it). */
+  repl?: ReplLanguage | undefined;
 }): PlainProgress {
   let calls = newTurnCalls();
   let lastLineAt = Number.NEGATIVE_INFINITY;
   let running = false;
-  const interpreter = createInterpreterLoading();
+  const interpreter = createInterpreterLoading({ repl });
   const line = (text: string, at: number) => {
     write(text);
     lastLineAt = at;

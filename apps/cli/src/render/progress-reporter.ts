@@ -1,4 +1,4 @@
-import type { RunEvent } from '@rlm/protocol';
+import type { ReplLanguage, RunEvent } from '@rlm/protocol';
 import { formatDuration, TraceTree } from '@rlm/trace';
 import { createLogUpdate } from 'log-update';
 import type { OutputStream } from '../cli-io.js';
@@ -13,6 +13,8 @@ export interface ProgressReporterOptions {
   now(): number;
   /** @default mode === 'tree' */
   color?: boolean;
+  /** The run's REPL language, for the line while its interpreter loads. */
+  repl?: ReplLanguage | undefined;
 }
 
 /** Receives a run's events and shows them; `stop` draws the last frame and releases the terminal. */
@@ -37,13 +39,18 @@ export function createProgressReporter({
   mode,
   now,
   color = mode === 'tree',
+  repl,
 }: ProgressReporterOptions): ProgressReporter {
   const tree = new TraceTree();
   if (mode === 'none') {
     return { tree, onEvent: (event) => tree.apply(event), note() {}, stop() {} };
   }
   if (mode === 'plain') {
-    const plain = createPlainProgress({ tree, write: (line) => stream.write(`${line}\n`) });
+    const plain = createPlainProgress({
+      tree,
+      write: (line) => stream.write(`${line}\n`),
+      repl,
+    });
     const ticker = setInterval(() => plain.tick(now()), TICK_MS);
     ticker.unref();
     return {
@@ -56,15 +63,20 @@ export function createProgressReporter({
       stop: () => clearInterval(ticker),
     };
   }
-  return createLiveReporter(tree, { stream, now, color });
+  return createLiveReporter(tree, { stream, now, color, repl });
 }
 
 function createLiveReporter(
   tree: TraceTree,
-  { stream, now, color }: { stream: OutputStream; now(): number; color: boolean },
+  {
+    stream,
+    now,
+    color,
+    repl,
+  }: { stream: OutputStream; now(): number; color: boolean; repl: ReplLanguage | undefined },
 ): ProgressReporter {
   const log = createLogUpdate(stream as NodeJS.WriteStream);
-  const interpreter = createInterpreterLoading();
+  const interpreter = createInterpreterLoading({ repl });
   let pending: NodeJS.Timeout | undefined;
   let stopped = false;
   const draw = () => {
