@@ -66,7 +66,7 @@ export function failureSentence(code: string, message: string, hints: ErrorHints
     case 'model.not_found':
       return `The model server does not know this model (${withoutPeriod(message)}); check the id passed to --model.`;
     case 'model.unknown_provider':
-      return `${withoutPeriod(message)}; use anthropic/<model>, openai/<model>, openai-compatible/<model>@<base url> or testkit:<policy>.`;
+      return `${withoutPeriod(message)}; use anthropic/<model>, openai/<model>, openrouter/<model>, openai-compatible/<model>@<base url> or testkit:<policy>.`;
     case 'executor.budget_exceeded':
       return `${withoutPeriod(message)}; raise the budget (--max-tokens, --max-cost, --max-subcalls) and continue it with rlm resume.`;
     default:

@@ -104,6 +104,14 @@ describe('rlm', () => {
     expect(JSON.parse(config.stdout)).toMatchObject({ error: { code: 'config.invalid' } });
   });
 
+  it('lists every model provider the CLI takes for an unknown one, openrouter/ included', async () => {
+    const result = await cli(['run', 'q', '--model', 'foo/bar']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'use anthropic/<model>, openai/<model>, openrouter/<model>, openai-compatible/<model>@<base url> or testkit:<policy>.',
+    );
+  });
+
   it('asks for the run id of rlm resume, exit 2', async () => {
     const result = await cli(['resume']);
     expect(result.code).toBe(2);
