@@ -93,7 +93,8 @@ function describeSkipped(skipped: readonly { file: string; reason: string }[]): 
  * @throws RlmError `cli.context_empty`
  */
 export function assertHasText(text: string, kind: 'file' | 'stdin', label: string): void {
-  if (text.trim() !== '') return;
+  // A search, not a trim: it stops at the first character of a 100 MB context.
+  if (/\S/.test(text)) return;
   const what = text === '' ? 'is empty' : 'has only whitespace';
   const message =
     kind === 'stdin'
