@@ -30,6 +30,8 @@ export interface CliIo {
   stdio?: { input: Readable; output: Writable };
   /** Reads all of standard input (for `--context -`). */
   readStdin(): Promise<string>;
+  /** Standard input is a terminal: `--context -` then waits for typing, so say so first. */
+  stdinIsTTY?: boolean;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   paths: CliPaths;

@@ -35,6 +35,18 @@ function withFix(error: RlmError, hints: ErrorHints = {}): string {
     const variable = error.details.variable;
     return `${variable} is not set; export ${variable}=<your key>, or pick another model with --model (try --model testkit:needle-finder for an offline demo).`;
   }
+  if (RlmError.is(error, 'config.invalid') && error.details.source.startsWith('MCP server ')) {
+    // @rlm/mcp speaks of its `prefix` option; on the command line that is --mcp-prefix.
+    return sentence(
+      error.message
+        .replaceAll('pass a prefix such as "mcp_"', 'pass --mcp-prefix, such as --mcp-prefix mcp_')
+        // Two names of one server that become one REPL name clash under any prefix.
+        .replaceAll(
+          'pass a prefix or include',
+          'the command line cannot choose one (the include option of @rlm/mcp can)',
+        ),
+    );
+  }
   return failureSentence(error.code, error.message, hints);
 }
 
@@ -54,7 +66,7 @@ export function failureSentence(code: string, message: string, hints: ErrorHints
     case 'model.not_found':
       return `The model server does not know this model (${withoutPeriod(message)}); check the id passed to --model.`;
     case 'model.unknown_provider':
-      return `${withoutPeriod(message)}; use anthropic/<model>, openai/<model>, openai-compatible/<model>@<base url> or testkit:<policy>.`;
+      return `${withoutPeriod(message)}; use anthropic/<model>, openai/<model>, openrouter/<model>, openai-compatible/<model>@<base url> or testkit:<policy>.`;
     case 'executor.budget_exceeded':
       return `${withoutPeriod(message)}; raise the budget (--max-tokens, --max-cost, --max-subcalls) and continue it with rlm resume.`;
     default:

@@ -9,6 +9,7 @@ export function createNodeIo(): CliIo {
     stderr: process.stderr,
     stdio: { input: process.stdin, output: process.stdout },
     readStdin,
+    stdinIsTTY: process.stdin.isTTY === true,
     env: process.env,
     cwd: process.cwd(),
     paths: { config: paths.config, data: paths.data },

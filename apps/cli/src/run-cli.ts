@@ -1,3 +1,4 @@
+import { RlmError } from '@rlm/protocol';
 import { CommanderError } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { createProgram } from './create-program.js';
@@ -44,15 +45,37 @@ export async function runCli(
     if (error instanceof CommanderError) {
       // Help and version are successful exits; every other parse failure is a usage error.
       const shown = ['commander.helpDisplayed', 'commander.version', 'commander.help'];
-      return shown.includes(error.code) && error.exitCode === 0
-        ? EXIT_CODES.answered
-        : EXIT_CODES.usage;
+      if (shown.includes(error.code) && error.exitCode === 0) return EXIT_CODES.answered;
+      // commander has written its message to stderr already.
+      const message = error.message.replace(/^error: /, '');
+      writeJsonError(io, argv, { code: 'cli.usage', message, exitCode: EXIT_CODES.usage });
+      return EXIT_CODES.usage;
     }
     const description = describeError(error);
     io.stderr.write(`rlm: ${description.message}\n`);
     if (argv.includes('--debug')) io.stderr.write(`${formatStack(error)}\n`);
+    writeJsonError(io, argv, {
+      code: RlmError.is(error) ? error.code : 'internal',
+      message: description.message,
+      exitCode: description.exitCode,
+    });
     return description.exitCode;
   }
+}
+
+/**
+ * Under `--json`, a failure before any result also goes to stdout as `{ "error": … }`: a script
+ * reading stdout (`rlm run … --json | jq`) would otherwise get nothing and carry on.
+ */
+function writeJsonError(
+  io: CliIo,
+  argv: readonly string[],
+  error: { code: string; message: string; exitCode: ExitCode },
+): void {
+  const end = argv.indexOf('--');
+  const flags = end < 0 ? argv : argv.slice(0, end);
+  if (!flags.includes('--json')) return;
+  io.stdout.write(`${JSON.stringify({ error }, null, 2)}\n`);
 }
 
 function formatStack(error: unknown): string {

@@ -91,6 +91,14 @@ describe('rlm config', () => {
     // Coordinator mode needs children with a REPL: a depth nobody set is raised, and says why.
     expect(result.stdout).toMatch(/^maxDepth\s+2\s+default for --mode coordinator$/m);
   });
+
+  it('shows the default run store and sub-model as what they are, not as a dash', async () => {
+    const result = await spawnCli(['config'], { cwd: sandbox.dir, env: sandbox.env });
+    expect(result.code).toBe(0);
+    const runs = join(sandbox.env['XDG_DATA_HOME'] ?? '', 'rlm', 'runs.db');
+    expect(result.stdout).toContain(`runStore              ${runs} (data dir)`);
+    expect(result.stdout).toMatch(/^subModel\s+the root model\s+default$/m);
+  });
 });
 
 describe('configuration errors', () => {
@@ -101,6 +109,18 @@ describe('configuration errors', () => {
     expect(result.stderr).toContain(join(sandbox.dir, 'rlm.config.toml'));
     expect(result.stderr).toContain('maxDepht');
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('suggests the key a typo or another spelling meant', async () => {
+    writeFileSync(
+      join(sandbox.dir, 'rlm.config.json'),
+      JSON.stringify({ maxDepht: 2, max_iterations: 3, banana: 1 }),
+    );
+    const result = await spawnCli(['config'], { cwd: sandbox.dir, env: sandbox.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `rlm: Invalid configuration in ${join(sandbox.dir, 'rlm.config.json')}: unknown key "maxDepht" (did you mean maxDepth?); unknown key "max_iterations" (did you mean maxIterations?); unknown key "banana" (the keys are in the Configuration table of the @rlm/cli README).\n`,
+    );
   });
 
   it('names the file and key of a wrongly typed value', async () => {

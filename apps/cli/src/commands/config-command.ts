@@ -2,7 +2,11 @@ import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { CONFIG_KEY_NAMES, CONFIG_KEYS } from '../config/config-keys.js';
 import type { CliConfig, ConfigKey } from '../config/config-schema.js';
-import { defaultTrajectoryDir, resolveConfig } from '../config/resolve-config.js';
+import {
+  defaultRunStorePath,
+  defaultTrajectoryDir,
+  resolveConfig,
+} from '../config/resolve-config.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { addConfigOptions, type ConfigCommandOptions, readConfigFlags } from './config-options.js';
 
@@ -62,6 +66,8 @@ Examples:
 function shownValue(key: ConfigKey, value: CliConfig[ConfigKey], io: CliIo): string {
   if (value === undefined) {
     if (key === 'trajectoryDir') return `${defaultTrajectoryDir(io.paths)} (data dir)`;
+    if (key === 'runStore') return `${defaultRunStorePath(io.paths)} (data dir)`;
+    if (key === 'subModel') return 'the root model';
     if (key === 'progress') return 'tree on a terminal, plain otherwise';
     return '—';
   }

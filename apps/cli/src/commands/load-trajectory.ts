@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { RlmError, type TrajectoryRecord } from '@rlm/protocol';
 import { type ExpandTrajectoryOptions, safeParseTrajectory } from '@rlm/trace';
 
@@ -25,7 +26,11 @@ export async function loadTrajectory(
       message:
         code === 'ENOENT'
           ? `No trajectory at ${path}; pass the .jsonl path printed by rlm run (or a run id).`
-          : `Cannot read trajectory ${path} (${code ?? 'read error'}); check its permissions.`,
+          : code === 'EISDIR'
+            ? `${path} is a directory, not a trajectory; pass one of its .jsonl files (${join(path, '<run id>.jsonl')}) or a run id.`
+            : code === 'EACCES' || code === 'EPERM'
+              ? `Cannot read trajectory ${path} (permission denied); check its permissions.`
+              : `Cannot read trajectory ${path} (${code ?? 'read error'}); check that it is a readable file.`,
       details: { path, line: undefined },
       cause: error,
     });

@@ -42,6 +42,15 @@ describe('the resume command of a run with MCP servers', () => {
     expect(line).not.toContain('s3cret');
   });
 
+  it('passes --mcp-prefix again', () => {
+    expect(mcpResumeFlags({ mcp: ['rlm mcp'], mcpPrefix: 'mcp_' })).toEqual([
+      '--mcp',
+      'rlm mcp',
+      '--mcp-prefix',
+      'mcp_',
+    ]);
+  });
+
   it('adds nothing for a run without MCP servers', () => {
     expect(resumeCommandLine({ runId: 'r1', contexts: [], flags: mcpResumeFlags({}) })).toBe(
       'rlm resume r1',

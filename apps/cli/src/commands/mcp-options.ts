@@ -3,7 +3,10 @@ import { RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
 import { collect } from './collect-option.js';
 
-/** `--mcp "<command line>"`, `--mcp-url URL` and `--mcp-header "name: value"`, each repeatable. */
+/**
+ * `--mcp "<command line>"`, `--mcp-url URL` and `--mcp-header "name: value"`, each repeatable,
+ * and `--mcp-prefix PREFIX` for the REPL names of all their tools.
+ */
 export function addMcpOptions(command: Command): Command {
   return command
     .option(
@@ -16,7 +19,42 @@ export function addMcpOptions(command: Command): Command {
       '--mcp-header <header>',
       'a header ("name: value") sent to every --mcp-url server; repeatable',
       collect,
+    )
+    .option(
+      '--mcp-prefix <prefix>',
+      'put before the REPL name of every --mcp/--mcp-url tool (e.g. mcp_), for names the REPL reserves',
     );
+}
+
+const IDENTIFIER_START = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/**
+ * `--mcp-prefix`, checked: it starts every MCP tool's REPL name, so it must start a JavaScript
+ * name, and it needs a server to apply to.
+ * @throws RlmError `cli.usage` naming the flag
+ */
+export function readMcpPrefix(options: Record<string, unknown>): string | undefined {
+  const prefix = options['mcpPrefix'] as string | undefined;
+  if (prefix === undefined) return undefined;
+  if (!IDENTIFIER_START.test(prefix)) {
+    throw new RlmError({
+      code: 'cli.usage',
+      message: `--mcp-prefix ${prefix} cannot start a JavaScript name; pass letters, digits, _ or $, not starting with a digit, such as mcp_.`,
+      details: { option: '--mcp-prefix' },
+    });
+  }
+  const servers = [
+    ...((options['mcp'] as string[] | undefined) ?? []),
+    ...((options['mcpUrl'] as string[] | undefined) ?? []),
+  ];
+  if (servers.length === 0) {
+    throw new RlmError({
+      code: 'cli.usage',
+      message: '--mcp-prefix goes with --mcp or --mcp-url; pass the server too.',
+      details: { option: '--mcp-prefix' },
+    });
+  }
+  return prefix;
 }
 
 function headersOf(lines: readonly string[]): Record<string, string> {
@@ -73,5 +111,7 @@ export function mcpResumeFlags(options: Record<string, unknown>): string[] {
     const colon = header.indexOf(':');
     flags.push('--mcp-header', `${colon < 0 ? header : header.slice(0, colon)}: …`);
   }
+  const prefix = options['mcpPrefix'];
+  if (typeof prefix === 'string') flags.push('--mcp-prefix', prefix);
   return flags;
 }

@@ -7,6 +7,7 @@ import { loadToolModules } from '../config/load-tool-modules.js';
 import { readDrivers } from '../config/read-drivers.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import { loadContexts } from '../context/load-contexts.js';
+import { readContextStdin } from '../context/read-context-stdin.js';
 import { toContextPayloads } from '../engine/to-context-payloads.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { collect } from './collect-option.js';
@@ -85,10 +86,11 @@ async function replayAction(
   });
   const contexts = await loadContexts(options.context ?? [], {
     cwd: io.cwd,
-    readStdin: () => io.readStdin(),
+    readStdin: () => readContextStdin(io),
     include: config.include,
     exclude: config.exclude,
     maxBytes: config.maxContextBytes,
+    allowEmpty: true,
   });
   const payloads = toContextPayloads(contexts.map((context) => context.value));
   // Slices of another context read as placeholders; replay then names the context that differs.
@@ -118,7 +120,7 @@ async function replayAction(
     if (step === 0 && /^context(_\d+)? /.test(expected)) {
       throw new RlmError({
         code: 'cli.usage',
-        message: `The context is not the one this run recorded (${expected} vs ${actual}); pass the same --context arguments as the original run.`,
+        message: contextMismatch(expected, actual, { reference, given: contexts.length }),
         details: { option: '--context' },
       });
     }
@@ -127,4 +129,27 @@ async function replayAction(
     );
     return EXIT_CODES.failed;
   }
+}
+
+/**
+ * Why the given contexts are not the recorded ones. Without `--context` the executor compares
+ * with the hash of an empty context, which reads like a wrong file: say instead what is missing.
+ */
+function contextMismatch(
+  expected: string,
+  actual: string,
+  { reference, given }: { reference: string; given: number },
+): string {
+  const fix = 'pass the same --context arguments as the original run, in the same order';
+  if (given === 0) {
+    return `This run was recorded with a context (${expected}) and no --context was given; ${fix}: rlm replay ${reference} --context <path>.`;
+  }
+  const name = expected.split(' ')[0] ?? 'context';
+  if (actual.endsWith(' none')) {
+    return `This run was recorded with more contexts than the ${given} given (${expected} was not given); ${fix}.`;
+  }
+  if (expected.endsWith(' none')) {
+    return `This run was recorded with fewer contexts than the ${given} given (it had no ${name}); ${fix}.`;
+  }
+  return `The context is not the one this run recorded (${expected} vs ${actual}); ${fix}.`;
 }

@@ -1,9 +1,4 @@
-/** Arguments that need no quoting in a POSIX shell. */
-const PLAIN = /^[A-Za-z0-9_@%+=:,./-]+$/;
-
-function quote(argument: string): string {
-  return PLAIN.test(argument) ? argument : `'${argument.replaceAll("'", `'\\''`)}'`;
-}
+import { quoteArgument as quote } from './quote-argument.js';
 
 /**
  * The exact command that continues run `runId`: its `--context` arguments as given (the contexts

@@ -4,7 +4,7 @@ import { CONFIG_KEYS } from '../config/config-keys.js';
 import type { PartialCliConfig } from '../config/config-schema.js';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import type { ExitCode } from '../exit-code.js';
-import { addMcpOptions, mcpResumeFlags, readMcpOptions } from './mcp-options.js';
+import { addMcpOptions, mcpResumeFlags, readMcpOptions, readMcpPrefix } from './mcp-options.js';
 import { recordedCliConfig } from './recorded-config.js';
 import { resumeCommandLine } from './resume-command-line.js';
 import type { RunCommandDeps } from './run-command.js';
@@ -33,7 +33,7 @@ budget continues from its last finished turn; the turn that was interrupted runs
 model, limits and budgets are reused unless a flag overrides them (a run a budget stopped needs a
 larger one). The context is not stored: pass the same --context arguments as the original run.
 Checks come in this order: the run, then the context, then credentials. Its trajectory file is
-continued. Exit codes as for rlm run. MCP servers are not recorded: pass the same --mcp,
+continued. Exit codes as for rlm run. MCP servers are not recorded: pass the same --mcp, --mcp-prefix,
 --mcp-url and --mcp-header flags again (the printed resume command has them, header values as …). A run started with --output-schema keeps its schema (its checkpoint has it).
 
 Examples:
@@ -67,6 +67,7 @@ async function resumeAction(
   const resolved = resolveRunConfig(options, io, recorded);
   if (stored.status === 'budget_exceeded') assertBudgetRaised(id, { recorded, resolved });
   const mcpServers = await readMcpOptions(options);
+  const mcpPrefix = readMcpPrefix(options);
   const inputs = await prepareRunInputs(options, io, resolved);
   if (!inputs.quiet) for (const note of inputs.notes) io.stderr.write(`${note}\n`);
   const resumeCommand = resumeCommandLine({
@@ -77,9 +78,16 @@ async function resumeAction(
   });
   const completion = await runWithProgress(
     io,
-    { progress: inputs.progress, resumeCommand },
+    { progress: inputs.progress, resumeCommand, repl: inputs.request.config.repl },
     (signal, onEvent) =>
-      engine.resume({ ...inputs.request, mcpServers, runId: id, signal, onEvent }),
+      engine.resume({
+        ...inputs.request,
+        mcpServers,
+        ...(mcpPrefix === undefined ? {} : { mcpPrefix }),
+        runId: id,
+        signal,
+        onEvent,
+      }),
   );
   return reportRun(completion, { inputs, io, options });
 }

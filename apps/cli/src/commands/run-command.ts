@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { formatContextReport } from '../context/format-context-report.js';
 import type { RunEngine } from '../engine/run-engine.js';
 import type { ExitCode } from '../exit-code.js';
-import { addMcpOptions, mcpResumeFlags, readMcpOptions } from './mcp-options.js';
+import { addMcpOptions, mcpResumeFlags, readMcpOptions, readMcpPrefix } from './mcp-options.js';
 import { addOutputSchemaOption, readOutputSchemaOption } from './output-schema-option.js';
+import { quoteArgument } from './quote-argument.js';
 import { resumeCommandLine } from './resume-command-line.js';
 import { prepareRunInputs, reportRun } from './run-inputs.js';
 import { addRunOptions, type RunInputOptions } from './run-options.js';
@@ -52,8 +55,37 @@ Examples:
   $ rlm run "Which issues mention crashes?" -c log.txt --mcp "npx -y @acme/issues-mcp"
   $ rlm run "…" -c notes.md --mcp-url https://tools.example.com/mcp --mcp-header "authorization: Bearer $TOKEN"`,
   );
-  command.action(async (query: string, options: RunInputOptions & Record<string, unknown>) => {
-    deps.setExitCode(await runAction(query, options, deps));
+  // Extra arguments are refused in the action, which can say what they probably were.
+  command.allowExcessArguments(true);
+  command.action(
+    async (
+      query: string,
+      options: RunInputOptions & Record<string, unknown>,
+      self: Command,
+    ): Promise<void> => {
+      assertOneQuery(self.args, deps.io);
+      deps.setExitCode(await runAction(query, options, deps));
+    },
+  );
+}
+
+/**
+ * `rlm run "q" notes.txt` means a context (`--context` was left out); `rlm run what is this` means
+ * an unquoted query. Say which, with the command that works.
+ * @throws RlmError `cli.usage`
+ */
+function assertOneQuery(args: readonly string[], io: CliIo): void {
+  const extra = args.slice(1);
+  if (extra.length === 0) return;
+  const paths = extra.filter((arg) => existsSync(resolve(io.cwd, arg)));
+  const fix =
+    paths.length > 0
+      ? `to read ${paths.join(', ')} as context, pass ${paths.map((path) => `--context ${quoteArgument(path)}`).join(' ')}`
+      : `quote a query of several words: rlm run ${quoteArgument(args.join(' '))}`;
+  throw new RlmError({
+    code: 'cli.usage',
+    message: `rlm run takes one query, but got ${args.length} arguments (${args.map(quoteArgument).join(' ')}); ${fix}.`,
+    details: { option: 'query' },
   });
 }
 
@@ -73,6 +105,7 @@ async function runAction(
   // Checked before any context is read or any model is called.
   const output = await readOutputSchemaOption(options, io);
   const mcpServers = await readMcpOptions(options);
+  const mcpPrefix = readMcpPrefix(options);
   const inputs = await prepareRunInputs(options, io);
   if (!inputs.quiet) {
     for (const line of [...formatContextReport(inputs.loaded), ...inputs.notes]) {
@@ -88,12 +121,13 @@ async function runAction(
   });
   const completion = await runWithProgress(
     io,
-    { progress: inputs.progress, resumeCommand },
+    { progress: inputs.progress, resumeCommand, repl: inputs.request.config.repl },
     (signal, onEvent) =>
       engine.run({
         ...inputs.request,
         ...(output === undefined ? {} : { output }),
         mcpServers,
+        ...(mcpPrefix === undefined ? {} : { mcpPrefix }),
         runId,
         query,
         signal,

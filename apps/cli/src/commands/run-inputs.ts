@@ -12,6 +12,7 @@ import {
   resolveConfig,
 } from '../config/resolve-config.js';
 import { type LoadedContext, loadContexts } from '../context/load-contexts.js';
+import { readContextStdin } from '../context/read-context-stdin.js';
 import { modelEndpoint } from '../engine/model-endpoint.js';
 import type { RunRequest } from '../engine/run-engine.js';
 import type { ExitCode } from '../exit-code.js';
@@ -68,7 +69,7 @@ export async function prepareRunInputs(
   const { config } = resolved;
   const loaded = await loadContexts(options.context ?? [], {
     cwd: io.cwd,
-    readStdin: () => io.readStdin(),
+    readStdin: () => readContextStdin(io),
     include: config.include,
     exclude: config.exclude,
     maxBytes: config.maxContextBytes,

@@ -25,6 +25,29 @@ interface JsonResult {
 }
 
 describe('rlm run --repl python', PYTHON_RUN, () => {
+  it('says on stderr that the interpreter is loading, then when it is ready', async () => {
+    writeFileSync(join(sandbox.dir, 'notes.txt'), 'the magic number is 7\n');
+    const result = await cli([
+      'run',
+      'What is the magic number?',
+      '-c',
+      'notes.txt',
+      '--repl',
+      'python',
+      '--model',
+      'testkit:needle-finder',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stderr.split('\n');
+    const started = lines.findIndex((line) => /^run \S+ started/.test(line));
+    expect(lines[started + 1]).toBe(
+      'loading the Python interpreter (Pyodide)… (the first turn starts once it is ready)',
+    );
+    const ready = lines.findIndex((line) => /^Python interpreter ready in \S+$/.test(line));
+    expect(ready).toBeGreaterThan(started + 1);
+    expect(lines.findIndex((line) => line.startsWith('turn 1 done'))).toBeGreaterThan(ready);
+  });
+
   it('finds the needle in a 1 MB haystack offline, fanning out with llm_query_batched', async () => {
     const result = await cli([
       'run',

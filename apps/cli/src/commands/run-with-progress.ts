@@ -1,4 +1,4 @@
-import { type RLMChatCompletion, RlmError, type RunEvent } from '@rlm/protocol';
+import { type ReplLanguage, type RLMChatCompletion, RlmError, type RunEvent } from '@rlm/protocol';
 import type { CliIo } from '../cli-io.js';
 import type { ProgressMode } from '../config/config-schema.js';
 import { EXIT_CODES } from '../exit-code.js';
@@ -15,11 +15,14 @@ export async function runWithProgress(
   {
     progress: mode,
     resumeCommand,
+    repl,
   }: {
     /** `tree` (a live view), `plain` (lines for a log) or `none`. */
     progress: ProgressMode;
     /** Shown at the first Ctrl-C: a second one exits before the run can report anything. */
     resumeCommand?: string;
+    /** The run's REPL language, for a line while a Python interpreter loads. */
+    repl?: ReplLanguage;
   },
   start: (signal: AbortSignal, onEvent: (event: RunEvent) => void) => Promise<RLMChatCompletion>,
 ): Promise<RLMChatCompletion> {
@@ -28,6 +31,7 @@ export async function runWithProgress(
     mode,
     now: () => io.now(),
     color: mode === 'tree' && io.stderr.isTTY === true && io.env['NO_COLOR'] === undefined,
+    repl,
   });
   const controller = new AbortController();
   let interrupts = 0;

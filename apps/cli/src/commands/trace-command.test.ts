@@ -93,6 +93,14 @@ describe('rlm trace', () => {
     expect(result.stderr).toMatch(/^rlm: Trajectory .*package\.json line 1 is not/);
   });
 
+  it('explains a directory given instead of a trajectory, and what to pass', async () => {
+    const result = await spawnCli(['trace', '.'], { cwd: sandbox.dir, env: sandbox.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `rlm: ${sandbox.dir} is a directory, not a trajectory; pass one of its .jsonl files (${join(sandbox.dir, '<run id>.jsonl')}) or a run id.\n`,
+    );
+  });
+
   it('explains a missing trajectory', async () => {
     const result = await spawnCli(['trace', 'nope.jsonl'], { cwd: sandbox.dir, env: sandbox.env });
     expect(result.code).toBe(2);

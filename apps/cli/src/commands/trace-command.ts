@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import { loadContexts } from '../context/load-contexts.js';
+import { readContextStdin } from '../context/read-context-stdin.js';
 import { toContextPayloads } from '../engine/to-context-payloads.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { renderRunTree } from '../render/render-run-tree.js';
@@ -27,10 +28,11 @@ async function traceRecords(
   const { config } = resolveConfig({ cwd: io.cwd, env: io.env, paths: io.paths, flags: {} });
   const contexts = await loadContexts(paths, {
     cwd: io.cwd,
-    readStdin: () => io.readStdin(),
+    readStdin: () => readContextStdin(io),
     include: config.include,
     exclude: config.exclude,
     maxBytes: config.maxContextBytes,
+    allowEmpty: true,
   });
   const { context, contexts: rest } = toContextPayloads(contexts.map((item) => item.value));
   return loadTrajectory(path, { payloads: [context, ...rest] });

@@ -78,6 +78,18 @@ describe('trace and replay of a recorded run', () => {
     expect(result.stderr).toContain('The context is not the one this run recorded');
   });
 
+  it('says the context was not given when --context is left out, not that it differs', async () => {
+    const { runId } = await recordRun();
+    const result = await spawnCli(['replay', runId], { cwd: sandbox.dir, env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^rlm: This run was recorded with a context \\(context sha256:[0-9a-f]+\\) and no --context was given; pass the same --context arguments as the original run, in the same order: rlm replay ${runId} --context <path>\\.\n$`,
+      ),
+    );
+    expect(result.stderr).not.toContain('e3b0c44298fc1c14');
+  });
+
   it('replays a run over two contexts, and refuses a different second one', async () => {
     writeFileSync(join(sandbox.dir, 'second.txt'), 'second');
     const recorded = await spawnCli(
@@ -100,5 +112,13 @@ describe('trace and replay of a recorded run', () => {
     );
     expect(different.code).toBe(2);
     expect(different.stderr).toContain('The context is not the one this run recorded (context_1');
+    const fewer = await spawnCli(['replay', trajectoryPath, '-c', 'notes.txt'], {
+      cwd: sandbox.dir,
+      env: offline,
+    });
+    expect(fewer.code).toBe(2);
+    expect(fewer.stderr).toContain(
+      'This run was recorded with more contexts than the 1 given (context_1 sha256:',
+    );
   });
 });

@@ -1,6 +1,8 @@
 import { dirname, join, resolve } from 'node:path';
 import { describeIssues, RlmError } from '@rlm/protocol';
+import { z } from 'zod';
 import type { CliPaths } from '../cli-io.js';
+import { closestKey } from './closest-key.js';
 import { CONFIG_KEY_NAMES, CONFIG_KEYS, parseConfigText } from './config-keys.js';
 import {
   type CliConfig,
@@ -149,11 +151,15 @@ function validateLayer(
 ): PartialCliConfig {
   const result = partialCliConfigSchema.safeParse(data);
   if (result.success) return result.data;
-  const issues = describeIssues(result.error).map((issue) => {
-    const [key = '', ...rest] = issue.split(':');
+  const issues = result.error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys' && issue.path.length === 0) {
+      return issue.keys.map((key) => unknownKey(key, nameOf));
+    }
+    const [described = ''] = describeIssues(new z.ZodError([issue]));
+    const [key = '', ...rest] = described.split(':');
     const base = key.split('.')[0] ?? key;
-    if (base === '(root)') return rest.join(':').trim();
-    return `${nameOf(base)}${key.slice(base.length)}:${rest.join(':')}`;
+    if (base === '(root)') return [rest.join(':').trim()];
+    return [`${nameOf(base)}${key.slice(base.length)}:${rest.join(':')}`];
   });
   throw new RlmError({
     code: 'config.invalid',
@@ -161,6 +167,14 @@ function validateLayer(
     details: { source, issues },
     cause: result.error,
   });
+}
+
+/** `unknown key "maxDepht" (did you mean maxDepth?)`: a typo in a file is otherwise a hunt. */
+function unknownKey(key: string, nameOf: (key: string) => string): string {
+  const meant = closestKey(key, CONFIG_KEY_NAMES);
+  return meant === undefined
+    ? `unknown key "${key}" (the keys are in the Configuration table of the @rlm/cli README)`
+    : `unknown key "${key}" (did you mean ${nameOf(meant)}?)`;
 }
 
 function resolvePaths(values: PartialCliConfig, base: string): PartialCliConfig {

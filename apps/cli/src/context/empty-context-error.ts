@@ -85,3 +85,24 @@ function describeSkipped(skipped: readonly { file: string; reason: string }[]): 
   });
   return `skipped ${parts.join(', ')}`;
 }
+
+/**
+ * Refuses a file or standard input with no text: a model run on it can only answer "not found",
+ * which reads as an answer. Whitespace counts as nothing (`echo | rlm …` sends one newline).
+ *
+ * @throws RlmError `cli.context_empty`
+ */
+export function assertHasText(text: string, kind: 'file' | 'stdin', label: string): void {
+  // A search, not a trim: it stops at the first character of a 100 MB context.
+  if (/\S/.test(text)) return;
+  const what = text === '' ? 'is empty' : 'has only whitespace';
+  const message =
+    kind === 'stdin'
+      ? `Standard input (--context -) ${what}; pipe text into rlm, e.g. cat notes.txt | rlm run "…" --context -.`
+      : `Context file ${label} ${what}; pass a file with text in it.`;
+  throw new RlmError({
+    code: 'cli.context_empty',
+    message,
+    details: { path: kind === 'stdin' ? '-' : label, skipped: [] },
+  });
+}

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { RlmError } from '@rlm/protocol';
 import { glob, isDynamicPattern } from 'tinyglobby';
-import { emptyContextError } from './empty-context-error.js';
+import { assertHasText, emptyContextError } from './empty-context-error.js';
 import { readTextFile, tooLarge } from './read-text-file.js';
 
 /** One `--context` argument after loading. */
@@ -26,6 +26,11 @@ export interface LoadContextsOptions {
   exclude: readonly string[];
   /** The limit for all contexts together. */
   maxBytes: number;
+  /**
+   * Take a file or standard input with no text. Trace and replay read back what a run was
+   * given, and runs recorded before empty input was refused may have had an empty one.
+   */
+  allowEmpty?: boolean;
 }
 
 /**
@@ -33,8 +38,8 @@ export interface LoadContextsOptions {
  * text file below it (after include/exclude), and a glob pattern its matches.
  *
  * @throws RlmError `cli.usage` for `-` given twice; `cli.context_unreadable`,
- *   `cli.context_binary`, `cli.context_empty` (a directory or glob with no text file left),
- *   `cli.context_too_large`
+ *   `cli.context_binary`, `cli.context_empty` (a directory or glob with no text file left, or a
+ *   file or standard input with nothing but whitespace), `cli.context_too_large`
  */
 export async function loadContexts(
   specs: readonly string[],
@@ -56,6 +61,7 @@ async function loadOne(spec: string, options: LoadContextsOptions): Promise<Load
     const text = await options.readStdin();
     const bytes = Buffer.byteLength(text);
     if (bytes > options.maxBytes) throw tooLarge('(standard input)', bytes, options.maxBytes);
+    if (options.allowEmpty !== true) assertHasText(text, 'stdin', spec);
     return { label: '-', value: text, bytes, files: 1, skippedBinary: [] };
   }
   const path = resolve(options.cwd, spec);
@@ -102,6 +108,7 @@ async function loadOne(spec: string, options: LoadContextsOptions): Promise<Load
       details: { path: spec },
     });
   }
+  if (options.allowEmpty !== true) assertHasText(result.text, 'file', spec);
   return { label: spec, value: result.text, bytes: result.bytes, files: 1, skippedBinary: [] };
 }
 

@@ -56,7 +56,8 @@ export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEn
     const servers = request.mcpServers ?? [];
     if (servers.length === 0) return [];
     const { mcpToolOpener } = await import('@rlm/mcp');
-    return servers.map((server) => mcpToolOpener(server));
+    const options = request.mcpPrefix === undefined ? {} : { prefix: request.mcpPrefix };
+    return servers.map((server) => mcpToolOpener(server, options));
   }
 
   return {

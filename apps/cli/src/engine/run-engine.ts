@@ -26,6 +26,8 @@ export interface RunRequest {
    * run and closes the connections when it ends.
    */
   mcpServers?: readonly McpServerSpec[];
+  /** `--mcp-prefix`: put before the REPL name of every tool of `mcpServers`. */
+  mcpPrefix?: string;
   /**
    * `--output-schema`: the answer must match it, and the completion's `answer` is its JSON text.
    * A resumed run without one keeps the schema its checkpoint recorded.

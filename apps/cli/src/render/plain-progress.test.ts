@@ -121,4 +121,30 @@ describe('createPlainProgress', () => {
       expect.stringMatching(/^turn 1 … 10\.0s: waiting for the model · /),
     ]);
   });
+
+  it('says a resumed Python run is loading its interpreter, and when it is ready', () => {
+    const tree = new TraceTree();
+    const lines: string[] = [];
+    const progress = createPlainProgress({
+      tree,
+      write: (line) => lines.push(line),
+      repl: 'python',
+    });
+    const at = 1_000_000;
+    const events = [
+      { ...base, at, type: 'run-resume', fromIteration: 2, model: 'm' },
+      { ...base, at: at + 12_000, type: 'iteration-start', iteration: 2 },
+    ] as RunEvent[];
+    tree.apply(events[0] as RunEvent);
+    progress.onEvent(events[0] as RunEvent);
+    progress.tick(at + 10_000);
+    tree.apply(events[1] as RunEvent);
+    progress.onEvent(events[1] as RunEvent);
+    expect(lines).toEqual([
+      'run root resumed at turn 3: model m',
+      'loading the Python interpreter (Pyodide)… (the first turn starts once it is ready)',
+      'loading the Python interpreter (Pyodide)… 10.0s',
+      'Python interpreter ready in 12.0s',
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-import type { RunEvent } from '@rlm/protocol';
+import type { ReplLanguage, RunEvent } from '@rlm/protocol';
 import {
   formatCost,
   formatCount,
@@ -6,6 +6,7 @@ import {
   type TraceTree,
   type TraceTurn,
 } from '@rlm/trace';
+import { createInterpreterLoading, LOADING_PYTHON_LINE } from './interpreter-loading.js';
 import { oneLine } from './one-line.js';
 
 /** Within a turn, a progress line at most this often (and only when something happened). */
@@ -41,27 +42,37 @@ export function createPlainProgress({
   write,
   intervalMs = PLAIN_PROGRESS_INTERVAL_MS,
   idleMs = PLAIN_IDLE_INTERVAL_MS,
+  repl,
 }: {
   tree: TraceTree;
   write(line: string): void;
   intervalMs?: number;
   idleMs?: number;
+  /** The run's REPL language as configured (a resumed run's events do not say it). */
+  repl?: ReplLanguage | undefined;
 }): PlainProgress {
   let calls = newTurnCalls();
   let lastLineAt = Number.NEGATIVE_INFINITY;
   let running = false;
+  const interpreter = createInterpreterLoading({ repl });
   const line = (text: string, at: number) => {
     write(text);
     lastLineAt = at;
   };
+  const idleLine = (at: number) =>
+    interpreter.since === undefined
+      ? heartbeat(tree, calls, at)
+      : `${LOADING_PYTHON_LINE} ${formatDuration(Math.max(0, at - interpreter.since))}`;
   return {
     onEvent(event) {
       const root = event.depth === 0;
       if (root) running = isRunning(event, running);
       countCall(calls, event);
       const text = root ? rootLine(event, tree, calls) : undefined;
-      if (text !== undefined) {
-        line(text, event.at);
+      const loading = interpreter.onEvent(event);
+      if (text !== undefined) line(text, event.at);
+      if (loading !== undefined) line(loading, event.at);
+      if (text !== undefined || loading !== undefined) {
         if (event.type === 'iteration-end') calls = newTurnCalls();
         return;
       }
@@ -69,7 +80,7 @@ export function createPlainProgress({
       if (event.at - lastLineAt >= intervalMs) line(heartbeat(tree, calls, event.at), event.at);
     },
     tick(at) {
-      if (running && at - lastLineAt >= idleMs) line(heartbeat(tree, calls, at), at);
+      if (running && at - lastLineAt >= idleMs) line(idleLine(at), at);
     },
   };
 }

@@ -1,8 +1,9 @@
-import type { RunEvent } from '@rlm/protocol';
-import { TraceTree } from '@rlm/trace';
+import type { ReplLanguage, RunEvent } from '@rlm/protocol';
+import { formatDuration, TraceTree } from '@rlm/trace';
 import { createLogUpdate } from 'log-update';
 import type { OutputStream } from '../cli-io.js';
 import type { ProgressMode } from '../config/config-schema.js';
+import { createInterpreterLoading, LOADING_PYTHON_LINE } from './interpreter-loading.js';
 import { createPlainProgress } from './plain-progress.js';
 import { renderRunTree } from './render-run-tree.js';
 
@@ -12,6 +13,8 @@ export interface ProgressReporterOptions {
   now(): number;
   /** @default mode === 'tree' */
   color?: boolean;
+  /** The run's REPL language, for the line while its interpreter loads. */
+  repl?: ReplLanguage | undefined;
 }
 
 /** Receives a run's events and shows them; `stop` draws the last frame and releases the terminal. */
@@ -36,13 +39,18 @@ export function createProgressReporter({
   mode,
   now,
   color = mode === 'tree',
+  repl,
 }: ProgressReporterOptions): ProgressReporter {
   const tree = new TraceTree();
   if (mode === 'none') {
     return { tree, onEvent: (event) => tree.apply(event), note() {}, stop() {} };
   }
   if (mode === 'plain') {
-    const plain = createPlainProgress({ tree, write: (line) => stream.write(`${line}\n`) });
+    const plain = createPlainProgress({
+      tree,
+      write: (line) => stream.write(`${line}\n`),
+      repl,
+    });
     const ticker = setInterval(() => plain.tick(now()), TICK_MS);
     ticker.unref();
     return {
@@ -55,25 +63,35 @@ export function createProgressReporter({
       stop: () => clearInterval(ticker),
     };
   }
-  return createLiveReporter(tree, { stream, now, color });
+  return createLiveReporter(tree, { stream, now, color, repl });
 }
 
 function createLiveReporter(
   tree: TraceTree,
-  { stream, now, color }: { stream: OutputStream; now(): number; color: boolean },
+  {
+    stream,
+    now,
+    color,
+    repl,
+  }: { stream: OutputStream; now(): number; color: boolean; repl: ReplLanguage | undefined },
 ): ProgressReporter {
   const log = createLogUpdate(stream as NodeJS.WriteStream);
+  const interpreter = createInterpreterLoading({ repl });
   let pending: NodeJS.Timeout | undefined;
   let stopped = false;
   const draw = () => {
     pending = undefined;
     const rows = Math.max(5, (stream.rows ?? 24) - 2);
+    const at = now();
     const lines = renderRunTree(tree, {
-      now: now(),
+      now: at,
       width: stream.columns ?? DEFAULT_COLUMNS,
       color,
       detail: 'live',
     });
+    if (interpreter.since !== undefined) {
+      lines.push(`  ${LOADING_PYTHON_LINE} ${formatDuration(Math.max(0, at - interpreter.since))}`);
+    }
     // Keep the status header and the newest lines when the tree outgrows the screen.
     const shown =
       lines.length > rows ? [lines[0] ?? '', '  …', ...lines.slice(-(rows - 2))] : lines;
@@ -85,6 +103,7 @@ function createLiveReporter(
     tree,
     onEvent(event) {
       tree.apply(event);
+      interpreter.onEvent(event);
       if (!stopped && pending === undefined) {
         pending = setTimeout(draw, FRAME_MS);
         pending.unref();
