@@ -45,8 +45,11 @@ describe('@rlm/executor/defaults', () => {
     expect(anthropicEffortSchema.options).toEqual([...ANTHROPIC_EFFORTS]);
   });
 
-  it('loads no package at all, so an app can show its defaults without the executor', () => {
+  it('loads no package but the zod-free protocol core, so an app can show its defaults without the executor', () => {
     // The built file is what `@rlm/executor/defaults` resolves to (turbo builds before testing).
-    expect(importsReachableFrom(new URL('../dist/defaults.js', import.meta.url))).toEqual([]);
+    // The run defaults are defined once, in the protocol's core entry (which loads no zod).
+    expect(importsReachableFrom(new URL('../dist/defaults.js', import.meta.url))).toEqual([
+      '@rlm/protocol/core',
+    ]);
   });
 });
