@@ -5,7 +5,7 @@ import { RlmError } from '@rlm/protocol/core';
 import { scriptUrl } from '../script-url.js';
 import { SerialQueue } from '../serial-queue.js';
 import { fromWireError } from '../wire-error.js';
-import { quickHelperCall } from './helper-request.js';
+import { type HelperCaps, type HelperRequest, quickHelperCall } from './helper-request.js';
 import type { FromScanWorker, ScanOperation, ToScanWorker } from './scan-messages.js';
 import { isSharedText, type SharedText } from './shared-text.js';
 
@@ -44,15 +44,40 @@ const helperArguments = () => import('./helper-arguments.js');
  */
 export const DECODE_AHEAD_MAX_CHARS = 32 * 1024 * 1024;
 
+/**
+ * How long a scan worker may take to take a scan up (start, receive and decode the payload)
+ * before it is given up: far beyond any start-up, only there so a wedged worker cannot hang a block.
+ */
+const STARTUP_LIMIT_MS = 60_000;
+
+/** Checks a helper call's arguments (as one REPL's scaffold sends them) and makes it a scan. */
+export type HelperCallParser = (
+  helper: string,
+  args: JsonValue[],
+  caps: HelperCaps,
+) => HelperRequest | Promise<HelperRequest>;
+
+/** The JavaScript scaffold's calls: plain checks first, the zod schemas only when they cannot tell. */
+const parseJavaScriptCall: HelperCallParser = async (helper, args, caps) =>
+  quickHelperCall(helper, args, caps) ??
+  (await helperArguments()).parseHelperCall(helper, args, caps);
+
 export interface ContextScannerOptions {
   /** How long one scan may run before its worker is terminated. */
   timeoutMs: number;
   /** Most characters of text in one result. */
   maxChars: number;
+  /**
+   * Offsets in results count code points (Python's `str` indices) instead of UTF-16 units
+   * (JavaScript's). Default false.
+   */
+  codePoints?: boolean;
+  /** How helper calls are checked (default: the JavaScript scaffold's arguments). */
+  parseCall?: HelperCallParser;
 }
 
 /**
- * Runs the context helpers for one sandbox. Payloads are kept here and their text (non-string
+ * Runs the context helpers for one sandbox, of either REPL. Payloads are kept here and their text (non-string
  * payloads as JSON) is copied once into a scan worker; a long string payload comes as a
  * `SharedText`, whose bytes the scan worker reads from shared memory instead. The scan worker
  * starts on first use, or with the sandbox (`warm()`) when a payload is that long, so the first
@@ -97,7 +122,13 @@ export class ContextScanner {
       this.#decodedAhead += text.length;
       decodeNow = true;
     }
-    worker.postMessage({ type: 'payload', name, text, decodeNow } satisfies ToScanWorker);
+    worker.postMessage({
+      type: 'payload',
+      name,
+      text,
+      decodeNow,
+      codePoints: this.#options.codePoints === true,
+    } satisfies ToScanWorker);
   }
 
   /**
@@ -148,10 +179,8 @@ export class ContextScanner {
    * @throws RlmError `sandbox.invalid_value`, `sandbox.invalid_pattern`, `sandbox.pattern_timeout`
    */
   async run(helper: string, args: JsonValue[], signal: AbortSignal): Promise<JsonValue> {
-    const caps = { maxChars: this.#options.maxChars };
-    const request =
-      quickHelperCall(helper, args, caps) ??
-      (await helperArguments()).parseHelperCall(helper, args, caps);
+    const parseCall = this.#options.parseCall ?? parseJavaScriptCall;
+    const request = await parseCall(helper, args, { maxChars: this.#options.maxChars });
     if (!this.#payloads.has(request.payload)) {
       throw new RlmError({
         code: 'sandbox.invalid_value',
@@ -170,7 +199,6 @@ export class ContextScanner {
     const requestId = this.#nextRequest++;
     const { timeoutMs } = this.#options;
     return new Promise<JsonValue>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
       const finish = (): void => {
         clearTimeout(timer);
         worker.off('message', onMessage);
@@ -181,14 +209,14 @@ export class ContextScanner {
         if (this.#worker === worker) this.#worker = undefined;
         void worker.terminate();
       };
-      const onTimeout = (): void => {
+      const onTimeout = (limitMs: number): void => {
         finish();
         stopWorker();
         reject(
           new RlmError({
             code: 'sandbox.pattern_timeout',
-            message: `the scan took longer than ${timeoutMs} ms and was stopped; simplify the pattern (nested quantifiers like (a+)+ can take exponential time)`,
-            details: { limitMs: timeoutMs },
+            message: `the scan took longer than ${limitMs} ms and was stopped; simplify the pattern (nested quantifiers like (a+)+ can take exponential time)`,
+            details: { limitMs },
           }),
         );
       };
@@ -198,7 +226,8 @@ export class ContextScanner {
         // payload it needed first do not count against the pattern. (The block's own limits
         // and abort still bound the whole call.)
         if (message.type === 'started') {
-          timer = setTimeout(onTimeout, timeoutMs);
+          clearTimeout(timer);
+          timer = setTimeout(() => onTimeout(timeoutMs), timeoutMs);
           return;
         }
         finish();
@@ -215,6 +244,7 @@ export class ContextScanner {
         stopWorker();
         reject(signal.reason);
       };
+      let timer = setTimeout(() => onTimeout(STARTUP_LIMIT_MS), STARTUP_LIMIT_MS);
       worker.on('message', onMessage);
       worker.on('error', onError);
       signal.addEventListener('abort', onAbort, { once: true });
