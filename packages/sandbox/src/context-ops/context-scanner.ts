@@ -21,28 +21,12 @@ export const CONTEXT_HELPER_NAMES: readonly string[] = [
 const CONTEXT_NAME = /^context(_\d+)?$/;
 
 /**
- * The payload the warm-up helper call scans (see `ready`): guest calls name payloads `context_N`
- * only, so none can reach it.
- */
-const WARM_UP_PAYLOAD = 'warm-up';
-const WARM_UP_TEXT = 'a line with a needle\nanother line\n';
-const WARM_UP_PATTERN = 'needle';
-
-/**
  * The full argument checker, loaded only for a call `quickHelperCall` cannot tell is valid (in
  * practice, a call with bad arguments): its zod schemas would otherwise load zod into the sandbox
  * worker (60–300 ms of a fresh worker on a loaded machine) in the way of the first helper call.
  * `import()` caches the module, so later calls are cheap.
  */
 const helperArguments = () => import('./helper-arguments.js');
-
-/**
- * Most characters of shared text a scan worker decodes as soon as it gets them. Decoding 20 MB
- * takes 10–15 ms (most of a first scan); a decoded copy also costs its size in memory for the
- * sandbox's life, whether or not a helper is ever called, so beyond this much text the memory
- * matters more and the first scan of a payload decodes it.
- */
-export const DECODE_AHEAD_MAX_CHARS = 32 * 1024 * 1024;
 
 /**
  * How long a scan worker may take to take a scan up (start, receive and decode the payload)
@@ -77,13 +61,13 @@ export interface ContextScannerOptions {
 }
 
 /**
- * Runs the context helpers for one sandbox, of either REPL. Payloads are kept here and their text (non-string
- * payloads as JSON) is copied once into a scan worker; a long string payload comes as a
- * `SharedText`, whose bytes the scan worker reads from shared memory instead. The scan worker
- * starts on first use, or with the sandbox (`warm()`) when a payload is that long, so the first
- * helper call finds it ready. Each scan gets a deadline, and a scan past it terminates the worker
- * (a fresh one is started for the next scan), so a catastrophic pattern never freezes the thread
- * that runs the sandbox.
+ * Runs the context helpers for one sandbox, of either REPL. Payloads are kept here and their text
+ * (non-string payloads as JSON) is copied into a scan worker; a long string payload comes as a
+ * `SharedText`, which the scan worker reads from shared memory (or piece by piece) instead. The
+ * scan worker starts on the first helper call, and decodes a payload on its first scan: a sandbox
+ * no helper is called in costs no thread and no second copy of its context, whatever its size.
+ * Each scan gets a deadline, and a scan past it terminates the worker (a fresh one is started for
+ * the next scan), so a catastrophic pattern never freezes the thread that runs the sandbox.
  */
 export class ContextScanner {
   readonly #options: ContextScannerOptions;
@@ -93,8 +77,6 @@ export class ContextScanner {
   #worker: Worker | undefined;
   #nextRequest = 1;
   #disposed = false;
-  /** Characters of shared text the current scan worker was asked to decode ahead of use. */
-  #decodedAhead = 0;
 
   constructor(options: ContextScannerOptions) {
     this.#options = options;
@@ -104,73 +86,20 @@ export class ContextScanner {
   setPayload(name: string, value: JsonValue | SharedText): void {
     if (!CONTEXT_NAME.test(name)) return;
     const key = name === 'context' ? 'context_0' : name;
-    // The same shared payload again (given early to start the scan side): the worker has it.
+    // The same shared payload again: the worker has it (and may have decoded it).
     if (isSharedText(value) && this.#payloads.get(key) === value) return;
     this.#payloads.set(key, value);
     if (this.#worker !== undefined) this.#sendPayload(this.#worker, key, value);
   }
 
-  /**
-   * Gives the scan worker a payload. Shared text is decoded there at once while the payloads
-   * decoded ahead stay within `DECODE_AHEAD_MAX_CHARS`; a longer one waits for its first scan,
-   * since its decoded copy would cost as much memory as the payload.
-   */
+  /** Gives the scan worker a payload, which it decodes (if shared) on its first scan. */
   #sendPayload(worker: Worker, name: string, value: JsonValue | SharedText): void {
-    const text = payloadText(value);
-    let decodeNow = false;
-    if (isSharedText(text) && this.#decodedAhead + text.length <= DECODE_AHEAD_MAX_CHARS) {
-      this.#decodedAhead += text.length;
-      decodeNow = true;
-    }
     worker.postMessage({
       type: 'payload',
       name,
-      text,
-      decodeNow,
+      text: payloadText(value),
       codePoints: this.#options.codePoints === true,
     } satisfies ToScanWorker);
-  }
-
-  /**
-   * Starts the scan side now if a payload is long (shared): the scan worker starts and takes the
-   * payloads while the sandbox starts and the model thinks, rather than during the first helper
-   * call. Does nothing for short payloads, which scan fast when cold.
-   */
-  warm(): void {
-    if (this.#disposed || ![...this.#payloads.values()].some(isSharedText)) return;
-    this.#ensureWorker();
-  }
-
-  /**
-   * Settles once the scan worker, if one runs, has started, taken (and, within the budget,
-   * decoded) the payloads it was given, and answered one warm-up helper call: a sandbox that
-   * waits for this before it reports ready answers its first helper call as fast as a later one.
-   * The warm-up goes the whole way a helper call goes on both threads (argument check, request,
-   * scan, reply) on a tiny payload no guest can name, since on a fresh thread each of those steps
-   * runs cold code the first time (measured: 2–4 ms of a first call). Never rejects: a scan
-   * worker that fails to start fails the first scan instead, as it would have anyway.
-   */
-  async ready(): Promise<void> {
-    const worker = this.#worker;
-    if (worker === undefined) return;
-    worker.postMessage({
-      type: 'payload',
-      name: WARM_UP_PAYLOAD,
-      text: WARM_UP_TEXT,
-    } satisfies ToScanWorker);
-    const request = quickHelperCall('count', [WARM_UP_PATTERN], {
-      maxChars: this.#options.maxChars,
-    });
-    if (request === undefined) return;
-    let onExit = (): void => {};
-    const exited = new Promise<void>((resolve) => {
-      onExit = resolve;
-      worker.once('exit', onExit);
-    });
-    // Messages are handled in order: the answer comes once the payloads before it are decoded.
-    const answered = this.#scan(WARM_UP_PAYLOAD, request.operation, new AbortController().signal);
-    await Promise.race([answered.catch(() => undefined), exited]);
-    worker.off('exit', onExit);
   }
 
   /**
@@ -271,7 +200,6 @@ export class ContextScanner {
     worker.once('exit', () => {
       if (this.#worker === worker) this.#worker = undefined;
     });
-    this.#decodedAhead = 0;
     for (const [name, value] of this.#payloads) this.#sendPayload(worker, name, value);
     this.#worker = worker;
     return worker;

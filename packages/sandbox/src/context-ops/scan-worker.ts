@@ -113,10 +113,7 @@ warmUp();
 
 port.on('message', (message: ToScanWorker) => {
   if (message.type === 'payload') {
-    const payload = new Payload(message.text, message.codePoints === true);
-    payloads.set(message.name, payload);
-    // Decoded now, while the model thinks, rather than in the first scan.
-    if (message.decodeNow) void payload.text;
+    payloads.set(message.name, new Payload(message.text, message.codePoints === true));
     return;
   }
   const payload = payloads.get(message.payload);

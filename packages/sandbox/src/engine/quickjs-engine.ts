@@ -89,6 +89,8 @@ export class QuickJsEngine {
   #exhausted = false;
   /** Set by a fault before the scaffold (and so `#parts`) exists. */
   #earlyPoison: string | undefined;
+  /** A payload came as shared text (long): the sandbox runs on a fresh worker thread. */
+  #longPayload = false;
 
   private constructor(
     blank: BlankEngine,
@@ -166,13 +168,12 @@ export class QuickJsEngine {
   }
 
   /**
-   * Settles once the context helpers' scan side is ready (see `ContextScanner.ready`). While a
-   * scan worker starts, this thread runs the block path once on a throwaway engine (see
-   * warm-block-path.ts), so the sandbox's first block does not pay for its cold code.
+   * With a long payload (a sandbox on a fresh worker thread), runs the block path once on a
+   * throwaway engine (see warm-block-path.ts), so the sandbox's first block does not pay for its
+   * cold code. Starts no scan worker: that waits for the first helper call (see `ContextScanner`).
    */
   async helpersReady(): Promise<void> {
-    const scanning = this.#scanner.ready();
-    if (this.#scanner.scanWorker !== undefined) {
+    if (this.#longPayload) {
       const limits = { ...this.#limits, memoryBytes: WARM_UP_MEMORY_BYTES };
       const compiled = this.#compiled;
       await warmBlockPath(() =>
@@ -189,7 +190,6 @@ export class QuickJsEngine {
         ),
       );
     }
-    await scanning;
   }
 
   /** Why the engine can no longer run code, if it cannot. */
@@ -248,13 +248,7 @@ export class QuickJsEngine {
       poisonReason: undefined,
       resetReason: undefined,
     };
-    // The scan side of long payloads starts first, so its start overlaps their copy into WASM memory.
-    if (init.helperNames.length > 0) {
-      init.contexts.forEach((payload, index) => {
-        if (isSharedText(payload)) this.#scanner.setPayload(`context_${index}`, payload);
-      });
-      this.#scanner.warm();
-    }
+    this.#longPayload = init.contexts.some(isSharedText);
     init.contexts.forEach((payload, index) => {
       if (isSharedText(payload)) this.#setSharedText(`context_${index}`, payload);
       else this.setVariable(`context_${index}`, payload);
