@@ -29,6 +29,26 @@ const CONTEXT_NAME = /^context(_\d+)?$/;
 const helperArguments = () => import('./helper-arguments.js');
 
 /**
+ * Characters of shared (long) context text from which a sandbox starts its scan worker when it is
+ * created rather than on the first helper call. A started scan worker costs ~10 MB of RSS whatever
+ * the context's size (measured: a waiting inline sandbox with a 1 MiB context took 12.2 MB with
+ * one, 1.9 MB without), and starting one takes 100–300 ms on a loaded machine, all of it paid by
+ * the first helper call when it starts lazily. Below 16 Mi characters the thread would cost well
+ * over half the context's own size again for a sandbox that may never call a helper, so it waits;
+ * from there on it costs less than two thirds of the context (a 20 MB context: ~50 %), while a lazy
+ * start would make the first helper call 50–70× a warm one (the target is 3×).
+ */
+export const PRESTART_SCAN_WORKER_MIN_CHARS = 16 * 1024 * 1024;
+
+/**
+ * The payload the warm-up helper call scans (see `ready`): guest calls name payloads `context_N`
+ * only, so none can reach it.
+ */
+const WARM_UP_PAYLOAD = 'warm-up';
+const WARM_UP_TEXT = 'a line with a needle\nanother line\n';
+const WARM_UP_PATTERN = 'needle';
+
+/**
  * How long a scan worker may take to take a scan up (start, receive and decode the payload)
  * before it is given up: far beyond any start-up, only there so a wedged worker cannot hang a block.
  */
@@ -64,8 +84,9 @@ export interface ContextScannerOptions {
  * Runs the context helpers for one sandbox, of either REPL. Payloads are kept here and their text
  * (non-string payloads as JSON) is copied into a scan worker; a long string payload comes as a
  * `SharedText`, which the scan worker reads from shared memory (or piece by piece) instead. The
- * scan worker starts on the first helper call, and decodes a payload on its first scan: a sandbox
- * no helper is called in costs no thread and no second copy of its context, whatever its size.
+ * scan worker decodes a payload on its first scan, and starts on the first helper call, or with the
+ * sandbox (`prestart()`) once the shared text totals `PRESTART_SCAN_WORKER_MIN_CHARS`: a sandbox
+ * with a shorter context that no helper is called in costs no thread and no second copy of it.
  * Each scan gets a deadline, and a scan past it terminates the worker (a fresh one is started for
  * the next scan), so a catastrophic pattern never freezes the thread that runs the sandbox.
  */
@@ -100,6 +121,51 @@ export class ContextScanner {
       text: payloadText(value),
       codePoints: this.#options.codePoints === true,
     } satisfies ToScanWorker);
+  }
+
+  /**
+   * Starts the scan worker now if the shared (long) payloads total at least
+   * `PRESTART_SCAN_WORKER_MIN_CHARS`, so the thread starts while the sandbox starts and the model
+   * thinks rather than during the first helper call. The payloads are not decoded ahead: their
+   * first scan decodes them, so a waiting sandbox holds no second copy of its context.
+   */
+  prestart(): void {
+    if (this.#disposed || this.#worker !== undefined) return;
+    let sharedChars = 0;
+    for (const value of this.#payloads.values()) {
+      if (isSharedText(value)) sharedChars += value.length;
+    }
+    if (sharedChars >= PRESTART_SCAN_WORKER_MIN_CHARS) this.#ensureWorker();
+  }
+
+  /**
+   * Settles once a scan worker started by `prestart()` (if any) has started, taken its payloads
+   * and answered one warm-up helper call: a sandbox that waits for this before it reports ready
+   * answers its first helper call without paying for the thread's start. The warm-up goes the
+   * whole way a helper call goes on both threads (argument check, request, scan, reply) on a tiny
+   * payload no guest can name, since each of those steps runs cold code the first time. Never
+   * rejects: a scan worker that fails to start fails the first scan instead.
+   */
+  async ready(): Promise<void> {
+    const worker = this.#worker;
+    if (worker === undefined) return;
+    worker.postMessage({
+      type: 'payload',
+      name: WARM_UP_PAYLOAD,
+      text: WARM_UP_TEXT,
+    } satisfies ToScanWorker);
+    const request = quickHelperCall('count', [WARM_UP_PATTERN], {
+      maxChars: this.#options.maxChars,
+    });
+    if (request === undefined) return;
+    let onExit = (): void => {};
+    const exited = new Promise<void>((resolve) => {
+      onExit = resolve;
+      worker.once('exit', onExit);
+    });
+    const answered = this.#scan(WARM_UP_PAYLOAD, request.operation, new AbortController().signal);
+    await Promise.race([answered.catch(() => undefined), exited]);
+    worker.off('exit', onExit);
   }
 
   /**

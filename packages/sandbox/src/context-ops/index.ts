@@ -12,6 +12,7 @@ export {
   ContextScanner,
   type ContextScannerOptions,
   type HelperCallParser,
+  PRESTART_SCAN_WORKER_MIN_CHARS,
 } from './context-scanner.js';
 export {
   type CheckedArguments,

@@ -170,9 +170,13 @@ export class QuickJsEngine {
   /**
    * With a long payload (a sandbox on a fresh worker thread), runs the block path once on a
    * throwaway engine (see warm-block-path.ts), so the sandbox's first block does not pay for its
-   * cold code. Starts no scan worker: that waits for the first helper call (see `ContextScanner`).
+   * cold code. If the scan worker was started with the sandbox (a context of at least
+   * `PRESTART_SCAN_WORKER_MIN_CHARS`), also waits until it is up and has answered a warm-up call
+   * (see `ContextScanner.ready`), so the first helper call finds it warm; a shorter context's scan
+   * worker waits for the first helper call.
    */
   async helpersReady(): Promise<void> {
+    const scanning = this.#scanner.ready();
     if (this.#longPayload) {
       const limits = { ...this.#limits, memoryBytes: WARM_UP_MEMORY_BYTES };
       const compiled = this.#compiled;
@@ -190,6 +194,7 @@ export class QuickJsEngine {
         ),
       );
     }
+    await scanning;
   }
 
   /** Why the engine can no longer run code, if it cannot. */
@@ -249,6 +254,14 @@ export class QuickJsEngine {
       resetReason: undefined,
     };
     this.#longPayload = init.contexts.some(isSharedText);
+    // A context long enough to start the scan worker now (see `ContextScanner.prestart`) starts it
+    // before the payloads are copied into WASM memory, so the thread's start overlaps that copy.
+    if (init.helperNames.length > 0) {
+      init.contexts.forEach((payload, index) => {
+        if (isSharedText(payload)) this.#scanner.setPayload(`context_${index}`, payload);
+      });
+      this.#scanner.prestart();
+    }
     init.contexts.forEach((payload, index) => {
       if (isSharedText(payload)) this.#setSharedText(`context_${index}`, payload);
       else this.setVariable(`context_${index}`, payload);
