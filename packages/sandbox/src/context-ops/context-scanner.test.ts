@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { RlmError } from '@rlm/protocol/core';
 import { describe, expect, it } from 'vitest';
-import { ContextScanner } from './context-scanner.js';
+import { ContextScanner, PRESTART_SCAN_WORKER_MIN_CHARS } from './context-scanner.js';
 import { toSharedText } from './shared-text.js';
 
 const OPTIONS = { timeoutMs: 10_000, maxChars: 100_000 };
@@ -38,6 +38,29 @@ describe('ContextScanner', () => {
     const worker = scanner.scanWorker;
     expect(worker).toBeDefined();
     expect(await scanner.run('count', ['needle', { target: 1 }], signal)).toBe(1);
+    expect(scanner.scanWorker).toBe(worker);
+    scanner.dispose();
+  });
+
+  it('prestart() starts the scan worker once the shared payloads total PRESTART_SCAN_WORKER_MIN_CHARS', async () => {
+    const half = PRESTART_SCAN_WORKER_MIN_CHARS / 2;
+    const first = toSharedText(`${'x'.repeat(half - 7)}needle\n`, 1);
+    const second = toSharedText('y'.repeat(half - 1), 1);
+    if (first === undefined || second === undefined) throw new Error('expected shared text');
+    const scanner = new ContextScanner(OPTIONS);
+    scanner.setPayload('context_0', first);
+    scanner.setPayload('context_1', second);
+    // One character short of the threshold: the scan worker waits for a helper call.
+    scanner.prestart();
+    expect(scanner.scanWorker).toBeUndefined();
+    const last = toSharedText('z', 1);
+    if (last === undefined) throw new Error('expected shared text');
+    scanner.setPayload('context_2', last);
+    scanner.prestart();
+    const worker = scanner.scanWorker;
+    expect(worker).toBeDefined();
+    await scanner.ready();
+    expect(await scanner.run('count', ['needle'], new AbortController().signal)).toBe(1);
     expect(scanner.scanWorker).toBe(worker);
     scanner.dispose();
   });

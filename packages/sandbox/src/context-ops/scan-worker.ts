@@ -113,7 +113,10 @@ warmUp();
 
 port.on('message', (message: ToScanWorker) => {
   if (message.type === 'payload') {
-    payloads.set(message.name, new Payload(message.text, message.codePoints === true));
+    const payload = new Payload(message.text, message.codePoints === true);
+    payloads.set(message.name, payload);
+    // A context long enough to start this thread with its sandbox: decoded while the model thinks.
+    if (message.decodeNow === true) void payload.text;
     return;
   }
   const payload = payloads.get(message.payload);
