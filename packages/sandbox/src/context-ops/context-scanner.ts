@@ -29,14 +29,16 @@ const CONTEXT_NAME = /^context(_\d+)?$/;
 const helperArguments = () => import('./helper-arguments.js');
 
 /**
- * Characters of shared (long) context text from which a sandbox starts its scan worker when it is
- * created rather than on the first helper call. A started scan worker costs ~10 MB of RSS whatever
- * the context's size (measured: a waiting inline sandbox with a 1 MiB context took 12.2 MB with
- * one, 1.9 MB without), and starting one takes 100–300 ms on a loaded machine, all of it paid by
- * the first helper call when it starts lazily. Below 16 Mi characters the thread would cost well
- * over half the context's own size again for a sandbox that may never call a helper, so it waits;
- * from there on it costs less than two thirds of the context (a 20 MB context: ~50 %), while a lazy
- * start would make the first helper call 50–70× a warm one (the target is 3×).
+ * Characters of shared (long) context text from which a sandbox starts its scan worker, and has it
+ * decode the context, when it is created rather than on the first helper call. Measured
+ * (2026-11-29, RSS per live inline sandbox): a started scan worker costs ~9 MB whatever the
+ * context, and the decoded copy ~2× the context until the worker next collects garbage (16 Mi
+ * characters: 17.6 MB lazy, 60.1 MB started and decoded), several times a 1–4 MiB context. A
+ * lazy start costs the first helper call 100–300 ms on a loaded machine: over 20 MB, 55–73× a
+ * warm call (7.6×–46× with the thread started but the context decoded on the first scan), where
+ * the target is 3×. The density target covers 1–20 MiB and the first-call target is measured over
+ * 20 MB and 50 MB; this round size below 20 MB keeps the first-call target and the density of
+ * every context under it.
  */
 export const PRESTART_SCAN_WORKER_MIN_CHARS = 16 * 1024 * 1024;
 
