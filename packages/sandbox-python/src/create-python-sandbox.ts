@@ -1,5 +1,5 @@
 import { type JsonValue, parseSchema, RlmError } from '@rlm/protocol';
-import { CONTEXT_HELPER_NAMES } from './context-ops/context-scanner.js';
+import { CONTEXT_HELPER_NAMES } from '@rlm/sandbox/context-ops';
 import { interpreterPool } from './host/interpreter-pool.js';
 import { ProcessSandbox } from './process-sandbox.js';
 import { assertFunctionNames } from './python-names.js';

@@ -1,8 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import { type JsonValue, jsonValueSchema, RlmError } from '@rlm/protocol';
+import type { ContextScanner } from '@rlm/sandbox/context-ops';
 import { z } from 'zod';
 import { MAX_BRIDGE_CHARS } from './child/child-messages.js';
-import type { ContextScanner } from './context-ops/context-scanner.js';
+import { runPythonHelper } from './context-ops/python-context-scanner.js';
 import type { HostFunction } from './sandbox-options.js';
 
 /** A host call as the scaffold writes it to `/dev/rlm`. */
@@ -72,7 +73,9 @@ export class HostCallRouter {
     }
     const { fn: name, args } = request.data;
     const { functions, scanner, helperNames } = this.#options;
-    if (scanner !== undefined && helperNames.includes(name)) return scanner.run(name, args, signal);
+    if (scanner !== undefined && helperNames.includes(name)) {
+      return runPythonHelper(scanner, { helper: name, args, signal });
+    }
     const fn = Object.hasOwn(functions, name) ? functions[name] : undefined;
     if (fn === undefined) {
       throw new RlmError({

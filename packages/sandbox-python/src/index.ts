@@ -35,11 +35,11 @@ export {
 
 // ── Context helpers ─────────────────────
 
-export { CONTEXT_HELPER_NAMES } from './context-ops/context-scanner.js';
-export type {
-  ChunkBounds,
-  FindAllMatch,
-  FindAllResult,
-  GrepLine,
-  GrepResult,
-} from './context-ops/scan-operations.js';
+export {
+  type ChunkBounds,
+  CONTEXT_HELPER_NAMES,
+  type FindAllMatch,
+  type FindAllResult,
+  type GrepLine,
+  type GrepResult,
+} from '@rlm/sandbox/context-ops';

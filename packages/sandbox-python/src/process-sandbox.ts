@@ -1,5 +1,6 @@
 import type { ExecuteOptions, JsonValue, REPLResult, VariableInfo } from '@rlm/protocol';
 import { RlmError } from '@rlm/protocol';
+import type { ContextScanner } from '@rlm/sandbox/context-ops';
 import { assembleResult } from './block-result.js';
 import type {
   BootConfig,
@@ -7,7 +8,7 @@ import type {
   InterpreterRequest,
   RawBlockResult,
 } from './child/child-messages.js';
-import { ContextScanner } from './context-ops/context-scanner.js';
+import { pythonContextScanner } from './context-ops/python-context-scanner.js';
 import { rawBlockResultSchema } from './host/child-replies.js';
 import { interpreterPool } from './host/interpreter-pool.js';
 import type { InterpreterProcess } from './host/interpreter-process.js';
@@ -72,7 +73,7 @@ export class ProcessSandbox implements PythonSandbox {
     this.#scanner =
       setup.helperNames.length === 0
         ? undefined
-        : new ContextScanner({
+        : pythonContextScanner({
             timeoutMs: setup.limits.scanTimeoutMs,
             maxChars: setup.limits.maxOutputChars,
           });

@@ -1,5 +1,5 @@
 import { isReservedName, type JsonValue, jsonValueSchema, RlmError } from '@rlm/protocol';
-import { CONTEXT_HELPER_NAMES } from './context-ops/context-scanner.js';
+import { CONTEXT_HELPER_NAMES } from '@rlm/sandbox/context-ops';
 
 const PYTHON_KEYWORDS = new Set(
   'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(

@@ -30,7 +30,10 @@ export {
 // ── Context helpers ─────────────────────
 
 export { CONTEXT_HELPERS_PROMPT } from './context-ops/context-helpers-prompt.js';
-export { CONTEXT_HELPER_NAMES } from './context-ops/context-scanner.js';
+export {
+  CONTEXT_HELPER_NAMES,
+  PRESTART_SCAN_WORKER_MIN_CHARS,
+} from './context-ops/context-scanner.js';
 export type {
   ChunkBounds,
   FindAllMatch,

@@ -23,6 +23,7 @@ export class InlineSandbox implements Sandbox {
   readonly #variables = new Map<string, JsonValue>();
   #engine: QuickJsEngine;
   #disposed = false;
+  #resets = 0;
   #unbind: () => void = () => {};
 
   private constructor(setup: SandboxSetup, engine: QuickJsEngine) {
@@ -58,6 +59,10 @@ export class InlineSandbox implements Sandbox {
     return this.#disposed;
   }
 
+  get resets(): number {
+    return this.#resets;
+  }
+
   async execute(code: string, options: ExecuteOptions = {}): Promise<REPLResult> {
     const variables = Object.entries(options.variables ?? {});
     for (const [name, value] of variables) {
@@ -83,6 +88,7 @@ export class InlineSandbox implements Sandbox {
   }
 
   async #restart(): Promise<void> {
+    this.#resets += 1;
     const previous = this.#engine;
     this.#engine = await InlineSandbox.#start(this.#setup, () => this.#disposed, [
       ...this.#variables,

@@ -200,9 +200,8 @@ async function serve(boot: WorkerBoot): Promise<void> {
     prepare({ memoryBytes: boot.init.limits.memoryBytes, compiled: boot.init.compiled });
   };
   port.on('message', onMessage);
-  // The scan side of a long payload starts with the engine: report ready once it is, so the first
-  // helper call (often the model's first block) finds it warm. While the model thinks, this wait
-  // is hidden; it overlaps the engine's start rather than adding to it.
+  // With a long payload (a fresh thread), the block path is warmed before ready, so the first block
+  // does not compile it. The scan worker waits for the first helper call.
   await engine.helpersReady();
   send({ type: 'ready', prepared });
 }

@@ -16,4 +16,10 @@ export interface Sandbox extends ReplEnvironment {
   readonly poisoned: boolean;
   /** True after `dispose()` (or after the sandbox's `signal` aborted). */
   readonly disposed: boolean;
+  /**
+   * How many times the engine was replaced by a fresh one (`sandbox.reset`), losing what blocks
+   * defined. The block or read that was running says so itself; this count lets a caller that
+   * never saw that result (it cancelled the block and dropped its answer) tell the state is gone.
+   */
+  readonly resets: number;
 }

@@ -71,6 +71,7 @@ export class WorkerSandbox implements Sandbox {
   #nextId = 1;
   #poisonReason: string | undefined;
   #disposed = false;
+  #resets = 0;
   #unbind: () => void = () => {};
 
   private constructor(setup: SandboxSetup) {
@@ -195,6 +196,7 @@ export class WorkerSandbox implements Sandbox {
   #reset(reason: ResetReason): void {
     const engine = this.#engine;
     if (engine === undefined || this.#poisonReason !== undefined) return;
+    this.#resets += 1;
     this.#engine = undefined;
     engine.detach();
     void engine.worker.terminate();
@@ -242,6 +244,10 @@ export class WorkerSandbox implements Sandbox {
 
   get disposed(): boolean {
     return this.#disposed;
+  }
+
+  get resets(): number {
+    return this.#resets;
   }
 
   /**

@@ -1,6 +1,6 @@
+import { CodePointOffsets } from '@rlm/sandbox/context-ops';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CodePointOffsets } from './code-point-offsets.js';
 
 /** Text from characters that are one or two UTF-16 units, and lone surrogates. */
 const text = fc

@@ -1,7 +1,5 @@
-import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { CodePointOffsets } from './code-point-offsets.js';
 import {
+  CodePointOffsets,
   chunkBounds,
   countMatches,
   findAll,
@@ -9,7 +7,9 @@ import {
   grep,
   lineRange,
   lineStarts,
-} from './scan-operations.js';
+} from '@rlm/sandbox/context-ops';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 
 const caps = { maxItems: 1_000, maxChars: 100_000 };
 const risky = fc

@@ -5,7 +5,7 @@ import { RlmError } from '@rlm/protocol/core';
 import { scriptUrl } from '../script-url.js';
 import { SerialQueue } from '../serial-queue.js';
 import { fromWireError } from '../wire-error.js';
-import { quickHelperCall } from './helper-request.js';
+import { type HelperCaps, type HelperRequest, quickHelperCall } from './helper-request.js';
 import type { FromScanWorker, ScanOperation, ToScanWorker } from './scan-messages.js';
 import { isSharedText, type SharedText } from './shared-text.js';
 
@@ -21,14 +21,6 @@ export const CONTEXT_HELPER_NAMES: readonly string[] = [
 const CONTEXT_NAME = /^context(_\d+)?$/;
 
 /**
- * The payload the warm-up helper call scans (see `ready`): guest calls name payloads `context_N`
- * only, so none can reach it.
- */
-const WARM_UP_PAYLOAD = 'warm-up';
-const WARM_UP_TEXT = 'a line with a needle\nanother line\n';
-const WARM_UP_PATTERN = 'needle';
-
-/**
  * The full argument checker, loaded only for a call `quickHelperCall` cannot tell is valid (in
  * practice, a call with bad arguments): its zod schemas would otherwise load zod into the sandbox
  * worker (60–300 ms of a fresh worker on a loaded machine) in the way of the first helper call.
@@ -37,28 +29,68 @@ const WARM_UP_PATTERN = 'needle';
 const helperArguments = () => import('./helper-arguments.js');
 
 /**
- * Most characters of shared text a scan worker decodes as soon as it gets them. Decoding 20 MB
- * takes 10–15 ms (most of a first scan); a decoded copy also costs its size in memory for the
- * sandbox's life, whether or not a helper is ever called, so beyond this much text the memory
- * matters more and the first scan of a payload decodes it.
+ * Characters of shared (long) context text from which a sandbox starts its scan worker, and has it
+ * decode the context, when it is created rather than on the first helper call. Measured
+ * (2026-11-29, RSS per live inline sandbox): a started scan worker costs ~9 MB whatever the
+ * context, and the decoded copy ~2× the context until the worker next collects garbage (16 Mi
+ * characters: 17.6 MB lazy, 60.1 MB started and decoded), several times a 1–4 MiB context. A
+ * lazy start costs the first helper call 100–300 ms on a loaded machine: over 20 MB, 55–73× a
+ * warm call (7.6×–46× with the thread started but the context decoded on the first scan), where
+ * the target is 3×. The density target covers 1–20 MiB and the first-call target is measured over
+ * 20 MB and 50 MB; this round size below 20 MB keeps the first-call target and the density of
+ * every context under it.
  */
-export const DECODE_AHEAD_MAX_CHARS = 32 * 1024 * 1024;
+export const PRESTART_SCAN_WORKER_MIN_CHARS = 16 * 1024 * 1024;
+
+/**
+ * The payload the warm-up helper call scans (see `ready`): guest calls name payloads `context_N`
+ * only, so none can reach it.
+ */
+const WARM_UP_PAYLOAD = 'warm-up';
+const WARM_UP_TEXT = 'a line with a needle\nanother line\n';
+const WARM_UP_PATTERN = 'needle';
+
+/**
+ * How long a scan worker may take to take a scan up (start, receive and decode the payload)
+ * before it is given up: far beyond any start-up, only there so a wedged worker cannot hang a block.
+ */
+const STARTUP_LIMIT_MS = 60_000;
+
+/** Checks a helper call's arguments (as one REPL's scaffold sends them) and makes it a scan. */
+export type HelperCallParser = (
+  helper: string,
+  args: JsonValue[],
+  caps: HelperCaps,
+) => HelperRequest | Promise<HelperRequest>;
+
+/** The JavaScript scaffold's calls: plain checks first, the zod schemas only when they cannot tell. */
+const parseJavaScriptCall: HelperCallParser = async (helper, args, caps) =>
+  quickHelperCall(helper, args, caps) ??
+  (await helperArguments()).parseHelperCall(helper, args, caps);
 
 export interface ContextScannerOptions {
   /** How long one scan may run before its worker is terminated. */
   timeoutMs: number;
   /** Most characters of text in one result. */
   maxChars: number;
+  /**
+   * Offsets in results count code points (Python's `str` indices) instead of UTF-16 units
+   * (JavaScript's). Default false.
+   */
+  codePoints?: boolean;
+  /** How helper calls are checked (default: the JavaScript scaffold's arguments). */
+  parseCall?: HelperCallParser;
 }
 
 /**
- * Runs the context helpers for one sandbox. Payloads are kept here and their text (non-string
- * payloads as JSON) is copied once into a scan worker; a long string payload comes as a
- * `SharedText`, whose bytes the scan worker reads from shared memory instead. The scan worker
- * starts on first use, or with the sandbox (`warm()`) when a payload is that long, so the first
- * helper call finds it ready. Each scan gets a deadline, and a scan past it terminates the worker
- * (a fresh one is started for the next scan), so a catastrophic pattern never freezes the thread
- * that runs the sandbox.
+ * Runs the context helpers for one sandbox, of either REPL. Payloads are kept here and their text
+ * (non-string payloads as JSON) is copied into a scan worker; a long string payload comes as a
+ * `SharedText`, which the scan worker reads from shared memory (or piece by piece) instead. The
+ * scan worker decodes a payload on its first scan, and starts on the first helper call, or with the
+ * sandbox (`prestart()`) once the shared text totals `PRESTART_SCAN_WORKER_MIN_CHARS`: a sandbox
+ * with a shorter context that no helper is called in costs no thread and no second copy of it.
+ * Each scan gets a deadline, and a scan past it terminates the worker (a fresh one is started for
+ * the next scan), so a catastrophic pattern never freezes the thread that runs the sandbox.
  */
 export class ContextScanner {
   readonly #options: ContextScannerOptions;
@@ -68,8 +100,8 @@ export class ContextScanner {
   #worker: Worker | undefined;
   #nextRequest = 1;
   #disposed = false;
-  /** Characters of shared text the current scan worker was asked to decode ahead of use. */
-  #decodedAhead = 0;
+  /** Set by `prestart()` for a context that long: scan workers decode shared text as they get it. */
+  #decodeAhead = false;
 
   constructor(options: ContextScannerOptions) {
     this.#options = options;
@@ -79,45 +111,53 @@ export class ContextScanner {
   setPayload(name: string, value: JsonValue | SharedText): void {
     if (!CONTEXT_NAME.test(name)) return;
     const key = name === 'context' ? 'context_0' : name;
-    // The same shared payload again (given early to start the scan side): the worker has it.
+    // The same shared payload again: the worker has it (and may have decoded it).
     if (isSharedText(value) && this.#payloads.get(key) === value) return;
     this.#payloads.set(key, value);
     if (this.#worker !== undefined) this.#sendPayload(this.#worker, key, value);
   }
 
   /**
-   * Gives the scan worker a payload. Shared text is decoded there at once while the payloads
-   * decoded ahead stay within `DECODE_AHEAD_MAX_CHARS`; a longer one waits for its first scan,
-   * since its decoded copy would cost as much memory as the payload.
+   * Gives the scan worker a payload, which it decodes (if shared) on its first scan, or at once
+   * when the context is long enough to have started the scan worker with the sandbox.
    */
   #sendPayload(worker: Worker, name: string, value: JsonValue | SharedText): void {
     const text = payloadText(value);
-    let decodeNow = false;
-    if (isSharedText(text) && this.#decodedAhead + text.length <= DECODE_AHEAD_MAX_CHARS) {
-      this.#decodedAhead += text.length;
-      decodeNow = true;
-    }
-    worker.postMessage({ type: 'payload', name, text, decodeNow } satisfies ToScanWorker);
+    worker.postMessage({
+      type: 'payload',
+      name,
+      text,
+      decodeNow: this.#decodeAhead && isSharedText(text),
+      codePoints: this.#options.codePoints === true,
+    } satisfies ToScanWorker);
   }
 
   /**
-   * Starts the scan side now if a payload is long (shared): the scan worker starts and takes the
-   * payloads while the sandbox starts and the model thinks, rather than during the first helper
-   * call. Does nothing for short payloads, which scan fast when cold.
+   * Starts the scan worker now if the shared (long) payloads total at least
+   * `PRESTART_SCAN_WORKER_MIN_CHARS`, so the thread starts while the sandbox starts and the model
+   * thinks rather than during the first helper call. The scan worker then decodes them as it
+   * gets them: decoding 20 MB takes 10–25 ms on a loaded machine, several times a warm scan, so a
+   * first call that decoded would still miss the 3× target (measured 7.6× at once after create,
+   * 46× after a 1 s pause); the decoded copy costs the context's size again.
    */
-  warm(): void {
-    if (this.#disposed || ![...this.#payloads.values()].some(isSharedText)) return;
+  prestart(): void {
+    if (this.#disposed || this.#worker !== undefined) return;
+    let sharedChars = 0;
+    for (const value of this.#payloads.values()) {
+      if (isSharedText(value)) sharedChars += value.length;
+    }
+    if (sharedChars < PRESTART_SCAN_WORKER_MIN_CHARS) return;
+    this.#decodeAhead = true;
     this.#ensureWorker();
   }
 
   /**
-   * Settles once the scan worker, if one runs, has started, taken (and, within the budget,
-   * decoded) the payloads it was given, and answered one warm-up helper call: a sandbox that
-   * waits for this before it reports ready answers its first helper call as fast as a later one.
-   * The warm-up goes the whole way a helper call goes on both threads (argument check, request,
-   * scan, reply) on a tiny payload no guest can name, since on a fresh thread each of those steps
-   * runs cold code the first time (measured: 2–4 ms of a first call). Never rejects: a scan
-   * worker that fails to start fails the first scan instead, as it would have anyway.
+   * Settles once a scan worker started by `prestart()` (if any) has started, taken its payloads
+   * and answered one warm-up helper call: a sandbox that waits for this before it reports ready
+   * answers its first helper call without paying for the thread's start. The warm-up goes the
+   * whole way a helper call goes on both threads (argument check, request, scan, reply) on a tiny
+   * payload no guest can name, since each of those steps runs cold code the first time. Never
+   * rejects: a scan worker that fails to start fails the first scan instead.
    */
   async ready(): Promise<void> {
     const worker = this.#worker;
@@ -136,7 +176,6 @@ export class ContextScanner {
       onExit = resolve;
       worker.once('exit', onExit);
     });
-    // Messages are handled in order: the answer comes once the payloads before it are decoded.
     const answered = this.#scan(WARM_UP_PAYLOAD, request.operation, new AbortController().signal);
     await Promise.race([answered.catch(() => undefined), exited]);
     worker.off('exit', onExit);
@@ -148,10 +187,8 @@ export class ContextScanner {
    * @throws RlmError `sandbox.invalid_value`, `sandbox.invalid_pattern`, `sandbox.pattern_timeout`
    */
   async run(helper: string, args: JsonValue[], signal: AbortSignal): Promise<JsonValue> {
-    const caps = { maxChars: this.#options.maxChars };
-    const request =
-      quickHelperCall(helper, args, caps) ??
-      (await helperArguments()).parseHelperCall(helper, args, caps);
+    const parseCall = this.#options.parseCall ?? parseJavaScriptCall;
+    const request = await parseCall(helper, args, { maxChars: this.#options.maxChars });
     if (!this.#payloads.has(request.payload)) {
       throw new RlmError({
         code: 'sandbox.invalid_value',
@@ -170,7 +207,6 @@ export class ContextScanner {
     const requestId = this.#nextRequest++;
     const { timeoutMs } = this.#options;
     return new Promise<JsonValue>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
       const finish = (): void => {
         clearTimeout(timer);
         worker.off('message', onMessage);
@@ -181,14 +217,14 @@ export class ContextScanner {
         if (this.#worker === worker) this.#worker = undefined;
         void worker.terminate();
       };
-      const onTimeout = (): void => {
+      const onTimeout = (limitMs: number): void => {
         finish();
         stopWorker();
         reject(
           new RlmError({
             code: 'sandbox.pattern_timeout',
-            message: `the scan took longer than ${timeoutMs} ms and was stopped; simplify the pattern (nested quantifiers like (a+)+ can take exponential time)`,
-            details: { limitMs: timeoutMs },
+            message: `the scan took longer than ${limitMs} ms and was stopped; simplify the pattern (nested quantifiers like (a+)+ can take exponential time)`,
+            details: { limitMs },
           }),
         );
       };
@@ -198,7 +234,8 @@ export class ContextScanner {
         // payload it needed first do not count against the pattern. (The block's own limits
         // and abort still bound the whole call.)
         if (message.type === 'started') {
-          timer = setTimeout(onTimeout, timeoutMs);
+          clearTimeout(timer);
+          timer = setTimeout(() => onTimeout(timeoutMs), timeoutMs);
           return;
         }
         finish();
@@ -215,6 +252,7 @@ export class ContextScanner {
         stopWorker();
         reject(signal.reason);
       };
+      let timer = setTimeout(() => onTimeout(STARTUP_LIMIT_MS), STARTUP_LIMIT_MS);
       worker.on('message', onMessage);
       worker.on('error', onError);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -241,7 +279,6 @@ export class ContextScanner {
     worker.once('exit', () => {
       if (this.#worker === worker) this.#worker = undefined;
     });
-    this.#decodedAhead = 0;
     for (const [name, value] of this.#payloads) this.#sendPayload(worker, name, value);
     this.#worker = worker;
     return worker;

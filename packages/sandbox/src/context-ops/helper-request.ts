@@ -29,6 +29,8 @@ export interface HelperRequest {
 /** Limits that shape helper results. */
 export interface HelperCaps {
   maxChars: number;
+  /** Most chunks `chunk` makes unless `max` says otherwise (default `DEFAULT_CHUNK_MAX_ITEMS`). */
+  chunkMaxItems?: number;
 }
 
 /** A pattern as the guest sends it: a regex source string, or a RegExp converted by the scaffold. */
@@ -110,7 +112,7 @@ export function helperRequest(args: HelperArguments, caps: HelperCaps): HelperRe
           op: 'chunk',
           size: args.size,
           overlap,
-          maxItems: args.options?.max ?? DEFAULT_CHUNK_MAX_ITEMS,
+          maxItems: args.options?.max ?? caps.chunkMaxItems ?? DEFAULT_CHUNK_MAX_ITEMS,
         },
       };
     }

@@ -20,9 +20,16 @@ export type ScanOperation =
 export type ToScanWorker =
   /**
    * `text`: a long string as shared UTF-8 bytes, which the scan worker decodes once: at once with
-   * `decodeNow`, else on the first scan of it.
+   * `decodeNow`, else on the first scan of it. `codePoints`: offsets in results count code points
+   * (Python's `str` indices) instead of UTF-16 units.
    */
-  | { type: 'payload'; name: string; text: string | SharedText; decodeNow?: boolean }
+  | {
+      type: 'payload';
+      name: string;
+      text: string | SharedText;
+      decodeNow?: boolean;
+      codePoints?: boolean;
+    }
   | { type: 'run'; requestId: number; payload: string; operation: ScanOperation };
 
 export type FromScanWorker =

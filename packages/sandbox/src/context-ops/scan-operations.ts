@@ -1,9 +1,12 @@
 import { RlmError } from '@rlm/protocol/core';
+import type { CodePointOffsets } from './code-point-offsets.js';
 
 /**
- * The context helpers' work on one payload string, as pure functions. They run on the host (in
- * a scan worker that can be terminated when a pattern runs away) because V8 scans text 100–300×
- * faster than QuickJS. Offsets are UTF-16 indices, the same as `context.slice()` in the guest.
+ * The context helpers' work on one payload string, as pure functions, for both REPLs. They run
+ * on the host (in a scan worker that can be terminated when a pattern runs away) because V8 scans
+ * text 100–300× faster than QuickJS or Python's `re` in WebAssembly. Offsets are UTF-16 indices,
+ * the same as `context.slice()` in JavaScript; given `offsets`, they are code points instead
+ * (Python's `str` indices), and chunk sizes count code points, so a chunk never splits a character.
  */
 
 /** The largest `max` a helper accepts. */
@@ -62,6 +65,7 @@ function omittedNote(shown: number, total: number, what: string): string | undef
 /** One match of `find_all`. */
 export interface FindAllMatch {
   match: string;
+  /** Where the match starts: `context.slice(index)` (JavaScript), `context[index:]` (Python). */
   index: number;
   /** Capture groups in order; `null` for a group that did not take part. */
   groups: (string | null)[];
@@ -77,7 +81,11 @@ export interface FindAllResult {
 }
 
 /** Every match with offset and groups: `[...text.matchAll(pattern)]`, capped. */
-export function findAll(text: string, pattern: RegExp, caps: ResultCaps): FindAllResult {
+export function findAll(
+  text: string,
+  pattern: RegExp,
+  caps: ResultCaps & { offsets?: CodePointOffsets },
+): FindAllResult {
   const matches: FindAllMatch[] = [];
   let total = 0;
   let chars = 0;
@@ -88,7 +96,7 @@ export function findAll(text: string, pattern: RegExp, caps: ResultCaps): FindAl
     chars += size;
     const item: FindAllMatch = {
       match: found[0],
-      index: found.index,
+      index: caps.offsets === undefined ? found.index : caps.offsets.toCodePoints(found.index),
       groups: found.slice(1).map((group) => group ?? null),
     };
     if (found.groups !== undefined) {
@@ -217,7 +225,7 @@ export function lineRange(
 /** One chunk of `chunk`: offsets and lines, never the text itself. */
 export interface ChunkBounds {
   index: number;
-  /** Offsets for `context.slice(start, end)`. */
+  /** Offsets for `context.slice(start, end)` (JavaScript), `context[start:end]` (Python). */
   start: number;
   end: number;
   /** 1-based lines where the chunk starts and ends. */
@@ -234,7 +242,8 @@ export function chunkCount(
 }
 
 /**
- * Boundaries of consecutive `size`-character chunks overlapping by `overlap` characters.
+ * Boundaries of consecutive `size`-character chunks overlapping by `overlap` characters
+ * (characters are code points when `offsets` is given).
  *
  * @throws RlmError `sandbox.too_large` when there would be more than `maxItems` chunks (counted
  *   before any is made: a cut list would silently leave part of the context uncovered)
@@ -246,11 +255,19 @@ export function chunkBounds(
     overlap,
     starts,
     maxItems,
-  }: { size: number; overlap: number; starts: readonly number[]; maxItems: number },
+    offsets,
+  }: {
+    size: number;
+    overlap: number;
+    starts: readonly number[];
+    maxItems: number;
+    offsets?: CodePointOffsets;
+  },
 ): ChunkBounds[] {
-  const count = chunkCount(text.length, { size, overlap });
+  const length = offsets === undefined ? text.length : offsets.toCodePoints(text.length);
+  const count = chunkCount(length, { size, overlap });
   if (count > maxItems) {
-    const larger = `a size of about ${Math.ceil((text.length - overlap) / maxItems) + overlap} or more`;
+    const larger = `a size of about ${Math.ceil((length - overlap) / maxItems) + overlap} or more`;
     const remedy = count <= MAX_HELPER_ITEMS ? `${larger}, or { max: ${count} }` : larger;
     throw new RlmError({
       code: 'sandbox.too_large',
@@ -258,18 +275,20 @@ export function chunkBounds(
       details: { what: 'chunk', size: count, limit: maxItems },
     });
   }
+  const toUnits = (at: number): number => (offsets === undefined ? at : offsets.toUtf16(at));
   const chunks: ChunkBounds[] = [];
   const step = size - overlap;
-  for (let start = 0, index = 0; start < text.length || index === 0; start += step, index++) {
-    const end = Math.min(text.length, start + size);
+  for (let start = 0, index = 0; start < length || index === 0; start += step, index++) {
+    const end = Math.min(length, start + size);
+    const startUnit = toUnits(start);
     chunks.push({
       index,
       start,
       end,
-      startLine: lineOf(starts, start) + 1,
-      endLine: lineOf(starts, Math.max(start, end - 1)) + 1,
+      startLine: lineOf(starts, startUnit) + 1,
+      endLine: lineOf(starts, Math.max(startUnit, toUnits(end) - 1)) + 1,
     });
-    if (end >= text.length) break;
+    if (end >= length) break;
   }
   return chunks;
 }

@@ -89,6 +89,8 @@ export class QuickJsEngine {
   #exhausted = false;
   /** Set by a fault before the scaffold (and so `#parts`) exists. */
   #earlyPoison: string | undefined;
+  /** A payload came as shared text (long): the sandbox runs on a fresh worker thread. */
+  #longPayload = false;
 
   private constructor(
     blank: BlankEngine,
@@ -166,13 +168,16 @@ export class QuickJsEngine {
   }
 
   /**
-   * Settles once the context helpers' scan side is ready (see `ContextScanner.ready`). While a
-   * scan worker starts, this thread runs the block path once on a throwaway engine (see
-   * warm-block-path.ts), so the sandbox's first block does not pay for its cold code.
+   * With a long payload (a sandbox on a fresh worker thread), runs the block path once on a
+   * throwaway engine (see warm-block-path.ts), so the sandbox's first block does not pay for its
+   * cold code. If the scan worker was started with the sandbox (a context of at least
+   * `PRESTART_SCAN_WORKER_MIN_CHARS`), also waits until it is up and has answered a warm-up call
+   * (see `ContextScanner.ready`), so the first helper call finds it warm; a shorter context's scan
+   * worker waits for the first helper call.
    */
   async helpersReady(): Promise<void> {
     const scanning = this.#scanner.ready();
-    if (this.#scanner.scanWorker !== undefined) {
+    if (this.#longPayload) {
       const limits = { ...this.#limits, memoryBytes: WARM_UP_MEMORY_BYTES };
       const compiled = this.#compiled;
       await warmBlockPath(() =>
@@ -248,12 +253,14 @@ export class QuickJsEngine {
       poisonReason: undefined,
       resetReason: undefined,
     };
-    // The scan side of long payloads starts first, so its start overlaps their copy into WASM memory.
+    this.#longPayload = init.contexts.some(isSharedText);
+    // A context long enough to start the scan worker now (see `ContextScanner.prestart`) starts it
+    // before the payloads are copied into WASM memory, so the thread's start overlaps that copy.
     if (init.helperNames.length > 0) {
       init.contexts.forEach((payload, index) => {
         if (isSharedText(payload)) this.#scanner.setPayload(`context_${index}`, payload);
       });
-      this.#scanner.warm();
+      this.#scanner.prestart();
     }
     init.contexts.forEach((payload, index) => {
       if (isSharedText(payload)) this.#setSharedText(`context_${index}`, payload);

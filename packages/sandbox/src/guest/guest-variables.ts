@@ -1,3 +1,4 @@
+import { ownData } from './brand-checks.js';
 import { toJsonText } from './json-copy.js';
 import { jsonText } from './json-text.js';
 import {
@@ -26,7 +27,7 @@ import {
   record,
   reflectDefineProperty,
 } from './primordials.js';
-import { basicTypeName, typeName } from './type-name.js';
+import { basicTypeName, settledTypeName, typeName } from './type-name.js';
 
 /** The global object, captured before any guest code could shadow `globalThis`. */
 const G: Record<string, unknown> = globalThis as unknown as Record<string, unknown>;
@@ -298,7 +299,11 @@ export function localsOfListing(basic: boolean): string {
 /** Most characters `listVariables` serializes to measure one variable. */
 const MAX_MEASURED_CHARS = 64 * 1024 * 1024;
 
-/** `[{ name, type, size }]` of the user variables; sizes only when asked (may run guest code). */
+/**
+ * `[{ name, type, size }]` of the user variables; sizes only when asked. Types run no guest code
+ * (`settledTypeName`), nor do sizes of ordinary values: a getter is never called (see
+ * json-copy.ts); walking a Proxy still runs its traps, under the budget of the host's read.
+ */
 export function listVariables(withSizes: boolean): string {
   const names = userNames();
   const out = list<unknown>();
@@ -307,20 +312,30 @@ export function listVariables(withSizes: boolean): string {
     const slot = globalSlot(name);
     const info = record<{ name: string; type: string; size: number }>();
     info.name = name;
-    info.type = slot.accessor
-      ? 'accessor'
-      : withSizes
-        ? typeName(slot.value)
-        : basicTypeName(slot.value);
-    info.size = slot.accessor || !withSizes ? 0 : sizeOf(slot.value);
+    info.type = slot.accessor ? 'accessor' : settledTypeName(slot.value);
+    info.size = slot.accessor || !withSizes ? 0 : sizeOf(slot.value, info.type);
     append(out, info);
   }
   return jsonText(out);
 }
 
-/** The JSON length of a value; 0 when it cannot be measured (memory is short, a trap throws). */
-function sizeOf(value: unknown): number {
+/**
+ * The JSON length of a value; 0 when it cannot be measured (memory is short, a trap throws). A
+ * function's is that of its JSON text (`"[Function: f]"`), from its own data `name` and its
+ * settled type, without asking QuickJS for its source (which can read a `name` getter).
+ */
+function sizeOf(value: unknown, type: string): number {
   if (typeof value === 'string') return value.length;
+  if (typeof value === 'function') {
+    let name: unknown;
+    try {
+      name = ownData(value, 'name');
+    } catch {
+      name = '';
+    }
+    const label = typeof name === 'string' && name !== '' ? name : '(anonymous)';
+    return (type === 'class' ? '"[class ]"' : '"[Function: ]"').length + label.length;
+  }
   try {
     const text = toJsonText(value, MAX_MEASURED_CHARS);
     return typeof text === 'string' ? text.length : text.size;

@@ -8,6 +8,7 @@ import {
   defineEnumerable,
   errorToString,
   getOwnPropertyDescriptor,
+  getPrototypeOf,
   isAccessor,
   list,
   mapEntries,
@@ -24,6 +25,7 @@ import {
   setIteratorNext,
   setValues,
   symbolToString,
+  toStringTagSymbol,
 } from './primordials.js';
 
 /**
@@ -179,13 +181,29 @@ function textOf(value: object, brand: Brand): string | null | undefined {
     }
   }
   if (brand === 'regexp') return regexpText(value);
-  if (call<string>(objectToString, value, []) !== '[object Error]') return undefined;
+  if (tagIsAccessor(value) || call<string>(objectToString, value, []) !== '[object Error]') {
+    return undefined;
+  }
   try {
     const text: unknown = call(errorToString, value, []);
     return typeof text === 'string' ? text : 'Error';
   } catch {
     return 'Error';
   }
+}
+
+/**
+ * Whether `Symbol.toStringTag` is an accessor on the value or its prototypes: then
+ * `Object.prototype.toString` would call its getter (guest code), so the value is copied as
+ * structure rather than asked whether it is an error. Reads descriptors only (a Proxy on the way
+ * still runs its traps: see above).
+ */
+function tagIsAccessor(value: object): boolean {
+  for (let at: object | null = value; at !== null; at = getPrototypeOf(at) as object | null) {
+    const descriptor = getOwnPropertyDescriptor(at, toStringTagSymbol);
+    if (descriptor !== undefined) return isAccessor(descriptor);
+  }
+  return false;
 }
 
 /**

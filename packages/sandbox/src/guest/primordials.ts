@@ -52,6 +52,7 @@ export const functionToString = Function.prototype.toString;
 export const ErrorCtor = Error;
 export const errorToString = Error.prototype.toString;
 export const symbolToString = Symbol.prototype.toString;
+export const toStringTagSymbol: symbol = Symbol.toStringTag;
 export const dateToIsoString = Date.prototype.toISOString;
 export const dateGetTime = Date.prototype.getTime;
 export const RegExpPrototype = RegExp.prototype;

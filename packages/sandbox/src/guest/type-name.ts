@@ -32,6 +32,19 @@ export function typeName(value: unknown): string {
   return basicTypeName(value);
 }
 
+/**
+ * `typeName` without running guest code: a function is a `class` when naming its type in a block
+ * already found its source to be one (`isClass` keeps that answer), else `function` (a bound
+ * function or a Proxy, whose source text QuickJS builds from a `name` that may be a getter, is
+ * never a class source).
+ */
+export function settledTypeName(value: unknown): string {
+  if (typeof value === 'function') {
+    return weakMapLookup(sourceKinds, value) === true ? 'class' : 'function';
+  }
+  return basicTypeName(value);
+}
+
 /** `typeName` without telling classes from functions: runs no guest code at all. */
 export function basicTypeName(value: unknown): string {
   if (value === null) return 'null';

@@ -44,6 +44,10 @@ class _State:
     stdout = None
     stderr = None
     names_before = ()
+    # Globals whose name is not an exact str, kept out of user_ns between blocks (see _set_aside).
+    aside = []
+    # Values the scaffold unbound after a block, kept alive until the next one (see _restore).
+    displaced = []
     error = None
     out_of_memory = False
     max_answer_chars = 1_000_000
@@ -173,6 +177,15 @@ def _is(value, kinds):
     return issubclass(type(value), kinds)
 
 
+# Read from the type object itself: type(value).__name__ would go through the metaclass, whose
+# __getattribute__ or a __name__ property there is model code.
+_TYPE_NAME = type.__dict__['__name__'].__get__
+
+
+def _type_name(value):
+    return _TYPE_NAME(type(value))
+
+
 def _category(value):
     if value is None:
         return 'null'
@@ -190,18 +203,54 @@ def _category(value):
         return 'class'
     if _is(value, (_types.FunctionType, _types.BuiltinFunctionType, _types.MethodType)):
         return 'function'
-    return type(value).__name__
+    return _type_name(value)
+
+
+def _user_entries():
+    """(name, value) of the user's variables, found without running model code: the namespace is
+    walked, never searched (a search hashes and compares names, which a str subclass as a global
+    name turns into model code), and each name is read as an exact str copy."""
+    entries = []
+    for key, value in list(dict.items(S.user_ns)) + S.aside:
+        if not _is(key, str):
+            continue
+        name = str.__str__(key)
+        if str.startswith(name, '__') or name in S.pinned or _is(value, _types.ModuleType):
+            continue
+        if S.helpers.get(name, _user_entries) is value:
+            continue
+        entries.append((name, value))
+    return entries
 
 
 def _user_names():
-    names = []
-    for name, value in list(S.user_ns.items()):
-        if not _is(name, str) or name.startswith('__') or name in S.pinned or _is(value, _types.ModuleType):
-            continue
-        if name in S.helpers and S.helpers[name] is value:
-            continue
-        names.append(name)
-    return names
+    return [name for name, _ in _user_entries()]
+
+
+def _set_aside():
+    """Moves the globals whose name is not an exact str out of user_ns until the next block (see
+    run_user): between blocks the scaffold and the host look names up in user_ns, and with such a
+    name there a lookup can call its __hash__ or __eq__. Nothing is freed: every key and value is
+    held here while user_ns is rebuilt in place (functions hold it as their globals)."""
+    ns = S.user_ns
+    kept = {}
+    aside = []
+    for key, value in list(dict.items(ns)):
+        if type(key) is str:
+            kept[key] = value
+        else:
+            aside.append((key, value))
+    if aside:
+        dict.clear(ns)
+        dict.update(ns, kept)
+    S.aside = aside
+
+
+def _put_back():
+    """Puts the set-aside globals back: model code (their __hash__) runs, inside the block."""
+    aside, S.aside = S.aside, []
+    for key, value in aside:
+        S.user_ns[key] = value
 
 
 def _available():
@@ -236,7 +285,10 @@ def _json_safe(value):
         if _is(v, dict):
             return {_key(key): copy(item, inner) for key, item in dict.items(v)}
         if _is(v, _types.MappingProxyType):
-            return {_key(key): copy(item, inner) for key, item in _types.MappingProxyType.items(v)}
+            # Its items() would call the mapping's own items(): read the dict behind it directly.
+            behind = _gc.get_referents(v)
+            if len(behind) == 1 and _is(behind[0], dict):
+                return {_key(key): copy(item, inner) for key, item in dict.items(behind[0])}
         return object.__repr__(v)[:_MAX_REPR]
 
     return copy(value, frozenset())
@@ -245,16 +297,30 @@ def _json_safe(value):
 def _key(key):
     if _is(key, str):
         return str.__str__(key)
-    if key is None or type(key) in (bool, int, float):
+    # `is`, not `in (bool, int, float)`: comparing types can call a metaclass's __eq__.
+    kind = type(key)
+    if key is None or kind is bool or kind is int or kind is float:
         return repr(key)
     return object.__repr__(key)
 
 
-def get_variable(name):
+def _lookup(name):
+    """(found, value) of a global by its exact name; user_ns holds only exact str names between
+    blocks, and a set-aside name is compared with str's own __eq__."""
     ns = S.user_ns
-    if name.startswith('__') and name != '__rlm' or name not in ns:
+    if name in ns:
+        return True, ns[name]
+    for key, value in S.aside:
+        if _is(key, str) and str.__eq__(key, name) is True:
+            return True, value
+    return False, None
+
+
+def get_variable(name):
+    found, value = _lookup(name)
+    if not found or name.startswith('__') and name != '__rlm':
         return _dumps({'found': False})
-    return _dumps({'found': True, 'value': _json_safe(ns[name])}, allow_nan=False)
+    return _dumps({'found': True, 'value': _json_safe(value)}, allow_nan=False)
 
 
 def _size(value):
@@ -268,8 +334,7 @@ def _size(value):
 
 
 def list_variables():
-    ns = S.user_ns
-    return _dumps([{'name': n, 'type': _category(ns[n]), 'size': _size(ns[n])} for n in _user_names()])
+    return _dumps([{'name': n, 'type': _category(v), 'size': _size(v)} for n, v in _user_entries()])
 
 
 def _freeze(value):
@@ -301,7 +366,10 @@ def set_variable(name, text):
 def _restore():
     ns = S.user_ns
     for name, value in S.pinned.items():
-        if ns.get(name, _restore) is not value:
+        current = ns.get(name, _restore)
+        if current is not value:
+            # Held until the next block: freeing it now could run its __del__ (model code).
+            S.displaced.append(current)
             ns[name] = value
     ns['__builtins__'] = _builtins
     _sys.stdout, _sys.stderr = S.stdout, S.stderr
@@ -352,10 +420,10 @@ def FINAL_VAR(name):
 
 def SHOW_VARS():
     """A string listing the variables this REPL holds, with their Python types."""
-    names = _user_names()
-    if not names:
+    entries = _user_entries()
+    if not entries:
         return 'No variables have been created yet.'
-    return 'Variables: ' + ', '.join(n + ' (' + type(S.user_ns[n]).__name__ + ')' for n in names)
+    return 'Variables: ' + ', '.join(n + ' (' + type(v).__name__ + ')' for n, v in entries)
 
 
 # ── blocks ────────────────────────────────
@@ -397,9 +465,11 @@ def run_user(code):
     S.final = None
     S.error = None
     S.out_of_memory = False
-    S.names_before = frozenset(S.user_ns)
+    S.names_before = frozenset(_user_names())
     _linecache.cache[_BLOCK_FILE] = (len(code), None, code.splitlines(True), _BLOCK_FILE)
     try:
+        S.displaced = []
+        _put_back()
         tree = compile(code, _BLOCK_FILE, 'exec', _ast.PyCF_ONLY_AST, dont_inherit=True)
         last = None
         if tree.body and isinstance(tree.body[-1], _ast.Expr):
@@ -466,12 +536,16 @@ def _describe(error):
 def finish_block():
     """Collects the block's outcome; runs with interrupts off and runs no model code."""
     described, S.error = S.error, None
+    _set_aside()
     cleared = []
     if described is not None and S.out_of_memory:
-        # The variables this block created are what filled memory: drop them so the REPL can go on.
+        # The variables this block created are what filled memory: drop them so the REPL can go on
+        # (freeing them may run their __del__: the price of getting the memory back).
         cleared = [n for n in _user_names() if n not in S.names_before]
+        gone = frozenset(cleared)
         for name in cleared:
             S.user_ns.pop(name, None)
+        S.aside = [(k, v) for k, v in S.aside if not (_is(k, str) and str.__str__(k) in gone)]
         _gc.collect()
     for stream in (S.stdout, S.stderr):
         try:
@@ -479,8 +553,7 @@ def finish_block():
         except Exception:
             pass
     _restore()
-    ns = S.user_ns
-    locals_ = {name: _category(ns[name]) for name in _user_names()}
+    locals_ = {name: _category(value) for name, value in _user_entries()}
     final, S.final = S.final, None
     return _dumps({'error': described, 'locals': locals_, 'finalAnswer': final, 'cleared': cleared})
 
