@@ -19,9 +19,13 @@ export { type ErrorCode, type ErrorDetails, RlmError, type RlmErrorOptions } fro
 export {
   ANTHROPIC_EFFORTS,
   DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_CAPTURE_CHARS,
+  DEFAULT_CPU_SLICE_MS,
+  DEFAULT_MAX_ANSWER_CHARS,
   DEFAULT_MAX_CONSECUTIVE_ERRORS,
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MEMORY_BYTES,
 } from './run-defaults.js';
 export {
   END_STATUSES,

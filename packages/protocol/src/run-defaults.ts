@@ -14,3 +14,17 @@ export const DEFAULT_BLOCK_TIMEOUT_MS = 300_000;
  * for the client's schema, the run contract and every app's configuration.
  */
 export const ANTHROPIC_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+
+// The REPLs' own limits: both sandboxes (QuickJS and Pyodide) take these defaults from here.
+
+/** Size of a sandbox's fixed WebAssembly memory: the hard cap on everything guest code allocates. */
+export const DEFAULT_MEMORY_BYTES = 512 * 1024 * 1024;
+/** CPU time guest code may run per block (time spent awaiting host calls does not count). */
+export const DEFAULT_CPU_SLICE_MS = 30_000;
+/**
+ * Characters a sandbox keeps per stream (stdout, stderr) per block, the rest cut with a marker.
+ * The model is shown at most `DEFAULT_MAX_OUTPUT_CHARS` of them, cut again when formatted.
+ */
+export const DEFAULT_CAPTURE_CHARS = 100_000;
+/** Characters a final answer (`FINAL`, `FINAL_VAR`) may have; a longer one is refused. */
+export const DEFAULT_MAX_ANSWER_CHARS = 1_000_000;

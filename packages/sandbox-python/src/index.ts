@@ -17,9 +17,9 @@ export type { PythonSandbox } from './python-sandbox.js';
 
 export {
   DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_CAPTURE_CHARS,
   DEFAULT_CPU_SLICE_MS,
   DEFAULT_MAX_ANSWER_CHARS,
-  DEFAULT_MAX_OUTPUT_CHARS,
   DEFAULT_MEMORY_BYTES,
   DEFAULT_SCAN_TIMEOUT_MS,
   type HostFunction,

@@ -1,16 +1,25 @@
-import { type JsonValue, jsonValueSchema } from '@rlm/protocol';
+import {
+  DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_CAPTURE_CHARS,
+  DEFAULT_CPU_SLICE_MS,
+  DEFAULT_MAX_ANSWER_CHARS,
+  DEFAULT_MEMORY_BYTES,
+  type JsonValue,
+  jsonValueSchema,
+} from '@rlm/protocol';
+
+// The REPL limits' defaults are the run contract's, defined once in @rlm/protocol (both REPLs
+// share them); re-exported so this package's users keep finding them here.
+export {
+  DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_CAPTURE_CHARS,
+  DEFAULT_CPU_SLICE_MS,
+  DEFAULT_MAX_ANSWER_CHARS,
+  DEFAULT_MEMORY_BYTES,
+};
+
 import { z } from 'zod';
 
-/** Hard cap of the interpreter's WebAssembly memory: everything Python allocates lives in it. */
-export const DEFAULT_MEMORY_BYTES = 512 * 1024 * 1024;
-/** CPU time model code may run per block (time spent waiting for host calls does not count). */
-export const DEFAULT_CPU_SLICE_MS = 30_000;
-/** Wall-clock time one block may take, including time spent waiting for host calls. */
-export const DEFAULT_BLOCK_TIMEOUT_MS = 600_000;
-/** Characters kept per stream (stdout, stderr) per block; the rest is cut with a marker. */
-export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
-/** Characters a final answer may have; `FINAL` of a longer one raises `ValueError` in Python. */
-export const DEFAULT_MAX_ANSWER_CHARS = 1_000_000;
 /** How long one context-helper scan (`grep`, `find_all`, `count`, …) may run before it is stopped. */
 export const DEFAULT_SCAN_TIMEOUT_MS = 10_000;
 /** The smallest memory an interpreter starts in (a loaded interpreter uses about 21 MiB). */
@@ -32,7 +41,7 @@ export const pythonSandboxLimitsSchema = z
     cpuSliceMs: z.number().int().positive().optional(),
     /** @default DEFAULT_BLOCK_TIMEOUT_MS */
     blockTimeoutMs: z.number().int().positive().optional(),
-    /** @default DEFAULT_MAX_OUTPUT_CHARS */
+    /** @default DEFAULT_CAPTURE_CHARS */
     maxOutputChars: z.number().int().positive().optional(),
     /** @default DEFAULT_MAX_ANSWER_CHARS */
     maxAnswerChars: z.number().int().positive().optional(),
@@ -124,7 +133,7 @@ export function resolvePythonLimits(limits: PythonSandboxLimits | undefined): Re
     memoryBytes: Math.ceil(memoryBytes / WASM_PAGE_BYTES) * WASM_PAGE_BYTES,
     cpuSliceMs: limits?.cpuSliceMs ?? DEFAULT_CPU_SLICE_MS,
     blockTimeoutMs: limits?.blockTimeoutMs ?? DEFAULT_BLOCK_TIMEOUT_MS,
-    maxOutputChars: limits?.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
+    maxOutputChars: limits?.maxOutputChars ?? DEFAULT_CAPTURE_CHARS,
     maxAnswerChars: limits?.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS,
     scanTimeoutMs: limits?.scanTimeoutMs ?? DEFAULT_SCAN_TIMEOUT_MS,
   };

@@ -1,22 +1,25 @@
-import { type JsonValue, jsonValueSchema } from '@rlm/protocol';
+import {
+  DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_CAPTURE_CHARS,
+  DEFAULT_CPU_SLICE_MS,
+  DEFAULT_MAX_ANSWER_CHARS,
+  DEFAULT_MEMORY_BYTES,
+  type JsonValue,
+  jsonValueSchema,
+} from '@rlm/protocol';
+
+// The REPL limits' defaults are the run contract's, defined once in @rlm/protocol (both REPLs
+// share them); re-exported so this package's users keep finding them here.
+export {
+  DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_CAPTURE_CHARS,
+  DEFAULT_CPU_SLICE_MS,
+  DEFAULT_MAX_ANSWER_CHARS,
+  DEFAULT_MEMORY_BYTES,
+};
+
 import { z } from 'zod';
 
-/** Size of the sandbox's fixed WebAssembly memory: the hard cap on everything guest code allocates. */
-export const DEFAULT_MEMORY_BYTES = 512 * 1024 * 1024;
-/** CPU time guest code may run per block (time spent awaiting host calls does not count). */
-export const DEFAULT_CPU_SLICE_MS = 30_000;
-/** Wall-clock time one block may take, including time spent awaiting host calls. */
-export const DEFAULT_BLOCK_TIMEOUT_MS = 600_000;
-/**
- * Characters kept per stream (stdout, stderr) per block; the rest is cut with a marker. A thrown
- * error's message and stack are cut to this too (its name to 200 characters).
- */
-export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
-/**
- * Characters a final answer (`FINAL`, `FINAL_VAR`) may have; a longer one is refused and the block
- * fails with a `RangeError` (code `sandbox.too_large`) telling the model to answer shorter.
- */
-export const DEFAULT_MAX_ANSWER_CHARS = 1_000_000;
 /**
  * Characters of JSON one host call may carry each way (the guest's arguments, the host's result);
  * a larger one rejects the guest's promise with a `RangeError` (code `sandbox.too_large`).
@@ -48,7 +51,7 @@ export const sandboxLimitsSchema = z
     cpuSliceMs: z.number().int().positive().optional(),
     /** @default DEFAULT_BLOCK_TIMEOUT_MS */
     blockTimeoutMs: z.number().int().positive().optional(),
-    /** @default DEFAULT_MAX_OUTPUT_CHARS */
+    /** @default DEFAULT_CAPTURE_CHARS */
     maxOutputChars: z.number().int().positive().optional(),
     /** @default DEFAULT_MAX_ANSWER_CHARS */
     maxAnswerChars: z.number().int().positive().optional(),
@@ -152,7 +155,7 @@ export function resolveLimits(
     memoryBytes: Math.ceil(memoryBytes / WASM_PAGE_BYTES) * WASM_PAGE_BYTES,
     cpuSliceMs: limits?.cpuSliceMs ?? DEFAULT_CPU_SLICE_MS,
     blockTimeoutMs: limits?.blockTimeoutMs ?? DEFAULT_BLOCK_TIMEOUT_MS,
-    maxOutputChars: limits?.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
+    maxOutputChars: limits?.maxOutputChars ?? DEFAULT_CAPTURE_CHARS,
     maxAnswerChars: limits?.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS,
     maxHostCallChars: limits?.maxHostCallChars ?? DEFAULT_MAX_HOST_CALL_CHARS,
     scanTimeoutMs: limits?.scanTimeoutMs ?? DEFAULT_SCAN_TIMEOUT_MS,
