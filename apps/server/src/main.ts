@@ -1,9 +1,10 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { RlmError } from '@rlm/protocol';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
+import { claimDataDir, type DataDirClaim } from './claim-data-dir.js';
 import { openCluster } from './cluster/open-cluster.js';
 import { createPostgresApiKeyStore } from './cluster/postgres-api-key-store.js';
 import { createServer } from './create-server.js';
@@ -13,6 +14,7 @@ import { loadServerConfig } from './load-server-config.js';
 import { openServerStore } from './open-server-store.js';
 import { preparePythonProfiles } from './prepare-python-profiles.js';
 import { createProductionModelResolver } from './resolve-production-model.js';
+import type { ServerConfig } from './server-config.js';
 import { createServerServices } from './server-services.js';
 
 /** A started server: its URL and a graceful stop. */
@@ -38,10 +40,30 @@ export async function main({
     // Belt and braces: even if a caller logs headers, the key never reaches the output.
     redact: ['req.headers.authorization', 'headers.authorization', '*.apiKey', '*.token'],
   });
+  // First of all: a second server on this directory stops here, before it touches any run.
+  const claim = await claimDataDir(config);
+  try {
+    return await start({ config, logger, env, resolveModel, claim });
+  } catch (error) {
+    claim.release();
+    throw error;
+  }
+}
+
+async function start({
+  config,
+  logger,
+  env,
+  resolveModel,
+  claim,
+}: {
+  config: ServerConfig;
+  logger: Logger;
+  env: Readonly<Record<string, string | undefined>>;
+  resolveModel: ModelResolver | undefined;
+  claim: DataDirClaim;
+}): Promise<RunningServer> {
   await preparePythonProfiles(config, logger);
-  await mkdir(config.dataDir, { recursive: true });
-  if (config.store.kind === 'sqlite')
-    await mkdir(join(config.store.path, '..'), { recursive: true });
   const store = await openServerStore(config.store);
   const cluster =
     config.store.kind === 'postgres'
@@ -114,6 +136,7 @@ export async function main({
       await closed;
       await cluster?.close();
       await store.close();
+      claim.release();
       logger.info('stopped');
     },
   };
