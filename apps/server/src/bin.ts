@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RlmError } from '@rlm/protocol';
 import { createFileApiKeyStore } from './file-api-key-store.js';
@@ -12,6 +13,7 @@ const io = {
 
 const USAGE = `usage: rlm-server [serve]                  start the HTTP API (settings: RLM_SERVER_CONFIG, RLM_SERVER_*)
        rlm-server keys create|list|revoke  manage the API keys in the data directory
+       rlm-server --version                the version of this server
        rlm-server --help                   this text
 `;
 
@@ -19,6 +21,14 @@ async function run(argv: readonly string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
     io.stdout(USAGE);
+    return;
+  }
+  if (command === '--version' || command === '-v' || command === 'version') {
+    // The package's own version, as `/openapi.json` reports it: never a number written here.
+    const { version } = JSON.parse(
+      await readFile(new URL('../package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
+    io.stdout(`${version}\n`);
     return;
   }
   if (command === 'keys') {

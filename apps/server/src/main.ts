@@ -11,6 +11,7 @@ import { createServer } from './create-server.js';
 import { createExecutorEngine, type ModelResolver } from './executor-engine.js';
 import { createFileApiKeyStore } from './file-api-key-store.js';
 import { loadServerConfig } from './load-server-config.js';
+import { logStartupGuide } from './log-startup-guide.js';
 import { openServerStore } from './open-server-store.js';
 import { preparePythonProfiles } from './prepare-python-profiles.js';
 import { createProductionModelResolver } from './resolve-production-model.js';
@@ -125,6 +126,7 @@ async function start({
     },
     'listening',
   );
+  await logStartupGuide(services, { url, logger });
   return {
     url,
     async stop() {
