@@ -74,5 +74,7 @@ run(process.argv.slice(2)).catch((error: unknown) => {
   io.stderr(
     `rlm-server: ${RlmError.is(error) ? `${error.code}: ${error.message}` : String(error)}\n`,
   );
-  process.exitCode = 1;
+  // Exit now: a start that failed late (the port taken) may have resumed runs already, and they
+  // must not go on in a process that serves nobody.
+  process.exit(1);
 });

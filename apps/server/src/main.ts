@@ -25,8 +25,9 @@ export interface RunningServer {
 }
 
 /**
- * Starts the server from the environment: config, pino logger (JSON to stdout), the store,
- * the key file, recovery of unfinished runs, then listening. The only place that reads env.
+ * Starts the server from the environment: config, pino logger (JSON to stdout), the data
+ * directory's lock (`claimDataDir`), the store, the key file, recovery of unfinished runs, then
+ * listening and the start-up guide. The only place that reads env.
  */
 export async function main({
   env = process.env,
