@@ -52,22 +52,29 @@ async function run(argv: readonly string[]): Promise<void> {
   }
   // Loaded only to serve, so `keys` commands start without the executor and SQLite.
   const { main } = await import('./main.js');
-  const server = await main();
+  const started = main();
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     io.stderr(`${signal}: stopping (running runs get the grace period)\n`);
-    server.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        io.stderr(`shutdown failed: ${String(error)}\n`);
-        process.exit(1);
-      },
-    );
+    // A signal during start-up stops the server once it has started; a failed start exits below.
+    started
+      .then((server) => server.stop())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          io.stderr(`shutdown failed: ${String(error)}\n`);
+          process.exit(1);
+        },
+      );
   };
+  // Before the start completes: a signal that came between `listening` and the handlers would
+  // otherwise kill the process outright (on a loaded machine a client can act on `listening`
+  // before this process runs again).
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  await started;
 }
 
 run(process.argv.slice(2)).catch((error: unknown) => {

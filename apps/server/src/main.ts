@@ -11,9 +11,9 @@ import { createServer } from './create-server.js';
 import { createExecutorEngine, type ModelResolver } from './executor-engine.js';
 import { createFileApiKeyStore } from './file-api-key-store.js';
 import { loadServerConfig } from './load-server-config.js';
-import { logStartupGuide } from './log-startup-guide.js';
 import { openServerStore } from './open-server-store.js';
 import { preparePythonProfiles } from './prepare-python-profiles.js';
+import { prepareStartupGuide } from './prepare-startup-guide.js';
 import { createProductionModelResolver } from './resolve-production-model.js';
 import type { ServerConfig } from './server-config.js';
 import { createServerServices } from './server-services.js';
@@ -102,6 +102,7 @@ async function start({
   if (swept > 0) logger.info({ swept }, 'removed orphaned context files');
   const recovered = await services.runs.recover();
   logger.info(recovered, 'recovered unfinished runs');
+  const logStartupGuide = await prepareStartupGuide(services, logger);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', () => resolve());
@@ -127,7 +128,7 @@ async function start({
     },
     'listening',
   );
-  await logStartupGuide(services, { url, logger });
+  logStartupGuide(url);
   return {
     url,
     async stop() {
