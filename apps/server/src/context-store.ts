@@ -71,7 +71,8 @@ export function createContextStore(directory: string): ContextStore {
 
   const store: ContextStore = {
     async save(body, { owner, format, limitBytes, pending = false }) {
-      await mkdir(directory, { recursive: true });
+      // Contexts are users' data: only this user may list or read them, whatever the umask.
+      await mkdir(directory, { recursive: true, mode: 0o700 });
       const id = newContextId();
       const meter = meterContext(limitBytes);
       const file = createWriteStream(dataPath(id), { mode: 0o600 });

@@ -35,7 +35,8 @@ export function createFileApiKeyStore(path: string): ApiKeyStore {
   }
 
   async function save(keys: ApiKeyRecord[]): Promise<void> {
-    await mkdir(dirname(path), { recursive: true });
+    // `keys create` is often the first command in a new data directory: it is made private.
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     const temporary = `${path}.${process.pid}.tmp`;
     await writeFile(temporary, `${JSON.stringify({ version: 1, keys }, null, 2)}\n`, {
       mode: 0o600,

@@ -40,12 +40,14 @@ describe('rlm-server keys', () => {
     expect((await keys.list())[0]?.revokedAt).not.toBeNull();
   });
 
-  it('exits 2 with a message naming the missing name or a bad role', async () => {
+  it('exits 2 with its own message naming the missing --name flag or a bad --role, and its usage', async () => {
     const missing = capture();
     expect(
       await runKeysCommand(['create'], { keys: createMemoryApiKeyStore(), io: missing.io }),
     ).toBe(2);
-    expect(missing.err.join('')).toContain('name');
+    const [first, usage] = missing.err.join('').split('\n');
+    expect(first).toBe('keys create: --name <name> is required');
+    expect(usage).toMatch(/^usage: rlm-server keys create --name <name> \[--role admin\|user\]/);
     const badRole = capture();
     expect(
       await runKeysCommand(['create', '--name', 'x', '--role', 'root'], {
@@ -53,7 +55,7 @@ describe('rlm-server keys', () => {
         io: badRole.io,
       }),
     ).toBe(2);
-    expect(badRole.err.join('')).toContain('role');
+    expect(badRole.err.join('')).toMatch(/^keys create: --role must be admin or user\n/);
   });
 
   it('exits 1 when revoking an unknown id', async () => {

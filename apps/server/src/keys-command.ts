@@ -8,9 +8,12 @@ export interface CommandIo {
 }
 
 const createArgsSchema = z.object({
-  name: z.string().min(1, '--name is required'),
+  name: z.string({ error: '--name <name> is required' }).min(1, '--name <name> is required'),
   role: apiKeyRoleSchema.default('user'),
 });
+
+const CREATE_USAGE =
+  'usage: rlm-server keys create --name <name> [--role admin|user]  (the name labels the key in `keys list`, e.g. --name ci)';
 
 /**
  * `rlm-server keys create --name <name> [--role admin|user]`, `keys list`, `keys revoke <id>`.
@@ -25,7 +28,7 @@ export async function runKeysCommand(
     const parsed = createArgsSchema.safeParse(flags(rest));
     if (!parsed.success) {
       io.stderr(
-        `keys create: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'args'}: ${issue.message}`).join('; ')}\n`,
+        `keys create: ${parsed.error.issues.map(describeFlagIssue).join('; ')}\n${CREATE_USAGE}\n`,
       );
       return 2;
     }
@@ -59,6 +62,14 @@ export async function runKeysCommand(
     'usage: rlm-server keys create --name <name> [--role admin|user] | keys list | keys revoke <id>\n',
   );
   return 2;
+}
+
+/** A flag's problem in the command's own words (zod's wording names types, not flags). */
+function describeFlagIssue(issue: z.core.$ZodIssue): string {
+  const flag = issue.path[0];
+  if (flag === 'role') return '--role must be admin or user';
+  if (flag === 'name') return '--name <name> is required';
+  return issue.message;
 }
 
 function flags(args: readonly string[]): Record<string, string> {

@@ -1,9 +1,10 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { RlmError } from '@rlm/protocol';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
+import { claimDataDir, type DataDirClaim } from './claim-data-dir.js';
 import { openCluster } from './cluster/open-cluster.js';
 import { createPostgresApiKeyStore } from './cluster/postgres-api-key-store.js';
 import { createServer } from './create-server.js';
@@ -12,7 +13,9 @@ import { createFileApiKeyStore } from './file-api-key-store.js';
 import { loadServerConfig } from './load-server-config.js';
 import { openServerStore } from './open-server-store.js';
 import { preparePythonProfiles } from './prepare-python-profiles.js';
+import { prepareStartupGuide } from './prepare-startup-guide.js';
 import { createProductionModelResolver } from './resolve-production-model.js';
+import type { ServerConfig } from './server-config.js';
 import { createServerServices } from './server-services.js';
 
 /** A started server: its URL and a graceful stop. */
@@ -22,8 +25,9 @@ export interface RunningServer {
 }
 
 /**
- * Starts the server from the environment: config, pino logger (JSON to stdout), the store,
- * the key file, recovery of unfinished runs, then listening. The only place that reads env.
+ * Starts the server from the environment: config, pino logger (JSON to stdout), the data
+ * directory's lock (`claimDataDir`), the store, the key file, recovery of unfinished runs, then
+ * listening and the start-up guide. The only place that reads env.
  */
 export async function main({
   env = process.env,
@@ -38,10 +42,30 @@ export async function main({
     // Belt and braces: even if a caller logs headers, the key never reaches the output.
     redact: ['req.headers.authorization', 'headers.authorization', '*.apiKey', '*.token'],
   });
+  // First of all: a second server on this directory stops here, before it touches any run.
+  const claim = await claimDataDir(config);
+  try {
+    return await start({ config, logger, env, resolveModel, claim });
+  } catch (error) {
+    claim.release();
+    throw error;
+  }
+}
+
+async function start({
+  config,
+  logger,
+  env,
+  resolveModel,
+  claim,
+}: {
+  config: ServerConfig;
+  logger: Logger;
+  env: Readonly<Record<string, string | undefined>>;
+  resolveModel: ModelResolver | undefined;
+  claim: DataDirClaim;
+}): Promise<RunningServer> {
   await preparePythonProfiles(config, logger);
-  await mkdir(config.dataDir, { recursive: true });
-  if (config.store.kind === 'sqlite')
-    await mkdir(join(config.store.path, '..'), { recursive: true });
   const store = await openServerStore(config.store);
   const cluster =
     config.store.kind === 'postgres'
@@ -78,6 +102,7 @@ export async function main({
   if (swept > 0) logger.info({ swept }, 'removed orphaned context files');
   const recovered = await services.runs.recover();
   logger.info(recovered, 'recovered unfinished runs');
+  const logStartupGuide = await prepareStartupGuide(services, logger);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', () => resolve());
@@ -103,6 +128,7 @@ export async function main({
     },
     'listening',
   );
+  logStartupGuide(url);
   return {
     url,
     async stop() {
@@ -114,6 +140,7 @@ export async function main({
       await closed;
       await cluster?.close();
       await store.close();
+      claim.release();
       logger.info('stopped');
     },
   };

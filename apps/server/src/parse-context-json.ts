@@ -1,4 +1,5 @@
 import { type JsonValue, jsonValueSchema, RlmError } from '@rlm/protocol';
+import { assertJsonDepth } from './json-nesting.js';
 
 /** The error for a context past the server's limit. */
 export function contextTooLarge(limitBytes: number): RlmError<'server.payload_too_large'> {
@@ -11,7 +12,8 @@ export function contextTooLarge(limitBytes: number): RlmError<'server.payload_to
 
 /**
  * Parses a JSON context: a JSON string, array or object.
- * @throws RlmError `protocol.invalid_payload` for anything else
+ * @throws RlmError `protocol.invalid_payload` for anything else, or one nested deeper than
+ *   `MAX_JSON_DEPTH`
  */
 export function parseContextJson(text: string): JsonValue {
   let value: unknown;
@@ -25,6 +27,7 @@ export function parseContextJson(text: string): JsonValue {
       cause: error,
     });
   }
+  assertJsonDepth(value, 'uploaded context');
   const parsed = jsonValueSchema.safeParse(value);
   if (
     !parsed.success ||

@@ -1,12 +1,13 @@
 import { describeIssues, RlmError } from '@rlm/protocol';
 import type { Context } from 'hono';
 import { prettifyError, type z } from 'zod';
+import { assertJsonDepth } from './json-nesting.js';
 
 /**
  * Parses the request body as JSON and validates it with `schema`.
  *
- * @throws RlmError `protocol.invalid_payload` for a body that is not JSON,
- *   `protocol.invalid_message` naming every bad field
+ * @throws RlmError `protocol.invalid_payload` for a body that is not JSON or nests deeper than
+ *   `MAX_JSON_DEPTH`, `protocol.invalid_message` naming every bad field
  */
 export async function readJsonBody<TSchema extends z.ZodType>(
   c: Context,
@@ -24,6 +25,7 @@ export async function readJsonBody<TSchema extends z.ZodType>(
       cause: error,
     });
   }
+  assertJsonDepth(value, `${what} body`);
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw new RlmError({

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -79,22 +79,28 @@ describe('the README "Run it" steps', () => {
     expect(lines.map((line) => line.split(' ')[0])).toEqual([
       'npx',
       'npx',
+      'export',
       'node',
       'RLM_SERVER_CONFIG=apps/server/examples/offline.json',
     ]);
+    // The steps choose the data directory themselves: never through XDG_DATA_HOME, which moves
+    // pnpm's store too and makes `pnpm install` abort in an installed clone.
+    expect(lines[2]).toMatch(/^export RLM_SERVER_DATA_DIR=\$PWD\/rlm-data\b/);
+    expect(lines.join('\n')).not.toContain('XDG_DATA_HOME');
     expect(request).toContain('localhost:8787');
     const directory = await mkdtemp(join(tmpdir(), 'rlm-run-it-'));
     const checkout = join(directory, 'rlm');
     let server: ChildProcess | undefined;
     try {
       await copyCheckout(checkout);
-      // Only the environment is ours: a home and data directory inside the temp directory, and a
-      // free port instead of 8787 (RLM_SERVER_PORT, documented), which the request then uses.
+      // Only the environment is ours: a home inside the temp directory (pnpm's store included),
+      // and a free port instead of 8787 (RLM_SERVER_PORT, documented), which the request then
+      // uses. The data directory is the one the steps export.
       const port = await freePort();
+      const { XDG_DATA_HOME: _xdg, ...outer } = process.env;
       const env = {
-        ...process.env,
+        ...outer,
         HOME: directory,
-        XDG_DATA_HOME: join(directory, 'data'),
         RLM_SERVER_PORT: String(port),
         RLM_SERVER_DATA_DIR: '',
         RLM_SERVER_CONFIG: '',
@@ -113,7 +119,9 @@ describe('the README "Run it" steps', () => {
         .map((line) => JSON.parse(line) as { key?: string })
         .find((entry) => entry.key !== undefined);
       expect(printed?.key).toMatch(/^rlm_/);
-      server = spawn('bash', ['-c', lines.at(-1) ?? ''], {
+      // The key went where the steps said, inside the checkout.
+      expect((await stat(join(checkout, 'rlm-data', 'api-keys.json'))).isFile()).toBe(true);
+      server = spawn('bash', ['-c', `${lines[2]}\n${lines.at(-1) ?? ''}`], {
         cwd: checkout,
         env,
         stdio: ['ignore', 'pipe', 'pipe'],

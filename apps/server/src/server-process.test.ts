@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -227,6 +227,43 @@ describe('rlm-server process', () => {
       code: 2,
       stderr: expect.stringContaining('unknown command "serv"'),
     });
+  });
+
+  it('prints the version of its package.json for --version', async () => {
+    const { version } = JSON.parse(
+      await readFile(join(import.meta.dirname, '..', 'package.json'), 'utf8'),
+    ) as { version: string };
+    const { stdout } = await run(process.execPath, [bin, '--version'], { env: env() });
+    expect(stdout).toBe(`${version}\n`);
+  });
+
+  it('says at start-up, after listening, where to look, that no key exists and that the default model cannot be served', {
+    timeout: PROCESS_TEST_MS,
+  }, async () => {
+    await writeFile(join(dataDir, 'bare.json'), '{}');
+    const bare = env({ RLM_SERVER_CONFIG: join(dataDir, 'bare.json') });
+    delete bare['ANTHROPIC_API_KEY'];
+    const server = await startServerProcess(bin, bare);
+    try {
+      const line = (pattern: RegExp) =>
+        server.logs.find((entry) => pattern.test(String(entry['msg'])));
+      await waitFor(() => line(/^The default profile/) !== undefined, 'the start-up lines');
+      expect(line(/^API described at/)).toMatchObject({
+        level: 30,
+        openapi: `${server.url}/openapi.json`,
+        runPage: `${server.url}/ui/runs/<run id>#key=<key>`,
+      });
+      expect(line(/^No API key exists yet/)).toMatchObject({ level: 40 });
+      expect(String(line(/^No API key/)?.['msg'])).toContain(
+        'rlm-server keys create --name <name>',
+      );
+      expect(line(/^The default profile "default" cannot be served/)).toMatchObject({ level: 40 });
+      expect(String(line(/^The default profile/)?.['msg'])).toContain('ANTHROPIC_API_KEY');
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exit;
+    }
   });
 
   it('refuses a revoked key in a running server', { timeout: PROCESS_TEST_MS }, async () => {

@@ -37,6 +37,23 @@ export async function compileServer(directory: string): Promise<string> {
   return join(buildDir, 'bin.js');
 }
 
+/**
+ * `node <args>` as `spawn`/`execFile` arguments; with `umask`, started through `sh` with that
+ * umask (a worker thread cannot set its own process's umask).
+ */
+export function nodeCommand(args: readonly string[], umask?: number): [string, string[]] {
+  if (umask === undefined) return [process.execPath, [...args]];
+  return [
+    'sh',
+    [
+      '-c',
+      `umask ${umask.toString(8).padStart(3, '0')} && exec "$0" "$@"`,
+      process.execPath,
+      ...args,
+    ],
+  ];
+}
+
 /** One server process: its URL, replica id, every JSON log line it wrote, and its exit. */
 export interface ServerProcess {
   child: ChildProcess;
@@ -53,8 +70,9 @@ export interface ServerProcess {
 export async function startServerProcess(
   bin: string,
   env: NodeJS.ProcessEnv,
+  { umask }: { umask?: number } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [bin], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...nodeCommand([bin], umask), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const logs: Record<string, unknown>[] = [];
   let stderr = '';
