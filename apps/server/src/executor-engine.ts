@@ -7,7 +7,7 @@ import {
 import { mcpToolOpener } from '@rlm/mcp';
 import type { LanguageModel, ReplLanguage } from '@rlm/protocol';
 import { findTrajectoryHeader, replayingModel, responseReplay } from '@rlm/trace';
-import type { RunEngine, RunEngineInput } from './run-engine.js';
+import type { RunEngine } from './run-engine.js';
 import { serverRunSettings } from './server-run-settings.js';
 
 /** A profile's settings for its `anthropic/` clients. */
