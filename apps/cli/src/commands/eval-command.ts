@@ -31,7 +31,8 @@ export function registerEvalCommand(program: Command, deps: EvalCommandDeps): vo
     `
 Writes results.jsonl, report.md, summary.json and accuracy.svg to --out and prints the report on
 stdout; progress goes to stderr. Offline models: testkit:reference (solves every built-in
-benchmark), testkit:needle-finder, testkit:chunk-and-aggregate, testkit:delegate-to-child.
+benchmark), testkit:needle-finder, testkit:needle-finder-grep, testkit:chunk-and-aggregate,
+testkit:delegate-to-child.
 Experiment settings come from flags only (run.json in --out records them); --progress also
 reads RLM_PROGRESS and a config file, as for rlm run. Exit codes as for rlm run: 0 done (also
 when --max-cost stopped it: continue with --resume), 2 a usage error, 5/6 provider or key
