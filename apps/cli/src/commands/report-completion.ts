@@ -1,4 +1,4 @@
-import type { RLMChatCompletion } from '@rlm/protocol';
+import { isResumableStatus, type RLMChatCompletion } from '@rlm/protocol';
 import type { CliIo } from '../cli-io.js';
 import { type ErrorHints, failureSentence } from '../describe-error.js';
 import { EXIT_CODES, type ExitCode, exitCodeOf } from '../exit-code.js';
@@ -13,9 +13,6 @@ export interface ReportCompletionOptions {
   /** The command that continues this run, shown when it was cancelled or stopped by a budget. */
   resumeCommand?: string;
 }
-
-/** Statuses a run can be continued from with `rlm resume`. */
-const RESUMABLE = new Set(['cancelled', 'budget_exceeded', 'timeout']);
 
 /**
  * Prints a finished run: the answer on stdout, and only the answer (a run without one prints
@@ -40,7 +37,7 @@ export function reportCompletion(
   if (answer === null && completion.partialAnswer !== null && !json && !quiet) {
     lines.push(`Its last response (not an answer):\n${indent(completion.partialAnswer)}`);
   }
-  if (resumeCommand !== undefined && RESUMABLE.has(completion.status)) {
+  if (resumeCommand !== undefined && isResumableStatus(completion.status)) {
     const raise =
       completion.status === 'budget_exceeded' ? ' with a larger budget (e.g. --max-tokens N)' : '';
     lines.push(`Continue it${raise}: ${resumeCommand}`);

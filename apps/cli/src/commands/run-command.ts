@@ -113,12 +113,17 @@ async function runAction(
     }
   }
   const runId = randomUUID();
-  const resumeCommand = resumeCommandLine({
-    runId,
-    contexts: options.context ?? [],
-    ...(typeof options['runStore'] === 'string' ? { runStore: options['runStore'] } : {}),
-    flags: mcpResumeFlags(options),
-  });
+  // A coordinator run keeps no checkpoint (its background tasks cannot be continued yet), so
+  // no door suggests resuming it.
+  const resumeCommand =
+    inputs.request.config.mode === 'coordinator'
+      ? undefined
+      : resumeCommandLine({
+          runId,
+          contexts: options.context ?? [],
+          ...(typeof options['runStore'] === 'string' ? { runStore: options['runStore'] } : {}),
+          flags: mcpResumeFlags(options),
+        });
   const completion = await runWithProgress(
     io,
     { progress: inputs.progress, resumeCommand, repl: inputs.request.config.repl },

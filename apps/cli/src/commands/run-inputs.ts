@@ -114,11 +114,17 @@ export function reportRun(
     json: inputs.json,
     quiet: inputs.quiet,
     hints: { model: config.model, baseUrl: modelEndpoint(config.model, io.env) },
-    resumeCommand: resumeCommandLine({
-      runId: completion.runId,
-      contexts: options.context ?? [],
-      ...(typeof options['runStore'] === 'string' ? { runStore: options['runStore'] } : {}),
-      flags: mcpResumeFlags(options),
-    }),
+    // A coordinator run keeps no checkpoint (its background tasks cannot be continued yet), so
+    // no door suggests resuming it.
+    ...(config.mode === 'coordinator'
+      ? {}
+      : {
+          resumeCommand: resumeCommandLine({
+            runId: completion.runId,
+            contexts: options.context ?? [],
+            ...(typeof options['runStore'] === 'string' ? { runStore: options['runStore'] } : {}),
+            flags: mcpResumeFlags(options),
+          }),
+        }),
   });
 }
