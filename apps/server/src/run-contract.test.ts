@@ -1,10 +1,13 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { resolveModel } from '@rlm/executor';
 import { samplingClient } from '@rlm/mcp/testing';
-import { DOOR_PARITY_CASES, needleHaystack } from '@rlm/testkit';
+import {
+  DOOR_PARITY_CASES,
+  needleHaystack,
+  type RequestRecorder,
+  startRequestRecorder,
+} from '@rlm/testkit';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutorEngine } from './executor-engine.js';
@@ -15,21 +18,13 @@ import { startTestServer, type TestServer } from './test-support/start-test-serv
 // The server is one of the doors onto the runner: what a profile and a request say becomes run
 // settings, and a caller chooses only among what the operator configured.
 
-let hits: string[];
-let listener: ReturnType<typeof createServer>;
-let evilUrl: string;
+let recorder: RequestRecorder;
 
 beforeEach(async () => {
-  hits = [];
-  listener = createServer((request, response) => {
-    hits.push(`${request.method} ${request.url} ${request.headers.authorization ?? ''}`);
-    response.writeHead(500).end();
-  });
-  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-  evilUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/v1`;
+  recorder = await startRequestRecorder();
 });
 afterEach(async () => {
-  await new Promise<void>((resolve) => listener.close(() => resolve()));
+  await recorder.close();
 });
 
 const OPERATOR_ENV = { OPENAI_API_KEY: 'sk-operator-secret' };
@@ -105,14 +100,14 @@ describe('/v1/runs on the run contract', { timeout: 120_000 }, () => {
   it('refuses a body that names an endpoint or a key, and nothing is sent anywhere', async () => {
     await using server = await offlineServer({ default: { model: 'testkit:needle-finder' } });
     for (const body of [
-      { query: 'q', context: 'c', model: `openai-compatible/x@${evilUrl}` },
-      { query: 'q', context: 'c', profile: `openai-compatible/x@${evilUrl}` },
-      { query: 'q', context: 'c', config: { baseUrl: evilUrl } },
+      { query: 'q', context: 'c', model: `openai-compatible/x@${recorder.url}` },
+      { query: 'q', context: 'c', profile: `openai-compatible/x@${recorder.url}` },
+      { query: 'q', context: 'c', config: { baseUrl: recorder.url } },
     ]) {
       const run = await runToEnd(server, body);
       expect([400, 404]).toContain(run.status);
     }
-    expect(hits).toEqual([]);
+    expect(recorder.hits).toEqual([]);
   });
 });
 
@@ -126,12 +121,12 @@ describe('chat completions and /mcp on the run contract', { timeout: 120_000 }, 
     });
     const refused = await client.chat.completions
       .create({
-        model: `openai-compatible/x@${evilUrl}`,
+        model: `openai-compatible/x@${recorder.url}`,
         messages: [{ role: 'user', content: 'hi' }],
       })
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(OpenAI.APIError);
-    expect(hits).toEqual([]);
+    expect(recorder.hits).toEqual([]);
   });
 
   it('refuses an rlm_query model that names an endpoint; nothing reaches it', async () => {
@@ -147,7 +142,7 @@ describe('chat completions and /mcp on the run contract', { timeout: 120_000 }, 
       const refused = await call({
         query: 'q',
         context: 'c',
-        model: `openai-compatible/x@${evilUrl}`,
+        model: `openai-compatible/x@${recorder.url}`,
       });
       expect(refused.isError).toBe(true);
       const answered = await call({ query: task.query, context: task.context, mode: 'solver' });
@@ -168,7 +163,7 @@ describe('chat completions and /mcp on the run contract', { timeout: 120_000 }, 
       await transport.terminateSession().catch(() => undefined);
       await client.close();
     }
-    expect(hits).toEqual([]);
+    expect(recorder.hits).toEqual([]);
   });
 });
 

@@ -78,6 +78,7 @@ export {
   type OpenAIValidationOptions,
   validateOpenAIRequest,
 } from './fake-servers/openai-validate.js';
+export { type RequestRecorder, startRequestRecorder } from './fake-servers/request-recorder.js';
 
 // ── Policies ────────────────────────────
 

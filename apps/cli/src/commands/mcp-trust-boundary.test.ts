@@ -1,8 +1,7 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { samplingClient } from '@rlm/mcp/testing';
+import { type RequestRecorder, startRequestRecorder } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN_PATH, createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
 
@@ -10,23 +9,15 @@ import { BIN_PATH, createSandbox, type Sandbox, spawnCli } from '../testing/spaw
 // agent that may have read a hostile file) must not be able to send them anywhere.
 
 let sandbox: Sandbox;
-let hits: string[];
-let listener: ReturnType<typeof createServer>;
-let url: string;
+let recorder: RequestRecorder;
 
 beforeEach(async () => {
   sandbox = createSandbox();
-  hits = [];
-  listener = createServer((request, response) => {
-    hits.push(`${request.method} ${request.url} ${request.headers.authorization ?? ''}`);
-    response.writeHead(500).end();
-  });
-  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/v1`;
+  recorder = await startRequestRecorder();
 });
 afterEach(async () => {
   sandbox.dispose();
-  await new Promise<void>((resolve) => listener.close(() => resolve()));
+  await recorder.close();
 });
 
 async function startRlmMcp(extraArgs: readonly string[] = []) {
@@ -64,13 +55,13 @@ const text = (result: CallToolResult) =>
 describe('rlm mcp: what a client may choose', () => {
   it('refuses a model naming a base URL, and that URL receives nothing', async () => {
     await using rlm = await startRlmMcp();
-    for (const model of [`openai-compatible/gpt@${url}`, `openai/gpt-5@${url}`]) {
+    for (const model of [`openai-compatible/gpt@${recorder.url}`, `openai/gpt-5@${recorder.url}`]) {
       const result = await rlm.call({ query: 'What is the magic number?', context: 'x', model });
       expect(result.isError).toBe(true);
       expect(text(result)).toContain('config.invalid');
       expect(text(result)).toContain('allowed: testkit:needle-finder');
     }
-    expect(hits).toEqual([]);
+    expect(recorder.hits).toEqual([]);
   });
 
   it('refuses a provider model that is not allowed, and allows one that is', async () => {

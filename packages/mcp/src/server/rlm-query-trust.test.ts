@@ -1,10 +1,8 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createRunner, resolveModel } from '@rlm/executor';
-import { withOfflineModels } from '@rlm/testkit';
+import { type RequestRecorder, startRequestRecorder, withOfflineModels } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRlmMcpServer } from './rlm-mcp-server.js';
 import { rlmQueryRunner } from './rlm-query-runner.js';
@@ -12,21 +10,13 @@ import { rlmQueryRunner } from './rlm-query-runner.js';
 // A client connected to the RLM (a coding agent, perhaps fooled by a file it read) must not be
 // able to send the operator's key or the run's prompts to a host of its choosing.
 
-let hits: string[];
-let listener: ReturnType<typeof createServer>;
-let url: string;
+let recorder: RequestRecorder;
 
 beforeEach(async () => {
-  hits = [];
-  listener = createServer((request, response) => {
-    hits.push(`${request.method} ${request.url} ${request.headers.authorization ?? ''}`);
-    response.writeHead(500).end();
-  });
-  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/v1`;
+  recorder = await startRequestRecorder();
 });
 afterEach(async () => {
-  await new Promise<void>((resolve) => listener.close(() => resolve()));
+  await recorder.close();
 });
 
 /** `rlm mcp` as an operator sets it up: their key in the environment, one configured model. */
@@ -65,13 +55,13 @@ describe('rlm_query and the operator’s trust boundary', () => {
     const result = await session.call({
       query: 'What is the magic number?',
       context: 'The magic number is 7.',
-      model: `openai-compatible/gpt@${url}`,
+      model: `openai-compatible/gpt@${recorder.url}`,
     });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('config.invalid');
     expect(text(result)).toContain('cannot name an endpoint');
     expect(text(result)).toContain('allowed: testkit:needle-finder');
-    expect(hits).toEqual([]);
+    expect(recorder.hits).toEqual([]);
   });
 
   it('refuses a provider model the operator did not allow, naming the allowed ones', async () => {
@@ -79,7 +69,7 @@ describe('rlm_query and the operator’s trust boundary', () => {
     const result = await session.call({ query: 'q', context: 'c', model: 'openai/gpt-5' });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('testkit:needle-finder, testkit:needle-finder-grep');
-    expect(hits).toEqual([]);
+    expect(recorder.hits).toEqual([]);
   });
 
   it('runs an allowed model the client chose', async () => {
