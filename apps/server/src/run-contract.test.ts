@@ -191,3 +191,55 @@ describe('the door-parity cases through /v1/runs', {
     });
   }
 });
+
+describe('the door-parity cases through /mcp', { timeout: 300_000 }, () => {
+  for (const { name, settings, query, context, expected } of DOOR_PARITY_CASES) {
+    it(`gives the runner’s outcome for ${name}`, async () => {
+      const { maxDepth, maxSubcalls } = settings.limits ?? {};
+      // The profile and the server's maxima are the operator's; the rest is the client's to ask.
+      await using server = await startTestServer({
+        engine: createExecutorEngine({
+          resolveModel: createProductionModelResolver(OPERATOR_ENV),
+          isolation: 'inline',
+        }),
+        config: {
+          profiles: {
+            default: {
+              model: settings.model,
+              ...(settings.repl === undefined ? {} : { repl: settings.repl }),
+              ...(settings.mode === undefined ? {} : { mode: settings.mode }),
+              ...(maxDepth === undefined ? {} : { maxDepth }),
+            },
+          } as never,
+          ...(maxSubcalls === undefined ? {} : { maxima: { maxSubcalls } as never }),
+        },
+      });
+      const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${server.userKey}` } },
+      });
+      const client = samplingClient('agent', undefined, { model: 'client' });
+      await client.connect(transport);
+      try {
+        const result = (await client.callTool(
+          {
+            name: 'rlm_query',
+            arguments: {
+              query,
+              context,
+              ...(settings.outputSchema === undefined
+                ? {}
+                : { outputSchema: settings.outputSchema }),
+            },
+          },
+          undefined,
+          { timeout: 240_000 },
+        )) as CallToolResult;
+        const structured = result.structuredContent as { outcome: string; answer: string | null };
+        expect({ status: structured.outcome, answer: structured.answer }).toEqual(expected);
+      } finally {
+        await transport.terminateSession().catch(() => undefined);
+        await client.close();
+      }
+    });
+  }
+});
