@@ -28,10 +28,16 @@ beforeEach(() => {
 afterEach(() => sandbox.dispose());
 
 /** `rlm mcp` started from its bin the way a client's configuration starts it. */
-async function startRlmMcp({ sampling }: { sampling?: (prompt: string) => string } = {}) {
+async function startRlmMcp({
+  sampling,
+  args = ['--model', `openai-compatible/llama3@${server.url}`],
+}: {
+  sampling?: (prompt: string) => string;
+  args?: string[];
+} = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN_PATH, 'mcp', '--model', `openai-compatible/llama3@${server.url}`],
+    args: [BIN_PATH, 'mcp', ...args],
     cwd: join(sandbox.dir, 'project'),
     env: { PATH: process.env['PATH'] ?? '', ...sandbox.env },
     stderr: 'pipe',
@@ -159,5 +165,19 @@ describe('rlm mcp', () => {
     expect(replay.code).toBe(2);
     expect(replay.stderr).toContain('records an MCP session');
     expect(replay.stderr).toContain(`rlm trace ${id}`);
+  });
+
+  it("without --model and without the default model's key, rlm_query says to set the variable or pass --model", async () => {
+    await using rlm = await startRlmMcp({ args: [] });
+    const { tools } = await rlm.client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('rlm_query');
+    const result = await rlm.call('rlm_query', {
+      query: 'What is the magic number?',
+      paths: ['notes.txt'],
+    });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('ANTHROPIC_API_KEY');
+    expect(text(result)).toContain('--model');
+    expect(text(result)).not.toContain('apiKey');
   });
 });

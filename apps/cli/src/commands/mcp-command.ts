@@ -68,6 +68,29 @@ function lazyModel(id: string, io: CliIo): LanguageModel {
   return { id, complete: async (request) => (await resolved()).complete(request) };
 }
 
+/**
+ * rlm_query stays offered when the model's key is missing: the env is fixed at start, but a
+ * client may still pick an --allow-model model that has one, and a call that fails saying what
+ * to do reaches the user in the client, where a tool that is silently absent does not. The
+ * library's message names its `apiKey` option, which `rlm mcp` has no way to pass.
+ */
+async function withCliKeyHint<T>(run: Promise<T>): Promise<T> {
+  try {
+    return await run;
+  } catch (error) {
+    if (!RlmError.is(error, 'model.auth') || error.details.variable === undefined) throw error;
+    const { variable } = error.details;
+    // The library's message starts with the model id (a sub-model's may differ from --model).
+    const modelId = /^(\S+) has no API key/.exec(error.message)?.[1] ?? 'The model';
+    throw new RlmError({
+      code: 'model.auth',
+      message: `${modelId} has no API key: ${variable} is not set in the environment rlm mcp was started with. Set it there (the env of the client's MCP server entry), or start rlm mcp with --model <another model id> (--model testkit:needle-finder runs offline).`,
+      details: error.details,
+      cause: error,
+    });
+  }
+}
+
 async function mcpAction(
   options: McpCommandOptions & Record<string, unknown>,
   { io, engine }: McpCommandDeps,
@@ -91,18 +114,20 @@ async function mcpAction(
   // The user's own settings; a client's choices only go on top of them, within --allow-model.
   const settings = cliRunSettings(config);
   const runQuery = async (request: RlmQueryRequest) =>
-    engine.run({
-      ...inputs.request,
-      settings: applyCallerChoices(settings, callerChoicesOf(request), {
-        allowedModels: config.allowModels,
-        source: 'rlm_query arguments',
+    withCliKeyHint(
+      engine.run({
+        ...inputs.request,
+        settings: applyCallerChoices(settings, callerChoicesOf(request), {
+          allowedModels: config.allowModels,
+          source: 'rlm_query arguments',
+        }),
+        contexts: [request.context],
+        runId: randomUUID(),
+        query: request.query,
+        signal: request.signal,
+        onEvent: request.onEvent,
       }),
-      contexts: [request.context],
-      runId: randomUUID(),
-      query: request.query,
-      signal: request.signal,
-      onEvent: request.onEvent,
-    });
+    );
   const { input, output } = io.stdio;
   const rlm = await serveStdio({
     input,
