@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -179,5 +179,36 @@ describe('rlm mcp', () => {
     expect(text(result)).toContain('ANTHROPIC_API_KEY');
     expect(text(result)).toContain('--model');
     expect(text(result)).not.toContain('apiKey');
+  });
+
+  it('reads a run an earlier session recorded as rlm://runs/{id}; an unknown or escaping id is resource-not-found', async () => {
+    const args = ['--model', 'testkit:needle-finder'];
+    let runId = '';
+    {
+      await using first = await startRlmMcp({ args });
+      const result = await first.call('rlm_query', {
+        query: 'What is the magic number?',
+        paths: ['notes.txt'],
+      });
+      runId = (result.structuredContent as { runId: string }).runId;
+    }
+    // A trajectory beside the directory, not in it: an id must not reach it.
+    const trajectories = join(sandbox.env['XDG_DATA_HOME'] as string, 'rlm', 'trajectories');
+    copyFileSync(join(trajectories, `${runId}.jsonl`), join(trajectories, '..', 'escaped.jsonl'));
+    await using second = await startRlmMcp({ args });
+    const { contents } = await second.client.readResource({ uri: `rlm://runs/${runId}` });
+    const jsonl = contents[0] !== undefined && 'text' in contents[0] ? contents[0].text : '';
+    expect(JSON.parse(jsonl.split('\n')[0] ?? '{}')).toMatchObject({ kind: 'header', runId });
+    for (const id of [
+      'no-such-run',
+      '../escaped',
+      `../${runId}`,
+      `..%2F${runId}`,
+      `${runId}/../${runId}`,
+    ]) {
+      await expect(second.client.readResource({ uri: `rlm://runs/${id}` })).rejects.toMatchObject({
+        code: -32002,
+      });
+    }
   });
 });

@@ -136,6 +136,8 @@ async function mcpAction(
     subModel: subModelId === undefined ? undefined : lazyModel(subModelId, io),
     // The session's own blocks and sub-calls are recorded beside the runs, as `<id>.jsonl`.
     sessionTrajectory: { dir: inputs.request.trajectoryDir },
+    // One local user: runs of earlier sessions stay readable as rlm://runs/{id}, as rlm trace reads them.
+    earlierRunsDir: inputs.request.trajectoryDir,
     cwd: io.cwd,
     roots,
     maxContextBytes: config.maxContextBytes,

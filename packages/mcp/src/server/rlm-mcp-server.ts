@@ -86,6 +86,13 @@ export interface RlmMcpServerOptions {
   onActivity?: (() => void) | undefined;
   /** Reads a run's trajectory for `rlm://runs/{id}`; the completion's `trajectoryPath` by default. */
   readTrajectory?: (run: RLMChatCompletion) => Promise<string | undefined>;
+  /**
+   * The directory runs write their trajectories to (`<dir>/<runId>.jsonl`): `rlm://runs/{id}` then
+   * also reads runs that earlier sessions made, by plain id. Only for a server with one user (a
+   * local stdio server); a shared server would show one client's runs to another.
+   * @default none: a session reads only its own runs
+   */
+  earlierRunsDir?: string | undefined;
 }
 
 /** One MCP session's server: connect it to a transport; `close()` frees the session's sandbox. */
@@ -190,7 +197,7 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
       block: (block) => trajectory.block(client(), block),
     },
   });
-  const runs = new RunRecords(options.readTrajectory);
+  const runs = new RunRecords(options.readTrajectory, options.earlierRunsDir);
 
   async function contextFrom(input: { paths?: string[] | undefined; text?: string | undefined }) {
     const files =
