@@ -45,7 +45,7 @@ Examples:
   $ rlm run "What does this project do?" --context README.md
   $ rlm run "Find the magic number" --context notes.txt --model testkit:needle-finder
   $ rlm trace ~/.local/share/rlm/trajectories/<run-id>.jsonl --html run.html
-  $ claude mcp add rlm -- rlm mcp --model anthropic/claude-sonnet-4-5
+  $ claude mcp add rlm -- rlm mcp --model anthropic/claude-sonnet-5-5
   $ rlm config`,
     );
   registerRunCommand(program, { io, engine, setExitCode });

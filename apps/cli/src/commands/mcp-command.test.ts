@@ -2,6 +2,7 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_MODEL_ID } from '@rlm/executor/defaults';
 import { samplingClient } from '@rlm/mcp/testing';
 import { type FakeOpenAIServer, startFakeOpenAI } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -210,5 +211,13 @@ describe('rlm mcp', () => {
         code: -32002,
       });
     }
+  });
+
+  it("shows the default model in its help's set-up examples", async () => {
+    const help = await spawnCli(['mcp', '--help'], { cwd: sandbox.dir, env: sandbox.env });
+    const after = help.stdout.split('Examples:')[1] ?? '';
+    const examples = [...after.matchAll(/--model (\S+)/g)].map((match) => match[1]);
+    expect(examples.length).toBeGreaterThan(0);
+    for (const model of examples) expect(model).toBe(DEFAULT_MODEL_ID);
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { DEFAULT_MODEL_ID } from '@rlm/executor/defaults';
 import type { RlmQueryRequest } from '@rlm/mcp';
 import { applyCallerChoices, type LanguageModel, RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
@@ -47,8 +48,8 @@ protocol; logs go to stderr. Runs and the session's own blocks and sub-calls are
 the trajectory directory (rlm trace shows them; a session cannot be replayed).
 
 Examples:
-  $ claude mcp add rlm -- rlm mcp --model anthropic/claude-sonnet-4-5
-  $ rlm mcp --model anthropic/claude-sonnet-4-5 --allow-model anthropic/claude-haiku-4-5
+  $ claude mcp add rlm -- rlm mcp --model ${DEFAULT_MODEL_ID}
+  $ rlm mcp --model ${DEFAULT_MODEL_ID} --allow-model anthropic/claude-haiku-5-5
   $ rlm mcp --sub-model openai/gpt-5-mini --root ~/datasets`,
   );
   command.action(async (options: McpCommandOptions & Record<string, unknown>) => {

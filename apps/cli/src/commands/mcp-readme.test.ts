@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_MODEL_ID } from '@rlm/executor/defaults';
 import { parseMcpCommandLine } from '@rlm/mcp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN_PATH, createSandbox, type Sandbox } from '../testing/spawn-cli.js';
@@ -59,6 +60,9 @@ describe('the rlm mcp set-ups in the README', () => {
   ])('%s starts a server whose tools work', async (_client, entry) => {
     const { command, args, env = {} } = entry();
     expect([command, args[0]]).toEqual(['rlm', 'mcp']);
+    // A set-up that names a root model names the one a bare `rlm mcp` would use.
+    const model = args.indexOf('--model');
+    if (model >= 0) expect(args[model + 1]).toBe(DEFAULT_MODEL_ID);
     const client = new Client({ name: 'readme-test', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({

@@ -148,7 +148,7 @@ function runSummary(run: RLMChatCompletion) {
  * sampling. Runs it made are listed as resources `rlm://runs/{id}` (their trajectories).
  *
  * @example
- * const { server } = createRlmMcpServer({ runQuery: rlmQueryRunner({ runner, settings: { model: 'anthropic/claude-sonnet-4-5' } }) });
+ * const { server } = createRlmMcpServer({ runQuery: rlmQueryRunner({ runner, settings: { model: 'anthropic/claude-sonnet-5-5' } }) });
  * await server.connect(new StdioServerTransport());
  */
 export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpServer {

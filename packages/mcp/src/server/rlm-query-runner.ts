@@ -84,7 +84,7 @@ export interface RlmQueryRunnerOptions {
  * @example
  * const runQuery = rlmQueryRunner({
  *   runner: createRunner({ resolveModel: (id) => resolveModel(id, { env: process.env }) }),
- *   settings: { model: 'anthropic/claude-sonnet-4-5' },
+ *   settings: { model: 'anthropic/claude-sonnet-5-5' },
  * });
  */
 export function rlmQueryRunner({

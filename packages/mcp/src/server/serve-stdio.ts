@@ -40,7 +40,7 @@ const stderrLine = (line: string) => {
  * without a line on `log`.
  *
  * @example
- * const rlm = await serveStdio({ runQuery: rlmQueryRunner({ runner, settings: { model: 'anthropic/claude-sonnet-4-5' } }) });
+ * const rlm = await serveStdio({ runQuery: rlmQueryRunner({ runner, settings: { model: 'anthropic/claude-sonnet-5-5' } }) });
  * await rlm.closed;
  */
 export async function serveStdio({
