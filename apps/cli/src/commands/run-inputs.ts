@@ -16,7 +16,6 @@ import { readContextStdin } from '../context/read-context-stdin.js';
 import { modelEndpoint } from '../engine/model-endpoint.js';
 import type { RunRequest } from '../engine/run-engine.js';
 import type { ExitCode } from '../exit-code.js';
-import { checkRunModels } from './check-run-models.js';
 import { readConfigFlags } from './config-options.js';
 import { mcpResumeFlags } from './mcp-options.js';
 import { reportCompletion } from './report-completion.js';
@@ -58,10 +57,9 @@ export function runStorePathOf(config: CliConfig, io: CliIo): string {
 }
 
 /**
- * Checks the model ids, reads every `--context` and driver file, imports the tool modules, and
- * checks the trajectory directory before anything runs, so a bad input fails before a model is
- * called (and a bad model id before a large context is read). The configuration is resolved from
- * the flags when not given.
+ * Reads every `--context` and driver file, imports the tool modules, and checks the trajectory
+ * directory before anything runs, so a bad input fails before a model is called. The
+ * configuration is resolved from the flags when not given.
  */
 export async function prepareRunInputs(
   options: RunInputOptions & Record<string, unknown>,
@@ -69,7 +67,6 @@ export async function prepareRunInputs(
   resolved: ResolvedConfig = resolveRunConfig(options, io),
 ): Promise<RunInputs> {
   const { config } = resolved;
-  await checkRunModels(config, io.env);
   const loaded = await loadContexts(options.context ?? [], {
     cwd: io.cwd,
     readStdin: () => readContextStdin(io),
