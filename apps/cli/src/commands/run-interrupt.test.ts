@@ -47,7 +47,8 @@ describe('Ctrl-C handling of rlm run', () => {
         },
       },
       readStdin: async () => '',
-      env: {},
+      // rlm run checks the model before reading the context: an offline one needs no key.
+      env: { RLM_MODEL: 'testkit:needle-finder' },
       cwd: sandbox.dir,
       paths: { config: join(sandbox.dir, 'config'), data: join(sandbox.dir, 'data') },
       onInterrupt: (handler) => {
