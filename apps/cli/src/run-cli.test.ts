@@ -89,7 +89,15 @@ describe('rlm', () => {
       error: { code: 'cli.usage', message: "unknown option '--bogus'", exitCode: 2 },
     });
     expect(unknown.stderr).toContain("unknown option '--bogus'");
-    const missing = await cli(['run', 'q', '--json', '-c', 'missing.txt']);
+    const missing = await cli([
+      'run',
+      'q',
+      '--json',
+      '--model',
+      'testkit:needle-finder',
+      '-c',
+      'missing.txt',
+    ]);
     expect(missing.code).toBe(2);
     expect(JSON.parse(missing.stdout)).toEqual({
       error: {

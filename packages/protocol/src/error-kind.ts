@@ -52,6 +52,7 @@ export const ERROR_KIND_BY_CODE = {
   'executor.replay_divergence': 'usage',
   'executor.no_checkpoint': 'usage',
   'executor.not_resumable': 'usage',
+  'executor.answer_refused': 'usage',
   'trace.context_missing': 'usage',
   'prompts.layer_immutable': 'usage',
   'prompts.layer_invalid': 'usage',

@@ -53,6 +53,8 @@ export interface ErrorDetails {
   'executor.no_checkpoint': { runId: string };
   /** The run is unknown to the store (`status` null) or ended in a status that cannot be continued. */
   'executor.not_resumable': { runId: string; status: string | null };
+  /** A run ended without an answer, its last final answer refused by the output schema (`issues`: where and why). */
+  'executor.answer_refused': { issues: readonly string[] };
   // trace
   /**
    * A trajectory refers to slices of a context that was not given to its reader (`given` null) or

@@ -12,6 +12,8 @@ export interface ReportCompletionOptions {
   hints: ErrorHints;
   /** The command that continues this run, shown when it was cancelled or stopped by a budget. */
   resumeCommand?: string;
+  /** The `--output-schema` file, named when no answer matched it. */
+  outputSchemaFile?: string;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface ReportCompletionOptions {
  */
 export function reportCompletion(
   completion: RLMChatCompletion,
-  { io, json, quiet, hints, resumeCommand }: ReportCompletionOptions,
+  { io, json, quiet, hints, resumeCommand, outputSchemaFile }: ReportCompletionOptions,
 ): ExitCode {
   const exitCode = exitCodeOf(completion);
   const { answer } = completion;
@@ -33,7 +35,7 @@ export function reportCompletion(
     if (!quiet) io.stderr.write(trajectory);
     return exitCode;
   }
-  const lines = [`rlm: ${endingOf(completion, hints)}`];
+  const lines = [`rlm: ${endingOf(completion, { hints, outputSchemaFile })}`];
   if (answer === null && completion.partialAnswer !== null && !json && !quiet) {
     lines.push(`Its last response (not an answer):\n${indent(completion.partialAnswer)}`);
   }
@@ -46,13 +48,21 @@ export function reportCompletion(
   return exitCode;
 }
 
-function endingOf(completion: RLMChatCompletion, hints: ErrorHints): string {
+function endingOf(
+  completion: RLMChatCompletion,
+  { hints, outputSchemaFile }: { hints: ErrorHints; outputSchemaFile: string | undefined },
+): string {
   if (completion.status === 'cancelled') return 'Cancelled.';
   const { error } = completion;
   if (completion.status === 'error' && error !== null) {
     return failureSentence(error.code, error.message, hints);
   }
   if (completion.status === 'max_iterations') {
+    if (completion.answer === null && error?.code === 'executor.answer_refused') {
+      const flag =
+        outputSchemaFile === undefined ? '--output-schema' : `--output-schema ${outputSchemaFile}`;
+      return `The run reached its iteration limit without an answer that matches ${flag}: ${error.message}`;
+    }
     return completion.answer === null
       ? 'The run reached its iteration limit without a final answer (FINAL or FINAL_VAR).'
       : 'The run reached its iteration limit; the answer on stdout came from its extra answer-now turn.';

@@ -7,11 +7,12 @@ import type { CliIo } from '../cli-io.js';
 import { formatContextReport } from '../context/format-context-report.js';
 import type { RunEngine } from '../engine/run-engine.js';
 import type { ExitCode } from '../exit-code.js';
+import { checkRunModels } from './check-run-models.js';
 import { addMcpOptions, mcpResumeFlags, readMcpOptions, readMcpPrefix } from './mcp-options.js';
 import { addOutputSchemaOption, readOutputSchemaOption } from './output-schema-option.js';
 import { quoteArgument } from './quote-argument.js';
 import { resumeCommandLine } from './resume-command-line.js';
-import { prepareRunInputs, reportRun } from './run-inputs.js';
+import { prepareRunInputs, reportRun, resolveRunConfig } from './run-inputs.js';
 import { addRunOptions, type RunInputOptions } from './run-options.js';
 import { runWithProgress } from './run-with-progress.js';
 
@@ -106,7 +107,9 @@ async function runAction(
   const output = await readOutputSchemaOption(options, io);
   const mcpServers = await readMcpOptions(options);
   const mcpPrefix = readMcpPrefix(options);
-  const inputs = await prepareRunInputs(options, io);
+  const resolved = resolveRunConfig(options, io);
+  await checkRunModels(resolved.config, io.env);
+  const inputs = await prepareRunInputs(options, io, resolved);
   if (!inputs.quiet) {
     for (const line of [...formatContextReport(inputs.loaded), ...inputs.notes]) {
       io.stderr.write(`${line}\n`);

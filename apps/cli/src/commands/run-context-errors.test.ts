@@ -4,13 +4,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
 
 let sandbox: Sandbox;
+// The model is checked before any context is read: an offline one, so these reach the context.
+let env: Record<string, string>;
 beforeEach(() => {
   sandbox = createSandbox();
+  env = { ...sandbox.env, RLM_MODEL: 'testkit:needle-finder' };
 });
 afterEach(() => sandbox.dispose());
 
 async function run(args: string[]) {
-  return spawnCli(['run', 'What is in it?', ...args], { cwd: sandbox.dir, env: sandbox.env });
+  return spawnCli(['run', 'What is in it?', ...args], { cwd: sandbox.dir, env });
 }
 
 /** One sentence, no stack trace, exit code 2. */
@@ -36,7 +39,7 @@ describe('rlm run context errors', () => {
     // Root reads any file whatever its mode, so as root the CLI runs without that power.
     const result = await spawnCli(['run', 'What is in it?', '--context', 'secret.txt'], {
       cwd: sandbox.dir,
-      env: sandbox.env,
+      env,
       withoutFileOverride: process.getuid?.() === 0,
     });
     expectUsageError(result);
@@ -86,7 +89,7 @@ describe('rlm run context errors', () => {
   it('refuses standard input given twice', async () => {
     const result = await spawnCli(['run', 'q', '-c', '-', '-c', '-'], {
       cwd: sandbox.dir,
-      env: sandbox.env,
+      env,
       input: 'some text',
     });
     expectUsageError(result);
@@ -105,7 +108,7 @@ describe('rlm run trajectory directory', () => {
     writeFileSync(join(sandbox.dir, 'file.txt'), 'x');
     const result = await spawnCli(
       ['run', 'q', '--model', 'testkit:needle-finder', '--trajectory-dir', 'file.txt/traj'],
-      { cwd: sandbox.dir, env: sandbox.env },
+      { cwd: sandbox.dir, env },
     );
     expectUsageError(result);
     expect(result.stderr).toBe(

@@ -114,6 +114,9 @@ export function reportRun(
     json: inputs.json,
     quiet: inputs.quiet,
     hints: { model: config.model, baseUrl: modelEndpoint(config.model, io.env) },
+    ...(typeof options['outputSchema'] === 'string'
+      ? { outputSchemaFile: options['outputSchema'] }
+      : {}),
     // A coordinator run keeps no checkpoint (its background tasks cannot be continued yet), so
     // no door suggests resuming it.
     ...(config.mode === 'coordinator'

@@ -47,7 +47,8 @@ describe('Ctrl-C handling of rlm run', () => {
         },
       },
       readStdin: async () => '',
-      env: {},
+      // rlm run checks the model before reading the context: an offline one needs no key.
+      env: { RLM_MODEL: 'testkit:needle-finder' },
       cwd: sandbox.dir,
       paths: { config: join(sandbox.dir, 'config'), data: join(sandbox.dir, 'data') },
       onInterrupt: (handler) => {
@@ -62,7 +63,8 @@ describe('Ctrl-C handling of rlm run', () => {
     };
     const engine = stuckEngine();
     void runCli(['run', 'q', '--context', 'notes.txt'], io, { engine, version: '0.0.0' });
-    await expect.poll(() => engine.requests.length).toBe(1);
+    // Generous: the run first loads the model resolver (the executor and its SDKs) to check the id.
+    await expect.poll(() => engine.requests.length, { timeout: 60_000 }).toBe(1);
     const signal = engine.requests[0]?.signal;
     handlers[0]?.();
     expect(signal?.aborted).toBe(true);

@@ -102,6 +102,33 @@ describe('rlm run --output-schema', () => {
     expect(requests[0]?.system).toContain('## Answer format');
   });
 
+  it('says a run without an answer ended because the schema refused its answers, and where', async () => {
+    writeFileSync(
+      join(sandbox.dir, 'schema.json'),
+      JSON.stringify({ type: 'object', properties: { words: { type: 'integer' } } }),
+    );
+    const wrong = () => 'FINAL({"words": "three"})';
+    turns = [() => repl('const n = 3'), wrong, wrong];
+    const args = ['--output-schema', 'schema.json', '--max-iterations', '2'];
+    const result = await run(args);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(
+      "without an answer that matches --output-schema schema.json: the model's last final answer does not match the output schema:",
+    );
+    expect(result.stderr).toContain('- at words: Invalid input: expected number, received string');
+    expect(result.stderr).not.toContain('without a final answer (FINAL or FINAL_VAR)');
+
+    turns = [() => repl('const n = 3'), wrong, wrong];
+    const json = await run([...args, '--json']);
+    const completion = JSON.parse(json.stdout);
+    expect(completion).toMatchObject({
+      status: 'max_iterations',
+      answer: null,
+      error: { code: 'executor.answer_refused' },
+    });
+    expect(completion.error.message).toContain('at words: Invalid input: expected number');
+  });
+
   it('refuses a schema file that is not JSON, naming the flag, before any model call', async () => {
     writeFileSync(join(sandbox.dir, 'bad.json'), '{ nope');
     const result = await run(['--output-schema', 'bad.json']);

@@ -26,7 +26,12 @@ export type TurnAnswer =
       value?: JsonValue | undefined;
       source: 'code' | 'text' | 'set_answer';
     }
-  | { kind: 'none'; note?: string };
+  | {
+      kind: 'none';
+      note?: string;
+      /** Set when the output schema refused the answer: where and why, for people. */
+      mismatch?: string;
+    };
 
 function stringify(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);

@@ -40,7 +40,7 @@ import {
   LAST_ITERATION_NOTE,
   sessionPayloadNote,
 } from './turn-notes.js';
-import { turnVerdict, type VerdictState } from './turn-verdict.js';
+import { refusalError, turnVerdict, type VerdictState } from './turn-verdict.js';
 import { typedAnswer } from './typed-answer.js';
 
 /** Mutable state of one invocation's loop. */
@@ -218,7 +218,10 @@ async function defaultAnswer(
     spec.output,
     await turnAnswer(response.text, { blocks: [], sandbox: meta.reading(await sandbox) }),
   );
-  if (verdict.kind !== 'answer') return null;
+  if (verdict.kind !== 'answer') {
+    if (verdict.mismatch !== undefined) state.lastMismatch = verdict.mismatch;
+    return null;
+  }
   node.emit({ type: 'final-answer', answer: verdict.answer, source: 'default_answer' });
   return verdict.answer;
 }
@@ -263,7 +266,7 @@ async function loop(
     max: spec.maxIterations,
   });
   const answer = await defaultAnswer(node, { spec, state, sandbox, meta });
-  return { status: 'max_iterations', answer, error: null };
+  return { status: 'max_iterations', answer, error: answer === null ? refusalError(state) : null };
 }
 
 function failure(node: RunNode, error: unknown): Outcome {
@@ -334,6 +337,7 @@ async function runToEnd(
     dispatcher: null,
     proposed: null,
     refusedProposal: null,
+    lastMismatch: null,
     archive: [],
     compactedPrefix: 0,
     lastCall: null,

@@ -1,4 +1,4 @@
-import type { CodeBlock, ReplEnvironment } from '@rlm/protocol';
+import type { CodeBlock, ErrorCode, ReplEnvironment } from '@rlm/protocol';
 import type { ProposedAnswer } from '../dispatch/dispatcher-functions.js';
 import type { RunNode } from '../run/run-node.js';
 import { type TurnAnswer, turnAnswer } from './final-answer.js';
@@ -11,6 +11,8 @@ export interface VerdictState {
   proposed: ProposedAnswer | null;
   /** A `set_answer` the output schema refused: not checked (or reported) again. */
   refusedProposal: ProposedAnswer | null;
+  /** Why the output schema refused the latest refused answer: the reason a run without one ends. */
+  lastMismatch: string | null;
 }
 
 /** A `set_answer` confident enough to end the run, when no `FINAL` came first. */
@@ -44,12 +46,21 @@ export async function turnVerdict(
 ): Promise<TurnAnswer> {
   const marked = typedAnswer(spec.output, await turnAnswer(text, { blocks, sandbox }));
   if (marked.kind === 'answer') return marked;
+  if (marked.mismatch !== undefined) state.lastMismatch = marked.mismatch;
   const proposed = proposedAnswer(node, state);
   if (proposed === null) return marked;
   const typed = typedAnswer(spec.output, proposed);
   if (typed.kind === 'answer') return typed;
   state.refusedProposal = state.proposed;
+  state.lastMismatch = marked.mismatch ?? typed.mismatch ?? state.lastMismatch;
   // A refused FINAL says so first; the refused set_answer's note follows.
   const notes = [marked.note, typed.note].filter((note) => note !== undefined);
   return { kind: 'none', note: notes.join('\n\n') };
+}
+
+/** Why a run ended without an answer, when the output schema refused the model's last one. */
+export function refusalError(state: VerdictState): { code: string; message: string } | null {
+  if (state.lastMismatch === null) return null;
+  const code: ErrorCode = 'executor.answer_refused';
+  return { code, message: `the model's last final answer ${state.lastMismatch}` };
 }

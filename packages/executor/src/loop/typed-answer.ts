@@ -10,6 +10,6 @@ import type { TurnAnswer } from './final-answer.js';
 export function typedAnswer(output: OutputSpec | undefined, verdict: TurnAnswer): TurnAnswer {
   if (output === undefined || verdict.kind !== 'answer') return verdict;
   const checked = checkAnswer({ text: verdict.answer, value: verdict.value }, output);
-  if (!checked.ok) return { kind: 'none', note: checked.note };
+  if (!checked.ok) return { kind: 'none', note: checked.note, mismatch: checked.mismatch };
   return { kind: 'answer', answer: checked.json, source: verdict.source };
 }

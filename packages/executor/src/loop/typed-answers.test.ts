@@ -118,6 +118,33 @@ describe('typed answers (output schema)', () => {
     expect(result.partialAnswer).toBe('FINAL(not a number)');
   });
 
+  it('says why a run without an answer ended: the schema refused its last final answer', async () => {
+    const model = scriptedModel([
+      repl('print(1)'),
+      'FINAL({"customer": "ACME", "total": "12 USD"})',
+      'FINAL({"customer": "ACME", "total": "twelve"})',
+    ]);
+    const result = await testRLM({ model, maxIterations: 2 }).completion('ctx', {
+      output: invoice,
+    });
+    expect(result).toMatchObject({
+      status: 'max_iterations',
+      answer: null,
+      error: { code: 'executor.answer_refused' },
+    });
+    expect(result.error?.message).toBe(
+      'the model\'s last final answer does not match the output schema:\n- at total: Invalid input: expected number, received string; got "twelve"',
+    );
+  });
+
+  it('keeps error null for a run without an answer that no schema refused', async () => {
+    const model = scriptedModel([repl('print(1)'), repl('print(2)'), 'no marker']);
+    const result = await testRLM({ model, maxIterations: 2 }).completion('ctx', {
+      output: invoice,
+    });
+    expect(result).toMatchObject({ status: 'max_iterations', answer: null, error: null });
+  });
+
   it('refuses a confident set_answer that does not match once, then takes a matching one', async () => {
     const model = scriptedModel([
       repl('set_answer("twelve", { confidence: 0.9 })'),

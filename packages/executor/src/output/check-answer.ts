@@ -9,8 +9,13 @@ export const MAX_ISSUE_INPUT_CHARS = 80;
 /** Characters of the whole note about a refused answer. */
 export const MAX_ANSWER_NOTE_CHARS = 2_000;
 
-/** A typed answer's check: the accepted value with its JSON text, or a note for the model. */
-export type AnswerCheck = { ok: true; value: unknown; json: string } | { ok: false; note: string };
+/**
+ * A typed answer's check: the accepted value with its JSON text, or a note for the model and a
+ * `mismatch` for people: a predicate for "the answer …" saying where and why it failed.
+ */
+export type AnswerCheck =
+  | { ok: true; value: unknown; json: string }
+  | { ok: false; note: string; mismatch: string };
 
 type Parsed = { candidate: JsonValue; result: z.ZodSafeParseResult<unknown> };
 
@@ -44,19 +49,31 @@ function issueLine(issue: z.core.$ZodIssue): string {
   return `- at ${path}: ${issue.message}${got}`;
 }
 
-function refusal(issues: readonly z.core.$ZodIssue[], notJson: string | null): string {
+function cap(text: string): string {
+  return text.length > MAX_ANSWER_NOTE_CHARS ? `${text.slice(0, MAX_ANSWER_NOTE_CHARS)}…` : text;
+}
+
+function refusal(
+  issues: readonly z.core.$ZodIssue[],
+  notJson: string | null,
+): { note: string; mismatch: string } {
   const lines = issues.slice(0, MAX_ANSWER_ISSUES).map(issueLine);
   if (issues.length > MAX_ANSWER_ISSUES) {
     lines.push(`- … and ${issues.length - MAX_ANSWER_ISSUES} more`);
   }
-  const head =
+  const why =
     notJson === null
-      ? 'Your final answer was not accepted: it does not match the required answer format.'
-      : `Your final answer was not accepted: it is not valid JSON (${notJson}), and as text it does not match the required answer format.`;
-  const body = `${head}\n${lines.join('\n')}`;
-  const capped =
-    body.length > MAX_ANSWER_NOTE_CHARS ? `${body.slice(0, MAX_ANSWER_NOTE_CHARS)}…` : body;
-  return `${capped}\nFix the value and answer again with FINAL_VAR(name) or FINAL(json).`;
+      ? 'it does not match the required answer format'
+      : `it is not valid JSON (${notJson}), and as text it does not match the required answer format`;
+  const body = lines.join('\n');
+  return {
+    note: `${cap(`Your final answer was not accepted: ${why}.\n${body}`)}\nFix the value and answer again with FINAL_VAR(name) or FINAL(json).`,
+    mismatch: cap(
+      notJson === null
+        ? `does not match the output schema:\n${body}`
+        : `is not valid JSON (${notJson}), and as text does not match the output schema:\n${body}`,
+    ),
+  };
 }
 
 /**
@@ -87,5 +104,5 @@ export function checkAnswer(
   // The JSON reading explains more than the plain-text one, when the text was JSON.
   const first = attempts[0]?.result;
   const issues = first === undefined || first.success ? [] : first.error.issues;
-  return { ok: false, note: refusal(issues, notJson) };
+  return { ok: false, ...refusal(issues, notJson) };
 }
