@@ -16,13 +16,15 @@ export interface DataDirClaim {
  * there. A SQLite file outside the data directory gets its own lock (`<file>.lock` beside it):
  * two servers on one file would run the same runs too. The SQLite file is created, or narrowed,
  * to 0600 (SQLite gives its side files the same mode). With Postgres there is no lock: replicas
- * share the database by design and take over each other's runs through leases.
+ * share the database by design and take over each other's runs through leases. Nor with the
+ * in-memory store (`RLM_SERVER_DB=:memory:`): it keeps no runs to recover, and it must start
+ * without the native SQLite driver, which the lock is taken through.
  *
  * @throws RlmError `server.conflict` when another server holds the directory or the file
  */
 export async function claimDataDir(config: ServerConfig): Promise<DataDirClaim> {
   await privateDirectory(config.dataDir);
-  if (config.store.kind === 'postgres') return { release: () => undefined };
+  if (config.store.kind !== 'sqlite') return { release: () => undefined };
   const locks: HeldLock[] = [
     await holdLockFile(join(config.dataDir, DATA_DIR_LOCK_FILE), {
       what: `the data directory ${config.dataDir}`,
@@ -32,16 +34,14 @@ export async function claimDataDir(config: ServerConfig): Promise<DataDirClaim> 
     for (const lock of locks.reverse()) lock.release();
   };
   try {
-    if (config.store.kind === 'sqlite') {
-      const path = resolve(config.store.path);
-      if (dirname(path) !== resolve(config.dataDir)) {
-        // Someone else's directory may hold the file: created private, never narrowed.
-        await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-        locks.push(await holdLockFile(`${path}.lock`, { what: `the SQLite file ${path}` }));
-      }
-      await privateFile(path);
-      for (const suffix of ['-wal', '-shm', '-journal']) await narrowIfPresent(`${path}${suffix}`);
+    const path = resolve(config.store.path);
+    if (dirname(path) !== resolve(config.dataDir)) {
+      // Someone else's directory may hold the file: created private, never narrowed.
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      locks.push(await holdLockFile(`${path}.lock`, { what: `the SQLite file ${path}` }));
     }
+    await privateFile(path);
+    for (const suffix of ['-wal', '-shm', '-journal']) await narrowIfPresent(`${path}${suffix}`);
   } catch (error) {
     release();
     throw error;
