@@ -127,5 +127,7 @@ export const chatCompletionViewSchema = z.object({
     status: apiRunStatusSchema,
     iterations: z.number().int(),
     costUsd: z.number(),
+    /** The last response of a run that ended without an answer (not the assistant's reply). */
+    partialAnswer: z.string().nullable(),
   }),
 });

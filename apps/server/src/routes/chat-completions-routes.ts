@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../app-env.js';
 import {
   answerSchemaOf,
+  type ChatCompletionRequest,
   chatCompletionRequestSchema,
   toRunInput,
 } from '../chat-completion-request.js';
@@ -49,13 +50,14 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
       if (outputSchema !== undefined) {
         outputFromJsonSchema(outputSchema, { source: 'response_format.json_schema.schema' });
       }
+      const budget = effectiveBudget(profile, undefined, config.maxima);
       const { record, done } = await runs.submit({
         principal,
         kind: 'chat',
         query,
         inlineContext: context,
         profileName: body.model,
-        budget: effectiveBudget(profile, undefined, config.maxima),
+        budget,
         ...(outputSchema === undefined ? {} : { outputSchema }),
       });
       const id = `chatcmpl-${record.id}`;
@@ -64,6 +66,8 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
       if (body.stream !== true) {
         const outcome = await raceDisconnect(done, c.req.raw.signal, () => runs.cancel(record.id));
         if (outcome.status === 'error') throw runFailed(outcome);
+        if (missesSchemaAnswer(outputSchema, outcome))
+          throw noSchemaAnswer(body, outcome, budget.maxIterations);
         return c.json({
           id,
           object: 'chat.completion',
@@ -83,6 +87,7 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
             status: outcome.status,
             iterations: outcome.iterations,
             costUsd: totalUsage(outcome.usage).costUsd,
+            partialAnswer: outcome.partialAnswer,
           },
         });
       }
@@ -106,8 +111,14 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
           config.heartbeatMs,
         );
         const outcome = await done.finally(() => clearInterval(keepAlive));
-        if (outcome.status === 'error') {
-          const error = runFailed(outcome).toJSON();
+        const failure =
+          outcome.status === 'error'
+            ? runFailed(outcome)
+            : missesSchemaAnswer(outputSchema, outcome)
+              ? noSchemaAnswer(body, outcome, budget.maxIterations)
+              : undefined;
+        if (failure !== undefined) {
+          const error = failure.toJSON();
           await stream.writeSSE({
             data: JSON.stringify({ error: { ...error, type: 'server_error' } }),
           });
@@ -134,8 +145,40 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
   return app;
 }
 
+/**
+ * Only an answer is the assistant's reply. A run that stopped without one leaves its last response
+ * (protocol text such as `FINAL_VAR(answer)` or half-written code) in `rlm.partialAnswer`, not in
+ * `content`, where a client would take it for the model's words.
+ */
 function replyText(outcome: RunOutcome): string {
-  return outcome.answer ?? outcome.partialAnswer ?? '';
+  return outcome.answer ?? '';
+}
+
+/** A `json_schema` request's run ended with no answer that matched the schema. */
+function missesSchemaAnswer(schema: unknown, outcome: RunOutcome): boolean {
+  return schema !== undefined && outcome.answer === null;
+}
+
+/**
+ * The client asked for JSON of a schema and there is none: an empty `content` would make
+ * `parse()` helpers throw a JSON syntax error far from the cause, so the reply is an error naming
+ * how the run ended. 422 (a limit, like a budget), which OpenAI clients do not retry.
+ */
+function noSchemaAnswer(
+  body: ChatCompletionRequest,
+  outcome: RunOutcome,
+  maxIterations: number,
+): RlmError<'executor.budget_exceeded'> {
+  const format = body.response_format;
+  const wanted =
+    format?.type === 'json_schema'
+      ? `response_format.json_schema "${format.json_schema.name}"`
+      : 'response_format json_object';
+  return new RlmError({
+    code: 'executor.budget_exceeded',
+    message: `The RLM run ended ${outcome.status} after ${outcome.iterations} iterations without an answer matching ${wanted}; raise the profile's maxIterations, or ask for something the model can answer`,
+    details: { limit: outcome.status, used: outcome.iterations, max: maxIterations },
+  });
 }
 
 function finishReason(outcome: RunOutcome): 'stop' | 'length' {
