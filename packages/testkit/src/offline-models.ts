@@ -121,15 +121,22 @@ export function offlineModel(id: string, options: OfflineModelOptions = {}): Lan
 }
 
 /**
- * A model resolver that answers `testkit:<policy>` ids offline (in the run's REPL language) and
- * hands every other id to `resolve`: the one offline resolver every door uses.
+ * A model resolver that answers `testkit:<policy>` ids offline (in the run's REPL language, at the
+ * run's price when it has one) and hands every other id to `resolve`: the one offline resolver
+ * every door uses.
  */
-export function withOfflineModels<TOptions extends { repl?: ReplLanguage | undefined }>(
+export function withOfflineModels<
+  TOptions extends { repl?: ReplLanguage | undefined; pricing?: ModelPricing | undefined },
+>(
   resolve: (id: string, options: TOptions) => LanguageModel,
   offline: Omit<OfflineModelOptions, 'repl'> = {},
 ): (id: string, options: TOptions) => LanguageModel {
   return (id, options) =>
     isOfflineModelId(id)
-      ? offlineModel(id, { ...offline, repl: options.repl })
+      ? offlineModel(id, {
+          ...offline,
+          repl: options.repl,
+          ...(options.pricing === undefined ? {} : { pricing: options.pricing }),
+        })
       : resolve(id, options);
 }

@@ -2,7 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Runner, RunnerModelResolver } from '@rlm/executor';
 import type { Store } from '@rlm/memory';
-import { type JsonValue, type LanguageModel, type ReplLanguage, RlmError } from '@rlm/protocol';
+import {
+  type JsonValue,
+  type LanguageModel,
+  type ModelPricing,
+  type ReplLanguage,
+  RlmError,
+} from '@rlm/protocol';
 import type { CliConfig } from '../config/config-schema.js';
 import { CLI_FIELD_NAMES, cliRunSettings } from './cli-run-settings.js';
 import type { ResumableRun, ResumeRequest, RunEngine, RunRequest } from './run-engine.js';
@@ -20,6 +26,8 @@ type ModelResolver = (
     thinking?: { type: 'enabled'; budgetTokens: number };
     effort?: CliConfig['effort'];
     repl?: ReplLanguage;
+    /** `--input-price`/`--output-price`, which offline models bill at. */
+    pricing?: ModelPricing;
   },
 ) => LanguageModel;
 

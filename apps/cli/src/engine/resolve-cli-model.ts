@@ -1,12 +1,16 @@
 import { EVAL_OFFLINE_POLICIES } from '@rlm/eval';
 import { type ResolveModelOptions, resolveModel } from '@rlm/executor';
-import type { LanguageModel, ReplLanguage } from '@rlm/protocol';
+import type { LanguageModel, ModelPricing, ReplLanguage } from '@rlm/protocol';
 import { OFFLINE_MODEL_PREFIX, withOfflineModels } from '@rlm/testkit';
 
 /** The prefix of offline model ids: `testkit:needle-finder` runs that policy in-process. */
 export const TESTKIT_PREFIX = OFFLINE_MODEL_PREFIX;
 
-type CliModelOptions = Pick<ResolveModelOptions, 'thinking' | 'effort'> & { repl?: ReplLanguage };
+type CliModelOptions = Pick<ResolveModelOptions, 'thinking' | 'effort'> & {
+  repl?: ReplLanguage;
+  /** `--input-price`/`--output-price`: offline models bill at it (others are priced by the runner). */
+  pricing?: ModelPricing | undefined;
+};
 
 /**
  * Turns a model id from the command line into a client. Provider ids go to @rlm/executor's
@@ -24,7 +28,7 @@ export function resolveCliModel(
   options: CliModelOptions = {},
 ): LanguageModel {
   return withOfflineModels(
-    (modelId: string, { repl: _repl, ...clientOptions }: CliModelOptions) =>
+    (modelId: string, { repl: _repl, pricing: _pricing, ...clientOptions }: CliModelOptions) =>
       resolveModel(modelId, { env, ...clientOptions }),
     // `testkit:reference` too, which recognises rlm eval's benchmark questions.
     { extraPolicies: EVAL_OFFLINE_POLICIES },

@@ -18,7 +18,7 @@ export function dollars(value: number): string {
  * columns and `--max-cost` can be tried without a key, and says so wherever it shows the cost.
  */
 export const NOMINAL_COST_NOTE =
-  "Nominal costs: offline `testkit:` models cost nothing; eval prices them at a nominal $1 / $5 per million input / output tokens (through `--offline-transport fake-anthropic`, at the emulated model's list price) so the cost columns and `--max-cost` can be tried. No money was spent; `rlm run` counts the same models at $0.";
+  "Nominal costs: offline `testkit:` models cost nothing; eval prices them at a nominal $1 / $5 per million input / output tokens (through `--offline-transport fake-anthropic`, at the emulated model's list price) so the cost columns and `--max-cost` can be tried. No money was spent; `rlm run` counts the same models at $0 unless given `--input-price` and `--output-price`.";
 
 /** A cost, followed by `nominal` when it is (see `NOMINAL_COST_NOTE`). */
 export function costCell(value: number, nominal: boolean): string {

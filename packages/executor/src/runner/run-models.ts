@@ -25,6 +25,7 @@ export function resolveRunModels(
     const options: RunnerModelOptions = {
       repl: settings.repl,
       ...(id.startsWith('anthropic/') ? anthropicOptions : {}),
+      ...(settings.pricing === undefined ? {} : { pricing: settings.pricing }),
     };
     const client = withPrice(resolveModel(id, options), settings);
     return wrapModel === undefined ? client : wrapModel(client);

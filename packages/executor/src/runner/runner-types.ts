@@ -3,6 +3,7 @@ import type { DriverRef } from '@rlm/prompts';
 import type {
   JsonValue,
   LanguageModel,
+  ModelPricing,
   ReplLanguage,
   RLMChatCompletion,
   RunSettingsInput,
@@ -19,6 +20,11 @@ export interface RunnerModelOptions {
   repl: ReplLanguage;
   thinking?: { type: 'enabled'; budgetTokens: number };
   effort?: AnthropicEffort;
+  /**
+   * The settings' price, for a resolver whose models take one (offline `testkit:` models bill at
+   * it); any other client without a price of its own is priced by the runner afterwards.
+   */
+  pricing?: ModelPricing;
 }
 
 /**
