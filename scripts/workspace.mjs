@@ -103,13 +103,16 @@ if (job === 'start') {
 // failures), then the READMEs' runnable blocks (scripts/docs-test.mjs), which run `npm start`
 // and so must not run inside turbo's own tasks. Arguments go to turbo (`npm test -- --filter
 // @rlm/cli`) and leave the docs out.
-const DOCS_TEST_UNIT_TESTS = join(root, 'scripts/docs-test/readme-blocks.test.mjs');
+// The docs test's own unit tests, and the check of the root README's capability × door table.
+const DOCS_TEST_UNIT_TESTS = ['readme-blocks.test.mjs', 'door-table.test.mjs'].map((file) =>
+  join(root, 'scripts/docs-test', file),
+);
 const testSteps = [
   { name: 'tests', ...pnpm(['turbo', 'run', 'test', '--concurrency=100%', ...rest]) },
   ...(rest.length > 0
     ? []
     : [
-        { name: 'docs-test', command: process.execPath, args: ['--test', DOCS_TEST_UNIT_TESTS] },
+        { name: 'docs-test', command: process.execPath, args: ['--test', ...DOCS_TEST_UNIT_TESTS] },
         { name: 'docs', command: process.execPath, args: [join(root, 'scripts/docs-test.mjs')] },
       ]),
 ];
