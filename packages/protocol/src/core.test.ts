@@ -22,6 +22,7 @@ describe('the core entry (@rlm/protocol/core)', () => {
       'RESERVED_NAMES',
       'RESUMABLE_STATUSES',
       'RlmError',
+      'definedEntries',
       'errorInfo',
       'errorKind',
       'isEndStatus',

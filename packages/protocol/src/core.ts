@@ -10,6 +10,7 @@
 
 // ── Errors ──────────────────────────────
 
+export { definedEntries } from './defined-entries.js';
 export { errorInfo } from './error-info.js';
 export { ERROR_KIND_BY_CODE, ERROR_KINDS, type ErrorKind, errorKind } from './error-kind.js';
 export { type ErrorCode, type ErrorDetails, RlmError, type RlmErrorOptions } from './rlm-error.js';

@@ -23,6 +23,7 @@ const STABLE_RUNTIME_EXPORTS = [
   'DEFAULT_MAX_OUTPUT_CHARS',
   'dedentBlock',
   'describeIssues',
+  'definedEntries',
   'emptyUsage',
   'errorInfo',
   'ERROR_KIND_BY_CODE',

@@ -2,6 +2,7 @@
 
 // ── Errors and logging ──────────────────
 
+export { definedEntries } from './defined-entries.js';
 export { errorInfo } from './error-info.js';
 export { ERROR_KIND_BY_CODE, ERROR_KINDS, type ErrorKind, errorKind } from './error-kind.js';
 export { type LogFn, type Logger, silentLogger } from './logger.js';

@@ -1,4 +1,10 @@
-import { type LanguageModel, type ModelPricing, type ReplLanguage, RlmError } from '@rlm/protocol';
+import {
+  definedEntries,
+  type LanguageModel,
+  type ModelPricing,
+  type ReplLanguage,
+  RlmError,
+} from '@rlm/protocol';
 import { chunkAndAggregate } from './policies/chunk-and-aggregate.js';
 import { delegateToChild } from './policies/delegate-to-child.js';
 import { needleFinder } from './policies/needle-finder.js';
@@ -19,22 +25,19 @@ export interface OfflinePolicyOptions {
   target?: string | undefined;
 }
 
-const only = <T extends object>(value: T): T =>
-  Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
-
 /**
  * The policies every door accepts as `testkit:<name>`: `rlm run`, `rlm eval`, `rlm mcp`, server
  * profiles. One list, so an id that works in one place works in all.
  */
 export const OFFLINE_POLICIES = {
   'needle-finder': ({ repl, pattern }: OfflinePolicyOptions) =>
-    needleFinder(only({ language: repl ?? 'javascript', pattern })),
+    needleFinder(definedEntries({ language: repl ?? 'javascript', pattern })),
   'needle-finder-grep': ({ repl, pattern }: OfflinePolicyOptions) =>
-    needleFinder(only({ language: repl ?? 'javascript', pattern, useGrep: true })),
+    needleFinder(definedEntries({ language: repl ?? 'javascript', pattern, useGrep: true })),
   'chunk-and-aggregate': ({ repl, labels, target }: OfflinePolicyOptions) =>
-    chunkAndAggregate(only({ language: repl ?? 'javascript', labels, target })),
+    chunkAndAggregate(definedEntries({ language: repl ?? 'javascript', labels, target })),
   'delegate-to-child': ({ repl, pattern }: OfflinePolicyOptions) =>
-    delegateToChild(only({ language: repl ?? 'javascript', pattern })),
+    delegateToChild(definedEntries({ language: repl ?? 'javascript', pattern })),
 } as const satisfies Record<string, (options: OfflinePolicyOptions) => Policy>;
 
 /** A policy's name in kebab-case (`needle-finder`). */

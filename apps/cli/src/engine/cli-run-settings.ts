@@ -1,5 +1,5 @@
 import type { RunSettings } from '@rlm/protocol';
-import { RlmError } from '@rlm/protocol';
+import { definedEntries, RlmError } from '@rlm/protocol';
 import type { CliConfig } from '../config/config-schema.js';
 
 /** How the runner names settings fields in its errors, in the CLI's own words. */
@@ -25,8 +25,6 @@ export function cliRunSettings(config: CliConfig): RunSettings {
       details: { option: inputPricePerMTok === undefined ? '--input-price' : '--output-price' },
     });
   }
-  const defined = <T extends object>(value: T): T =>
-    Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
   return {
     model: config.model,
     ...(config.subModel === undefined ? {} : { subModel: config.subModel }),
@@ -34,7 +32,7 @@ export function cliRunSettings(config: CliConfig): RunSettings {
     mode: config.mode,
     drivers: [],
     tools: config.tools,
-    limits: defined({
+    limits: definedEntries({
       maxIterations: config.maxIterations,
       maxDepth: config.maxDepth,
       maxTokens: config.maxTokens,
@@ -47,6 +45,6 @@ export function cliRunSettings(config: CliConfig): RunSettings {
     ...(inputPricePerMTok === undefined || outputPricePerMTok === undefined
       ? {}
       : { pricing: { inputPerMTok: inputPricePerMTok, outputPerMTok: outputPricePerMTok } }),
-    ...defined({ thinkingBudget: config.thinkingBudget, effort: config.effort }),
+    ...definedEntries({ thinkingBudget: config.thinkingBudget, effort: config.effort }),
   };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  definedEntries,
   type JsonValue,
   parseSchema,
   type RLMChatCompletion,
@@ -108,25 +109,23 @@ export function createRunner(options: CreateRunnerOptions): Runner {
   ): RLMConfig {
     const { limits } = settings;
     const runId = 'runId' in input && input.runId !== undefined ? input.runId : undefined;
-    const defined = <T extends object>(value: T): T =>
-      Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
     return {
       model: models.model,
       ...(models.subModel === undefined ? {} : { subModel: models.subModel }),
-      ...defined({ maxDepth: limits.maxDepth, maxIterations: limits.maxIterations }),
+      ...definedEntries({ maxDepth: limits.maxDepth, maxIterations: limits.maxIterations }),
       promptMode: settings.mode,
       repl: settings.repl,
       drivers: [...settings.drivers, ...(input.drivers ?? [])],
       tools,
       contextHelpers: settings.tools,
-      budget: defined({
+      budget: definedEntries({
         maxTokens: limits.maxTokens,
         maxCostUsd: costCapped,
         maxWallTimeMs: limits.maxWallTimeMs,
         maxSubcalls: limits.maxSubcalls,
         maxConsecutiveErrors: limits.maxConsecutiveErrors,
       }),
-      limits: defined({
+      limits: definedEntries({
         blockTimeoutMs: limits.blockTimeoutMs,
         maxOutputChars: limits.maxOutputChars,
       }),

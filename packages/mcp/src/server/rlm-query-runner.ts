@@ -2,6 +2,7 @@ import type { RunInput, Runner } from '@rlm/executor';
 import {
   applyCallerChoices,
   type CallerChoices,
+  definedEntries,
   type JsonValue,
   type ReplLanguage,
   type RLMChatCompletion,
@@ -43,15 +44,13 @@ export type RlmQueryRunner = (request: RlmQueryRequest) => Promise<RLMChatComple
  * nothing it may not (no endpoint, no key, no price).
  */
 export function callerChoicesOf(request: RlmQueryRequest): CallerChoices {
-  const defined = <T extends object>(value: T): T =>
-    Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
-  const limits = defined({
+  const limits = definedEntries({
     maxDepth: request.maxDepth,
     maxIterations: request.maxIterations,
     maxCostUsd: request.maxCostUsd,
     maxTokens: request.maxTokens,
   });
-  return defined({
+  return definedEntries({
     model: request.model,
     mode: request.mode,
     drivers: request.drivers === undefined ? undefined : [...request.drivers],
