@@ -7,7 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildProgress } from './workspace/build-progress.mjs';
 import { formatElapsed, runStep, say } from './workspace/run-step.mjs';
+import { inputFingerprint, setupIsCurrent, writeSetupStamp } from './workspace/setup-stamp.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { packageManager } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -70,17 +72,30 @@ const setup = [
   {
     name: 'build',
     what: 'every package (turbo run build)',
+    progress: ({ startedAt }) => buildProgress(root, { startedAt }),
     ...pnpm(['turbo', 'run', 'build', '--output-logs=errors-only', '--ui=stream']),
   },
 ];
 
 const started = Date.now();
-for (const [index, step] of setup.entries()) {
-  const label = `[${index + 1}/${setup.length}] ${step.name}`;
-  const status = await runStep({ ...step, label, cwd: root });
-  if (status !== 0) process.exit(status);
+// A clone whose lockfile, sources and build outputs are as the last set-up left them needs none
+// of it again: the job starts at once instead of after 10-50 s of pnpm, install and a cached build.
+if (setupIsCurrent(root, inputFingerprint(root, packageManager))) {
+  say(
+    `set-up skipped: nothing changed since the last one (checked in ${formatElapsed(Date.now() - started)})`,
+  );
+} else {
+  let inputs;
+  for (const [index, step] of setup.entries()) {
+    const label = `[${index + 1}/${setup.length}] ${step.name}`;
+    const status = await runStep({ ...step, label, cwd: root });
+    if (status !== 0) process.exit(status);
+    // After install: pnpm rewrites its own record of the tree, which the stamp also covers.
+    if (step.name === 'install') inputs = inputFingerprint(root, packageManager);
+  }
+  writeSetupStamp(root, packageManager, inputs);
+  say(`set-up done in ${formatElapsed(Date.now() - started)}`);
 }
-say(`set-up done in ${formatElapsed(Date.now() - started)}`);
 
 if (job === 'start') {
   // The main job (README Quickstart, `npm start`): one `rlm run`. With arguments they go to the
@@ -104,9 +119,14 @@ if (job === 'start') {
 // and so must not run inside turbo's own tasks. Arguments go to turbo (`npm test -- --filter
 // @rlm/cli`) and leave the docs out.
 // The docs test's own unit tests, and the check of the root README's capability × door table.
-const DOCS_TEST_UNIT_TESTS = ['readme-blocks.test.mjs', 'door-table.test.mjs'].map((file) =>
-  join(root, 'scripts/docs-test', file),
-);
+const DOCS_TEST_UNIT_TESTS = [
+  ...['readme-blocks.test.mjs', 'door-table.test.mjs'].map((file) =>
+    join(root, 'scripts/docs-test', file),
+  ),
+  ...['setup-stamp.test.mjs', 'build-progress.test.mjs'].map((file) =>
+    join(root, 'scripts/workspace', file),
+  ),
+];
 const testSteps = [
   { name: 'tests', ...pnpm(['turbo', 'run', 'test', '--concurrency=100%', ...rest]) },
   ...(rest.length > 0

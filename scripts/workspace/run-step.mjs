@@ -5,6 +5,9 @@ import { spawn } from 'node:child_process';
 /** How often a step without visible progress of its own says it is still running. */
 export const HEARTBEAT_MS = 15_000;
 
+/** How often a step with a `progress` poller checks it. */
+const PROGRESS_POLL_MS = 500;
+
 /** `4.2s`, `1m04s`. */
 export function formatElapsed(ms) {
   const seconds = ms / 1000;
@@ -24,8 +27,14 @@ export function say(text) {
  * otherwise its output is kept, shown only if it fails, and a heartbeat line is printed every
  * HEARTBEAT_MS, so a log off a terminal gets a few plain lines, never a redrawn bar.
  */
-export function runStep({ label, what, command, args, env, cwd, liveProgress = false }) {
+export function runStep({ label, what, command, args, env, cwd, liveProgress = false, progress }) {
   const started = Date.now();
+  // A step that can tell what it finished (the build, package by package) says so as it happens.
+  const poll = progress?.({ startedAt: started });
+  const report = () => {
+    for (const line of poll?.() ?? []) say(`${label} ${line}`);
+  };
+  const progressTimer = poll === undefined ? undefined : setInterval(report, PROGRESS_POLL_MS);
   const live = liveProgress && process.stderr.isTTY === true;
   say(`${label}: ${what} …`);
   const child = spawn(command, args, {
@@ -50,11 +59,14 @@ export function runStep({ label, what, command, args, env, cwd, liveProgress = f
   return new Promise((resolve) => {
     child.once('error', (error) => {
       clearInterval(heartbeat);
+      clearInterval(progressTimer);
       say(`${label}: could not start ${command}: ${error.message}`);
       resolve(1);
     });
     child.once('close', (code, signal) => {
       clearInterval(heartbeat);
+      clearInterval(progressTimer);
+      if (code === 0) report();
       const elapsed = formatElapsed(Date.now() - started);
       if (code === 0) {
         say(`${label}: done in ${elapsed}`);

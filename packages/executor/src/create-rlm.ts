@@ -10,6 +10,7 @@ import {
   RlmError,
   type RunEvent,
 } from '@rlm/protocol';
+import { jsonlFileSink, TrajectoryRecorder, type TrajectorySink } from '@rlm/trace';
 import { parseRLMConfig, type ResolvedRLMConfig, type RLMConfig } from './config/rlm-config.js';
 import { runInvocation } from './loop/run-invocation.js';
 import { iterationsFor, rootSystemPrompt } from './loop/system-prompts.js';
@@ -33,10 +34,7 @@ import { RunTracing, tracerOf } from './run/run-tracing.js';
 import { liveResponder, type ModelResponder, type RunTree } from './run/run-tree.js';
 import { createSession, type RLMSession } from './session/rlm-session.js';
 import type { SessionBinding } from './session/session-binding.js';
-import { jsonlFileSink } from './trajectory/jsonl-file-sink.js';
 import { trajectoryConfig } from './trajectory/trajectory-config.js';
-import { TrajectoryRecorder } from './trajectory/trajectory-recorder.js';
-import type { TrajectorySink } from './trajectory/trajectory-sink.js';
 
 /** Options of one `completion()` or `stream()` call. */
 export interface CompletionOptions<

@@ -132,14 +132,16 @@ export { type TaskResult, taskKey, taskResultSchema } from './dispatch/task-resu
 // ── Trajectories ────────────────────────
 // Reading trajectories, their exchanges and the trace view are @rlm/trace's.
 
-export { contextInfo } from './trajectory/context-fingerprint.js';
-export { exportRlmpaperLog } from './trajectory/export-rlmpaper-log.js';
-export { jsonlFileSink } from './trajectory/jsonl-file-sink.js';
+// The writer is @rlm/trace's, beside its reader; re-exported so runs' callers need one import.
 export {
   DEFAULT_MAX_RECORDED_MESSAGE_CHARS,
+  jsonlFileSink,
+  memoryTrajectorySink,
   TrajectoryRecorder,
-} from './trajectory/trajectory-recorder.js';
-export { memoryTrajectorySink, type TrajectorySink } from './trajectory/trajectory-sink.js';
+  type TrajectorySink,
+} from '@rlm/trace';
+export { contextInfo } from './trajectory/context-fingerprint.js';
+export { exportRlmpaperLog } from './trajectory/export-rlmpaper-log.js';
 
 // ── Replay ──────────────────────────────
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { regexFindCodeBlocks } from './__fixtures__/regex-parsers.js';
 import { dedentBlock } from './dedent-block.js';
-import { findCodeBlocks } from './find-code-blocks.js';
+import { findCodeBlockSpans, findCodeBlocks } from './find-code-blocks.js';
 
 /** Text built from the characters that make fence parsing hard, including newlines and backticks. */
 const riskyText = fc
@@ -189,5 +189,58 @@ describe('findCodeBlocks on adversarial output', { timeout: 60_000 }, () => {
       `\`\`\`repl\n${'  a\n    b\n'.repeat(200)}\`\`\``,
     ];
     for (const text of shapes) expect(findCodeBlocks(text)).toEqual(regexFindCodeBlocks(text));
+  });
+});
+
+describe('findCodeBlockSpans', () => {
+  it('gives each block the response lines between its fences (1-based, inclusive)', () => {
+    const text = 'Look:\n```repl\nconst a = 1;\nprint(a)\n```\nthen\n\n```repl\nprint(2)\n```';
+    expect(findCodeBlockSpans(text)).toEqual([
+      { code: 'const a = 1;\nprint(a)', startLine: 3, endLine: 4 },
+      { code: 'print(2)', startLine: 9, endLine: 9 },
+    ]);
+  });
+
+  it('counts CRLF lines as lines, and gives an empty block one line', () => {
+    expect(findCodeBlockSpans('a\r\n```repl\r\nx = 1\r\ny = 2\r\n```\r\n```repl\n\n```')).toEqual([
+      { code: 'x = 1\ny = 2', startLine: 3, endLine: 4 },
+      { code: '', startLine: 7, endLine: 7 },
+    ]);
+  });
+
+  it('finds the blocks findCodeBlocks finds, each opened on the line before its first', () => {
+    fc.assert(
+      fc.property(riskyText, (text) => {
+        const spans = findCodeBlockSpans(text, { languages: ['js'] });
+        expect(spans.map((span) => span.code)).toEqual(findCodeBlocks(text, { languages: ['js'] }));
+        const lines = text.split('\n');
+        let previousEnd = 0;
+        for (const span of spans) {
+          expect(span.startLine).toBeGreaterThan(previousEnd);
+          expect(span.endLine).toBeGreaterThanOrEqual(span.startLine);
+          expect(lines[span.startLine - 2]).toMatch(/```(repl|js)[^\S\n]*\r?$/);
+          previousEnd = span.endLine;
+        }
+      }),
+    );
+  });
+
+  it('places rendered bodies on the lines they were rendered at', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(prose, codeBody), { maxLength: 4 }), prose, (pairs, tail) => {
+        let text = '';
+        const expected: { startLine: number; endLine: number }[] = [];
+        for (const [before, body] of pairs) {
+          text += `${before}\n\`\`\`repl\n`;
+          const startLine = text.split('\n').length;
+          text += `${body}\n\`\`\`\n`;
+          expected.push({ startLine, endLine: startLine + body.split('\n').length - 1 });
+        }
+        text += tail;
+        expect(
+          findCodeBlockSpans(text).map(({ startLine, endLine }) => ({ startLine, endLine })),
+        ).toEqual(expected);
+      }),
+    );
   });
 });

@@ -20,6 +20,18 @@ interface FenceMatch {
   end: number;
 }
 
+/** One block found in a response: its code and the lines its body spans there. */
+export interface CodeBlockSpan {
+  /** The code, as `findCodeBlocks` returns it (dedented). */
+  code: string;
+  /**
+   * The first and last line of the response (1-based, inclusive) between the block's fences; an
+   * empty block's two lines are the same.
+   */
+  startLine: number;
+  endLine: number;
+}
+
 /**
  * Extracts the code of every fenced ```repl block in a model response, in order.
  *
@@ -36,10 +48,25 @@ interface FenceMatch {
  * findCodeBlocks('Look:\n```repl\nprint(context.length)\n```'); // ['print(context.length)']
  */
 export function findCodeBlocks(text: string, options: FindCodeBlocksOptions = {}): string[] {
+  return findCodeBlockSpans(text, options).map((block) => block.code);
+}
+
+/**
+ * `findCodeBlocks` with the lines each block's body spans in the response, so a trajectory and
+ * `rlm trace` can point at where in the model's text a block was written.
+ *
+ * @example
+ * findCodeBlockSpans('Look:\n```repl\nprint(1)\n```'); // [{ code: 'print(1)', startLine: 3, endLine: 3 }]
+ */
+export function findCodeBlockSpans(
+  text: string,
+  options: FindCodeBlocksOptions = {},
+): CodeBlockSpan[] {
   const tags = [...new Set(['repl', ...(options.languages ?? DEFAULT_CODE_LANGUAGES)])];
   const matchAt = fenceMatcher(text, tags);
   const tagMayStartWithBacktick = tags.some((tag) => tag.startsWith(BACKTICK));
-  const blocks: string[] = [];
+  const lineAt = lineCounter(text);
+  const blocks: CodeBlockSpan[] = [];
   let from = 0;
   for (let open = text.indexOf(FENCE); open !== -1; open = text.indexOf(FENCE, from)) {
     if (!tagMayStartWithBacktick && text.startsWith(BACKTICK, open + FENCE.length)) {
@@ -52,10 +79,35 @@ export function findCodeBlocks(text: string, options: FindCodeBlocksOptions = {}
       from = open + 1;
       continue;
     }
-    blocks.push(dedentBlock(text.slice(match.bodyStart, match.bodyEnd)));
+    const startLine = lineAt(match.bodyStart);
+    blocks.push({
+      code: dedentBlock(text.slice(match.bodyStart, match.bodyEnd)),
+      startLine,
+      endLine: match.bodyEnd > match.bodyStart ? lineAt(match.bodyEnd - 1) : startLine,
+    });
     from = match.end;
   }
   return blocks;
+}
+
+/**
+ * The 1-based line of a position, for positions asked in increasing order: newlines are counted
+ * once, from where the last question left off, so all of a response's blocks cost one pass.
+ */
+function lineCounter(text: string): (index: number) => number {
+  let line = 1;
+  let counted = 0;
+  return (index) => {
+    for (
+      let at = text.indexOf('\n', counted);
+      at !== -1 && at < index;
+      at = text.indexOf('\n', at + 1)
+    ) {
+      line++;
+    }
+    counted = Math.max(counted, index);
+    return line;
+  };
 }
 
 /** Reads the block whose opening fence starts at a given index, if one does. */

@@ -147,8 +147,10 @@ export {
 export { codeFencePattern } from './code-fence-pattern.js';
 export { dedentBlock } from './dedent-block.js';
 export {
+  type CodeBlockSpan,
   DEFAULT_CODE_LANGUAGES,
   type FindCodeBlocksOptions,
+  findCodeBlockSpans,
   findCodeBlocks,
 } from './find-code-blocks.js';
 export {

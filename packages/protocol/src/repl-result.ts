@@ -57,5 +57,8 @@ export type REPLResult = z.infer<typeof replResultSchema>;
 export const codeBlockSchema = z.object({
   code: z.string(),
   result: replResultSchema,
+  /** The lines of the model's response between the block's fences (1-based, inclusive). */
+  startLine: z.number().int().positive().optional(),
+  endLine: z.number().int().positive().optional(),
 });
 export type CodeBlock = z.infer<typeof codeBlockSchema>;

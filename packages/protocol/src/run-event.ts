@@ -120,6 +120,13 @@ export const runEventSchema = z.discriminatedUnion('type', [
     iteration: z.number().int(),
     index: z.number().int().nonnegative(),
     code: z.string(),
+    /**
+     * The lines of the turn's response between the block's fences (1-based, inclusive). Absent
+     * in trajectories written before they were recorded, and for blocks no response held (an MCP
+     * session's `repl_exec`).
+     */
+    startLine: z.number().int().positive().optional(),
+    endLine: z.number().int().positive().optional(),
   }),
   z.object({
     ...base,

@@ -32,6 +32,7 @@ export {
 export { CONTEXT_HELPERS_PROMPT } from './context-ops/context-helpers-prompt.js';
 export {
   CONTEXT_HELPER_NAMES,
+  DECODE_AHEAD_MAX_CHARS,
   PRESTART_SCAN_WORKER_MIN_CHARS,
 } from './context-ops/context-scanner.js';
 export type {

@@ -57,6 +57,22 @@ export {
   type TrajectoryPackerOptions,
 } from './trajectory-packer.js';
 
+// ── Writing trajectories ────────────────
+// The writer sits beside its reader: runs (through @rlm/executor) and MCP sessions record through it.
+
+export {
+  GROUP_MAX_CHARS,
+  GROUP_MAX_MS,
+  jsonlFileSink,
+} from './jsonl-file-sink.js';
+export { REDACTED, redactSecrets, redactText } from './redact-secrets.js';
+export {
+  DEFAULT_MAX_RECORDED_MESSAGE_CHARS,
+  recordedText,
+  TrajectoryRecorder,
+} from './trajectory-recorder.js';
+export { memoryTrajectorySink, type TrajectorySink } from './trajectory-sink.js';
+
 // ── Trace view ──────────────────────────
 
 export { formatCost, formatCount, formatDuration } from './format-units.js';

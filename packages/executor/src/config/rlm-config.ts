@@ -12,10 +12,10 @@ import {
   runLimitsSchema,
 } from '@rlm/protocol';
 import { CONTEXT_HELPER_NAMES } from '@rlm/sandbox';
+import type { TrajectorySink } from '@rlm/trace';
 import { z } from 'zod';
 import { isOutputSchema, type OutputSchema } from '../output/output-spec.js';
 import type { RunEventHandler } from '../run/event-bus.js';
-import type { TrajectorySink } from '../trajectory/trajectory-sink.js';
 import { pythonConfigIssues } from './python-config-issues.js';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_ITERATIONS } from './run-defaults.js';
 import type { ToolDefinition } from './tool-definition.js';

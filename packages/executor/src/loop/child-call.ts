@@ -5,9 +5,9 @@ import {
   type ReplLanguage,
   type RLMChatCompletion,
 } from '@rlm/protocol';
+import { recordedText } from '@rlm/trace';
 import type { BudgetRemaining, ScopeLimits } from '../run/budget-scope.js';
 import type { RunNode } from '../run/run-node.js';
-import { recordedText } from '../trajectory/trajectory-recorder.js';
 import type { Invoke } from './invocation-spec.js';
 import { errorString, preview } from './sub-call.js';
 import type { SubCallOutcome } from './sub-call-outcome.js';

@@ -1,4 +1,4 @@
-import type { CodeBlock, ReplEnvironment } from '@rlm/protocol';
+import type { CodeBlock, CodeBlockSpan, ReplEnvironment } from '@rlm/protocol';
 import type { RunNode } from '../run/run-node.js';
 import type { MetaRefresh } from './meta-refresh.js';
 
@@ -10,22 +10,23 @@ export async function runBlocks(
   node: RunNode,
   {
     sandbox,
-    codes,
+    spans,
     iteration,
     meta,
   }: {
     sandbox: ReplEnvironment;
-    codes: readonly string[];
+    /** The blocks to run, with the response lines each was written on. */
+    spans: readonly CodeBlockSpan[];
     iteration: number;
     /** Gives a block `__rlm` for this turn when it needs it. */
     meta: MetaRefresh;
   },
 ): Promise<CodeBlock[]> {
   const blocks: CodeBlock[] = [];
-  for (const [index, code] of codes.entries()) {
+  for (const [index, { code, startLine, endLine }] of spans.entries()) {
     node.scope.signal.throwIfAborted();
     const variables = meta.variablesFor(code);
-    node.emit({ type: 'block-start', iteration, index, code });
+    node.emit({ type: 'block-start', iteration, index, code, startLine, endLine });
     node.beginBlock();
     const result = await node.tree.tracing.block(node.spans, { iteration, index, code }, () =>
       sandbox.execute(code, {
@@ -34,7 +35,7 @@ export async function runBlocks(
       }),
     );
     const withCalls = { ...result, llmCalls: node.endBlock() };
-    blocks.push({ code, result: withCalls });
+    blocks.push({ code, result: withCalls, startLine, endLine });
     node.emit({
       type: 'block-end',
       iteration,

@@ -4,7 +4,7 @@ import {
   buildUserPrompt,
   type ChatMessage,
   type CodeBlock,
-  findCodeBlocks,
+  findCodeBlockSpans,
   formatIteration,
   queryMetadata,
   type ReplEnvironment,
@@ -146,15 +146,15 @@ async function turn(
   const text = response.text;
   if (text.trim() !== '') state.partial = text;
   const sandbox = await sandboxReady;
-  const found = findCodeBlocks(text, { languages: config.codeLanguages });
+  const found = findCodeBlockSpans(text, { languages: config.codeLanguages });
   const maxBlocks = config.limits.maxBlocksPerIteration;
   // In a session the sandbox's `__rlm` is from an earlier run until this one refreshes it. A
   // turn's metadata goes with a block (one round trip), the first that may read it.
   if (found.length > 0 && (iteration > 0 || spec.session !== undefined)) {
     meta.next(invocationMeta(node, spec, iteration));
   }
-  const codes = found.slice(0, maxBlocks);
-  const blocks = await runBlocks(node, { sandbox, codes, iteration, meta });
+  const spans = found.slice(0, maxBlocks);
+  const blocks = await runBlocks(node, { sandbox, spans, iteration, meta });
   if (blocks.length > 0) state.codeEverRan = true;
   state.lastCodes = blocks.map((block) => block.code);
   state.history.push(

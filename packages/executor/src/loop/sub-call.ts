@@ -5,10 +5,10 @@ import {
   RlmError,
   type SubCallRecord,
 } from '@rlm/protocol';
+import { recordedText } from '@rlm/trace';
 import { callModel } from '../run/call-model.js';
 import { errorInfo } from '../run/error-info.js';
 import type { RunNode } from '../run/run-node.js';
-import { recordedText } from '../trajectory/trajectory-recorder.js';
 import type { SubCallOutcome } from './sub-call-outcome.js';
 
 /** Characters of a prompt or response shown in `subcall-*` events. */

@@ -1,5 +1,5 @@
 import type { RunEvent } from '@rlm/protocol';
-import { redactText } from '../trajectory/redact-secrets.js';
+import { redactText } from '@rlm/trace';
 
 /** Fields that differ between a run and its replay without meaning anything. */
 const TIMING_FIELDS = new Set(['at', 'durationMs', 'executionTime', 'traceId', 'spanId']);

@@ -7,11 +7,13 @@ import {
   type RunEvent,
   type TrajectoryRecord,
 } from '@rlm/protocol';
+import type { TrajectorySink } from '@rlm/trace';
 import {
   findTrajectoryHeader,
   type RecordedExchange,
   readTrajectory,
   recordedExchanges,
+  recordedText,
   trajectoryEvents,
   trajectoryReplLanguage,
 } from '@rlm/trace';
@@ -21,8 +23,6 @@ import { runTree } from '../create-rlm.js';
 import type { RunEventHandler } from '../run/event-bus.js';
 import type { ModelCall, ModelResponder } from '../run/run-tree.js';
 import { contextHash } from '../trajectory/context-fingerprint.js';
-import { recordedText } from '../trajectory/trajectory-recorder.js';
-import type { TrajectorySink } from '../trajectory/trajectory-sink.js';
 import { comparableEvents } from './replay-events.js';
 
 /** Options of `replay`. */

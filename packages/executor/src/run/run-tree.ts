@@ -1,6 +1,6 @@
 import type { LanguageModel, ModelRequest, ModelResponse } from '@rlm/protocol';
+import type { TrajectoryRecorder } from '@rlm/trace';
 import type { ResolvedRLMConfig } from '../config/rlm-config.js';
-import type { TrajectoryRecorder } from '../trajectory/trajectory-recorder.js';
 import type { EventBus } from './event-bus.js';
 import type { RunTracing } from './run-tracing.js';
 

@@ -8,11 +8,11 @@ import type {
   RLMChatCompletion,
   RunSettingsInput,
 } from '@rlm/protocol';
+import type { TrajectorySink } from '@rlm/trace';
 import type { ToolDefinition } from '../config/tool-definition.js';
 import type { AnthropicEffort } from '../models/anthropic-params.js';
 import type { OutputSchema } from '../output/output-spec.js';
 import type { RunEventHandler } from '../run/event-bus.js';
-import type { TrajectorySink } from '../trajectory/trajectory-sink.js';
 
 /** What a model id is resolved with: the run's REPL language and, for Anthropic, thinking and effort. */
 export interface RunnerModelOptions {

@@ -3,11 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ModelRequest, TrajectoryRecord } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
-import { groupedLines, parseTrajectory, readTrajectory } from '@rlm/trace';
+import {
+  groupedLines,
+  jsonlFileSink,
+  parseTrajectory,
+  readTrajectory,
+  type TrajectorySink,
+} from '@rlm/trace';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isSubCall, lastMessage, repl, testRLM } from '../testing/rlm-test-kit.js';
-import { jsonlFileSink } from './jsonl-file-sink.js';
-import type { TrajectorySink } from './trajectory-sink.js';
 
 /** Distinct short records, one a line: prompts of ten of them are ~600 characters. */
 const context = Array.from(

@@ -1,4 +1,4 @@
-import { contextInfo, TrajectoryRecorder, type TrajectorySink } from '@rlm/executor';
+import { contextInfo } from '@rlm/executor';
 import {
   capRunEvent,
   errorInfo,
@@ -9,6 +9,7 @@ import {
   type TrajectoryRecord,
   type UsageSummary,
 } from '@rlm/protocol';
+import { TrajectoryRecorder, type TrajectorySink } from '@rlm/trace';
 import type { SubCallOutcome, SubCallRecorder } from './sub-calls.js';
 
 /**

@@ -1,7 +1,12 @@
-import type { Worker } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import { RlmError } from '@rlm/protocol/core';
-import { describe, expect, it } from 'vitest';
-import { ContextScanner, PRESTART_SCAN_WORKER_MIN_CHARS } from './context-scanner.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  ContextScanner,
+  DECODE_AHEAD_MAX_CHARS,
+  PRESTART_SCAN_WORKER_MIN_CHARS,
+} from './context-scanner.js';
+import type { ToScanWorker } from './scan-messages.js';
 import { toSharedText } from './shared-text.js';
 
 const OPTIONS = { timeoutMs: 10_000, maxChars: 100_000 };
@@ -99,5 +104,36 @@ describe('ContextScanner', () => {
     expect(await scanner.run('count', ['needle'], new AbortController().signal)).toBe(20);
     expect(scanner.scanWorker).not.toBe(worker);
     scanner.dispose();
+  });
+
+  it('decodes a prestarted context ahead only up to DECODE_AHEAD_MAX_CHARS (beyond it, on the first scan)', async () => {
+    const sent = vi.spyOn(Worker.prototype, 'postMessage');
+    try {
+      const scanner = new ContextScanner(OPTIONS);
+      const within = toSharedText('a'.repeat(PRESTART_SCAN_WORKER_MIN_CHARS), 1);
+      const beyond = toSharedText(
+        'b'.repeat(DECODE_AHEAD_MAX_CHARS - PRESTART_SCAN_WORKER_MIN_CHARS + 1),
+        1,
+      );
+      if (within === undefined || beyond === undefined) throw new Error('expected shared text');
+      scanner.setPayload('context_0', within);
+      scanner.setPayload('context_1', beyond);
+      scanner.prestart();
+      await scanner.ready();
+      const payloads = sent.mock.calls
+        .map(([message]) => message as ToScanWorker)
+        // The warm-up's own tiny payload aside.
+        .filter((message) => message.type === 'payload' && message.name.startsWith('context_'));
+      expect(payloads.map((message) => [message.name, message.decodeNow])).toEqual([
+        ['context_0', true],
+        ['context_1', false],
+      ]);
+      expect(
+        await scanner.run('count', ['b', { target: 'context_1' }], new AbortController().signal),
+      ).toBe(DECODE_AHEAD_MAX_CHARS - PRESTART_SCAN_WORKER_MIN_CHARS + 1);
+      scanner.dispose();
+    } finally {
+      sent.mockRestore();
+    }
   });
 });

@@ -43,6 +43,16 @@ const helperArguments = () => import('./helper-arguments.js');
 export const PRESTART_SCAN_WORKER_MIN_CHARS = 16 * 1024 * 1024;
 
 /**
+ * Most characters of shared text a prestarted scan worker decodes as soon as it gets them.
+ * Decoding 20 MB takes 10–25 ms (most of a first scan), but the decoded copy, and the copy out of
+ * shared memory decoding makes, cost about twice the text at once whether or not a helper is ever
+ * called: over 50 MB that was +95 MB of peak RSS (330 against 235 MB on the executor's 50 MB
+ * memory workload, which calls no helper). Beyond this much text the memory matters more, and
+ * the first scan of a payload decodes it.
+ */
+export const DECODE_AHEAD_MAX_CHARS = 32 * 1024 * 1024;
+
+/**
  * The payload the warm-up helper call scans (see `ready`): guest calls name payloads `context_N`
  * only, so none can reach it.
  */
@@ -102,6 +112,8 @@ export class ContextScanner {
   #disposed = false;
   /** Set by `prestart()` for a context that long: scan workers decode shared text as they get it. */
   #decodeAhead = false;
+  /** Characters of shared text sent to be decoded ahead so far (at most `DECODE_AHEAD_MAX_CHARS`). */
+  #decodedAhead = 0;
 
   constructor(options: ContextScannerOptions) {
     this.#options = options;
@@ -119,15 +131,25 @@ export class ContextScanner {
 
   /**
    * Gives the scan worker a payload, which it decodes (if shared) on its first scan, or at once
-   * when the context is long enough to have started the scan worker with the sandbox.
+   * when the context is long enough to have started the scan worker with the sandbox and the text
+   * decoded ahead stays within `DECODE_AHEAD_MAX_CHARS`.
    */
   #sendPayload(worker: Worker, name: string, value: JsonValue | SharedText): void {
     const text = payloadText(value);
+    let decodeNow = false;
+    if (
+      this.#decodeAhead &&
+      isSharedText(text) &&
+      this.#decodedAhead + text.length <= DECODE_AHEAD_MAX_CHARS
+    ) {
+      this.#decodedAhead += text.length;
+      decodeNow = true;
+    }
     worker.postMessage({
       type: 'payload',
       name,
       text,
-      decodeNow: this.#decodeAhead && isSharedText(text),
+      decodeNow,
       codePoints: this.#options.codePoints === true,
     } satisfies ToScanWorker);
   }
@@ -138,7 +160,8 @@ export class ContextScanner {
    * thinks rather than during the first helper call. The scan worker then decodes them as it
    * gets them: decoding 20 MB takes 10–25 ms on a loaded machine, several times a warm scan, so a
    * first call that decoded would still miss the 3× target (measured 7.6× at once after create,
-   * 46× after a 1 s pause); the decoded copy costs the context's size again.
+   * 46× after a 1 s pause); the decoded copy costs the context's size again, so only up to
+   * `DECODE_AHEAD_MAX_CHARS`.
    */
   prestart(): void {
     if (this.#disposed || this.#worker !== undefined) return;

@@ -11,6 +11,7 @@ export {
   CONTEXT_HELPER_NAMES,
   ContextScanner,
   type ContextScannerOptions,
+  DECODE_AHEAD_MAX_CHARS,
   type HelperCallParser,
   PRESTART_SCAN_WORKER_MIN_CHARS,
 } from './context-scanner.js';

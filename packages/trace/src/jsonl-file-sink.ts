@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TrajectoryRecord } from '@rlm/protocol';
-import { groupLines } from '@rlm/trace';
+import { groupLines } from './line-group.js';
 import type { TrajectorySink } from './trajectory-sink.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { TrajectoryRecord } from '@rlm/protocol';
-import type { StoredTrajectoryLine } from '@rlm/trace';
+import type { StoredTrajectoryLine } from './stored-line.js';
 
 /**
  * Where a run tree's trajectory goes, one record at a time, in order. `write` is called

@@ -3,9 +3,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TrajectoryRecord } from '@rlm/protocol';
-import { readTrajectory } from '@rlm/trace';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GROUP_MAX_MS, jsonlFileSink } from './jsonl-file-sink.js';
+import { readTrajectory } from './read-trajectory.js';
 
 /** Writes fail (as on a full disk) while `on`. */
 const full = vi.hoisted(() => ({ on: false }));

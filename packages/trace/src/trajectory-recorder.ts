@@ -1,13 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { JsonValue, RunEvent, TrajectoryRecord } from '@rlm/protocol';
-import {
-  ExchangeEncoder,
-  type ExchangeInput,
-  type TrajectoryHeaderInput,
-  TrajectoryPacker,
-  trajectoryHeader,
-} from '@rlm/trace';
+import { ExchangeEncoder, type ExchangeInput } from './recorded-exchanges.js';
 import { redactSecrets, redactText } from './redact-secrets.js';
+import { type TrajectoryHeaderInput, trajectoryHeader } from './trajectory-header.js';
+import { TrajectoryPacker } from './trajectory-packer.js';
 import type { TrajectorySink } from './trajectory-sink.js';
 
 /**

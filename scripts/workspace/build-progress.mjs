@@ -1,0 +1,62 @@
+// Names each package as its build finishes, with a count (`build 5/12: @rlm/sandbox 41.0s`), so
+// the first build's minutes are not one silent "still running". turbo prints nothing when a task
+// ends; every package's build ends with `tsc -b` writing its `dist/.tsbuildinfo`, so a package
+// whose file is newer than the step's start has finished (built, or restored from turbo's cache).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { formatElapsed } from './run-step.mjs';
+
+/** The workspace's packages that have a build script, by directory. */
+function builtPackages(root) {
+  const found = [];
+  for (const group of ['packages', 'apps']) {
+    let entries;
+    try {
+      entries = readdirSync(join(root, group), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      const dir = join(root, group, entry.name);
+      try {
+        const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+        if (typeof manifest.scripts?.build === 'string') found.push({ dir, name: manifest.name });
+      } catch {
+        // Not a package (no or unreadable package.json): nothing to report for it.
+      }
+    }
+  }
+  return found;
+}
+
+function modifiedAt(path) {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A poller for one build step: each call returns lines for the packages that finished since the
+ * last call. `now` and `startedAt` are injectable for tests.
+ */
+export function buildProgress(root, { startedAt = Date.now(), now = Date.now } = {}) {
+  const packages = builtPackages(root);
+  const finished = new Set();
+  return () => {
+    const lines = [];
+    for (const { dir, name } of packages) {
+      if (finished.has(name)) continue;
+      const at = modifiedAt(join(dir, 'dist', '.tsbuildinfo'));
+      // A little slack for file systems whose timestamps are coarser than the clock.
+      if (at === undefined || at < startedAt - 1_000) continue;
+      finished.add(name);
+      lines.push(
+        `${finished.size}/${packages.length}: ${name} ${formatElapsed(now() - startedAt)}`,
+      );
+    }
+    return lines;
+  };
+}
