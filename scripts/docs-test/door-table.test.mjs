@@ -82,7 +82,10 @@ test('every flag the table names for a CLI command is in its --help', {
 // Each parity test names the door columns it covers and the file that holds it.
 const PARITY_TESTS = [
   { doors: ['`rlm run`', '`rlm mcp` (stdio)'], file: 'apps/cli/src/commands/door-parity.test.ts' },
-  { doors: ['`POST /v1/runs`', '`/mcp` (HTTP)'], file: 'apps/server/src/run-contract.test.ts' },
+  {
+    doors: ['`POST /v1/runs`', 'chat completions', '`/mcp` (HTTP)'],
+    file: 'apps/server/src/run-contract.test.ts',
+  },
   { doors: ['`rlm eval`'], file: 'packages/eval/src/runner/door-parity.test.ts' },
 ];
 // Which case of DOOR_PARITY_CASES a row stands for: the settings field a door must honour.

@@ -192,28 +192,79 @@ describe('the door-parity cases through /v1/runs', {
   }
 });
 
+/** The operator's side of a case: a profile for its model, REPL, mode and depth; maxima for the rest. */
+function parityServer(settings: (typeof DOOR_PARITY_CASES)[number]['settings']) {
+  const { maxDepth, maxSubcalls } = settings.limits ?? {};
+  return startTestServer({
+    engine: createExecutorEngine({
+      resolveModel: createProductionModelResolver(OPERATOR_ENV),
+      isolation: 'inline',
+    }),
+    config: {
+      profiles: {
+        default: {
+          model: settings.model,
+          ...(settings.repl === undefined ? {} : { repl: settings.repl }),
+          ...(settings.mode === undefined ? {} : { mode: settings.mode }),
+          ...(maxDepth === undefined ? {} : { maxDepth }),
+        },
+      } as never,
+      ...(maxSubcalls === undefined ? {} : { maxima: { maxSubcalls } as never }),
+    },
+  });
+}
+
+// Chat completions map a request to the run's query (the last user message) and context (the
+// `context` extension, else the earlier messages as `{ role, content }`). Given the case's context
+// in `context`, the run gets exactly the case's query and context; given it as an earlier message,
+// the context is that one message, and the offline models find the needle there too. A run with
+// no answer replies with empty `content`; `rlm.status` names how it ended.
+describe('the door-parity cases through chat completions', { timeout: 300_000 }, () => {
+  for (const { name, settings, query, context, expected } of DOOR_PARITY_CASES) {
+    for (const form of ['context', 'messages'] as const) {
+      it(`gives the runner’s outcome for ${name} (the context in ${form === 'context' ? '`context`' : 'an earlier message'})`, async () => {
+        await using server = await parityServer(settings);
+        const response = await server.request('/v1/chat/completions', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            model: 'default',
+            ...(form === 'context'
+              ? { context, messages: [{ role: 'user', content: query }] }
+              : {
+                  messages: [
+                    { role: 'user', content: context },
+                    { role: 'user', content: query },
+                  ],
+                }),
+            ...(settings.outputSchema === undefined
+              ? {}
+              : {
+                  response_format: {
+                    type: 'json_schema',
+                    json_schema: { name: 'answer', schema: settings.outputSchema },
+                  },
+                }),
+          }),
+        });
+        expect(response.status).toBe(200);
+        const body = (await response.json()) as {
+          choices: { message: { content: string } }[];
+          rlm: { status: string };
+        };
+        const content = body.choices[0]?.message.content ?? '';
+        const answer = content === '' && body.rlm.status !== 'completed' ? null : content;
+        expect({ status: body.rlm.status, answer }).toEqual(expected);
+      });
+    }
+  }
+});
+
 describe('the door-parity cases through /mcp', { timeout: 300_000 }, () => {
   for (const { name, settings, query, context, expected } of DOOR_PARITY_CASES) {
     it(`gives the runner’s outcome for ${name}`, async () => {
-      const { maxDepth, maxSubcalls } = settings.limits ?? {};
       // The profile and the server's maxima are the operator's; the rest is the client's to ask.
-      await using server = await startTestServer({
-        engine: createExecutorEngine({
-          resolveModel: createProductionModelResolver(OPERATOR_ENV),
-          isolation: 'inline',
-        }),
-        config: {
-          profiles: {
-            default: {
-              model: settings.model,
-              ...(settings.repl === undefined ? {} : { repl: settings.repl }),
-              ...(settings.mode === undefined ? {} : { mode: settings.mode }),
-              ...(maxDepth === undefined ? {} : { maxDepth }),
-            },
-          } as never,
-          ...(maxSubcalls === undefined ? {} : { maxima: { maxSubcalls } as never }),
-        },
-      });
+      await using server = await parityServer(settings);
       const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
         requestInit: { headers: { authorization: `Bearer ${server.userKey}` } },
       });

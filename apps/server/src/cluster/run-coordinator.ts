@@ -1,5 +1,5 @@
 import { RUN_EVENTS_CHANNEL, type RunLease, type RunStore, type TransactionSql } from '@rlm/memory';
-import { RlmError } from '@rlm/protocol';
+import { rateLimited } from '../runs/rate-limited.js';
 import type { ServerLimits } from '../server-config.js';
 import {
   type Cluster,
@@ -19,9 +19,10 @@ export interface Admission {
 }
 
 /**
- * How the run manager works with the other replicas: admission and enqueueing in the run's own
- * transaction, leases (claimed, renewed, released in the run store), the queue, cancel requests
- * and wake-ups. `createRunManager` uses one when the server runs on Postgres.
+ * The database's side of working with the other replicas: admission and enqueueing in the run's
+ * own transaction, leases (claimed, renewed, released in the run store), the pg-boss queue, cancel
+ * requests and wake-ups. The run lifecycle's Postgres coordinator (`createPostgresCoordinator` in
+ * `runs/postgres-coordinator.ts`) is built on it; tests give it `memoryCoordinator` instead.
  */
 export interface RunCoordinator {
   readonly replicaId: string;
@@ -168,15 +169,4 @@ export function createRunCoordinator(
 async function count(sql: TransactionSql, text: string, values: unknown[]): Promise<number> {
   const { rows } = await sql.executeSql(text, values);
   return Number((rows[0] as { n: number } | undefined)?.n ?? 0);
-}
-
-function rateLimited(
-  limit: 'concurrent_runs' | 'queue',
-  message: string,
-): RlmError<'server.rate_limited'> {
-  return new RlmError({
-    code: 'server.rate_limited',
-    message,
-    details: { retryAfterMs: 1000, limit },
-  });
 }
