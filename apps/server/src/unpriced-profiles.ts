@@ -1,3 +1,4 @@
+import { isPriced } from '@rlm/executor';
 import type { LanguageModel } from '@rlm/protocol';
 import type { ModelResolver } from './executor-engine.js';
 import type { ServerConfig } from './server-config.js';
@@ -23,16 +24,11 @@ export function unpricedProfiles(
     const ids = [...new Set([profile.model, profile.subModel ?? profile.model])];
     const models = ids.filter((id) => {
       const client = resolvedOrUndefined(resolveModel, id, profile.repl);
-      return client !== undefined && !priced(client);
+      return client !== undefined && !isPriced(client);
     });
     if (models.length > 0) found.push({ profile: name, models });
   }
   return found;
-}
-
-/** The runner's rule (`allPriced` in @rlm/executor): a price table, or a cost the provider reports. */
-function priced(client: LanguageModel): boolean {
-  return client.pricing !== undefined || client.reportsCost === true;
 }
 
 function resolvedOrUndefined(

@@ -102,6 +102,7 @@ export { DEFAULT_RESERVED_OUTPUT_TOKENS } from './run/call-model.js';
 export type { RunEventHandler } from './run/event-bus.js';
 export { createRunner } from './runner/create-runner.js';
 export { findResumableRun } from './runner/find-resumable-run.js';
+export { isPriced } from './runner/run-models.js';
 export type {
   CreateRunnerOptions,
   ResumeInput,

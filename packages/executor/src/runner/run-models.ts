@@ -35,11 +35,14 @@ export function resolveRunModels(
   return { model, subModel };
 }
 
+/** Whether a model's calls have a cost: a price table, or a cost the provider reports. */
+export function isPriced(client: LanguageModel): boolean {
+  return client.pricing !== undefined || client.reportsCost === true;
+}
+
 /** Whether every model a call may go to has a price (or reports its own cost). */
 export function allPriced({ model, subModel }: RunModels): boolean {
-  return [model, subModel].every(
-    (client) => client === undefined || client.pricing !== undefined || client.reportsCost === true,
-  );
+  return [model, subModel].every((client) => client === undefined || isPriced(client));
 }
 
 /**
