@@ -13,9 +13,19 @@ export function iterationsFor(config: ResolvedRLMConfig, depth: number): number 
   return config.iterationsForDepth?.[depth] ?? config.maxIterations;
 }
 
+/** The model a background task runs on when `delegate` names none: `dispatch.model`, else the sub-model. */
+export function taskModel(config: ResolvedRLMConfig): LanguageModel {
+  return config.dispatch.model ?? config.subModel ?? config.model;
+}
+
 /** Every model code may name with `opts.model`, the root model first, without duplicates. */
 export function availableModels(config: ResolvedRLMConfig): LanguageModel[] {
-  const all = [config.model, config.subModel ?? config.model, ...config.models];
+  const all = [
+    config.model,
+    config.subModel ?? config.model,
+    ...(config.dispatch.model === undefined ? [] : [config.dispatch.model]),
+    ...config.models,
+  ];
   return all.filter((model, index) => all.findIndex((other) => other.id === model.id) === index);
 }
 

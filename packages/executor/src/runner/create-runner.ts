@@ -111,7 +111,7 @@ export function createRunner(options: CreateRunnerOptions): Runner {
     const runId = 'runId' in input && input.runId !== undefined ? input.runId : undefined;
     return {
       model: models.model,
-      ...(models.subModel === undefined ? {} : { subModel: models.subModel }),
+      ...modelFields(models),
       ...definedEntries({ maxDepth: limits.maxDepth, maxIterations: limits.maxIterations }),
       promptMode: settings.mode,
       repl: settings.repl,
@@ -202,6 +202,14 @@ export function createRunner(options: CreateRunnerOptions): Runner {
  */
 function parseSettings(settings: RunSettingsInput): RunSettings {
   return parseSchema(runSettingsSchema, settings, { what: 'run settings', code: 'config.invalid' });
+}
+
+/** The sub-model and task model of a run's configuration, when its settings name them. */
+function modelFields({ subModel, taskModel }: RunModels): Pick<RLMConfig, 'subModel' | 'dispatch'> {
+  return {
+    ...(subModel === undefined ? {} : { subModel }),
+    ...(taskModel === undefined ? {} : { dispatch: { model: taskModel } }),
+  };
 }
 
 function recordOf(
