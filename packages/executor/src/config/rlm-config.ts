@@ -230,7 +230,8 @@ export const rlmConfigSchema = z
       .optional(),
     /**
      * Where the root checkpoints each completed turn (runs, status, checkpoints), so `resume(runId)`
-     * can continue it after a crash. Not for dispatcher runs (background tasks cannot be resumed).
+     * can continue it after a crash. A coordinator's checkpoint keeps its background tasks too:
+     * finished ones are not run again, unfinished ones start again.
      */
     runStore: z
       .custom<RunStore>(

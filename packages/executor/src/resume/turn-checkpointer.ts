@@ -116,7 +116,8 @@ export class TurnCheckpointer {
         dispatcher: laterFinished(last.data, dispatcher.snapshot(last.ids)),
       };
       this.#last = { data, ids: last.ids };
-      this.#write(data);
+      // Saved in the background: a store failure loses only resumability (see `#write`).
+      void this.#write(data);
     };
   }
 
