@@ -18,13 +18,21 @@ describe("a profile's taskModel", () => {
         },
       },
     });
+    const budget = {
+      maxIterations: 20,
+      maxDepth: 2,
+      maxTokens: 1_000,
+      maxCostUsd: 1,
+      maxWallTimeMs: 60_000,
+      maxSubcalls: 10,
+    };
     const team = config.profiles['team'];
     const plain = config.profiles['default'];
     if (team === undefined || plain === undefined) throw new Error('profiles not parsed');
-    expect(serverRunSettings(team, {})).toMatchObject({
+    expect(serverRunSettings(team, budget)).toMatchObject({
       subModel: 'testkit:sub',
       dispatch: { model: 'testkit:tasks' },
     });
-    expect(serverRunSettings(plain, {})).not.toHaveProperty('dispatch');
+    expect(serverRunSettings(plain, budget)).not.toHaveProperty('dispatch');
   });
 });
