@@ -44,6 +44,8 @@ export const modelProfileSchema = z
     model: z.string().min(1),
     /** Model for `llm_query` sub-calls; defaults to `model`. */
     subModel: z.string().min(1).optional(),
+    /** Coordinator profiles: the model background tasks run on; defaults to `subModel`, else `model`. */
+    taskModel: z.string().min(1).optional(),
     maxIterations: limit.maxIterations.unwrap().default(20),
     maxDepth: limit.maxDepth.unwrap().default(DEFAULT_MAX_DEPTH),
     /**

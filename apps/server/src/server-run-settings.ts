@@ -15,6 +15,7 @@ export function serverRunSettings(
   return {
     model: profile.model,
     ...(profile.subModel === undefined ? {} : { subModel: profile.subModel }),
+    ...(profile.taskModel === undefined ? {} : { dispatch: { model: profile.taskModel } }),
     repl: profile.repl,
     mode: profile.mode,
     drivers: [...profile.drivers],

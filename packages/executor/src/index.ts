@@ -114,6 +114,11 @@ export type {
   RunToolOpener,
   RunToolSet,
 } from './runner/runner-types.js';
+export {
+  type SettingsPrompt,
+  type SettingsPromptInput,
+  settingsSystemPrompt,
+} from './runner/settings-system-prompt.js';
 export type { RLMSession } from './session/rlm-session.js';
 
 // ── Typed answers ───────────────────────

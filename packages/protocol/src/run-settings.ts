@@ -86,6 +86,13 @@ export const runSettingsSchema = z.strictObject({
     .optional(),
   /** `anthropic/` models: `output_config.effort`. */
   effort: z.enum(ANTHROPIC_EFFORTS).optional(),
+  /** Coordinator runs: how background tasks (`delegate`, `delegate_batch`) run. */
+  dispatch: z
+    .strictObject({
+      /** The model a task runs on unless `delegate` names one. @default subModel, else model */
+      model: modelIdSchema.optional(),
+    })
+    .optional(),
 });
 /** Settings after defaults. */
 export type RunSettings = z.output<typeof runSettingsSchema>;

@@ -27,6 +27,7 @@ const functions: Record<string, HostFunction> = {
   rlm_query: stub(() => '[]'),
   rlm_query_batched: stub(([items]) => (items as JsonValue[]).map(() => '[]')),
   delegate: stub(() => 't1'),
+  delegate_batch: stub(([tasks]) => (tasks as JsonValue[]).map((_, index) => `t${index + 1}`)),
   await_results: stub(() => ({ results: [], timedOut: [] })),
 };
 

@@ -68,6 +68,7 @@ function shownValue(key: ConfigKey, value: CliConfig[ConfigKey], io: CliIo): str
     if (key === 'trajectoryDir') return `${defaultTrajectoryDir(io.paths)} (data dir)`;
     if (key === 'runStore') return `${defaultRunStorePath(io.paths)} (data dir)`;
     if (key === 'subModel') return 'the root model';
+    if (key === 'taskModel') return 'the sub-model';
     if (key === 'progress') return 'tree on a terminal, plain otherwise';
     return '—';
   }

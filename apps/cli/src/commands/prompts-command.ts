@@ -1,9 +1,12 @@
-import { buildSystemPrompt, renderPromptReport, type SystemPromptOptions } from '@rlm/prompts';
+import { settingsSystemPrompt } from '@rlm/executor';
+import { renderPromptReport } from '@rlm/prompts';
 import { RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
+import { loadToolModules } from '../config/load-tool-modules.js';
 import { readDrivers } from '../config/read-drivers.js';
 import { resolveConfig } from '../config/resolve-config.js';
+import { cliRunSettings } from '../engine/cli-run-settings.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { addConfigOptions, type ConfigCommandOptions, readConfigFlags } from './config-options.js';
 
@@ -29,10 +32,24 @@ Examples:
     );
   const show = prompts
     .command('show')
-    .description('print the assembled system prompt, then a section/size report')
+    .description(
+      'print the system prompt a run with these settings sends (byte for byte), then a section/size report',
+    )
     .option('--depth <n>', 'depth of the run the prompt is for (0 is the root)', '0')
     .option('--report-only', 'print only the section/size report');
-  addConfigOptions(show, ['model', 'maxDepth', 'mode', 'repl', 'drivers']);
+  // Every key that changes the prompt, so what is shown is what `rlm run` with them sends.
+  addConfigOptions(show, [
+    'model',
+    'subModel',
+    'taskModel',
+    'maxDepth',
+    'maxIterations',
+    'mode',
+    'repl',
+    'drivers',
+    'tools',
+    'toolModules',
+  ]);
   show.addHelpText(
     'after',
     `
@@ -59,16 +76,21 @@ Examples:
         details: { option: '--depth' },
       });
     }
-    const promptOptions: SystemPromptOptions = {
+    if (depth >= config.maxDepth) {
+      throw new RlmError({
+        code: 'cli.usage',
+        message: `--depth must be below --max-depth (${config.maxDepth}): a run's REPL invocations are at depth 0 to ${config.maxDepth - 1}.`,
+        details: { option: '--depth' },
+      });
+    }
+    // The executor builds it from the run settings, as `rlm run` does: one function for both.
+    const prompt = settingsSystemPrompt(cliRunSettings(config), {
       depth,
-      maxDepth: config.maxDepth,
-      mode: config.mode,
-      repl: config.repl,
       drivers: await readDrivers(config.drivers),
-      model: config.model,
-    };
-    if (options.reportOnly !== true) io.stdout.write(`${buildSystemPrompt(promptOptions)}\n\n`);
-    io.stdout.write(`${renderPromptReport(promptOptions)}\n`);
+      tools: config.tools ? await loadToolModules(config.toolModules) : {},
+    });
+    if (options.reportOnly !== true) io.stdout.write(`${prompt.text}\n\n`);
+    io.stdout.write(`${renderPromptReport(prompt.options)}\n`);
     setExitCode(EXIT_CODES.answered);
   });
 }

@@ -39,7 +39,13 @@ export function reportCompletion(
   if (answer === null && completion.partialAnswer !== null && !json && !quiet) {
     lines.push(`Its last response (not an answer):\n${indent(completion.partialAnswer)}`);
   }
-  if (resumeCommand !== undefined && isResumableStatus(completion.status)) {
+  // A run checkpoints each turn it completes without an answer, so only a run that began a
+  // second turn surely has a checkpoint: one stopped in its first turn has nothing to resume.
+  if (
+    resumeCommand !== undefined &&
+    isResumableStatus(completion.status) &&
+    completion.iterations > 1
+  ) {
     const raise =
       completion.status === 'budget_exceeded' ? ' with a larger budget (e.g. --max-tokens N)' : '';
     lines.push(`Continue it${raise}: ${resumeCommand}`);

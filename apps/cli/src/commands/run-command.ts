@@ -116,17 +116,13 @@ async function runAction(
     }
   }
   const runId = randomUUID();
-  // A coordinator run keeps no checkpoint (its background tasks cannot be continued yet), so
-  // no door suggests resuming it.
-  const resumeCommand =
-    inputs.request.config.mode === 'coordinator'
-      ? undefined
-      : resumeCommandLine({
-          runId,
-          contexts: options.context ?? [],
-          ...(typeof options['runStore'] === 'string' ? { runStore: options['runStore'] } : {}),
-          flags: mcpResumeFlags(options),
-        });
+  // Solver and coordinator runs alike keep checkpoints (a coordinator's background tasks too).
+  const resumeCommand = resumeCommandLine({
+    runId,
+    contexts: options.context ?? [],
+    ...(typeof options['runStore'] === 'string' ? { runStore: options['runStore'] } : {}),
+    flags: mcpResumeFlags(options),
+  });
   const completion = await runWithProgress(
     io,
     { progress: inputs.progress, resumeCommand, repl: inputs.request.config.repl },

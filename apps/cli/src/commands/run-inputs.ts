@@ -117,17 +117,11 @@ export function reportRun(
     ...(typeof options['outputSchema'] === 'string'
       ? { outputSchemaFile: options['outputSchema'] }
       : {}),
-    // A coordinator run keeps no checkpoint (its background tasks cannot be continued yet), so
-    // no door suggests resuming it.
-    ...(config.mode === 'coordinator'
-      ? {}
-      : {
-          resumeCommand: resumeCommandLine({
-            runId: completion.runId,
-            contexts: options.context ?? [],
-            ...(typeof options['runStore'] === 'string' ? { runStore: options['runStore'] } : {}),
-            flags: mcpResumeFlags(options),
-          }),
-        }),
+    resumeCommand: resumeCommandLine({
+      runId: completion.runId,
+      contexts: options.context ?? [],
+      ...(typeof options['runStore'] === 'string' ? { runStore: options['runStore'] } : {}),
+      flags: mcpResumeFlags(options),
+    }),
   });
 }

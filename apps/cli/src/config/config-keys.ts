@@ -24,6 +24,12 @@ export const CONFIG_KEYS = {
     kind: 'string',
     description: 'model for sub-calls (defaults to the root model)',
   },
+  taskModel: {
+    env: 'RLM_TASK_MODEL',
+    flag: '--task-model',
+    kind: 'string',
+    description: 'coordinator mode: model for background tasks (defaults to the sub-model)',
+  },
   maxDepth: {
     env: 'RLM_MAX_DEPTH',
     flag: '--max-depth',

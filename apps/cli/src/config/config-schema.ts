@@ -26,6 +26,8 @@ export const cliConfigSchema = z.strictObject({
   model: z.string().min(1),
   /** Model for `llm_query` sub-calls and children; the root model when unset. */
   subModel: z.string().min(1).optional(),
+  /** Coordinator mode: the model background tasks run on; the sub-model when unset. */
+  taskModel: z.string().min(1).optional(),
   /** Depth at which calls become one-shot (the root is depth 0, so 1 means no child REPLs). */
   maxDepth: limit.maxDepth.unwrap(),
   maxIterations: limit.maxIterations.unwrap(),

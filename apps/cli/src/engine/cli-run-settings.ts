@@ -28,6 +28,7 @@ export function cliRunSettings(config: CliConfig): RunSettings {
   return {
     model: config.model,
     ...(config.subModel === undefined ? {} : { subModel: config.subModel }),
+    ...(config.taskModel === undefined ? {} : { dispatch: { model: config.taskModel } }),
     repl: config.repl,
     mode: config.mode,
     drivers: [],

@@ -38,6 +38,7 @@ export const DEFAULT_COMPACTION_FRACTION = 0.8;
 /** Names the dispatcher defines in the root sandbox; tools may not use them there. */
 const DISPATCHER_NAMES: readonly string[] = [
   'delegate',
+  'delegate_batch',
   'stream_results',
   'await_results',
   'inspect',
@@ -121,6 +122,8 @@ export const dispatchConfigSchema = z.strictObject({
   taskTimeoutMs: positiveInt.default(DEFAULT_TASK_TIMEOUT_MS),
   /** @default DEFAULT_TASK_SUMMARY_CHARS */
   summaryChars: positiveInt.default(DEFAULT_TASK_SUMMARY_CHARS),
+  /** The model tasks run on unless `delegate` names one. @default subModel, else model */
+  model: languageModelSchema.optional(),
 });
 /** `dispatch` as callers write it. */
 export type DispatchConfig = z.input<typeof dispatchConfigSchema>;
@@ -227,7 +230,8 @@ export const rlmConfigSchema = z
       .optional(),
     /**
      * Where the root checkpoints each completed turn (runs, status, checkpoints), so `resume(runId)`
-     * can continue it after a crash. Not for dispatcher runs (background tasks cannot be resumed).
+     * can continue it after a crash. A coordinator's checkpoint keeps its background tasks too:
+     * finished ones are not run again, unfinished ones start again.
      */
     runStore: z
       .custom<RunStore>(
@@ -287,7 +291,12 @@ export const rlmConfigSchema = z
   .superRefine((config, context) => {
     // A cost cap needs a price for every model a call may go to; ignoring it would be a lie.
     if (config.budget.maxCostUsd !== undefined) {
-      for (const model of new Set([config.model, config.subModel, ...config.models])) {
+      for (const model of new Set([
+        config.model,
+        config.subModel,
+        config.dispatch.model,
+        ...config.models,
+      ])) {
         if (model === undefined || model.pricing !== undefined || model.reportsCost === true) {
           continue;
         }

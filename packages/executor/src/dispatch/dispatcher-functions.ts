@@ -22,7 +22,16 @@ export function delegateSetup(started = 0): string {
     start(id, typeof task === 'string' ? task : String(task), options === undefined ? null : options);
     return id;
   };
-})(${DELEGATE_HOST_FUNCTION});`;
+})(${DELEGATE_HOST_FUNCTION});
+var delegate_batch = function delegate_batch(tasks) {
+  if (!Array.isArray(tasks)) tasks = [tasks];
+  return tasks.map(function (item) {
+    if (item !== null && typeof item === 'object') {
+      return delegate(typeof item.task === 'string' ? item.task : '', item);
+    }
+    return delegate(item);
+  });
+};`;
 }
 
 const delegateArgsSchema = z.tuple([
@@ -55,13 +64,24 @@ const awaitArgsSchema = z.tuple([
 
 const setAnswerArgsSchema = z.tuple([
   z.custom<JsonValue>((value) => value !== undefined && value !== null),
-  z.object({ confidence: z.number().min(0).max(1) }),
+  z
+    .object({
+      confidence: z.number().min(0).max(1).optional(),
+      ready: z.boolean().optional(),
+    })
+    .nullish(),
 ]);
 
 /** The answer the root proposed with `set_answer`. */
 export interface ProposedAnswer {
   content: string;
-  confidence: number;
+  /** 0–1, when given. */
+  confidence: number | null;
+  /**
+   * `true`: the answer, ending the run after this turn; `false`: a draft that never ends it;
+   * `null` (not given): it ends the run only when its confidence reaches the configured threshold.
+   */
+  ready: boolean | null;
 }
 
 function issueText(error: z.ZodError): string {
@@ -117,21 +137,42 @@ function delegateFunction(
       },
     };
   }
-  let started = 0;
   return {
     delegate: {
       description:
         'delegate(task, context=…, system_prompt=…, model=…, tools=[…]) → task id: starts a background task.',
       async call(args) {
-        started += 1;
-        const id = `t${started}`;
-        const { text, recorded } = startTask(dispatcher, [id, ...args]);
-        // Like the guest's delegate, a task that could not start still has its id (its failure is
-        // in the results); only a refusal to start anything (the run is ending) is returned as is.
-        return recorded ? id : text;
+        return startNumbered(dispatcher, args);
+      },
+    },
+    delegate_batch: {
+      description:
+        "delegate_batch(tasks) → task ids: starts one background task per item (a string, or a dict with task and delegate's options).",
+      async call(args) {
+        const items = Array.isArray(args[0]) ? args[0] : [args[0] ?? null];
+        return items.map((item) =>
+          item !== null && typeof item === 'object' && !Array.isArray(item)
+            ? startNumbered(dispatcher, [
+                typeof item['task'] === 'string' ? item['task'] : '',
+                item,
+              ])
+            : startNumbered(dispatcher, [item]),
+        );
       },
     },
   };
+}
+
+/**
+ * Python's `delegate`: the host numbers the task, after every task the dispatcher knows (a
+ * resumed run's included). Like the guest's delegate, a task that could not start still has its
+ * id (its failure is in the results); only a refusal to start anything (the run is ending) is
+ * returned as is.
+ */
+function startNumbered(dispatcher: TaskDispatcher, args: JsonValue[]): string {
+  const id = dispatcher.nextId();
+  const { text, recorded } = startTask(dispatcher, [id, ...args]);
+  return recorded ? id : text;
 }
 
 /**
@@ -180,16 +221,17 @@ export function dispatcherFunctions(
     },
     set_answer: {
       description:
-        'set_answer(content, { confidence }) → "ok": records the current best answer (confidence 0–1).',
+        'set_answer(content, { ready, confidence }?) → "ok": records your answer; ready: true ends the run after this turn, ready: false keeps it as a draft.',
       async call(args) {
         const parsed = setAnswerArgsSchema.safeParse(args);
         if (!parsed.success) {
-          return `Error: set_answer expects (content, { confidence: number between 0 and 1 })${issueText(parsed.error)}`;
+          return `Error: set_answer expects (content, { ready: boolean, confidence: number between 0 and 1 }?)${issueText(parsed.error)}`;
         }
-        const [content, { confidence }] = parsed.data;
+        const [content, options] = parsed.data;
         onAnswer({
           content: typeof content === 'string' ? content : JSON.stringify(content),
-          confidence,
+          confidence: options?.confidence ?? null,
+          ready: options?.ready ?? null,
         });
         return 'ok';
       },

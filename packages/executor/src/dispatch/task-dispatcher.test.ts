@@ -328,7 +328,7 @@ describe('set_answer', () => {
       confidenceThreshold: 0.5,
     }).completion('ctx');
     expect(result.answer).toMatch(
-      /^Error: set_answer expects \(content, \{ confidence: number between 0 and 1 \}\) \(argument 1\.confidence: /,
+      /^Error: set_answer expects \(content, \{ ready: boolean, confidence: number between 0 and 1 \}\?\) \(argument 1\.confidence: /,
     );
   });
 });

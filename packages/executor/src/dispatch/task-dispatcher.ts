@@ -1,19 +1,32 @@
 import { createStore, type Scratchpad, type ScratchpadEntry } from '@rlm/memory';
-import { emptyUsage, RlmError } from '@rlm/protocol';
+import { emptyUsage, type JsonValue, RlmError } from '@rlm/protocol';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { RlmCallOptions, SubCallRunner } from '../loop/sub-call-runner.js';
+import { taskModel } from '../loop/system-prompts.js';
 import { errorInfo } from '../run/error-info.js';
 import type { RunNode } from '../run/run-node.js';
+import type { DispatcherSnapshot, SavedTask } from './dispatcher-snapshot.js';
 import { type TaskResult, taskKey, taskSummary } from './task-result.js';
 
 /** One background task while it runs. */
 interface RunningTask {
   readonly id: string;
   readonly task: string;
+  readonly options: RlmCallOptions;
   readonly controller: AbortController;
   readonly done: Promise<TaskResult>;
   result: TaskResult | null;
+  /** The full output, kept for checkpoints. */
+  output: string | null;
+  /**
+   * Whether it finished while the run was live: a task cut off by the run's own stop did not
+   * finish in a way a resumed run should keep, so a checkpoint saves it as still to run.
+   */
+  settled: boolean;
 }
+
+/** Starts a task's child runs; `onHostCall` hears each host function its code (and its children's) calls. */
+export type TaskRunnerFactory = (onHostCall: () => void) => SubCallRunner;
 
 /** Outcome of `await_results`: the finished tasks among the ids, and the ids still running. */
 export interface AwaitedResults {
@@ -36,7 +49,7 @@ function short(text: string): string {
  */
 export class TaskDispatcher {
   readonly #node: RunNode;
-  readonly #runner: SubCallRunner;
+  readonly #runnerFor: TaskRunnerFactory;
   readonly #limit: LimitFunction;
   readonly #tasks = new Map<string, RunningTask>();
   /** Finished, not yet returned by `stream_results` or `await_results`. */
@@ -46,12 +59,26 @@ export class TaskDispatcher {
   #scratchpad: Promise<{ pad: Scratchpad; close: () => Promise<void> }> | undefined;
   readonly #given: Scratchpad | undefined;
   #closing = false;
+  /** Scratchpad writes of a restored checkpoint, awaited before anything reads the pad. */
+  #restored: Promise<void> = Promise.resolve();
+  /** Told when a task settles while the run is live (a checkpoint keeps its result). */
+  onSettled: (() => void) | undefined;
 
-  constructor(node: RunNode, runner: SubCallRunner) {
+  constructor(node: RunNode, runnerFor: TaskRunnerFactory) {
     this.#node = node;
-    this.#runner = runner;
+    this.#runnerFor = runnerFor;
     this.#limit = pLimit(node.tree.config.dispatch.maxConcurrency);
     this.#given = node.tree.config.scratchpad;
+  }
+
+  /** The id the next task numbered on the host gets (Python's `delegate`): after every known one. */
+  nextId(): string {
+    return `t${this.#tasks.size + 1}`;
+  }
+
+  /** The ids of every task so far, in the order they were delegated. */
+  ids(): string[] {
+    return [...this.#tasks.keys()];
   }
 
   /** The scratchpad: the configured one, else an in-memory store opened on first use. */
@@ -76,19 +103,28 @@ export class TaskDispatcher {
   delegate(id: string, task: string, options: RlmCallOptions): string {
     if (this.#tasks.has(id)) return `Error: task id ${id} is already in use`;
     if (this.#closing) return 'Error: the run is ending; no new tasks start';
+    this.#start(id, task, options);
+    this.#node.emit({ type: 'task-start', taskId: id, task });
+    return id;
+  }
+
+  #start(id: string, task: string, options: RlmCallOptions): void {
     const controller = new AbortController();
+    // Tasks run on the task model unless code names one.
+    const own = { ...options, model: options.model ?? taskModel(this.#node.tree.config).id };
     const entry: RunningTask = {
       id,
       task,
+      options,
       controller,
       result: null,
-      done: this.#limit(() => this.#run({ id, task, controller }, options)).then((result) =>
-        this.#finish(entry, result),
+      output: null,
+      settled: false,
+      done: this.#limit(() => this.#run({ id, task, controller }, own)).then(({ result, output }) =>
+        this.#finish(entry, result, output),
       ),
     };
     this.#tasks.set(id, entry);
-    this.#node.emit({ type: 'task-start', taskId: id, task });
-    return id;
   }
 
   /** Records a task that could not start (bad arguments) as finished and failed, so code hears of it. */
@@ -102,36 +138,42 @@ export class TaskDispatcher {
       error,
       durationMs: 0,
       usage: emptyUsage(),
+      toolCalls: 0,
     };
     const entry: RunningTask = {
       id,
       task,
+      options: {},
       controller: new AbortController(),
       result: null,
+      output: null,
+      settled: false,
       done: Promise.resolve(result),
     };
     this.#tasks.set(id, entry);
     this.#node.emit({ type: 'task-start', taskId: id, task });
-    this.#finish(entry, result);
+    this.#finish(entry, result, '');
     return `Error: ${error}`;
   }
 
   async #run(
     { id, task, controller }: { id: string; task: string; controller: AbortController },
     options: RlmCallOptions,
-  ): Promise<TaskResult> {
+  ): Promise<{ result: TaskResult; output: string }> {
     const { config, now } = this.#node.tree;
     const startedAt = now();
     const base = { taskId: id, task };
     if (controller.signal.aborted) {
-      return {
+      const result: TaskResult = {
         ...base,
         ok: false,
         summary: '',
         error: errorInfo(controller.signal.reason).message,
         durationMs: 0,
         usage: emptyUsage(),
+        toolCalls: 0,
       };
+      return { result, output: '' };
     }
     const timeoutMs = config.dispatch.taskTimeoutMs;
     const timer = setTimeout(() => {
@@ -143,8 +185,12 @@ export class TaskDispatcher {
         }),
       );
     }, timeoutMs);
+    let toolCalls = 0;
+    const runner = this.#runnerFor(() => {
+      toolCalls += 1;
+    });
     try {
-      const outcome = await this.#runner.rlm(task, options, {
+      const outcome = await runner.rlm(task, options, {
         signal: controller.signal,
         shareCount: config.dispatch.maxConcurrency,
       });
@@ -160,9 +206,17 @@ export class TaskDispatcher {
         taskId: id,
         maxChars: config.dispatch.summaryChars,
       });
-      const result: TaskResult = { ...base, ok, summary, error, durationMs, usage: outcome.usage };
+      const result: TaskResult = {
+        ...base,
+        ok,
+        summary,
+        error,
+        durationMs,
+        usage: outcome.usage,
+        toolCalls,
+      };
       await this.#store(result, outcome.text);
-      return result;
+      return { result, output: outcome.text };
     } finally {
       clearTimeout(timer);
     }
@@ -181,8 +235,10 @@ export class TaskDispatcher {
     }
   }
 
-  #finish(entry: RunningTask, result: TaskResult): TaskResult {
+  #finish(entry: RunningTask, result: TaskResult, output: string): TaskResult {
     entry.result = result;
+    entry.output = output;
+    entry.settled = !this.#closing && !this.#node.scope.signal.aborted;
     this.#unharvested.push(result);
     this.#sinceTurn.push(result);
     this.#node.emit({
@@ -192,6 +248,7 @@ export class TaskDispatcher {
       summary: result.ok ? result.summary : (result.error ?? ''),
       durationMs: result.durationMs,
     });
+    if (entry.settled) this.onSettled?.();
     return result;
   }
 
@@ -244,6 +301,7 @@ export class TaskDispatcher {
 
   /** A scratchpad entry, or `null`. */
   async inspect(key: string): Promise<ScratchpadEntry | null> {
+    await this.#restored;
     const { pad } = await this.#pad();
     return (await pad.get(key)) ?? null;
   }
@@ -278,6 +336,69 @@ export class TaskDispatcher {
       );
     }
     return lines.join('\n');
+  }
+
+  /**
+   * The tasks for a checkpoint, limited to `only` (the ids known when the checkpoint's turn
+   * ended: a later task belongs to a turn a resumed run plays again). A task that has not
+   * settled is saved as still to run.
+   */
+  snapshot(only?: ReadonlySet<string>): DispatcherSnapshot {
+    const kept = [...this.#tasks.values()].filter(
+      (entry) => only === undefined || only.has(entry.id),
+    );
+    const done = (entry: RunningTask) => entry.result !== null && entry.settled;
+    const doneIds = new Set(kept.filter(done).map((entry) => entry.id));
+    return {
+      tasks: kept.map(
+        (entry): SavedTask => ({
+          id: entry.id,
+          task: entry.task,
+          options: JSON.parse(JSON.stringify(entry.options)) as Record<string, JsonValue>,
+          result: done(entry) ? entry.result : null,
+          output: done(entry) ? entry.output : null,
+        }),
+      ),
+      unharvested: this.#unharvested.map((r) => r.taskId).filter((id) => doneIds.has(id)),
+      sinceTurn: this.#sinceTurn.map((r) => r.taskId).filter((id) => doneIds.has(id)),
+    };
+  }
+
+  /**
+   * Brings back a checkpoint's tasks: finished ones with their results (and their full output
+   * in the scratchpad), never run again; unfinished ones started again under their ids.
+   */
+  restore(snapshot: DispatcherSnapshot): void {
+    const byId = new Map<string, TaskResult>();
+    const writes: Promise<void>[] = [];
+    for (const saved of snapshot.tasks) {
+      if (saved.result === null) {
+        this.#start(saved.id, saved.task, saved.options as RlmCallOptions);
+        this.#node.emit({ type: 'task-start', taskId: saved.id, task: saved.task });
+        continue;
+      }
+      const result = saved.result;
+      byId.set(saved.id, result);
+      this.#tasks.set(saved.id, {
+        id: saved.id,
+        task: saved.task,
+        options: saved.options as RlmCallOptions,
+        controller: new AbortController(),
+        result,
+        output: saved.output,
+        settled: true,
+        done: Promise.resolve(result),
+      });
+      writes.push(this.#store(result, saved.output ?? ''));
+    }
+    const pick = (ids: readonly string[]) =>
+      ids.flatMap((id) => {
+        const result = byId.get(id);
+        return result === undefined ? [] : [result];
+      });
+    this.#unharvested = [...pick(snapshot.unharvested), ...this.#unharvested];
+    this.#sinceTurn = [...pick(snapshot.sinceTurn), ...this.#sinceTurn];
+    this.#restored = Promise.all(writes).then(() => undefined);
   }
 
   /**

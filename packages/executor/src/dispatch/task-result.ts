@@ -11,6 +11,11 @@ export const taskResultSchema = z.object({
   error: z.string().nullable(),
   durationMs: z.number().nonnegative(),
   usage: usageSummarySchema,
+  /**
+   * Host functions the task's code called (`llm_query`, `rlm_query`, tools, context helpers),
+   * its own and its children's: how much work the task did besides thinking.
+   */
+  toolCalls: z.number().int().nonnegative(),
 });
 export type TaskResult = z.infer<typeof taskResultSchema>;
 

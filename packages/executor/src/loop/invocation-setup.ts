@@ -54,18 +54,22 @@ export function setUpInvocation(
     contextHashes?: () => readonly string[];
   },
 ): { sandbox: Promise<ReplEnvironment>; checkpointer: TurnCheckpointer | null } {
-  const runner = subCallRunner(node, invoke, { ownTools: spec.toolNames, repl: spec.repl });
+  // Children report their host calls to whoever counts this invocation's (a background task).
+  const runnerWith = (onHostCall: (() => void) | undefined) =>
+    subCallRunner(
+      node,
+      onHostCall === undefined ? invoke : (child) => invoke({ ...child, onHostCall }),
+      { ownTools: spec.toolNames, repl: spec.repl },
+    );
+  const runner = runnerWith(spec.onHostCall);
   const { config } = node.tree;
   if (spec.depth === 0 && dispatcherEnabled(config)) {
-    state.dispatcher = new TaskDispatcher(node, runner);
+    state.dispatcher = new TaskDispatcher(node, runnerWith);
   }
   const store = config.runStore;
-  // Background tasks and shared session sandboxes cannot be rebuilt from a recording.
+  // Shared session sandboxes cannot be rebuilt from a recording.
   const checkpointer =
-    store !== undefined &&
-    spec.depth === 0 &&
-    state.dispatcher === null &&
-    spec.session === undefined
+    store !== undefined && spec.depth === 0 && spec.session === undefined
       ? new TurnCheckpointer(node, {
           store,
           spec,
@@ -73,6 +77,7 @@ export function setUpInvocation(
         })
       : null;
   checkpointer?.restore(state);
+  if (state.dispatcher !== null) checkpointer?.follow(state.dispatcher);
   const live = sandboxFunctions(node, {
     spec,
     runner,

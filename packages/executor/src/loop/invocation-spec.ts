@@ -40,6 +40,8 @@ export interface InvocationSpec {
   rerun?: boolean | undefined;
   /** The OpenTelemetry context the invocation's span goes under (the sub-call's, for a child). */
   traceContext?: Context | undefined;
+  /** Hears each host function call of this invocation's code and its children's (a task's count). */
+  onHostCall?: (() => void) | undefined;
 }
 
 /** Runs one invocation to its end; never rejects for model or code failures. */

@@ -32,7 +32,21 @@ export function sandboxFunctions(
 ): Record<string, ToolDefinition> {
   const extra =
     dispatcher === null ? {} : dispatcherFunctions(dispatcher, { onAnswer, repl: spec.repl });
-  return hostFunctions(node, runner, { toolNames: spec.toolNames, extra });
+  const functions = hostFunctions(node, runner, { toolNames: spec.toolNames, extra });
+  const { onHostCall } = spec;
+  if (onHostCall === undefined) return functions;
+  return Object.fromEntries(
+    Object.entries(functions).map(([name, tool]): [string, ToolDefinition] => [
+      name,
+      {
+        ...tool,
+        call: (args, options) => {
+          onHostCall();
+          return tool.call(args, options);
+        },
+      },
+    ]),
+  );
 }
 
 /**

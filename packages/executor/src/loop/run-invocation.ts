@@ -414,8 +414,9 @@ async function runToEnd(
     query: spec.query ?? '',
     answer: outcome.answer,
     status: outcome.status,
-    // Kept apart from `answer`: only a run that ended without one reports its last response.
-    partialAnswer: outcome.answer === null ? state.partial : null,
+    // Kept apart from `answer`: only a run that ended without one reports its draft
+    // (`set_answer`), else its last response.
+    partialAnswer: outcome.answer === null ? (state.proposed?.content ?? state.partial) : null,
     usage: scope.usage,
     iterations: state.iterations,
     executionTime: tree.now() - startedAt,

@@ -13,9 +13,19 @@ export function iterationsFor(config: ResolvedRLMConfig, depth: number): number 
   return config.iterationsForDepth?.[depth] ?? config.maxIterations;
 }
 
+/** The model a background task runs on when `delegate` names none: `dispatch.model`, else the sub-model. */
+export function taskModel(config: ResolvedRLMConfig): LanguageModel {
+  return config.dispatch.model ?? config.subModel ?? config.model;
+}
+
 /** Every model code may name with `opts.model`, the root model first, without duplicates. */
 export function availableModels(config: ResolvedRLMConfig): LanguageModel[] {
-  const all = [config.model, config.subModel ?? config.model, ...config.models];
+  const all = [
+    config.model,
+    config.subModel ?? config.model,
+    ...(config.dispatch.model === undefined ? [] : [config.dispatch.model]),
+    ...config.models,
+  ];
   return all.filter((model, index) => all.findIndex((other) => other.id === model.id) === index);
 }
 
@@ -55,6 +65,21 @@ function sharedOptions(
   };
 }
 
+/** What the root's prompt is built from (see `rootSystemPrompt`). */
+export function rootPromptOptions(
+  config: ResolvedRLMConfig,
+  { output, repl = config.repl }: { output?: OutputSpec | undefined; repl?: ReplLanguage } = {},
+): SystemPromptOptions {
+  return {
+    ...sharedOptions(config, { depth: 0, repl }),
+    mode: config.promptMode,
+    dispatcher: dispatcherEnabled(config),
+    drivers: config.drivers as SystemPromptOptions['drivers'],
+    model: config.model.id,
+    ...(output === undefined ? {} : { output: output.jsonSchema }),
+  };
+}
+
 /**
  * The root's system prompt: the configured mode, with the answer format of a typed answer and
  * drivers, after the caller's prefix, for a REPL in `repl` (the configured language, or a resumed
@@ -62,21 +87,14 @@ function sharedOptions(
  */
 export function rootSystemPrompt(
   config: ResolvedRLMConfig,
-  { output, repl = config.repl }: { output?: OutputSpec | undefined; repl?: ReplLanguage } = {},
+  options: { output?: OutputSpec | undefined; repl?: ReplLanguage } = {},
 ): string {
-  const own = buildSystemPrompt({
-    ...sharedOptions(config, { depth: 0, repl }),
-    mode: config.promptMode,
-    dispatcher: dispatcherEnabled(config),
-    drivers: config.drivers as SystemPromptOptions['drivers'],
-    model: config.model.id,
-    ...(output === undefined ? {} : { output: output.jsonSchema }),
-  });
+  const own = buildSystemPrompt(rootPromptOptions(config, options));
   return config.systemPromptPrefix === undefined ? own : `${config.systemPromptPrefix}\n\n${own}`;
 }
 
-/** A child's system prompt: always a solver; a specialist when the caller passed `systemPrompt`. */
-export function childSystemPrompt(
+/** What a child's prompt is built from (see `childSystemPrompt`). */
+export function childPromptOptions(
   config: ResolvedRLMConfig,
   {
     depth,
@@ -89,13 +107,26 @@ export function childSystemPrompt(
     toolNames?: readonly string[] | undefined;
     repl: ReplLanguage;
   },
-): string {
+): SystemPromptOptions {
   const own = systemPrompt?.trim();
-  return buildSystemPrompt({
+  return {
     ...sharedOptions(config, { depth, repl, ...(toolNames === undefined ? {} : { toolNames }) }),
     mode: 'solver',
     ...(own === undefined || own === '' ? {} : { systemPrompt: own }),
-  });
+  };
+}
+
+/** A child's system prompt: always a solver; a specialist when the caller passed `systemPrompt`. */
+export function childSystemPrompt(
+  config: ResolvedRLMConfig,
+  options: {
+    depth: number;
+    systemPrompt?: string | undefined;
+    toolNames?: readonly string[] | undefined;
+    repl: ReplLanguage;
+  },
+): string {
+  return buildSystemPrompt(childPromptOptions(config, options));
 }
 
 /** The one-shot prompt `rlm_query` uses at the depth limit. */

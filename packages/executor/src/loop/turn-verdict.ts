@@ -15,13 +15,24 @@ export interface VerdictState {
   lastMismatch: string | null;
 }
 
-/** A `set_answer` confident enough to end the run, when no `FINAL` came first. */
+/**
+ * A `set_answer` that ends the run, when no `FINAL` came first: one marked `ready` (unless its
+ * confidence is below a configured threshold), or, unmarked, one whose confidence reaches the
+ * threshold. A draft (`ready: false`) never does.
+ */
 function proposedAnswer(node: RunNode, state: VerdictState): TurnAnswer | null {
   const threshold = node.tree.config.confidenceThreshold;
   const proposed = state.proposed;
-  if (threshold === undefined || proposed === null || proposed.confidence < threshold) return null;
-  if (proposed === state.refusedProposal) return null;
-  return { kind: 'answer', answer: proposed.content, source: 'set_answer' };
+  if (proposed === null || proposed === state.refusedProposal || proposed.ready === false) {
+    return null;
+  }
+  const confident =
+    proposed.confidence !== null && threshold !== undefined && proposed.confidence >= threshold;
+  const ends =
+    proposed.ready === true
+      ? threshold === undefined || proposed.confidence === null || confident
+      : confident;
+  return ends ? { kind: 'answer', answer: proposed.content, source: 'set_answer' } : null;
 }
 
 /**

@@ -174,6 +174,44 @@ describe("createRLM({ repl: 'python' })", PYTHON_RUNS, () => {
     expect(model.requests[0]?.system).toContain('`await_results(ids, timeout_ms=…)`');
   });
 
+  it('starts a batch of tasks with delegate_batch and keeps a draft with set_answer(ready=False)', async () => {
+    const model = scriptedModel((request) => {
+      if (/depth 1/.test(request.system ?? '')) return repl('FINAL(context.upper())');
+      if (turnOf(request) === 0) {
+        return repl(
+          [
+            "ids = delegate_batch(['alpha', {'task': 'find b', 'context': 'beta'}]) + [delegate('gamma')]",
+            'outcome = await_results(ids, timeout_ms=60_000)',
+            "set_answer(' | '.join(r['summary'] for r in outcome['results']), ready=False)",
+            'print(ids)',
+          ].join('\n'),
+        );
+      }
+      return turnOf(request) === 1
+        ? repl("set_answer('final: ' + str(len(ids)), ready=True)")
+        : 'FINAL(never)';
+    });
+    const { events, onEvent } = eventLog();
+    const drafts = await testRLM({
+      model,
+      repl: 'python',
+      promptMode: 'coordinator',
+      maxDepth: 2,
+      maxIterations: 1,
+      onEvent,
+    }).completion('root');
+    expect(drafts).toMatchObject({ answer: null, partialAnswer: 'ALPHA | BETA | GAMMA' });
+    const output = events.find((event) => event.type === 'block-end' && event.depth === 0);
+    expect(output).toMatchObject({ stdout: "['t1', 't2', 't3']\n" });
+    const ready = await testRLM({
+      model,
+      repl: 'python',
+      promptMode: 'coordinator',
+      maxDepth: 2,
+    }).completion('root');
+    expect(ready).toMatchObject({ status: 'completed', answer: 'final: 3' });
+  });
+
   it("runs a Python child under a JavaScript root when rlm_query asks for repl: 'python'", async () => {
     const model = scriptedModel((request) =>
       request.system?.includes('Python REPL')

@@ -168,12 +168,18 @@ function recordedConfig(records: readonly TrajectoryRecord[], options: ReplayOpt
     repl: trajectoryReplLanguage(records),
     ...(config['contextHelpers'] === false ? { contextHelpers: false } : {}),
     dispatcher: config['dispatcher'],
-    ...(config['dispatch'] === undefined ? {} : { dispatch: config['dispatch'] }),
+    ...(config['dispatch'] === undefined ? {} : { dispatch: recordedDispatch(config['dispatch']) }),
     confidenceThreshold: config['confidenceThreshold'],
     compaction: config['compaction'],
     ...(options.trajectory === undefined ? {} : { trajectory: options.trajectory }),
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
   };
+}
+
+/** Recorded dispatch options, the task model (kept by its id) as a replayed model. */
+function recordedDispatch(dispatch: Record<string, JsonValue>): RLMConfig['dispatch'] {
+  const { model, ...rest } = dispatch;
+  return typeof model === 'string' ? { ...rest, model: recordedModel(model) } : rest;
 }
 
 /** The JSON Schema of a recorded typed answer: replay checks answers against it and shows it as recorded. */

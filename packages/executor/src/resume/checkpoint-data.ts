@@ -6,6 +6,7 @@ import {
   usageSummarySchema,
 } from '@rlm/protocol';
 import { z } from 'zod';
+import { dispatcherSnapshotSchema } from '../dispatch/dispatcher-snapshot.js';
 import { recordedHostCallSchema } from './host-call-log.js';
 
 /** One completed root turn as a resume re-executes it: its blocks and their host calls. */
@@ -43,6 +44,17 @@ export const checkpointDataSchema = z.object({
     calls: z.number().int().nonnegative(),
     children: z.number().int().nonnegative(),
   }),
+  /** A coordinator's background tasks; absent for a root without the dispatcher. */
+  dispatcher: dispatcherSnapshotSchema.optional(),
+  /** The latest `set_answer` (a coordinator's draft or proposal). */
+  proposed: z
+    .object({
+      content: z.string(),
+      confidence: z.number().min(0).max(1).nullable(),
+      ready: z.boolean().nullable(),
+    })
+    .nullable()
+    .optional(),
 });
 export type CheckpointData = z.infer<typeof checkpointDataSchema>;
 

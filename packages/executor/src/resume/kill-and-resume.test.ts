@@ -8,21 +8,26 @@ import { scriptedModel } from '@rlm/testkit';
 import { readTrajectory, trajectoryEvents } from '@rlm/trace';
 import { describe, expect, it } from 'vitest';
 import { replay } from '../index.js';
-import { testRLM } from '../testing/rlm-test-kit.js';
+import { eventLog, testRLM } from '../testing/rlm-test-kit.js';
 
 const fixture = fileURLToPath(new URL('./__fixtures__/crashing-run.mjs', import.meta.url));
+const coordinatorFixture = fileURLToPath(
+  new URL('./__fixtures__/crashing-coordinator-run.mjs', import.meta.url),
+);
 
 /** Runs the fixture until it waits on its third model call, then SIGKILLs it. */
 async function runUntilKilled({
   path,
   runId,
   trajectoryDir,
+  script = fixture,
 }: {
   path: string;
   runId: string;
   trajectoryDir: string;
+  script?: string;
 }): Promise<NodeJS.Signals | null> {
-  const child = spawn(process.execPath, [fixture, path, runId, trajectoryDir], {
+  const child = spawn(process.execPath, [script, path, runId, trajectoryDir], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -96,6 +101,47 @@ describe('kill and resume', () => {
         // The resumed file replays as one run, straight through.
         const replayed = await replay(records, { context: 'the context', isolation: 'inline' });
         expect(replayed.result).toMatchObject({ status: 'completed', answer: 'FIRST+SECOND' });
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('resumes a SIGKILLed coordinator run without running its finished tasks again', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rlm-resume-'));
+    const path = join(dir, 'runs.db');
+    try {
+      const killed = await runUntilKilled({
+        path,
+        runId: 'killed-coordinator',
+        trajectoryDir: join(dir, 'trajectories'),
+        script: coordinatorFixture,
+      });
+      expect(killed).toBe('SIGKILL');
+      const store = await createStore({ kind: 'sqlite', path });
+      try {
+        const model = scriptedModel((request) =>
+          request.system?.includes('## Background tasks') === true
+            ? "```repl\nFINAL(early + '!')\n```"
+            : '```repl\nFINAL("again")\n```',
+        );
+        const { events, onEvent } = eventLog();
+        const result = await testRLM({
+          model,
+          maxDepth: 2,
+          promptMode: 'coordinator',
+          runStore: store.runs,
+          onEvent,
+        }).resume('killed-coordinator', { context: 'the context' });
+        expect(result).toMatchObject({ status: 'completed', answer: 'ONE+TWO!' });
+        // One root request (the resumed turn), and no task ran again.
+        expect(model.calls).toBe(1);
+        expect(events.filter((event) => event.type === 'task-start')).toEqual([]);
+        expect(
+          events.filter((event) => event.type === 'run-end' && event.depth === 0),
+        ).toHaveLength(1);
       } finally {
         await store.close();
       }

@@ -2,6 +2,9 @@ import { statSync } from 'node:fs';
 import type { RunStore } from '@rlm/memory';
 import type { ChatMessage, JsonValue, ReplEnvironment } from '@rlm/protocol';
 import type { ToolDefinition } from '../config/tool-definition.js';
+import type { ProposedAnswer } from '../dispatch/dispatcher-functions.js';
+import type { DispatcherSnapshot } from '../dispatch/dispatcher-snapshot.js';
+import type { TaskDispatcher } from '../dispatch/task-dispatcher.js';
 import type { InvocationSpec } from '../loop/invocation-spec.js';
 import type { RunNode } from '../run/run-node.js';
 import { contextsHash, joinContextHashes } from '../trajectory/context-fingerprint.js';
@@ -29,6 +32,10 @@ export interface ResumableState {
   guardUsed: boolean;
   /** The code of the blocks the latest turn ran. */
   lastCodes: string[];
+  /** A coordinator's background tasks, saved with each checkpoint and restored with it. */
+  dispatcher: TaskDispatcher | null;
+  /** The latest `set_answer`, which a replay of recorded code does not set again. */
+  proposed: ProposedAnswer | null;
 }
 
 /**
@@ -43,6 +50,10 @@ export class TurnCheckpointer {
   readonly #log: HostCallLog;
   readonly #turns: RecordedTurn[];
   readonly #contextHash: string;
+  /** The latest checkpoint and the task ids it knew, saved again as those tasks finish. */
+  #last: { data: CheckpointData; ids: ReadonlySet<string> } | null = null;
+  /** Saves in the order they were made, so an older checkpoint never overwrites a newer one. */
+  #saving: Promise<void> = Promise.resolve();
 
   constructor(
     node: RunNode,
@@ -87,6 +98,27 @@ export class TurnCheckpointer {
     state.guardUsed = saved.guardUsed;
     this.#node.restoreCounters(saved.counters);
     this.#node.scope.restore({ usage: saved.usage, subcalls: saved.subcalls });
+    state.proposed = saved.proposed ?? null;
+    // Finished tasks come back with their results; those that were running start again.
+    if (saved.dispatcher !== undefined) state.dispatcher?.restore(saved.dispatcher);
+  }
+
+  /**
+   * Keeps the latest checkpoint's tasks current: a task that finishes between turns is saved at
+   * once, so a crash before the next turn ends does not lose (and re-run) it.
+   */
+  follow(dispatcher: TaskDispatcher): void {
+    dispatcher.onSettled = () => {
+      const last = this.#last;
+      if (last === null) return;
+      const data = {
+        ...last.data,
+        dispatcher: laterFinished(last.data, dispatcher.snapshot(last.ids)),
+      };
+      this.#last = { data, ids: last.ids };
+      // Saved in the background: a store failure loses only resumability (see `#write`).
+      void this.#write(data);
+    };
   }
 
   /** Re-executes the recorded blocks in `sandbox` (silently), then goes live. */
@@ -133,9 +165,42 @@ export class TurnCheckpointer {
       counters: this.#node.counters,
       trajectoryBytes: fileSize(this.#node.tree.recorder?.path),
       ...(this.#spec.output === undefined ? {} : { output: this.#spec.output.jsonSchema }),
+      ...(state.dispatcher === null ? {} : { dispatcher: state.dispatcher.snapshot() }),
+      ...(state.proposed === null ? {} : { proposed: { ...state.proposed } }),
     };
-    await this.#store
-      .saveCheckpoint(this.#spec.runId, iteration, data as unknown as JsonValue)
-      .catch(() => undefined);
+    this.#last = { data, ids: new Set(state.dispatcher?.ids() ?? []) };
+    await this.#write(data);
   }
+
+  #write(data: CheckpointData): Promise<void> {
+    this.#saving = this.#saving.then(() =>
+      this.#store
+        .saveCheckpoint(this.#spec.runId, data.iteration, data as unknown as JsonValue)
+        .then(
+          () => undefined,
+          () => undefined,
+        ),
+    );
+    return this.#saving;
+  }
+}
+
+/**
+ * A checkpoint's tasks with those that finished since it was saved: added as finished and not
+ * yet read. What code read during the turn after the checkpoint is not counted as read, since a
+ * resumed run plays that turn again.
+ */
+function laterFinished(saved: CheckpointData, now: DispatcherSnapshot): DispatcherSnapshot {
+  const before = saved.dispatcher ?? { tasks: [], unharvested: [], sinceTurn: [] };
+  const earlier = new Map(
+    before.tasks.filter((task) => task.result !== null).map((task) => [task.id, task]),
+  );
+  const fresh = now.tasks
+    .filter((task) => task.result !== null && !earlier.has(task.id))
+    .map((task) => task.id);
+  return {
+    tasks: now.tasks.map((task) => earlier.get(task.id) ?? task),
+    unharvested: [...before.unharvested, ...fresh],
+    sinceTurn: [...before.sinceTurn, ...fresh],
+  };
 }

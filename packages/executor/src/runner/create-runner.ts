@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  definedEntries,
   type JsonValue,
   parseSchema,
   type RLMChatCompletion,
@@ -10,13 +9,12 @@ import {
   type RunSettingsInput,
   runSettingsSchema,
 } from '@rlm/protocol';
-import type { RLMConfig } from '../config/rlm-config.js';
 import { createRLM, type RLM } from '../create-rlm.js';
 import { type OutputSchema, outputFromJsonSchema } from '../output/output-spec.js';
-import type { RunEventHandler } from '../run/event-bus.js';
 import { findResumableRun } from './find-resumable-run.js';
 import { openRunTools } from './open-run-tools.js';
 import { allPriced, assertCostCapPriced, type RunModels, resolveRunModels } from './run-models.js';
+import { runnerRlmConfig } from './runner-rlm-config.js';
 import type { CreateRunnerOptions, ResumeInput, RunInput, Runner } from './runner-types.js';
 
 /**
@@ -56,11 +54,12 @@ export function createRunner(options: CreateRunnerOptions): Runner {
     let answerText: string | null = null;
     try {
       const rlm = createRLM<OutputSchema | undefined>(
-        rlmConfig(settings, {
+        runnerRlmConfig(settings, {
           models,
           tools: opened.tools,
           input,
           costCapped,
+          runner: options,
           onEvent: (event: RunEvent) => {
             if (event.type === 'final-answer' && event.depth === 0) answerText = event.answer;
             return input.onEvent?.(event);
@@ -89,55 +88,6 @@ export function createRunner(options: CreateRunnerOptions): Runner {
     if (options.unpricedCostCap === 'omit' && !allPriced(models)) return undefined;
     assertCostCapPriced(settings, models, options.fieldNames);
     return cap;
-  }
-
-  function rlmConfig(
-    settings: RunSettings,
-    {
-      models,
-      tools,
-      input,
-      costCapped,
-      onEvent,
-    }: {
-      models: RunModels;
-      tools: NonNullable<RLMConfig['tools']>;
-      input: RunInput | ResumeInput;
-      costCapped: number | undefined;
-      onEvent: RunEventHandler;
-    },
-  ): RLMConfig {
-    const { limits } = settings;
-    const runId = 'runId' in input && input.runId !== undefined ? input.runId : undefined;
-    return {
-      model: models.model,
-      ...(models.subModel === undefined ? {} : { subModel: models.subModel }),
-      ...definedEntries({ maxDepth: limits.maxDepth, maxIterations: limits.maxIterations }),
-      promptMode: settings.mode,
-      repl: settings.repl,
-      drivers: [...settings.drivers, ...(input.drivers ?? [])],
-      tools,
-      contextHelpers: settings.tools,
-      budget: definedEntries({
-        maxTokens: limits.maxTokens,
-        maxCostUsd: costCapped,
-        maxWallTimeMs: limits.maxWallTimeMs,
-        maxSubcalls: limits.maxSubcalls,
-        maxConsecutiveErrors: limits.maxConsecutiveErrors,
-      }),
-      limits: definedEntries({
-        blockTimeoutMs: limits.blockTimeoutMs,
-        maxOutputChars: limits.maxOutputChars,
-      }),
-      ...(options.trajectory === undefined ? {} : { trajectory: options.trajectory }),
-      ...(runStore === undefined ? {} : { runStore }),
-      ...(input.systemPromptPrefix === undefined
-        ? {}
-        : { systemPromptPrefix: input.systemPromptPrefix }),
-      ...(runId === undefined ? {} : { generateId: () => runId }),
-      isolation: options.isolation ?? 'worker',
-      onEvent,
-    };
   }
 
   const findResumable: Runner['findResumable'] = (runId, findOptions) =>

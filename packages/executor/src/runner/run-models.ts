@@ -5,6 +5,8 @@ import type { CreateRunnerOptions, RunInput, RunnerModelOptions } from './runner
 export interface RunModels {
   model: LanguageModel;
   subModel: LanguageModel | undefined;
+  /** The model background tasks run on (`dispatch.model`), when the settings name one. */
+  taskModel?: LanguageModel | undefined;
 }
 
 /**
@@ -32,7 +34,10 @@ export function resolveRunModels(
   };
   const model = resolve(settings.model);
   const subModel = settings.subModel === undefined ? undefined : resolve(settings.subModel);
-  return { model, subModel };
+  const taskId = settings.dispatch?.model;
+  return taskId === undefined
+    ? { model, subModel }
+    : { model, subModel, taskModel: resolve(taskId) };
 }
 
 /** Whether a model's calls have a cost: a price table, or a cost the provider reports. */
@@ -41,8 +46,8 @@ export function isPriced(client: LanguageModel): boolean {
 }
 
 /** Whether every model a call may go to has a price (or reports its own cost). */
-export function allPriced({ model, subModel }: RunModels): boolean {
-  return [model, subModel].every((client) => client === undefined || isPriced(client));
+export function allPriced({ model, subModel, taskModel }: RunModels): boolean {
+  return [model, subModel, taskModel].every((client) => client === undefined || isPriced(client));
 }
 
 /**
@@ -55,7 +60,7 @@ export function assertCostCapPriced(
   fieldNames: CreateRunnerOptions['fieldNames'] = {},
 ): void {
   if (settings.limits.maxCostUsd === undefined) return;
-  for (const client of [models.model, models.subModel]) {
+  for (const client of [models.model, models.subModel, models.taskModel]) {
     if (client === undefined || client.pricing !== undefined || client.reportsCost === true)
       continue;
     const cap = fieldNames['limits.maxCostUsd'] ?? 'limits.maxCostUsd';
@@ -101,7 +106,7 @@ function anthropicOptionsOf(
 ): Omit<RunnerModelOptions, 'repl'> {
   const { thinkingBudget, effort } = settings;
   if (thinkingBudget === undefined && effort === undefined) return {};
-  const ids = [settings.model, settings.subModel ?? settings.model];
+  const ids = [settings.model, settings.subModel ?? settings.model, settings.dispatch?.model ?? ''];
   if (!ids.some((id) => id.startsWith('anthropic/'))) {
     const field =
       thinkingBudget === undefined

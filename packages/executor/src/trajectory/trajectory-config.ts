@@ -46,7 +46,7 @@ export function trajectoryConfig(
     ...(config.contextHelpers ? {} : { contextHelpers: false }),
     // Coordination options only when used, so other runs' headers stay as they were.
     ...(dispatcherEnabled(config)
-      ? { dispatcher: true, dispatch: config.dispatch }
+      ? { dispatcher: true, dispatch: recordedDispatch(config.dispatch) }
       : config.dispatcher === false
         ? { dispatcher: false }
         : {}),
@@ -55,4 +55,9 @@ export function trajectoryConfig(
       ? {}
       : { compaction: config.compaction, contextWindow: config.model.contextWindow }),
   });
+}
+
+/** The dispatch options as the header records them: the task model by its id. */
+function recordedDispatch({ model, ...rest }: ResolvedRLMConfig['dispatch']) {
+  return model === undefined ? rest : { ...rest, model: model.id };
 }

@@ -79,7 +79,8 @@ describe('Python system prompts', () => {
       '`stream_results()`',
       '`await_results(ids, timeout_ms=…)`',
       '`inspect(key)`',
-      '`set_answer(content, confidence=…)`',
+      '`set_answer(content, ready=…, confidence=…)`',
+      '`delegate_batch(tasks)`',
     ]) {
       expect(PYTHON_DISPATCHER, verb).toContain(verb);
     }

@@ -58,7 +58,8 @@ describe('delegation and dispatcher sections', () => {
       'stream_results()',
       'await_results(ids, { timeoutMs })',
       'inspect(key)',
-      'set_answer(content, { confidence })',
+      'set_answer(content, { ready, confidence })',
+      'delegate_batch(tasks)',
       'task:<id>',
     ]) {
       expect(DISPATCHER).toContain(verb);

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { parseServerConfig } from './server-config.js';
+import { serverRunSettings } from './server-run-settings.js';
+
+describe("a profile's taskModel", () => {
+  it('becomes dispatch.model in the run settings; absent, tasks use the sub-model', () => {
+    const config = parseServerConfig({
+      store: { kind: 'memory' },
+      dataDir: '/tmp',
+      profiles: {
+        default: { model: 'testkit:echo' },
+        team: {
+          model: 'testkit:echo',
+          subModel: 'testkit:sub',
+          taskModel: 'testkit:tasks',
+          mode: 'coordinator',
+          maxDepth: 2,
+        },
+      },
+    });
+    const budget = {
+      maxIterations: 20,
+      maxDepth: 2,
+      maxTokens: 1_000,
+      maxCostUsd: 1,
+      maxWallTimeMs: 60_000,
+      maxSubcalls: 10,
+    };
+    const team = config.profiles['team'];
+    const plain = config.profiles['default'];
+    if (team === undefined || plain === undefined) throw new Error('profiles not parsed');
+    expect(serverRunSettings(team, budget)).toMatchObject({
+      subModel: 'testkit:sub',
+      dispatch: { model: 'testkit:tasks' },
+    });
+    expect(serverRunSettings(plain, budget)).not.toHaveProperty('dispatch');
+  });
+});
