@@ -21,7 +21,13 @@ export function unpricedProfiles(
 ): UnpricedProfile[] {
   const found: UnpricedProfile[] = [];
   for (const [name, profile] of Object.entries(config.profiles)) {
-    const ids = [...new Set([profile.model, profile.subModel ?? profile.model])];
+    const ids = [
+      ...new Set([
+        profile.model,
+        profile.subModel ?? profile.model,
+        ...(profile.taskModel === undefined ? [] : [profile.taskModel]),
+      ]),
+    ];
     const models = ids.filter((id) => {
       const client = resolvedOrUndefined(resolveModel, id, profile.repl);
       return client !== undefined && !isPriced(client);
