@@ -61,7 +61,7 @@ async function replayAction(
   options: ReplayCommandOptions,
   io: CliIo,
 ): Promise<ExitCode> {
-  const path = findTrajectory(reference, io);
+  const path = await findTrajectory(reference, io);
   // Read first without the context (slices read as notes) to learn what the file records.
   const recorded = await loadTrajectory(path);
   // Runs' headers have no `kind`: only a record that has one pays for loading @rlm/mcp.

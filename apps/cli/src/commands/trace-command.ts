@@ -67,7 +67,11 @@ Trajectories keep slices of the context as references: without --context a slice
 note naming the context (its size and hash) it comes from.`,
     )
     .action(async (reference: string, options: { html?: string; context?: string[] }) => {
-      const records = await traceRecords(findTrajectory(reference, io), options.context ?? [], io);
+      const records = await traceRecords(
+        await findTrajectory(reference, io),
+        options.context ?? [],
+        io,
+      );
       const tree = new TraceTree();
       for (const event of trajectoryEvents(records)) tree.apply(event);
       if (options.html !== undefined) {
