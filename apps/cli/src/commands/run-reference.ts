@@ -23,11 +23,11 @@ export async function resolveRunReference(
   reference: string,
   io: CliIo,
   /** The run store; @default the configured one (`--run-store`, `RLM_RUN_STORE`, config file) */
-  storePath?: string,
+  store?: string,
 ): Promise<string> {
   const offset = lastRunOffset(reference);
   if (offset === undefined) return reference;
-  storePath ??= configuredRunStore(io);
+  const storePath = store ?? configuredRunStore(io);
   const runs = await listRecordedRuns(storePath, { limit: offset + 1 });
   const run = runs[offset];
   if (run !== undefined) return run.id;
