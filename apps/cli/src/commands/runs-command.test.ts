@@ -1,40 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../cli-io.js';
-import { createExecutorEngine } from '../engine/executor-engine.js';
-import type { ExitCode } from '../exit-code.js';
-import { runCli } from '../run-cli.js';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { rlmInProcess } from './rlm-in-process.js';
 
 let sandbox: Sandbox;
 let now = Date.parse('2026-11-29T12:00:00Z');
 
-interface InProcessResult {
-  code: ExitCode;
-  stdout: string;
-  stderr: string;
-}
-
-/** `rlm …args` in this process, with the sandbox's data directory and the real engine. */
-async function rlm(args: readonly string[]): Promise<InProcessResult> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    readStdin: async () => '',
-    env: {},
-    cwd: sandbox.dir,
-    paths: { config: join(sandbox.dir, 'config'), data: join(sandbox.dir, 'data') },
-    onInterrupt: () => () => {},
-    exitNow: (code) => {
-      throw new Error(`exit ${code}`);
-    },
-    now: () => now,
-  };
-  const code = await runCli(args, io, { engine: createExecutorEngine(), version: '0.0.0' });
-  return { code, stdout, stderr };
+/** `rlm …args` in this process, in the sandbox, at the test's clock. */
+function rlm(args: readonly string[]) {
+  return rlmInProcess(args, { dir: sandbox.dir, now: () => now });
 }
 
 const QUERIES = ['Where is the first needle?', 'Where is the second needle?'];
