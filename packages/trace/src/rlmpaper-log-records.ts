@@ -9,6 +9,9 @@ import type {
 /** The id given to the log's root run (`-2`, `-3`… for further completions in the same file). */
 export const RLMPAPER_RUN_ID = 'rlmpaper';
 
+/** The engine's log does not keep the question as such (only the messages it built from it). */
+const NO_QUERY = '(not recorded in the reference-engine log)';
+
 type EventBody = { type: RunEvent['type'] } & Record<string, unknown>;
 
 interface RunScope {
@@ -250,8 +253,8 @@ function headerConfig(metadata: RlmpaperMetadata | undefined): Record<string, Js
  * Our trajectory records for a reference-engine log: a header, then for each completion in the
  * file a root run with its turns, code blocks, sub-calls (a child RLM's iterations as a nested
  * run) and final answer, so `TraceTree`, the terminal tree and the HTML view show it as one of
- * ours. Times come from the log's timestamps and durations; what the log does not record (token
- * usage per call, the query) reads as empty.
+ * ours. Times come from the log's timestamps and durations; what the log does not record reads as
+ * empty (token usage) or says so (the query).
  *
  * @example
  * const parsed = safeParseRlmpaperLog(text);
@@ -270,7 +273,7 @@ export function rlmpaperLogRecords(log: RlmpaperLog): TrajectoryRecord[] {
   log.runs.forEach((iterations, position) => {
     const runId = position === 0 ? RLMPAPER_RUN_ID : `${RLMPAPER_RUN_ID}-${position + 1}`;
     const scope: RunScope = { runId, parentRunId: null, rootRunId: runId, depth: 0 };
-    writeRun(writer, { scope, iterations, options: { ...options, query: '' } });
+    writeRun(writer, { scope, iterations, options: { ...options, query: NO_QUERY } });
   });
   const header: TrajectoryRecord = {
     kind: 'header',
