@@ -177,9 +177,7 @@ export function isRlmpaperLog(text: string): boolean {
  * lines of other types are skipped (a `run_context` line gives the context).
  */
 export function safeParseRlmpaperLog(text: string): RlmpaperLogResult {
-  let metadata: RlmpaperMetadata | undefined;
-  let context: JsonValue | undefined;
-  const runs: RlmpaperIteration[][] = [];
+  const state: ParseState = { metadata: undefined, context: undefined, runs: [] };
   const lines = text.split('\n');
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]?.trim() ?? '';
@@ -190,41 +188,45 @@ export function safeParseRlmpaperLog(text: string): RlmpaperLogResult {
     } catch (cause) {
       return { ok: false, error: { line: index + 1, issues: ['not JSON'], cause } };
     }
-    const type = (value as { type?: unknown } | null)?.type;
-    if (type === 'metadata') {
-      const parsed = rlmpaperMetadataSchema.safeParse(value);
-      if (!parsed.success) {
-        return { ok: false, error: { line: index + 1, issues: describeIssues(parsed.error) } };
-      }
-      metadata ??= parsed.data;
-      const kwargs = parsed.data.environment_kwargs;
-      if (kwargs?.['context_payload'] !== undefined) context ??= kwargs['context_payload'];
-      continue;
-    }
-    if (type === 'run_context') {
-      const record = value as Record<string, JsonValue>;
-      context ??= record['context'] ?? record['context_payload'];
-      continue;
-    }
-    if (type !== 'iteration') continue;
-    const parsed = iterationSchema.safeParse(value);
-    if (!parsed.success) {
-      return { ok: false, error: { line: index + 1, issues: describeIssues(parsed.error) } };
-    }
-    const iteration = parsed.data;
-    const current = runs.at(-1);
-    // A count that does not go up starts the next completion's run.
-    const previous = current?.at(-1)?.iteration;
-    if (
-      current === undefined ||
-      (iteration.iteration !== undefined &&
-        previous !== undefined &&
-        iteration.iteration <= previous)
-    ) {
-      runs.push([iteration]);
-    } else {
-      current.push(iteration);
-    }
+    const issues = readLine(state, value);
+    if (issues !== undefined) return { ok: false, error: { line: index + 1, issues } };
   }
+  const { metadata, runs, context } = state;
   return { ok: true, value: { metadata, runs, context } };
+}
+
+interface ParseState {
+  metadata: RlmpaperMetadata | undefined;
+  context: JsonValue | undefined;
+  runs: RlmpaperIteration[][];
+}
+
+/** Adds one parsed line to `state`; returns the issues of a line it cannot read. */
+function readLine(state: ParseState, value: unknown): string[] | undefined {
+  const type = (value as { type?: unknown } | null)?.type;
+  if (type === 'metadata') {
+    const parsed = rlmpaperMetadataSchema.safeParse(value);
+    if (!parsed.success) return describeIssues(parsed.error);
+    state.metadata ??= parsed.data;
+    const payload = parsed.data.environment_kwargs?.['context_payload'];
+    if (payload !== undefined) state.context ??= payload;
+    return undefined;
+  }
+  if (type === 'run_context') {
+    const record = value as Record<string, JsonValue>;
+    state.context ??= record['context'] ?? record['context_payload'];
+    return undefined;
+  }
+  if (type !== 'iteration') return undefined;
+  const parsed = iterationSchema.safeParse(value);
+  if (!parsed.success) return describeIssues(parsed.error);
+  const iteration = parsed.data;
+  const current = state.runs.at(-1);
+  // A count that does not go up starts the next completion's run.
+  const previous = current?.at(-1)?.iteration;
+  const restarts =
+    iteration.iteration !== undefined && previous !== undefined && iteration.iteration <= previous;
+  if (current === undefined || restarts) state.runs.push([iteration]);
+  else current.push(iteration);
+  return undefined;
 }

@@ -27,20 +27,7 @@ export async function loadTrajectory(
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new RlmError({
-      code: 'cli.trajectory_invalid',
-      message:
-        code === 'ENOENT'
-          ? `No trajectory at ${path}; pass the .jsonl path printed by rlm run (or a run id).`
-          : code === 'EISDIR'
-            ? `${path} is a directory, not a trajectory; pass one of its .jsonl files (${join(path, '<run id>.jsonl')}) or a run id.`
-            : code === 'EACCES' || code === 'EPERM'
-              ? `Cannot read trajectory ${path} (permission denied); check its permissions.`
-              : `Cannot read trajectory ${path} (${code ?? 'read error'}); check that it is a readable file.`,
-      details: { path, line: undefined },
-      cause: error,
-    });
+    throw unreadable(path, error);
   }
   if (isRlmpaperLog(text)) return rlmpaperRecords(path, text);
   const parsed = safeParseTrajectory(text, options);
@@ -87,4 +74,22 @@ function rlmpaperRecords(path: string, text: string): TrajectoryRecord[] {
     });
   }
   return rlmpaperLogRecords(parsed.value);
+}
+
+/** Why the file could not be read, with what to do about it. */
+function unreadable(path: string, error: unknown): RlmError {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new RlmError({
+    code: 'cli.trajectory_invalid',
+    message:
+      code === 'ENOENT'
+        ? `No trajectory at ${path}; pass the .jsonl path printed by rlm run (or a run id).`
+        : code === 'EISDIR'
+          ? `${path} is a directory, not a trajectory; pass one of its .jsonl files (${join(path, '<run id>.jsonl')}) or a run id.`
+          : code === 'EACCES' || code === 'EPERM'
+            ? `Cannot read trajectory ${path} (permission denied); check its permissions.`
+            : `Cannot read trajectory ${path} (${code ?? 'read error'}); check that it is a readable file.`,
+    details: { path, line: undefined },
+    cause: error,
+  });
 }
