@@ -1,4 +1,10 @@
-import type { ContextInfo, JsonValue, RunEvent, TrajectoryRecord } from '@rlm/protocol';
+import type {
+  ChatMessage,
+  ContextInfo,
+  JsonValue,
+  RunEvent,
+  TrajectoryRecord,
+} from '@rlm/protocol';
 import type {
   RlmpaperCall,
   RlmpaperIteration,
@@ -19,6 +25,27 @@ interface RunScope {
   parentRunId: string | null;
   rootRunId: string;
   depth: number;
+}
+
+interface ExchangeInput {
+  callId: string;
+  prompt: JsonValue;
+  response: string;
+  model: string;
+}
+
+/** A logged prompt as our request: system messages joined, every other role sent as a user's. */
+function requestOf(prompt: JsonValue): { system?: string; messages: ChatMessage[] } {
+  if (!Array.isArray(prompt)) return { messages: [{ role: 'user', content: textOf(prompt) }] };
+  const system: string[] = [];
+  const messages: ChatMessage[] = [];
+  for (const message of prompt) {
+    if (message === null || typeof message !== 'object' || Array.isArray(message)) continue;
+    const content = textOf(message['content']);
+    if (message['role'] === 'system') system.push(content);
+    else messages.push({ role: message['role'] === 'assistant' ? 'assistant' : 'user', content });
+  }
+  return system.length === 0 ? { messages } : { system: system.join('\n\n'), messages };
 }
 
 /** Emits events with the common fields and a clock that only moves forward. */
@@ -42,6 +69,22 @@ class EventWriter {
   nextCallId(): string {
     this.calls += 1;
     return `call-${this.calls}`;
+  }
+
+  /** The turn's request and reply, so readers of exchanges (exports, prompt views) have them. */
+  exchange(scope: RunScope, { callId, prompt, response, model }: ExchangeInput): void {
+    this.records.push({
+      kind: 'model-exchange',
+      runId: scope.runId,
+      callId,
+      request: { ...requestOf(prompt), messagesFrom: 0 },
+      response: {
+        text: response,
+        usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        stopReason: 'end_turn',
+        model,
+      },
+    });
   }
 
   emit(scope: RunScope, body: EventBody): void {
@@ -151,6 +194,12 @@ function writeRun(writer: EventWriter, { scope, iterations, options }: RunInput)
       durationMs: 0,
       responseChars: iteration.response.length,
     });
+    writer.exchange(scope, {
+      callId,
+      prompt: iteration.prompt,
+      response: iteration.response,
+      model: options.model,
+    });
     iteration.code_blocks.forEach((block, index) => {
       writer.emit(scope, { type: 'block-start', iteration: turn, index, code: block.code });
       for (const call of block.result.rlm_calls) writeCall(writer, call, { scope, options });
@@ -246,7 +295,13 @@ function numberOr(value: number | null | undefined, fallback: number): number {
 function headerConfig(metadata: RlmpaperMetadata | undefined): Record<string, JsonValue> {
   if (metadata === undefined) return { source: 'rlmpaper' };
   const { type: _type, timestamp: _timestamp, ...rest } = metadata;
-  return { source: 'rlmpaper', ...(JSON.parse(JSON.stringify(rest)) as Record<string, JsonValue>) };
+  const logged = JSON.parse(JSON.stringify(rest)) as Record<string, JsonValue>;
+  // Under our names too, where our readers (the summary, the rlmpaper export) look for them.
+  const ours: Record<string, JsonValue> = {};
+  if (typeof metadata.root_model === 'string') ours['model'] = metadata.root_model;
+  if (typeof metadata.max_depth === 'number') ours['maxDepth'] = metadata.max_depth;
+  if (typeof metadata.max_iterations === 'number') ours['maxIterations'] = metadata.max_iterations;
+  return { source: 'rlmpaper', ...logged, ...ours };
 }
 
 /**

@@ -80,6 +80,44 @@ describe('rlm trace of a reference-engine log', () => {
     expect(types.filter((type) => type === 'run-start')).toHaveLength(2);
   });
 
+  it('exports it back to the same log: prompts, responses, code, output, sub-calls, answers', async () => {
+    const result = await rlm(['trace', LOG, '--format', 'rlmpaper']);
+    expect(result.code, result.stderr).toBe(0);
+    const original = readFileSync(LOG, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const exported = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(exported[0]).toMatchObject({ type: 'metadata', root_model: 'gpt-5-mini', max_depth: 1 });
+    const essentials = (line: Record<string, unknown>) => {
+      const blocks = line['code_blocks'] as {
+        code: string;
+        result: {
+          stdout: string;
+          stderr: string;
+          final_answer: unknown;
+          rlm_calls: { response: string }[];
+        };
+      }[];
+      return {
+        prompt: line['prompt'],
+        response: line['response'],
+        final_answer: line['final_answer'],
+        blocks: blocks.map(({ code, result: block }) => ({
+          code,
+          stdout: block.stdout,
+          stderr: block.stderr,
+          final_answer: block.final_answer,
+          responses: block.rlm_calls.map((call) => call.response),
+        })),
+      };
+    };
+    expect(exported.slice(1).map(essentials)).toEqual(original.slice(1).map(essentials));
+  });
+
   it('names the line and field of a log it cannot read', async () => {
     const path = editedLog((iterations) => {
       delete blockOf(iterations, 0, 0).code;
