@@ -8,6 +8,7 @@ import { registerPromptsCommand } from './commands/prompts-command.js';
 import { registerReplayCommand } from './commands/replay-command.js';
 import { registerResumeCommand } from './commands/resume-command.js';
 import { registerRunCommand } from './commands/run-command.js';
+import { registerRunsCommand } from './commands/runs-command.js';
 import { registerTraceCommand } from './commands/trace-command.js';
 import type { RunEngine } from './engine/run-engine.js';
 import type { ExitCode } from './exit-code.js';
@@ -49,6 +50,7 @@ Examples:
   $ rlm config`,
     );
   registerRunCommand(program, { io, engine, setExitCode });
+  registerRunsCommand(program, { io, setExitCode });
   registerTraceCommand(program, { io, setExitCode });
   registerReplayCommand(program, { io, setExitCode });
   registerResumeCommand(program, { io, engine, setExitCode });

@@ -30,6 +30,19 @@ export {
 } from './recorded-exchanges.js';
 export { type ResponseReplay, replayingModel, responseReplay } from './response-replay.js';
 export {
+  isRlmpaperLog,
+  type RlmpaperBlock,
+  type RlmpaperCall,
+  type RlmpaperIteration,
+  type RlmpaperLog,
+  type RlmpaperLogResult,
+  type RlmpaperMetadata,
+  rlmpaperIterationSchema,
+  rlmpaperMetadataSchema,
+  safeParseRlmpaperLog,
+} from './rlmpaper-log.js';
+export { RLMPAPER_RUN_ID, rlmpaperLogRecords } from './rlmpaper-log-records.js';
+export {
   type ContextDeclaration,
   contextDeclarationSchema,
   type GroupLine,

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { RlmError } from '@rlm/protocol';
-import { findTrajectoryHeader } from '@rlm/trace';
+import { RlmError, type TrajectoryRecord } from '@rlm/protocol';
+import { findTrajectoryHeader, trajectoryReplLanguage } from '@rlm/trace';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { loadToolModules } from '../config/load-tool-modules.js';
@@ -13,6 +13,7 @@ import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { collect } from './collect-option.js';
 import { findTrajectory } from './find-trajectory.js';
 import { loadTrajectory } from './load-trajectory.js';
+import { replayRlmpaperAction } from './replay-rlmpaper-action.js';
 
 interface ReplayCommandOptions {
   context?: string[];
@@ -20,6 +21,7 @@ interface ReplayCommandOptions {
   tool?: string[];
   include?: string[];
   exclude?: string[];
+  repl?: string;
 }
 
 /** `rlm replay PATH --context …`: re-runs a recorded trajectory offline and says whether it reproduces. */
@@ -38,6 +40,10 @@ export function registerReplayCommand(
     .option('--tool <module>', 'the same --tool modules as the recorded run', collect)
     .option('--include <glob>', 'as in the recorded run', collect)
     .option('--exclude <glob>', 'as in the recorded run', collect)
+    .option(
+      '--repl <language>',
+      "for a reference-engine trace log: the REPL its blocks run in again (python, the log's language)",
+    )
     .option('--debug', 'show stack traces on errors')
     .addHelpText(
       'after',
@@ -47,8 +53,15 @@ arguments as the original run (and the same --tool modules: tool results are not
 a run made with --no-tools replays without the helpers by itself). Exit codes: 0 reproduces, 1 diverges (the first differing step
 is printed), 2 the trajectory or context is not the recorded one.
 
+A reference-engine trace log (its JSONL with metadata and iteration lines) replays block by
+block instead: each recorded code block runs again in our Python REPL (--repl python) over the
+context the log recorded (or --context), sub-calls answered from the log, and every block that
+prints, raises, answers or sets a variable differently is named with the difference (exit 1).
+
 Examples:
   $ rlm replay run.jsonl --context notes.txt
+  $ rlm replay last~1 --context notes.txt
+  $ rlm replay rlm_2026-11-20_10-00-00_ab12cd34.jsonl --repl python
   $ rlm replay 4f1c2a9e-… --context src --include "**/*.ts"`,
     )
     .action(async (reference: string, options: ReplayCommandOptions) => {
@@ -61,19 +74,14 @@ async function replayAction(
   options: ReplayCommandOptions,
   io: CliIo,
 ): Promise<ExitCode> {
-  const path = findTrajectory(reference, io);
+  const path = await findTrajectory(reference, io);
   // Read first without the context (slices read as notes) to learn what the file records.
   const recorded = await loadTrajectory(path);
-  // Runs' headers have no `kind`: only a record that has one pays for loading @rlm/mcp.
-  const kind = findTrajectoryHeader(recorded)?.config['kind'];
-  if (kind !== undefined && (await import('@rlm/mcp')).isMcpSessionTrajectory(recorded)) {
-    // Its blocks came from the MCP client's model, which no recording can be asked again.
-    throw new RlmError({
-      code: 'cli.trajectory_invalid',
-      message: `${path} records an MCP session (the client's model wrote its blocks), not a run: it cannot be replayed. Show it with rlm trace ${reference}.`,
-      details: { path, line: undefined },
-    });
+  if (findTrajectoryHeader(recorded)?.config['source'] === 'rlmpaper') {
+    return replayRlmpaperAction(path, options, io);
   }
+  assertRecordedRepl(path, recorded, options.repl);
+  await assertNotMcpSession(recorded, { path, reference });
   const { config } = resolveConfig({
     cwd: io.cwd,
     env: io.env,
@@ -152,4 +160,34 @@ function contextMismatch(
     return `This run was recorded with fewer contexts than the ${given} given (it had no ${name}); ${fix}.`;
   }
   return `The context is not the one this run recorded (${expected} vs ${actual}); ${fix}.`;
+}
+
+/** Our trajectories replay in the language they were recorded with: a different `--repl` is a mistake. */
+function assertRecordedRepl(
+  path: string,
+  records: readonly TrajectoryRecord[],
+  repl: string | undefined,
+): void {
+  const recorded = trajectoryReplLanguage(records);
+  if (repl === undefined || repl === recorded) return;
+  throw new RlmError({
+    code: 'cli.usage',
+    message: `--repl ${repl}: ${path} was recorded in ${recorded}, and replays in the language it was recorded with; leave out --repl.`,
+    details: { option: '--repl' },
+  });
+}
+
+/** An MCP session's blocks came from the client's model, which no recording can be asked again. */
+async function assertNotMcpSession(
+  recorded: readonly TrajectoryRecord[],
+  { path, reference }: { path: string; reference: string },
+): Promise<void> {
+  // Runs' headers have no `kind`: only a record that has one pays for loading @rlm/mcp.
+  const kind = findTrajectoryHeader(recorded)?.config['kind'];
+  if (kind === undefined || !(await import('@rlm/mcp')).isMcpSessionTrajectory(recorded)) return;
+  throw new RlmError({
+    code: 'cli.trajectory_invalid',
+    message: `${path} records an MCP session (the client's model wrote its blocks), not a run: it cannot be replayed. Show it with rlm trace ${reference}.`,
+    details: { path, line: undefined },
+  });
 }

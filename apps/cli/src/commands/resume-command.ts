@@ -10,6 +10,7 @@ import { resumeCommandLine } from './resume-command-line.js';
 import type { RunCommandDeps } from './run-command.js';
 import { prepareRunInputs, reportRun, resolveRunConfig, runStorePathOf } from './run-inputs.js';
 import { addRunOptions, type RunInputOptions } from './run-options.js';
+import { resolveRunReference } from './run-reference.js';
 import { runWithProgress } from './run-with-progress.js';
 
 /**
@@ -21,7 +22,10 @@ export function registerResumeCommand(program: Command, deps: RunCommandDeps): v
   const command = program
     .command('resume')
     .description('continue an interrupted run from its last finished turn')
-    .argument('<run-id>', 'the id of the interrupted run (its trajectory file is <run-id>.jsonl)');
+    .argument(
+      '<run-id>',
+      'the id of the interrupted run (its trajectory file is <run-id>.jsonl), or last / last~N',
+    );
   addRunOptions(command);
   addMcpOptions(command);
   command.addHelpText(
@@ -50,8 +54,7 @@ async function resumeAction(
   options: RunInputOptions & Record<string, unknown>,
   { io, engine }: RunCommandDeps,
 ): Promise<ExitCode> {
-  const id = runId.trim();
-  if (id === '') {
+  if (runId.trim() === '') {
     throw new RlmError({
       code: 'cli.usage',
       message:
@@ -62,7 +65,9 @@ async function resumeAction(
   // In order: the run (needs only the store), its context (read, then checked against the
   // checkpoint), and only then credentials (when the engine resolves the models).
   const flagsOnly = resolveRunConfig(options, io);
-  const stored = await engine.findResumable(id, runStorePathOf(flagsOnly.config, io));
+  const storePath = runStorePathOf(flagsOnly.config, io);
+  const id = await resolveRunReference(runId.trim(), io, storePath);
+  const stored = await engine.findResumable(id, storePath);
   const recorded = recordedCliConfig(stored.config);
   const resolved = resolveRunConfig(options, io, recorded);
   if (stored.status === 'budget_exceeded') assertBudgetRaised(id, { recorded, resolved });
