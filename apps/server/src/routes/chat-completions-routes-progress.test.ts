@@ -52,14 +52,15 @@ describe('streamed chat completions report progress', { timeout: 120_000 }, () =
       apiKey: server.userKey,
       maxRetries: 0,
     });
-    const stream = await openai.chat.completions.create({
+    // `context` is this server's extension of the OpenAI request.
+    const request = {
       model: 'default',
       messages: [{ role: 'user', content: task.query }],
       stream: true,
       stream_options: { include_usage: true },
-      // @ts-expect-error: `context` is this server's extension of the OpenAI request
       context: task.context,
-    });
+    } as OpenAI.ChatCompletionCreateParamsStreaming;
+    const stream = await openai.chat.completions.create(request);
     const { order, progress, content, finish, usage } = await collect(stream);
     expect(progress).toMatch(/^RLM run started \(testkit.needle-finder, at most \d+ turns\)/);
     expect(progress).toContain('Turn 1\n');
