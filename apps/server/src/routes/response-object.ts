@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { apiRunStatusSchema } from '../api-schemas.js';
 import type { RunOutcome } from '../run-outcome.js';
 import { replyText, runTokens } from './openai-run-replies.js';
 import type { ResponsesRequest } from './responses-request.js';
@@ -117,3 +119,43 @@ function responseUsage(tokens: ReturnType<typeof runTokens>) {
 export function finalOutput(runId: string, outcome: RunOutcome): object[] {
   return [answerMessage(runId, replyText(outcome), 'completed')];
 }
+
+const outputTextSchema = z.object({
+  type: z.literal('output_text'),
+  text: z.string(),
+  annotations: z.array(z.unknown()),
+});
+
+/** The non-streamed Response object this server returns (plus `rlm`), for `/openapi.json`. */
+export const responseViewSchema = z.object({
+  id: z.string(),
+  object: z.literal('response'),
+  created_at: z.number().int(),
+  status: z.enum(['completed', 'incomplete']),
+  error: z.null(),
+  incomplete_details: z.object({ reason: z.literal('max_output_tokens') }).nullable(),
+  model: z.string(),
+  output: z.array(
+    z.object({
+      type: z.literal('message'),
+      id: z.string(),
+      status: z.literal('completed'),
+      role: z.literal('assistant'),
+      content: z.array(outputTextSchema),
+    }),
+  ),
+  usage: z.object({
+    input_tokens: z.number().int(),
+    input_tokens_details: z.object({ cached_tokens: z.number().int() }),
+    output_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+  }),
+  rlm: z.object({
+    runId: z.string(),
+    status: apiRunStatusSchema,
+    iterations: z.number().int(),
+    costUsd: z.number(),
+    /** The last response of a run that ended without an answer (not the assistant's reply). */
+    partialAnswer: z.string().nullable(),
+  }),
+});
