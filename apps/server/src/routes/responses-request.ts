@@ -17,7 +17,10 @@ const messageItemSchema = z
   .object({
     type: z.literal('message').optional(),
     role: z.enum(['user', 'assistant', 'system', 'developer']),
-    content: z.union([z.string(), z.array(textPartSchema)]),
+    content: z.union([z.string(), z.array(textPartSchema)], {
+      error:
+        'expected a string or a list of text parts (input_text, output_text); images, files and audio are not taken',
+    }),
   })
   .loose();
 
@@ -27,9 +30,48 @@ const messageItemSchema = z
  */
 const reasoningItemSchema = z.object({ type: z.literal('reasoning') }).loose();
 
-const inputItemSchema = z.union([messageItemSchema, reasoningItemSchema], {
-  error: 'expected a message item { role, content } (function calls and outputs are not taken)',
-});
+type InputItem = z.infer<typeof messageItemSchema> | z.infer<typeof reasoningItemSchema>;
+
+/**
+ * `input`: a string (the query) or a list of items. Items are checked one by one, so an error
+ * names the item and its field (`input.1.content.0.type`) instead of "invalid input".
+ */
+const inputSchema = z
+  .union([z.string(), z.array(z.unknown())], {
+    error: 'expected a string or a list of input items',
+  })
+  .transform((value, context): string | InputItem[] => {
+    if (typeof value === 'string') {
+      if (value === '') context.addIssue({ code: 'custom', message: 'input must not be empty' });
+      return value;
+    }
+    if (value.length === 0) {
+      context.addIssue({ code: 'custom', message: 'input must hold at least one item' });
+    }
+    const items: InputItem[] = [];
+    value.forEach((item, index) => {
+      const isReasoning = reasoningItemSchema.safeParse(item);
+      if (isReasoning.success) {
+        items.push(isReasoning.data);
+        return;
+      }
+      const type = (item as { type?: unknown } | null)?.type;
+      if (type !== undefined && type !== 'message') {
+        context.addIssue({
+          code: 'custom',
+          message: `expected a message item { role, content }, not "${String(type)}" (function calls and their outputs are not taken)`,
+          path: [index, 'type'],
+        });
+        return;
+      }
+      const message = messageItemSchema.safeParse(item);
+      if (message.success) items.push(message.data);
+      for (const issue of message.error?.issues ?? []) {
+        context.addIssue({ code: 'custom', message: issue.message, path: [index, ...issue.path] });
+      }
+    });
+    return items;
+  });
 
 /**
  * `text.format`: `json_schema` makes the answer JSON matching `schema` (checked by the RLM loop,
@@ -59,10 +101,7 @@ const unsupported = (what: string) => `${what} is not supported: this server kee
 export const responsesRequestSchema = z
   .object({
     model: z.string().min(1),
-    input: z.union([
-      z.string().min(1, 'input must not be empty'),
-      z.array(inputItemSchema).min(1, 'input must hold at least one item'),
-    ]),
+    input: inputSchema,
     instructions: z.string().nullish(),
     stream: z.boolean().nullish(),
     text: z.object({ format: textFormatSchema.optional() }).loose().nullish(),
