@@ -50,6 +50,16 @@ describe('chat completions with tools', { timeout: 60_000 }, () => {
       'tools: the model "default" has no tools the server can call (no MCP servers)',
     ]);
     expect(error.message).toContain('never replies with tool_calls');
+    // Streamed too: the 400 comes before any chunk, so create() rejects.
+    const streamed = await openai.chat.completions
+      .create({
+        model: 'default',
+        messages: [{ role: 'user', content: 'Weather in Paris?' }],
+        tools: [weatherTool],
+        stream: true,
+      })
+      .catch((caught: unknown) => caught);
+    expect(streamed).toBeInstanceOf(OpenAI.BadRequestError);
     // Refused before a run exists.
     expect(model.requests).toEqual([]);
     const runs = (await (await server.request('/v1/runs')).json()) as { data: unknown[] };
