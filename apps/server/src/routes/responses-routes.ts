@@ -2,7 +2,6 @@ import { outputFromJsonSchema } from '@rlm/executor';
 import { RlmError } from '@rlm/protocol';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { SSEStreamingApi } from 'hono/streaming';
 import type { AppEnv } from '../app-env.js';
 import { effectiveBudget } from '../effective-budget.js';
 import { guardedSse } from '../guarded-sse.js';
@@ -12,31 +11,21 @@ import { readJsonBody } from '../read-json-body.js';
 import { redactUpstream } from '../redact-upstream.js';
 import type { RunOutcome } from '../run-outcome.js';
 import type { ServerServices } from '../server-services.js';
-import { followRunProgress } from './follow-run-progress.js';
 import {
   missesSchemaAnswer,
   noSchemaAnswer,
   raceDisconnect,
-  replyText,
   runFailed,
 } from './openai-run-replies.js';
 import { refuseUnservedTools } from './refuse-unserved-tools.js';
-import {
-  answerMessage,
-  finalOutput,
-  messageItemId,
-  outputText,
-  progressItem,
-  type ResponseIdentity,
-  reasoningItemId,
-  responseObject,
-} from './response-object.js';
+import { finalOutput, type ResponseIdentity, responseObject } from './response-object.js';
 import {
   type ResponsesRequest,
   responsesAnswerSchema,
   responsesRequestSchema,
   responsesRunInput,
 } from './responses-request.js';
+import { streamResponse } from './stream-response.js';
 
 /**
  * `POST /v1/responses`, OpenAI's Responses API: `model` names a configured profile, the last user
@@ -109,103 +98,23 @@ export function responsesRoutes(services: ServerServices): Hono<AppEnv> {
           gone.abort();
           void runs.cancel(record.id);
         });
-        const events = responseEvents(stream);
-        await events.send('response.created', { response: responseObject(identity) });
-        await events.send('response.in_progress', { response: responseObject(identity) });
-        let progress = '';
-        const reasoningId = reasoningItemId(record.id);
-        const outcome = await followRunProgress({
-          store: store.runs,
-          hub,
-          runId: record.id,
-          done,
-          heartbeatMs: config.heartbeatMs,
-          signal: gone.signal,
-          async onProgress(lines) {
-            const delta = redactUpstream(principal, lines);
-            if (progress === '') {
-              await events.send('response.output_item.added', {
-                output_index: 0,
-                item: progressItem(record.id, '', 'in_progress'),
-              });
-              await events.send('response.reasoning_summary_part.added', {
-                item_id: reasoningId,
-                output_index: 0,
-                summary_index: 0,
-                part: { type: 'summary_text', text: '' },
-              });
-            }
-            progress += delta;
-            await events.send('response.reasoning_summary_text.delta', {
-              item_id: reasoningId,
-              output_index: 0,
-              summary_index: 0,
-              delta,
-            });
+        await streamResponse(stream, {
+          identity,
+          follow: {
+            store: store.runs,
+            hub,
+            runId: record.id,
+            done,
+            heartbeatMs: config.heartbeatMs,
+            signal: gone.signal,
           },
-          onIdle: () => stream.write(': keep-alive\n\n'),
+          redact: (text) => redactUpstream(principal, text),
+          failureOf,
         });
-        const output: object[] = [];
-        if (progress !== '') {
-          const part = { item_id: reasoningId, output_index: 0, summary_index: 0 };
-          await events.send('response.reasoning_summary_text.done', { ...part, text: progress });
-          await events.send('response.reasoning_summary_part.done', {
-            ...part,
-            part: { type: 'summary_text', text: progress },
-          });
-          const item = progressItem(record.id, progress, 'completed');
-          await events.send('response.output_item.done', { output_index: 0, item });
-          output.push(item);
-        }
-        const failure = failureOf(outcome);
-        if (failure !== undefined) {
-          await events.send('response.failed', {
-            response: responseObject(identity, { outcome, output, failure }),
-          });
-          return;
-        }
-        await sendAnswer(events, { runId: record.id, text: replyText(outcome), output });
-        await events.send(
-          outcome.status === 'completed' ? 'response.completed' : 'response.incomplete',
-          { response: responseObject(identity, { outcome, output }) },
-        );
       });
     },
   );
   return app;
-}
-
-type ResponseEvents = ReturnType<typeof responseEvents>;
-
-/** Typed events (`event:` is the type, as OpenAI sends them), numbered from 0. */
-function responseEvents(stream: SSEStreamingApi) {
-  let sequence = 0;
-  return {
-    send(type: string, fields: object) {
-      const data = JSON.stringify({ type, sequence_number: sequence, ...fields });
-      sequence += 1;
-      return stream.writeSSE({ event: type, data });
-    },
-  };
-}
-
-/** The answer message: added, its one text part with the whole answer as one delta, done. */
-async function sendAnswer(
-  events: ResponseEvents,
-  { runId, text, output }: { runId: string; text: string; output: object[] },
-): Promise<void> {
-  const where = { item_id: messageItemId(runId), output_index: output.length, content_index: 0 };
-  await events.send('response.output_item.added', {
-    output_index: where.output_index,
-    item: answerMessage(runId, '', 'in_progress'),
-  });
-  await events.send('response.content_part.added', { ...where, part: outputText('') });
-  await events.send('response.output_text.delta', { ...where, delta: text, logprobs: [] });
-  await events.send('response.output_text.done', { ...where, text, logprobs: [] });
-  await events.send('response.content_part.done', { ...where, part: outputText(text) });
-  const item = answerMessage(runId, text, 'completed');
-  await events.send('response.output_item.done', { output_index: where.output_index, item });
-  output.push(item);
 }
 
 /** The request's JSON format field, as errors name it. */
