@@ -154,6 +154,16 @@ export const OPERATIONS: readonly Operation[] = [
     response: { status: 200, schema: 'ChatCompletion' },
   },
   {
+    method: 'post',
+    path: '/v1/responses',
+    summary:
+      'OpenAI Responses API: runs an RLM like a chat completion (stream: true for typed SSE events)',
+    tag: 'openai',
+    auth: 'key',
+    body: 'ResponsesRequest',
+    response: { status: 200, schema: 'Response' },
+  },
+  {
     method: 'get',
     path: '/v1/models',
     summary: 'The configured profiles, in OpenAI model-list shape',

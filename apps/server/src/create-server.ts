@@ -18,13 +18,20 @@ import { contextsRoutes } from './routes/contexts-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { mcpRoutes } from './routes/mcp-routes.js';
 import { modelsRoutes } from './routes/models-routes.js';
+import { responsesRoutes } from './routes/responses-routes.js';
 import { runViewRoutes } from './routes/run-view-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import type { ServerServices } from './server-services.js';
 import { uiRoutes } from './ui/ui-routes.js';
 
 /** Routes whose bodies may carry a whole context, so they get the context limit instead. */
-const LARGE_BODY_ROUTES = new Set(['/v1/runs', '/v1/contexts', '/v1/chat/completions', '/mcp']);
+const LARGE_BODY_ROUTES = new Set([
+  '/v1/runs',
+  '/v1/contexts',
+  '/v1/chat/completions',
+  '/v1/responses',
+  '/mcp',
+]);
 
 /**
  * Builds the Hono app over already-created services. It reads no environment and opens no
@@ -87,6 +94,7 @@ export function createServer(services: ServerServices): Hono<AppEnv> {
   app.route('/v1/runs', runViewRoutes(services));
   app.route('/v1/contexts', contextsRoutes(services));
   app.route('/v1/chat/completions', chatCompletionsRoutes(services));
+  app.route('/v1/responses', responsesRoutes(services));
   app.route('/v1/models', modelsRoutes(services));
   app.route('/v1/agents', agentsRoutes(services));
   return app;

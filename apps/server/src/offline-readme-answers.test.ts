@@ -64,6 +64,9 @@ describe('the README examples against examples/offline.json', () => {
       expect(result.stdout).toContain('"content":"42"');
       expect(result.stdout).toContain('"delta":{"content":"7"}');
       expect(result.stdout).toContain('"content":"9"');
+      // The two responses (plain and streamed).
+      expect(result.stdout).toContain('"text":"11"');
+      expect(result.stdout).toContain('"delta":"11"');
       expect(result.stdout).toMatch(/"reply":"5"/);
     } finally {
       await rm(cwd, { recursive: true, force: true });

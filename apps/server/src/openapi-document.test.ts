@@ -41,4 +41,17 @@ describe('/openapi.json', () => {
     expect(Object.keys(document.components.schemas['Run']?.properties ?? {})).toContain('answer');
     expect(JSON.stringify(document)).not.toContain('"$ref":"#/$defs');
   });
+
+  it('documents /v1/responses with its request and Response schemas', async () => {
+    await using server = await startTestServer({ engine: idleEngine });
+    const document = (await (await server.request('/openapi.json', { key: null })).json()) as {
+      components: { schemas: Record<string, { required?: string[] }> };
+      paths: Record<string, { post?: { requestBody: unknown; responses: unknown } }>;
+    };
+    const post = document.paths['/v1/responses']?.post;
+    expect(JSON.stringify(post?.requestBody)).toContain('#/components/schemas/ResponsesRequest');
+    expect(JSON.stringify(post?.responses)).toContain('#/components/schemas/Response"');
+    expect(document.components.schemas['ResponsesRequest']?.required).toEqual(['model', 'input']);
+    expect(document.components.schemas['Response']?.required).toContain('output');
+  });
 });

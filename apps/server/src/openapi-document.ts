@@ -22,6 +22,8 @@ import {
   senderViewSchema,
 } from './api-schemas.js';
 import { chatCompletionRequestSchema } from './chat-completion-request.js';
+import { responseViewSchema } from './routes/response-object.js';
+import { responsesRequestSchema } from './routes/responses-request.js';
 import { createRunRequestSchema } from './run-request.js';
 
 const SCHEMAS: Record<string, z.ZodType> = {
@@ -35,6 +37,8 @@ const SCHEMAS: Record<string, z.ZodType> = {
   Context: contextViewSchema,
   ChatCompletionRequest: chatCompletionRequestSchema,
   ChatCompletion: chatCompletionViewSchema,
+  ResponsesRequest: responsesRequestSchema,
+  Response: responseViewSchema,
   CreateAgentRequest: createAgentRequestSchema,
   Agent: agentRecordSchema,
   AgentMessageRequest: agentMessageRequestSchema,

@@ -1,5 +1,5 @@
 import { outputFromJsonSchema } from '@rlm/executor';
-import { RlmError, totalUsage } from '@rlm/protocol';
+import { RlmError } from '@rlm/protocol';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../app-env.js';
@@ -14,17 +14,30 @@ import { guardedSse } from '../guarded-sse.js';
 import { ownProfile, profileNames } from '../own-profile.js';
 import { payloadTooLarge } from '../payload-too-large.js';
 import { readJsonBody } from '../read-json-body.js';
+import { redactUpstream } from '../redact-upstream.js';
 import type { RunOutcome } from '../run-outcome.js';
 import type { ServerServices } from '../server-services.js';
+import { followRunProgress } from './follow-run-progress.js';
+import {
+  missesSchemaAnswer,
+  noSchemaAnswer,
+  raceDisconnect,
+  replyText,
+  runFailed,
+  runTokens,
+} from './openai-run-replies.js';
+import { refuseUnservedTools } from './refuse-unserved-tools.js';
 
 /**
  * `POST /v1/chat/completions`, OpenAI-compatible: `model` names a configured profile, the last
  * user message is the query, and the answer comes back as the assistant message. With
- * `stream: true` the reply is OpenAI's `data:`-only SSE (role chunk, content, finish, optional
- * usage chunk, `[DONE]`), with comment keep-alives while the RLM works.
+ * `stream: true` the reply is OpenAI's `data:`-only SSE: a role chunk, then the run's progress as
+ * `delta.reasoning_content` lines while it works (comment keep-alives when it is quiet), then the
+ * answer as `delta.content`, the finish chunk, the usage chunk when asked and `[DONE]`. `tools`
+ * are refused unless the profile's MCP servers serve them (see `refuseUnservedTools`).
  */
 export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
-  const { config, runs } = services;
+  const { config, runs, store, hub } = services;
   const app = new Hono<AppEnv>();
 
   app.post(
@@ -44,6 +57,7 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
           details: { resource: 'model', id: body.model },
         });
       }
+      await refuseUnservedTools(body['tools'], { profile, profileName: body.model });
       const { query, context } = toRunInput(body);
       const outputSchema = answerSchemaOf(body);
       // A schema the runtime cannot check is the caller's error: refused before the run exists.
@@ -67,7 +81,7 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
         const outcome = await raceDisconnect(done, c.req.raw.signal, () => runs.cancel(record.id));
         if (outcome.status === 'error') throw runFailed(outcome);
         if (missesSchemaAnswer(outputSchema, outcome))
-          throw noSchemaAnswer(body, outcome, budget.maxIterations);
+          throw noSchemaAnswer(wantedFormat(body), outcome, budget.maxIterations);
         return c.json({
           id,
           object: 'chat.completion',
@@ -86,14 +100,18 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
             runId: record.id,
             status: outcome.status,
             iterations: outcome.iterations,
-            costUsd: totalUsage(outcome.usage).costUsd,
+            costUsd: runTokens(outcome).costUsd,
             partialAnswer: outcome.partialAnswer,
           },
         });
       }
       const includeUsage = body.stream_options?.include_usage === true;
       return guardedSse(c, async (stream) => {
-        stream.onAbort(() => void runs.cancel(record.id));
+        const gone = new AbortController();
+        stream.onAbort(() => {
+          gone.abort();
+          void runs.cancel(record.id);
+        });
         const chunk = (delta: object, finish: string | null) =>
           stream.writeSSE({
             data: JSON.stringify({
@@ -106,16 +124,21 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
             }),
           });
         await chunk({ role: 'assistant', content: '' }, null);
-        const keepAlive = setInterval(
-          () => void stream.write(': keep-alive\n\n'),
-          config.heartbeatMs,
-        );
-        const outcome = await done.finally(() => clearInterval(keepAlive));
+        const outcome = await followRunProgress({
+          store: store.runs,
+          hub,
+          runId: record.id,
+          done,
+          heartbeatMs: config.heartbeatMs,
+          signal: gone.signal,
+          onProgress: (text) => chunk({ reasoning_content: redactUpstream(principal, text) }, null),
+          onIdle: () => stream.write(': keep-alive\n\n'),
+        });
         const failure =
           outcome.status === 'error'
             ? runFailed(outcome)
             : missesSchemaAnswer(outputSchema, outcome)
-              ? noSchemaAnswer(body, outcome, budget.maxIterations)
+              ? noSchemaAnswer(wantedFormat(body), outcome, budget.maxIterations)
               : undefined;
         if (failure !== undefined) {
           const error = failure.toJSON();
@@ -145,40 +168,12 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
   return app;
 }
 
-/**
- * Only an answer is the assistant's reply. A run that stopped without one leaves its last response
- * (protocol text such as `FINAL_VAR(answer)` or half-written code) in `rlm.partialAnswer`, not in
- * `content`, where a client would take it for the model's words.
- */
-function replyText(outcome: RunOutcome): string {
-  return outcome.answer ?? '';
-}
-
-/** A `json_schema` request's run ended with no answer that matched the schema. */
-function missesSchemaAnswer(schema: unknown, outcome: RunOutcome): boolean {
-  return schema !== undefined && outcome.answer === null;
-}
-
-/**
- * The client asked for JSON of a schema and there is none: an empty `content` would make
- * `parse()` helpers throw a JSON syntax error far from the cause, so the reply is an error naming
- * how the run ended. 422 (a limit, like a budget), which OpenAI clients do not retry.
- */
-function noSchemaAnswer(
-  body: ChatCompletionRequest,
-  outcome: RunOutcome,
-  maxIterations: number,
-): RlmError<'executor.budget_exceeded'> {
+/** The request's JSON format field, as errors name it. */
+function wantedFormat(body: ChatCompletionRequest): string {
   const format = body.response_format;
-  const wanted =
-    format?.type === 'json_schema'
-      ? `response_format.json_schema "${format.json_schema.name}"`
-      : 'response_format json_object';
-  return new RlmError({
-    code: 'executor.budget_exceeded',
-    message: `The RLM run ended ${outcome.status} after ${outcome.iterations} iterations without an answer matching ${wanted}; raise the profile's maxIterations, or ask for something the model can answer`,
-    details: { limit: outcome.status, used: outcome.iterations, max: maxIterations },
-  });
+  return format?.type === 'json_schema'
+    ? `response_format.json_schema "${format.json_schema.name}"`
+    : 'response_format json_object';
 }
 
 function finishReason(outcome: RunOutcome): 'stop' | 'length' {
@@ -186,35 +181,11 @@ function finishReason(outcome: RunOutcome): 'stop' | 'length' {
 }
 
 function openAiUsage(outcome: RunOutcome) {
-  const total = totalUsage(outcome.usage);
-  const prompt = total.inputTokens + total.cacheReadTokens + total.cacheWriteTokens;
+  const tokens = runTokens(outcome);
   return {
-    prompt_tokens: prompt,
-    completion_tokens: total.outputTokens,
-    total_tokens: prompt + total.outputTokens,
-    prompt_tokens_details: { cached_tokens: total.cacheReadTokens },
+    prompt_tokens: tokens.input,
+    completion_tokens: tokens.output,
+    total_tokens: tokens.input + tokens.output,
+    prompt_tokens_details: { cached_tokens: tokens.cached },
   };
-}
-
-function runFailed(outcome: RunOutcome): RlmError<'server.unavailable'> {
-  return new RlmError({
-    code: 'server.unavailable',
-    message: `The RLM run failed: ${outcome.error?.code ?? 'error'}: ${outcome.error?.message ?? 'no detail'}`,
-    details: { reason: outcome.error?.code ?? 'run error' },
-  });
-}
-
-/** Cancels the run when the client goes away before the answer. */
-async function raceDisconnect(
-  done: Promise<RunOutcome>,
-  signal: AbortSignal,
-  cancel: () => Promise<boolean>,
-): Promise<RunOutcome> {
-  const onAbort = () => void cancel();
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    return await done;
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
 }
