@@ -20,7 +20,7 @@ describe('renderRunHtml', () => {
     // two root turns and two child turns (its turn-0 answer without code is refused once), open
     // (a small tree), each body in a template the viewer builds when it is opened
     const turns = html.match(
-      /<details class="turn[^"]*" data-key="[^"]+" data-turn="\d+" open>\n<summary>[^]*?<\/summary>\n<template>/g,
+      /<details class="turn[^"]*" data-key="[^"]+" data-turn="\d+" open>\n<summary>[\s\S]*?<\/summary>\n<template>/g,
     );
     expect(turns).toHaveLength(4);
     expect(html).toContain(

@@ -18,7 +18,7 @@ export const TRACE_CSS = `
 .rlm-trace section.timeline:empty{display:none}
 .rlm-trace .tl-head,.rlm-trace .tl-row{display:grid;grid-template-columns:minmax(0,32%) 5.5rem 5.5rem 1fr;align-items:center}
 .rlm-trace .tl-head{border-bottom:1px solid #ddd;height:24px;color:#6e6e73;font-weight:600}
-.rlm-trace .tl-body{position:relative;height:min(26rem,45vh);overflow:auto;contain:strict}
+.rlm-trace .tl-body{position:relative;max-height:min(26rem,45vh);overflow:auto;contain:content}
 .rlm-trace .tl-rows{position:absolute;inset:0 0 auto 0}
 .rlm-trace .tl-row{position:absolute;left:0;right:0;height:22px;cursor:pointer;border-bottom:1px solid #f2f2f2}
 .rlm-trace .tl-row:hover{background:#f3f6fb}.rlm-trace .tl-row.selected{background:#e3ecfb}.rlm-trace .tl-row.dimmed{opacity:.5}
