@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { parseTrajectory, trajectoryEvents } from './read-trajectory.js';
+import { recordedExchanges } from './recorded-exchanges.js';
 import { renderRunHtml } from './render-run-html.js';
 import { renderTraceHtml } from './render-trace-html.js';
 import { recordedEvents, treeOf } from './testing/recorded-runs.js';
+import { syntheticRun } from './testing/synthetic-run.js';
 import { TraceTree } from './trace-tree.js';
 import { TRACE_VIEWER_JS } from './trace-viewer-script.generated.js';
 
@@ -72,6 +75,28 @@ describe('renderRunHtml', () => {
   it('says so when there are no events yet', () => {
     expect(renderRunHtml(new TraceTree())).toBe(
       '<div class="rlm-trace">\n<p class="empty">No run events yet.</p>\n</div>\n',
+    );
+  });
+});
+
+describe('renderRunHtml with the recorded exchanges', () => {
+  it('shows each llm_query prompt in full: its context slices when read with the context, a marked note when not', () => {
+    const run = syntheticRun({ subcalls: 3, childEvery: 0 });
+    const render = (payloads?: string[]) => {
+      const records = parseTrajectory(run.text, payloads === undefined ? {} : { payloads });
+      return renderRunHtml(treeOf(trajectoryEvents(records)), {
+        exchanges: recordedExchanges(records),
+      });
+    };
+    const chunk = run.context.split('\n')[1] ?? '';
+    const full = render([run.context]);
+    expect(full.match(/<details class="exchange">/g)).toHaveLength(3);
+    expect(full).toContain(`<pre class="prompt full">Summarise the ticket in one line.\n\n${chunk}`);
+    expect(full).not.toContain('slice-missing');
+    const bare = render();
+    expect(bare).not.toContain(chunk);
+    expect(bare).toMatch(
+      /<pre class="prompt full">Summarise the ticket in one line.\n\n<mark class="slice-missing">\[\d+ chars of context \(\d+ chars, sha256:[0-9a-f]+\) from offset \d+: that context was not given\]<\/mark>/,
     );
   });
 });

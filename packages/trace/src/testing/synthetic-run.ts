@@ -55,7 +55,7 @@ export function syntheticRun({
   const chunks = Array.from(
     { length: 64 },
     (_, index) =>
-      `Ticket ${index}: ${'the customer wrote about invoice number '.repeat(4)}${index * 7919} and asked for a refund. `,
+      `Ticket ${index}: ${'the customer wrote about invoice number '.repeat(8)}${index * 7919} and asked for a refund. `,
   );
   const context = chunks.join('\n');
   const events: RunEvent[] = [];
