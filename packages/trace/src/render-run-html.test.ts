@@ -91,7 +91,9 @@ describe('renderRunHtml with the recorded exchanges', () => {
     const chunk = run.context.split('\n')[1] ?? '';
     const full = render([run.context]);
     expect(full.match(/<details class="exchange">/g)).toHaveLength(3);
-    expect(full).toContain(`<pre class="prompt full">Summarise the ticket in one line.\n\n${chunk}`);
+    expect(full).toContain(
+      `<pre class="prompt full">Summarise the ticket in one line.\n\n${chunk}`,
+    );
     expect(full).not.toContain('slice-missing');
     const bare = render();
     expect(bare).not.toContain(chunk);

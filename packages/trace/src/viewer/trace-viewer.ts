@@ -91,6 +91,7 @@ class Timeline {
   private dimmed: Set<number> = new Set();
   private selected = -1;
   private frame = 0;
+  private readonly drawn = new Map<number, HTMLElement>();
 
   constructor(section: HTMLElement, model: ViewModel, onSelect: (index: number) => void) {
     this.model = model;
@@ -162,13 +163,13 @@ class Timeline {
 
   select(index: number): void {
     this.selected = index;
-    this.draw();
+    this.redraw();
   }
 
   private layout(): void {
     this.spacer.style.height = `${this.shown.length * ROW_HEIGHT}px`;
     this.section.dataset['rows'] = String(this.shown.length);
-    this.draw();
+    this.redraw();
   }
 
   private schedule(): void {
@@ -179,6 +180,7 @@ class Timeline {
     });
   }
 
+  /** Rows are kept while they stay in view: a scroll only adds the rows it brings in. */
   private draw(): void {
     const top = this.body.scrollTop;
     const height = this.body.clientHeight || 400;
@@ -187,13 +189,30 @@ class Timeline {
       this.shown.length,
       Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN_ROWS,
     );
-    const rows: HTMLElement[] = [];
+    for (const [position, row] of this.drawn) {
+      if (position < first || position >= last) {
+        row.remove();
+        this.drawn.delete(position);
+      }
+    }
+    const added: HTMLElement[] = [];
     for (let position = first; position < last; position++) {
+      if (this.drawn.has(position)) continue;
       const index = this.shown[position] ?? -1;
       const node = this.model.nodes[index];
-      if (node !== undefined) rows.push(this.row(node, index, position));
+      if (node === undefined) continue;
+      const row = this.row(node, index, position);
+      this.drawn.set(position, row);
+      added.push(row);
     }
-    this.rows.replaceChildren(...rows);
+    this.rows.append(...added);
+  }
+
+  /** Draws every row in view again (what is shown, dimmed or selected changed). */
+  private redraw(): void {
+    this.drawn.clear();
+    this.rows.replaceChildren();
+    this.draw();
   }
 
   private row(node: ViewNode, index: number, position: number): HTMLElement {
@@ -254,62 +273,79 @@ function clearHighlights(root: Element): void {
   }
 }
 
-function mountOne(root: HTMLElement): void {
-  if (root.dataset['viewer'] === 'mounted') return;
-  const source = root.querySelector(':scope > script.rlm-trace-model');
-  const section = root.querySelector<HTMLElement>(':scope > section.timeline');
-  if (source === null || section === null) return;
-  root.dataset['viewer'] = 'mounted';
-  const model = JSON.parse(source.textContent ?? '{}') as ViewModel;
-  const holder = root.parentElement ?? root;
-  const state = states.get(holder) ?? { query: '', scrollTop: 0, selected: -1 };
-  states.set(holder, state);
-  const texts = new WeakMap<Element, string>();
-  let nodeTexts: string[] | undefined;
-  const turns = () => [...root.querySelectorAll<HTMLDetailsElement>('details.turn')];
+/** One mounted trace view: its turns, its timeline and its search. */
+class Viewer {
+  private readonly root: HTMLElement;
+  private readonly model: ViewModel;
+  private readonly state: ViewerState;
+  private readonly timeline: Timeline;
+  private readonly texts = new WeakMap<Element, string>();
+  private nodeTexts: string[] | undefined;
 
-  // `toggle` does not bubble: listen in the capture phase.
-  root.addEventListener(
-    'toggle',
-    (event) => {
-      const target = event.target;
-      if (target instanceof HTMLDetailsElement && target.open) fillTurn(target);
-    },
-    true,
-  );
-  for (const details of turns()) if (details.open) fillTurn(details);
+  constructor(root: HTMLElement, model: ViewModel, state: ViewerState) {
+    this.root = root;
+    this.model = model;
+    this.state = state;
+    // `toggle` does not bubble: listen in the capture phase.
+    root.addEventListener(
+      'toggle',
+      (event) => {
+        const target = event.target;
+        if (target instanceof HTMLDetailsElement && target.open) fillTurn(target);
+      },
+      true,
+    );
+    for (const details of this.turns()) if (details.open) fillTurn(details);
+    const section = root.querySelector<HTMLElement>(':scope > section.timeline') ?? root;
+    this.timeline = new Timeline(section, model, (index) => this.reveal(index));
+    section.addEventListener(
+      'scroll',
+      () => {
+        state.scrollTop = this.timeline.scrollTop;
+      },
+      true,
+    );
+    this.wireSearch();
+    if (state.selected >= 0) this.timeline.select(state.selected);
+    this.timeline.scrollTop = state.scrollTop;
+  }
 
-  const reveal = (index: number): void => {
-    state.selected = index;
-    const node = model.nodes[index];
+  private turns(): HTMLDetailsElement[] {
+    return [...this.root.querySelectorAll<HTMLDetailsElement>('details.turn')];
+  }
+
+  /** Opens the turn that made node `index` (or its run's section) and scrolls to it. */
+  private reveal(index: number): void {
+    this.state.selected = index;
+    const node = this.model.nodes[index];
     if (node === undefined) return;
-    let target: Element | null = null;
-    if (node.turnKey !== null) {
-      const turn = root.querySelector<HTMLDetailsElement>(
-        `details.turn[data-key="${CSS.escape(node.turnKey)}"]`,
-      );
-      if (turn !== null) {
-        turn.hidden = false;
-        turn.closest('section.run')?.removeAttribute('hidden');
-        fillTurn(turn);
-        turn.open = true;
-        target = turn.querySelector(`.subcall[data-node="${index}"]`) ?? turn;
-      }
-    }
-    target ??= root.querySelector(`section.run[data-run-id="${CSS.escape(node.runId)}"]`);
+    const target =
+      this.callInTurn(node, index) ??
+      this.root.querySelector(`section.run[data-run-id="${CSS.escape(node.runId)}"]`);
     if (target === null) return;
-    for (const old of root.querySelectorAll('.flash')) old.classList.remove('flash');
+    for (const old of this.root.querySelectorAll('.flash')) old.classList.remove('flash');
     target.classList.add('flash');
     target.scrollIntoView({ block: 'center' });
-  };
+  }
 
-  const timeline = new Timeline(section, model, reveal);
+  private callInTurn(node: ViewNode, index: number): Element | null {
+    if (node.turnKey === null) return null;
+    const turn = this.root.querySelector<HTMLDetailsElement>(
+      `details.turn[data-key="${CSS.escape(node.turnKey)}"]`,
+    );
+    if (turn === null) return null;
+    turn.hidden = false;
+    turn.closest('section.run')?.removeAttribute('hidden');
+    fillTurn(turn);
+    turn.open = true;
+    return turn.querySelector(`.subcall[data-node="${index}"]`) ?? turn;
+  }
 
   /** Each node's searchable text: its label and model, and its sub-call's prompt and reply. */
-  const textsOfNodes = (): string[] => {
-    if (nodeTexts !== undefined) return nodeTexts;
-    const found = model.nodes.map((node) => `${node.label} ${node.model} ${node.key}`);
-    for (const details of turns()) {
+  private textsOfNodes(): string[] {
+    if (this.nodeTexts !== undefined) return this.nodeTexts;
+    const found = this.model.nodes.map((node) => `${node.label} ${node.model} ${node.key}`);
+    for (const details of this.turns()) {
       const template = details.querySelector(':scope > template');
       const scope = template instanceof HTMLTemplateElement ? template.content : details;
       for (const call of scope.querySelectorAll<HTMLElement>('.subcall[data-node]')) {
@@ -317,75 +353,90 @@ function mountOne(root: HTMLElement): void {
         if (found[index] !== undefined) found[index] += ` ${call.textContent ?? ''}`;
       }
     }
-    nodeTexts = found.map((text) => text.toLowerCase());
-    return nodeTexts;
-  };
+    this.nodeTexts = found.map((text) => text.toLowerCase());
+    return this.nodeTexts;
+  }
 
-  const input = root.querySelector<HTMLInputElement>('.toolbar input.search');
-  const count = root.querySelector<HTMLElement>('.toolbar .search-count');
-  const search = (raw: string): void => {
-    state.query = raw;
+  private wireSearch(): void {
+    const input = this.root.querySelector<HTMLInputElement>('.toolbar input.search');
+    if (input === null) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    input.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => this.search(input.value), SEARCH_DELAY_MS);
+    });
+    if (this.state.query !== '') {
+      input.value = this.state.query;
+      this.search(this.state.query);
+    }
+  }
+
+  private search(raw: string): void {
+    this.state.query = raw;
     const query = raw.trim().toLowerCase();
-    clearHighlights(root);
-    const sections = root.querySelectorAll<HTMLElement>('section.run');
+    clearHighlights(this.root);
     if (query === '') {
-      for (const details of turns()) details.hidden = false;
-      for (const run of sections) run.hidden = false;
-      timeline.filter(null);
-      if (count !== null) count.textContent = '';
-      root.dataset['searchTurns'] = '';
+      this.showAll();
       return;
     }
-    let opened = 0;
-    let matchedTurns = 0;
-    let marks = 0;
-    for (const details of turns()) {
-      const hit = turnText(details, texts).includes(query);
-      details.hidden = !hit;
-      if (!hit) continue;
-      matchedTurns += 1;
-      if (opened < SEARCH_OPEN_MAX) {
-        opened += 1;
-        fillTurn(details);
-        details.open = true;
-        marks += highlight(details, query);
-      }
-    }
-    for (const run of sections) {
+    const turns = this.filterTurns(query);
+    for (const run of this.root.querySelectorAll<HTMLElement>('section.run')) {
       const heading = run.querySelector(':scope > h2')?.textContent?.toLowerCase() ?? '';
       run.hidden =
         !heading.includes(query) && run.querySelector('details.turn:not([hidden])') === null;
     }
     const nodes = new Set<number>();
-    textsOfNodes().forEach((text, index) => {
+    this.textsOfNodes().forEach((text, index) => {
       if (text.includes(query)) nodes.add(index);
     });
-    timeline.filter(nodes);
-    root.dataset['searchTurns'] = String(matchedTurns);
-    if (count !== null) {
-      count.textContent = `${matchedTurns} turn${matchedTurns === 1 ? '' : 's'} and ${nodes.size} timeline node${nodes.size === 1 ? '' : 's'} match${matchedTurns > opened ? ` (first ${opened} turns opened)` : ''}`;
-      count.dataset['marks'] = String(marks);
-    }
-  };
-
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  input?.addEventListener('input', () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => search(input.value), SEARCH_DELAY_MS);
-  });
-  section.addEventListener(
-    'scroll',
-    () => {
-      state.scrollTop = timeline.scrollTop;
-    },
-    true,
-  );
-  if (state.query !== '' && input !== null) {
-    input.value = state.query;
-    search(state.query);
+    this.timeline.filter(nodes);
+    this.root.dataset['searchTurns'] = String(turns.matched);
+    const count = this.root.querySelector<HTMLElement>('.toolbar .search-count');
+    if (count === null) return;
+    const more = turns.matched > turns.opened ? ` (first ${turns.opened} turns opened)` : '';
+    count.textContent = `${turns.matched} turn${turns.matched === 1 ? '' : 's'} and ${nodes.size} timeline node${nodes.size === 1 ? '' : 's'} match${more}`;
+    count.dataset['marks'] = String(turns.marks);
   }
-  if (state.selected >= 0) timeline.select(state.selected);
-  timeline.scrollTop = state.scrollTop;
+
+  /** Hides the turns that do not match; opens and highlights the first SEARCH_OPEN_MAX that do. */
+  private filterTurns(query: string): { matched: number; opened: number; marks: number } {
+    const seen = { matched: 0, opened: 0, marks: 0 };
+    for (const details of this.turns()) {
+      const hit = turnText(details, this.texts).includes(query);
+      details.hidden = !hit;
+      if (!hit) continue;
+      seen.matched += 1;
+      if (seen.opened >= SEARCH_OPEN_MAX) continue;
+      seen.opened += 1;
+      fillTurn(details);
+      details.open = true;
+      seen.marks += highlight(details, query);
+    }
+    return seen;
+  }
+
+  private showAll(): void {
+    for (const details of this.turns()) details.hidden = false;
+    for (const run of this.root.querySelectorAll<HTMLElement>('section.run')) run.hidden = false;
+    this.timeline.filter(null);
+    const count = this.root.querySelector<HTMLElement>('.toolbar .search-count');
+    if (count !== null) count.textContent = '';
+    this.root.dataset['searchTurns'] = '';
+  }
+}
+
+function mountOne(root: HTMLElement): void {
+  if (root.dataset['viewer'] === 'mounted') return;
+  const source = root.querySelector(':scope > script.rlm-trace-model');
+  const section = root.querySelector<HTMLElement>(':scope > section.timeline');
+  if (source === null || section === null) return;
+  root.dataset['viewer'] = 'mounted';
+  const model = JSON.parse(source.textContent ?? '{}') as ViewModel;
+  // A live page swaps in a newer view under the same element: the reader's state stays there.
+  const holder = root.parentElement ?? root;
+  const state = states.get(holder) ?? { query: '', scrollTop: 0, selected: -1 };
+  states.set(holder, state);
+  new Viewer(root, model, state);
 }
 
 /** Mounts the viewer on every trace view under `host` (or `host` itself) not mounted yet. */
