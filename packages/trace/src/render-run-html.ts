@@ -98,7 +98,7 @@ ${item('Status', root.status ?? 'not finished', `status outcome ${model.outcome}
 ${item('Wall time', formatDuration(model.wallMs), 'wall')}
 ${item('Answer', answer, 'answer')}
 ${item('Turns', turns === root.iterations.length ? String(turns) : `${root.iterations.length} (${turns} in the tree)`, 'turns')}
-${item('Sub-calls', String(model.subcalls), 'subcalls')}
+${item('Sub-calls', formatCount(model.subcalls), 'subcalls')}
 ${item('Tokens', `${formatCount(tree.inputTokens)} in / ${formatCount(tree.outputTokens)} out`, 'tokens')}
 ${item('Cost', formatCost(tree.costUsd), 'cost')}
 ${item('Model', root.model, 'model')}

@@ -26,7 +26,7 @@ export const TRACE_CSS = `
 .rlm-trace .tl-row.kind-run .tl-label,.rlm-trace .tl-row.kind-rlm .tl-label{font-weight:600}
 .rlm-trace .tl-tokens,.rlm-trace .tl-cost{text-align:right;padding-right:.6rem;font-variant-numeric:tabular-nums}
 .rlm-trace .tl-track{position:relative;height:100%;margin-right:.6rem}
-.rlm-trace .tl-axis .tl-tick{position:absolute;top:4px;transform:translateX(-50%);font-weight:normal}
+.rlm-trace .tl-axis .tl-tick{position:absolute;top:4px;transform:translateX(-50%);font-weight:normal;white-space:nowrap}
 .rlm-trace .tl-axis .tl-tick:first-child{transform:none}.rlm-trace .tl-axis .tl-tick:last-child{transform:translateX(-100%)}
 .rlm-trace .tl-bar{position:absolute;top:5px;height:12px;border-radius:3px;background:#34c759;min-width:2px}
 .rlm-trace .outcome-error .tl-bar{background:#ff453a}.rlm-trace .outcome-limit .tl-bar{background:#ff9f0a}
