@@ -287,6 +287,22 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    path: '/ui',
+    summary: 'Redirects to the runs page',
+    tag: 'ui',
+    auth: 'none',
+    response: { status: 302, description: 'redirect to /ui/runs' },
+  },
+  {
+    method: 'get',
+    path: '/ui/runs',
+    summary: "The caller's runs, newest first (HTML; the key is entered in the page)",
+    tag: 'ui',
+    auth: 'none',
+    response: { status: 200, contentType: 'text/html' },
+  },
+  {
+    method: 'get',
     path: '/ui/runs/{id}',
     summary: 'Live run page (HTML; the key is entered in the page)',
     tag: 'ui',

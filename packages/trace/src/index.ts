@@ -97,7 +97,7 @@ export {
   joinHtml,
   trustedHtml,
 } from './html.js';
-export { renderRunHtml } from './render-run-html.js';
+export { type RenderRunOptions, renderRunHtml } from './render-run-html.js';
 export { type RenderTraceHtmlOptions, renderTraceHtml } from './render-trace-html.js';
 export { TRACE_CSS } from './trace-styles.js';
 export {
@@ -108,3 +108,10 @@ export {
   type TraceTurn,
   type TraceUsage,
 } from './trace-tree.js';
+export {
+  type TraceOutcome,
+  type TraceViewModel,
+  type TraceViewNode,
+  traceViewModel,
+} from './trace-view-model.js';
+export { TRACE_VIEWER_JS } from './trace-viewer-script.generated.js';

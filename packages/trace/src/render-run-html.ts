@@ -1,14 +1,47 @@
 import { formatCost, formatCount, formatDuration } from './format-units.js';
-import { type HtmlFragment, html, joinHtml } from './html.js';
-import type { TraceBlock, TraceRun, TraceSubcall, TraceTree, TraceTurn } from './trace-tree.js';
+import { type HtmlFragment, html, joinHtml, trustedHtml } from './html.js';
+import type { RecordedExchange } from './recorded-exchanges.js';
+import type {
+  TraceBlock,
+  TraceRun,
+  TraceSubcall,
+  TraceTree,
+  TraceTurn,
+  TraceUsage,
+} from './trace-tree.js';
+import { type TraceViewModel, traceViewModel, turnKey } from './trace-view-model.js';
+
+/** Options of `renderRunHtml`. */
+export interface RenderRunOptions {
+  /**
+   * The trajectory's model exchanges (`recordedExchanges(records)`): an `llm_query` then shows
+   * its whole prompt and reply, with the slices of the run's contexts when the trajectory was
+   * read with them (`rlm trace --context`), and a marked note naming each slice when it was not.
+   */
+  exchanges?: readonly RecordedExchange[];
+}
 
 /**
- * The trace view as an HTML fragment: a summary of the root run, then the tree of runs with each
- * turn's model response, code blocks and their output, sub-calls (an `rlm_query` child nested in
- * place under the call that started it) and usage. It is a pure function of the tree, so the same
- * events give byte-identical HTML in `rlm trace --html` and on the server's run page. It is
- * written with the `html` template, so every piece of text is escaped; there are no scripts,
- * styles or links. Style it with `TRACE_CSS`.
+ * Sub-calls up to which every turn starts open; a bigger tree starts with its turns folded,
+ * so a 3,000-call run opens at once (a folded turn's body is built when it is opened).
+ */
+const OPEN_TURNS_MAX_SUBCALLS = 100;
+
+/** The note `expandTrajectory` leaves for a slice of a context the reader did not have. */
+const MISSING_SLICE = /\[\d+ chars of context[^\]\n]*? that context was [^\]\n]*\]/g;
+
+/**
+ * The trace viewer's markup: a summary (outcome, answer, turns, sub-calls, tokens, cost, wall
+ * time), a search box, the timeline's place, then every run of the tree as a section of
+ * collapsible turns with their model response, code blocks, output, errors and sub-calls (an
+ * `rlm_query` links to its child's section), and the timeline's data as inert JSON. Each turn's
+ * body is inside a `<template>`: inert text until the viewer script (`TRACE_VIEWER_JS`) opens
+ * it, which is what keeps a 3,000-sub-call run fast. The script also draws the timeline and runs
+ * the search; without it the markup still holds everything.
+ *
+ * It is a pure function of the tree, so the same events give byte-identical HTML in
+ * `rlm trace --html` and on the server's run page. It is written with the `html` template, so
+ * every piece of text is escaped. Style it with `TRACE_CSS`.
  *
  * Each `<details>` has a `data-key` that is stable across renders of a growing tree, so a live
  * page can keep what the reader opened or closed when it swaps in a newer fragment.
@@ -18,12 +51,21 @@ import type { TraceBlock, TraceRun, TraceSubcall, TraceTree, TraceTurn } from '.
  * for (const event of events) tree.apply(event);
  * element.innerHTML = renderRunHtml(tree);
  */
-export function renderRunHtml(tree: TraceTree): string {
-  return renderRunFragment(tree).toString();
+export function renderRunHtml(tree: TraceTree, options: RenderRunOptions = {}): string {
+  return renderRunFragment(tree, options).toString();
+}
+
+interface RenderContext {
+  tree: TraceTree;
+  model: TraceViewModel;
+  /** Node index by key, so a sub-call's markup names its timeline bar. */
+  nodeIndex: Map<string, number>;
+  exchanges: Map<string, RecordedExchange>;
+  openTurns: boolean;
 }
 
 /** `renderRunHtml` as a fragment, for pages built with `html`. */
-export function renderRunFragment(tree: TraceTree): HtmlFragment {
+export function renderRunFragment(tree: TraceTree, options: RenderRunOptions = {}): HtmlFragment {
   const root = tree.root;
   if (root === undefined) {
     return html`<div class="rlm-trace">
@@ -31,26 +73,58 @@ export function renderRunFragment(tree: TraceTree): HtmlFragment {
 </div>
 `;
   }
+  const model = traceViewModel(tree);
+  const context: RenderContext = {
+    tree,
+    model,
+    nodeIndex: new Map(model.nodes.map((node, index) => [node.key, index])),
+    exchanges: new Map(
+      (options.exchanges ?? []).map((exchange) => [
+        `${exchange.runId}/${exchange.callId}`,
+        exchange,
+      ]),
+    ),
+    openTurns: model.subcalls <= OPEN_TURNS_MAX_SUBCALLS,
+  };
   const started = tree.startedAt === undefined ? '—' : new Date(tree.startedAt).toISOString();
-  return html`<div class="rlm-trace" data-root-run-id="${root.runId}">
-<dl class="summary">
-${item('Query', root.query)}
-${item('Model', root.model)}
-${item('Status', root.status ?? 'not finished')}
-${item('Turns', String(root.iterations.length))}
-${item('Tokens', `${formatCount(tree.inputTokens)} in / ${formatCount(tree.outputTokens)} out`)}
-${item('Cost', formatCost(tree.costUsd))}
-${item('Duration', root.durationMs === undefined ? '—' : formatDuration(root.durationMs))}
-${item('Started', started)}
+  const turns = [...tree.runs.values()].reduce((sum, run) => sum + run.iterations.length, 0);
+  const answer = root.answer?.text ?? '—';
+  // The model is JSON inside a script element the browser never runs; `<` is escaped so no
+  // text in it can close the element.
+  const json = JSON.stringify(model).replaceAll('<', '\\u003c');
+  return html`<div class="rlm-trace" data-root-run-id="${root.runId}" data-outcome="${model.outcome}">
+<dl class="summary" data-testid="summary">
+${item('Status', root.status ?? 'not finished', `status outcome ${model.outcome}`)}
+${item('Wall time', formatDuration(model.wallMs), 'wall')}
+${item('Answer', answer, 'answer')}
+${item('Turns', turns === root.iterations.length ? String(turns) : `${root.iterations.length} (${turns} in the tree)`, 'turns')}
+${item('Sub-calls', formatCount(model.subcalls), 'subcalls')}
+${item('Tokens', `${formatCount(tree.inputTokens)} in / ${formatCount(tree.outputTokens)} out`, 'tokens')}
+${item('Cost', formatCost(tree.costUsd), 'cost')}
+${item('Model', root.model, 'model')}
+${item('Started', started, 'started')}
+${item('Query', root.query, 'query')}
 </dl>
-${renderRun(tree, root)}
+<div class="toolbar"><input type="search" class="search" data-testid="search" placeholder="Search code, output, errors, prompts and replies" aria-label="Search the trace"><span class="search-count" data-testid="search-count"></span></div>
+<section class="timeline" data-testid="timeline" aria-label="Timeline of runs and sub-calls"></section>
+<div class="runs">
+${joinHtml(
+  model.nodes
+    .filter((node) => node.kind !== 'llm')
+    .map((node) => context.tree.runs.get(node.key))
+    .filter((run) => run !== undefined)
+    .map((run) => renderRun(context, run)),
+  '\n',
+)}
+</div>
+<script type="application/json" class="rlm-trace-model">${trustedHtml(json)}</script>
 </div>
 `;
 }
 
-function renderRun(tree: TraceTree, run: TraceRun): HtmlFragment {
+function renderRun(context: RenderContext, run: TraceRun): HtmlFragment {
   const turns = joinHtml(
-    run.iterations.map((turn) => renderTurn(tree, run, turn)),
+    run.iterations.map((turn) => renderTurn(context, run, turn)),
     '\n',
   );
   const notes = joinHtml(
@@ -63,40 +137,41 @@ function renderRun(tree: TraceTree, run: TraceRun): HtmlFragment {
       : run.status !== undefined
         ? html`<p class="status">Ended: ${run.status}</p>`
         : '';
-  const linked = new Set(
-    run.iterations.flatMap((turn) => turn.subcalls.map((call) => call.childRunId)),
-  );
-  // Children whose starting sub-call was not seen (a trace cut short) still show, under their parent.
-  const orphans = joinHtml(
-    [...tree.runs.values()]
-      .filter((child) => child.parentRunId === run.runId && !linked.has(child.runId))
-      .map((child) => renderRun(tree, child)),
-    '\n',
-  );
-  return html`<section class="run depth-${run.depth}" data-run-id="${run.runId}" data-depth="${run.depth}">
-<h2>Run ${run.runId} <span class="meta">depth ${run.depth} · ${run.model}</span></h2>
+  const node = context.model.nodes[context.nodeIndex.get(run.runId) ?? -1];
+  const cost =
+    node === undefined
+      ? ''
+      : ` · ${formatCount(node.inputTokens + node.outputTokens)} tokens · ${formatCost(node.costUsd)}`;
+  const parent =
+    run.parentRunId === null
+      ? ''
+      : html` · from <a href="#run-${run.parentRunId}">${run.parentRunId}</a>`;
+  return html`<section class="run depth-${run.depth}" id="run-${run.runId}" data-run-id="${run.runId}" data-depth="${run.depth}">
+<h2>Run ${run.runId} <span class="meta">depth ${run.depth} · ${run.model}${cost}${parent}</span></h2>
 ${turns}
 ${notes}
 ${answer}
-${orphans}
 </section>`;
 }
 
-function renderTurn(tree: TraceTree, run: TraceRun, turn: TraceTurn): HtmlFragment {
-  const failed = turn.blocks.some((block) => block.state === 'error');
-  const key = `${run.runId}/turn-${turn.iteration}`;
+function renderTurn(context: RenderContext, run: TraceRun, turn: TraceTurn): HtmlFragment {
+  const failed =
+    turn.blocks.some((block) => block.state === 'error') ||
+    turn.subcalls.some((call) => call.state === 'error');
+  const key = turnKey(run.runId, turn.iteration);
   const response =
     turn.response === undefined
       ? ''
       : html`<details class="response" data-key="${`${key}/response`}"><summary>Model response</summary><pre>${turn.response}</pre></details>`;
-  return html`<details class="turn${failed ? ' failed' : ''}" data-key="${key}" data-turn="${turn.iteration}" open>
-<summary>Turn ${turn.iteration + 1} <span class="meta">${turnMeta(tree, run, turn)}</span></summary>
-${response}
+  const body = html`${response}
 ${joinHtml(turn.blocks.map(renderBlock), '\n')}
 ${joinHtml(
-  turn.subcalls.map((call) => renderSubcall(tree, call)),
+  turn.subcalls.map((call) => renderSubcall(context, run, call)),
   '\n',
-)}
+)}`;
+  return html`<details class="turn${failed ? ' failed' : ''}" data-key="${key}" data-turn="${turn.iteration}"${context.openTurns ? trustedHtml(' open') : ''}>
+<summary>Turn ${turn.iteration + 1} <span class="meta">${turnMeta(context.tree, run, turn)}</span></summary>
+<template>${body}</template>
 </details>`;
 }
 
@@ -104,17 +179,21 @@ ${joinHtml(
 function turnMeta(tree: TraceTree, run: TraceRun, turn: TraceTurn): string {
   const { blocks, subcalls, usage } = turn;
   const ongoing = turn.durationMs === undefined && run.status === undefined;
+  const errors = subcalls.filter((call) => call.state === 'error').length;
   return [
     `${blocks.length} block${blocks.length === 1 ? '' : 's'}`,
     subcalls.length > 0 ? `${subcalls.length} sub-call${subcalls.length === 1 ? '' : 's'}` : '',
+    errors > 0 ? `${errors} failed` : '',
     turn.durationMs === undefined ? '' : formatDuration(turn.durationMs),
-    usage.modelCalls > 0
-      ? `${formatCount(usage.inputTokens + usage.outputTokens)} tokens · ${formatCost(usage.costUsd)}`
-      : '',
+    usage.modelCalls > 0 ? usageText(usage) : '',
     ongoing && tree.isWaiting(run.runId) ? 'waiting for the model…' : '',
   ]
     .filter((part) => part !== '')
     .join(' · ');
+}
+
+function usageText(usage: Pick<TraceUsage, 'inputTokens' | 'outputTokens' | 'costUsd'>): string {
+  return `${formatCount(usage.inputTokens + usage.outputTokens)} tokens · ${formatCost(usage.costUsd)}`;
 }
 
 function renderBlock(block: TraceBlock): HtmlFragment {
@@ -134,19 +213,52 @@ ${output}${stderr}${error}
 </div>`;
 }
 
-function renderSubcall(tree: TraceTree, call: TraceSubcall): HtmlFragment {
+function renderSubcall(context: RenderContext, run: TraceRun, call: TraceSubcall): HtmlFragment {
   const name = call.kind === 'rlm' ? 'rlm_query' : 'llm_query';
-  const child = call.childRunId === undefined ? undefined : tree.runs.get(call.childRunId);
+  const child = call.childRunId === undefined ? undefined : context.tree.runs.get(call.childRunId);
+  const nodeKey = child === undefined ? `${run.runId}/${call.callId}` : child.runId;
+  const node = context.model.nodes[context.nodeIndex.get(nodeKey) ?? -1];
   const took = call.durationMs === undefined ? '' : ` · ${formatDuration(call.durationMs)}`;
+  const spent =
+    node === undefined || node.costUsd + node.inputTokens === 0 ? '' : ` · ${usageText(node)}`;
   const reply = call.responsePreview ?? (call.state === 'running' ? '(running…)' : '(no reply)');
-  return html`<div class="subcall ${call.state}" data-kind="${call.kind}">
-<h4>${name} <span class="meta">${call.model}${took}</span></h4>
+  const link =
+    child === undefined
+      ? ''
+      : html`<p class="child-link"><a href="#run-${child.runId}">Child run ${child.runId} →</a></p>`;
+  return html`<div class="subcall ${call.state}" data-kind="${call.kind}" data-node="${context.nodeIndex.get(nodeKey) ?? -1}">
+<h4>${name} <span class="meta">${call.model}${took}${spent}</span></h4>
 <pre class="prompt">${call.promptPreview}</pre>
 <pre class="reply">${reply}</pre>
-${child === undefined ? '' : renderRun(tree, child)}
+${fullExchange(context.exchanges.get(`${run.runId}/${call.callId}`))}${link}
 </div>`;
 }
 
-function item(label: string, value: string): HtmlFragment {
-  return html`<dt>${label}</dt><dd>${value}</dd>`;
+/** An `llm_query`'s recorded prompt and reply in full, when the preview cut them. */
+function fullExchange(exchange: RecordedExchange | undefined): HtmlFragment | string {
+  if (exchange === undefined) return '';
+  const prompt = exchange.messages.map((message) => message.content).join('\n\n');
+  const reply = exchange.response?.text ?? exchange.error?.message ?? '';
+  return html`<details class="exchange"><summary>Full prompt and reply <span class="meta">${formatCount(prompt.length)} + ${formatCount(reply.length)} chars</span></summary>
+<pre class="prompt full">${markMissingSlices(prompt)}</pre>
+<pre class="reply full">${reply}</pre>
+</details>`;
+}
+
+/** The prompt with each note for a context slice the reader did not have marked. */
+function markMissingSlices(text: string): HtmlFragment {
+  const parts: HtmlFragment[] = [];
+  let at = 0;
+  for (const match of text.matchAll(MISSING_SLICE)) {
+    parts.push(html`${text.slice(at, match.index)}<mark class="slice-missing">${match[0]}</mark>`);
+    at = match.index + match[0].length;
+  }
+  parts.push(html`${text.slice(at)}`);
+  return joinHtml(parts, '');
+}
+
+/** A summary entry; its first class names the field (`data-field`), for the viewer and tests. */
+function item(label: string, value: string, classes: string): HtmlFragment {
+  const field = classes.split(' ')[0] ?? classes;
+  return html`<dt>${label}</dt><dd class="${classes}" data-field="${field}">${value}</dd>`;
 }

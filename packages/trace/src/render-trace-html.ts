@@ -1,31 +1,42 @@
 import { html, trustedHtml } from './html.js';
+import type { RecordedExchange } from './recorded-exchanges.js';
 import { renderRunFragment } from './render-run-html.js';
 import { TRACE_CSS } from './trace-styles.js';
 import type { TraceTree } from './trace-tree.js';
+import { TRACE_VIEWER_JS } from './trace-viewer-script.generated.js';
 
 /** Options of `renderTraceHtml`. */
 export interface RenderTraceHtmlOptions {
   /** The page title and heading. @default `rlm trace <root run id>` */
   title?: string;
+  /** The trajectory's model exchanges, for `llm_query` prompts and replies in full (see `renderRunHtml`). */
+  exchanges?: readonly RecordedExchange[];
 }
 
 /** Page-level rules that only the standalone file needs; the fragment's own rules are `TRACE_CSS`. */
 const PAGE_CSS = `
-body{margin:2rem auto;max-width:70rem;padding:0 1rem;background:#fafafa;font:14px/1.45 system-ui,sans-serif}
+body{margin:1.5rem auto;max-width:84rem;padding:0 1rem;background:#fafafa;font:14px/1.45 system-ui,sans-serif}
 h1{font-size:1.3rem}
 `;
 
+// The script is this package's own code: nothing in it may end the element it is inlined in.
+if (/<\/script/i.test(TRACE_VIEWER_JS))
+  throw new Error('the trace viewer script contains </script');
+
 /**
- * One self-contained HTML document for a run tree: `renderRunHtml`'s fragment with its style sheet
- * inline. No scripts, no external assets, so the file opens anywhere (and can be attached to a
- * bug report).
+ * One self-contained HTML document for a run tree: `renderRunHtml`'s markup with its style sheet
+ * and the viewer script (`TRACE_VIEWER_JS`) inline. No external assets and no network: the file
+ * opens anywhere, offline (and can be attached to a bug report).
  *
  * @example
- * await writeFile('run.html', renderTraceHtml(tree));
+ * await writeFile('run.html', renderTraceHtml(tree, { exchanges: recordedExchanges(records) }));
  */
-export function renderTraceHtml(tree: TraceTree, { title }: RenderTraceHtmlOptions = {}): string {
+export function renderTraceHtml(
+  tree: TraceTree,
+  { title, exchanges }: RenderTraceHtmlOptions = {},
+): string {
   const heading = title ?? `rlm trace ${tree.rootRunId ?? ''}`.trim();
-  // The style sheets are constants of this package: the only markup that passes unescaped.
+  // The style sheet and the script are constants of this package: the only markup that passes unescaped.
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -36,7 +47,8 @@ export function renderTraceHtml(tree: TraceTree, { title }: RenderTraceHtmlOptio
 </head>
 <body>
 <h1>${heading}</h1>
-${renderRunFragment(tree)}</body>
+${renderRunFragment(tree, exchanges === undefined ? {} : { exchanges })}<script>${trustedHtml(TRACE_VIEWER_JS)}</script>
+</body>
 </html>
 `.toString();
 }

@@ -23,6 +23,10 @@ export interface TraceSubcall {
   state: 'running' | 'ok' | 'error';
   durationMs: number | undefined;
   childRunId: string | undefined;
+  /** Epoch ms of its start. */
+  startedAt: number;
+  /** The model call an `llm_query` made (same call id); an `rlm` child's usage is its run's. */
+  usage: TraceUsage;
 }
 
 /** Tokens and cost of the model calls made during one turn (its own and its `llm_query` calls). */
@@ -58,6 +62,8 @@ export interface TraceRun {
   answer: { text: string; source: string } | undefined;
   status: RunStatus | undefined;
   durationMs: number | undefined;
+  /** The run's own model calls (its turns and its `llm_query` calls), not its children's. */
+  usage: TraceUsage;
 }
 
 /**
@@ -102,7 +108,9 @@ export class TraceTree {
         const known = this.runs.get(event.runId);
         this.runs.set(event.runId, {
           ...emptyRun(event),
-          ...(known === undefined ? {} : { iterations: known.iterations, notes: known.notes }),
+          ...(known === undefined
+            ? {}
+            : { iterations: known.iterations, notes: known.notes, usage: known.usage }),
           query: event.query,
           model: event.model,
           maxIterations: event.maxIterations,
@@ -176,6 +184,8 @@ export class TraceTree {
           state: 'running',
           durationMs: undefined,
           childRunId: event.childRunId,
+          startedAt: event.at,
+          usage: emptyUsage(),
         };
         turn.subcalls.push(call);
         this.indexSubcall(this.run(event).iterations, turn, call);
@@ -223,14 +233,14 @@ export class TraceTree {
     this.outputTokens += output;
     this.costUsd += cost;
     const run = this.run(event);
+    const spent = { modelCalls: 1, inputTokens: input, outputTokens: output, costUsd: cost };
+    addUsage(run.usage, spent);
     // Model calls carry no turn number; they belong to the turn the run is in (the last one).
     const usage = run.iterations.at(-1)?.usage;
-    if (usage !== undefined) {
-      usage.modelCalls += 1;
-      usage.inputTokens += input;
-      usage.outputTokens += output;
-      usage.costUsd += cost;
-    }
+    if (usage !== undefined) addUsage(usage, spent);
+    // An llm_query's model call has the sub-call's id: the sub-call's own cost.
+    const call = this.findSubcall(event.runId, event.callId);
+    if (call !== undefined) addUsage(call.usage, spent);
     if (event.error !== undefined) run.notes.push(`model error: ${event.error.message}`);
   }
 
@@ -358,7 +368,19 @@ function emptyRun(event: RunEvent): TraceRun {
     answer: undefined,
     status: undefined,
     durationMs: undefined,
+    usage: emptyUsage(),
   };
+}
+
+function emptyUsage(): TraceUsage {
+  return { modelCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
+}
+
+function addUsage(into: TraceUsage, add: TraceUsage): void {
+  into.modelCalls += add.modelCalls;
+  into.inputTokens += add.inputTokens;
+  into.outputTokens += add.outputTokens;
+  into.costUsd += add.costUsd;
 }
 
 function emptyTurn(iteration: number, at: number): TraceTurn {
@@ -368,7 +390,7 @@ function emptyTurn(iteration: number, at: number): TraceTurn {
     response: undefined,
     blocks: [],
     subcalls: [],
-    usage: { modelCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    usage: emptyUsage(),
     durationMs: undefined,
   };
 }

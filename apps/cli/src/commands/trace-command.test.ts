@@ -1,7 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readTrajectory, renderRunHtml, TraceTree, trajectoryEvents } from '@rlm/trace';
+import {
+  readTrajectory,
+  recordedExchanges,
+  renderRunHtml,
+  TraceTree,
+  trajectoryEvents,
+} from '@rlm/trace';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
 
@@ -45,7 +51,8 @@ describe('rlm trace', () => {
     expect(result.stderr).toBe(`wrote ${out}\n`);
     const html = readFileSync(out, 'utf8');
     expect(html).toMatch(/^<!doctype html>/);
-    expect(html).not.toMatch(/<script|<link|\bsrc=|https?:\/\//);
+    // self-contained: the viewer's script and data are inline, nothing loads from anywhere
+    expect(html).not.toMatch(/<link|\bsrc=|https?:\/\//);
     expect(html).toContain('const hits = grep(context, &#39;needle&#39;);');
     expect(html).toContain('<pre class="stdout">3\n</pre>');
     expect(html).toContain('ReferenceError: undefinedFn is not defined');
@@ -53,12 +60,14 @@ describe('rlm trace', () => {
     expect(html).toContain('The needle is on line 42 &lt;b&gt;');
   });
 
-  it('writes the shared trace view, byte for byte what the server serves for the same events', async () => {
+  it('writes the shared trace view, the one the server serves, with the recorded exchanges', async () => {
     await spawnCli(['trace', NESTED, '--html', 'run.html'], { cwd: sandbox.dir, env: sandbox.env });
     const tree = new TraceTree();
-    for (const event of trajectoryEvents(await readTrajectory(NESTED))) tree.apply(event);
+    const records = await readTrajectory(NESTED);
+    for (const event of trajectoryEvents(records)) tree.apply(event);
     const html = readFileSync(join(sandbox.dir, 'run.html'), 'utf8');
-    expect(html).toContain(`<body>\n<h1>rlm trace run-root</h1>\n${renderRunHtml(tree)}</body>`);
+    const view = renderRunHtml(tree, { exchanges: recordedExchanges(records) });
+    expect(html).toContain(`<body>\n<h1>rlm trace run-root</h1>\n${view}<script>`);
   });
 
   it('reads a trajectory whose last line a crash cut short as the executor does: up to the cut', async () => {
@@ -79,9 +88,11 @@ describe('rlm trace', () => {
     const tree = new TraceTree();
     for (const event of trajectoryEvents(records)) tree.apply(event);
     const html = readFileSync(join(sandbox.dir, 'cut.html'), 'utf8');
-    expect(html).toContain(`\n${renderRunHtml(tree)}</body>`);
+    expect(html).toContain(
+      `\n${renderRunHtml(tree, { exchanges: recordedExchanges(records) })}<script>`,
+    );
     // The cut line was the run's end: the view says the run did not finish.
-    expect(html).toContain('<dt>Status</dt><dd>not finished</dd>');
+    expect(html).toContain('data-field="status">not finished</dd>');
   });
 
   it('explains a file that is not a trajectory, naming the line', async () => {

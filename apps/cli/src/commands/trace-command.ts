@@ -1,7 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { RlmError, type TrajectoryRecord } from '@rlm/protocol';
-import { findTrajectoryHeader, renderTraceHtml, TraceTree, trajectoryEvents } from '@rlm/trace';
+import {
+  findTrajectoryHeader,
+  recordedExchanges,
+  renderTraceHtml,
+  TraceTree,
+  trajectoryEvents,
+} from '@rlm/trace';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { resolveConfig } from '../config/resolve-config.js';
@@ -140,7 +146,8 @@ async function traceAction(reference: string, options: TraceOptions, io: CliIo):
   if (options.html !== undefined) {
     const out = resolve(io.cwd, options.html);
     const runId = tree.rootRunId ?? findTrajectoryHeader(records)?.runId ?? '';
-    await writeFile(out, renderTraceHtml(tree, { title: `rlm trace ${runId}`.trim() }));
+    const exchanges = recordedExchanges(records);
+    await writeFile(out, renderTraceHtml(tree, { title: `rlm trace ${runId}`.trim(), exchanges }));
     io.stderr.write(`wrote ${out}\n`);
     return;
   }

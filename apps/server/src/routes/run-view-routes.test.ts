@@ -50,7 +50,7 @@ describe('GET /v1/runs/:id/view', () => {
     const trajectory = await (await server.request(`/v1/runs/${id}/trajectory`)).text();
     expect(html).toBe(cliFragment(trajectory));
     expect(html).toContain('<pre class="stdout">a short greeting\n</pre>');
-    expect(html).toContain('<div class="subcall ok" data-kind="llm">');
+    expect(html).toContain('<div class="subcall ok" data-kind="llm" data-node="1">');
   });
 
   it('escapes what the query, the model and the code put in the page', async () => {
@@ -60,7 +60,9 @@ describe('GET /v1/runs/:id/view', () => {
     const { id } = await runToEnd(server, { query: `q ${hostile}` });
     const html = await (await server.request(`/v1/runs/${id}/view`)).text();
     expect(html).not.toContain('<img');
-    expect(html).toContain('<dt>Query</dt><dd>q &lt;img src=x onerror=alert(1)&gt;</dd>');
+    expect(html).toContain(
+      '<dt>Query</dt><dd class="query" data-field="query">q &lt;img src=x onerror=alert(1)&gt;</dd>',
+    );
   });
 
   it('has the access rules of GET /v1/runs/:id: a key, and only its own runs', async () => {

@@ -103,20 +103,32 @@ describe.skipIf(!hasChromium)('UI pages in headless Chromium', () => {
     // refreshed several times since, yet the turn the reader closed is still closed
     expect(await turns.nth(0).getAttribute('open')).toBeNull();
     expect(await turns.nth(1).getAttribute('open')).toBe('');
+    // a folded turn's body is built when it is opened
+    expect(await turns.nth(0).locator('pre.code').count()).toBe(0);
+    await turns.nth(0).locator('> summary').click();
     expect(await root.locator('pre.code').first().textContent()).toContain('context.split');
     const subcall = root.locator('.subcall[data-kind="llm"]');
     expect(await subcall.locator('pre.prompt').textContent()).toContain('Classify: one two three');
     expect(await subcall.locator('pre.reply').textContent()).toBe('a short greeting');
-    // the page shows exactly the fragment of /v1/runs/:id/view (the view rlm trace --html writes)
+    // the page is the trace viewer on the fragment of /v1/runs/:id/view (what rlm trace --html
+    // writes): the same summary, and a timeline with one bar for the root and its sub-call
     const fragment = await (await server.request(`/v1/runs/${id}/view`)).text();
     const probe = await browser.newPage();
     await probe.setContent(fragment);
-    // Both sides serialised by the browser, without the open state the reader controls.
-    const markup = (html: string) => html.replace(/ open=""/g, '');
-    expect(markup(await page.getByTestId('run-tree').innerHTML())).toBe(
-      markup(await probe.locator('body').innerHTML()),
+    expect(await page.getByTestId('summary').innerHTML()).toBe(
+      await probe.getByTestId('summary').innerHTML(),
+    );
+    expect(await page.getByTestId('summary').locator('[data-field="subcalls"]').textContent()).toBe(
+      '1',
     );
     await probe.close();
+    const timeline = page.getByTestId('timeline');
+    expect(await timeline.getAttribute('data-rows')).toBe('2');
+    expect(
+      await timeline
+        .locator('.tl-row')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-kind'))),
+    ).toEqual(['run', 'llm']);
     // a burst of events is one refresh a second at most (a slow machine only spaces them more)
     const sends = await page.evaluate(
       () => (globalThis as unknown as { viewSends: number[] }).viewSends,
@@ -130,6 +142,86 @@ describe.skipIf(!hasChromium)('UI pages in headless Chromium', () => {
       .getByTestId('run-tree')
       .evaluate((node) => node.querySelector('details.turn')?.setAttribute('open', ''));
     await page.screenshot({ path: join(ARTIFACTS, 'ui-run-page.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('lists the caller’s runs newest first, with their columns and links to each run page', {
+    timeout: 90_000,
+  }, async () => {
+    const model = scriptedModel(() => 'FINAL(done)');
+    await using server = await startTestServer({
+      engine: createExecutorEngine({ resolveModel: () => model, isolation: 'inline' }),
+    });
+    const start = async (query: string, key = server.userKey): Promise<string> => {
+      const created = await server.request('/v1/runs', {
+        method: 'POST',
+        key,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      const { id } = (await created.json()) as { id: string };
+      for (;;) {
+        const run = (await (await server.request(`/v1/runs/${id}`, { key })).json()) as {
+          status: string;
+        };
+        if (run.status !== 'queued' && run.status !== 'running') return id;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    const ids: string[] = [];
+    for (const query of ['first question', 'second question', 'third <b>question</b>']) {
+      ids.push(await start(query));
+    }
+    await start('not yours', server.otherKey);
+    const listed = (await (await server.request('/v1/runs')).json()) as {
+      data: { id: string; model: string; costUsd: number; usage: { models: object } }[];
+    };
+    const page = await browser.newPage();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${server.url}/ui/runs#key=${server.userKey}`);
+    const rows = page.getByTestId('runs').locator('tbody tr');
+    await rows.nth(2).waitFor();
+    expect(await rows.count()).toBe(3);
+    expect(
+      await rows.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-run-id'))),
+    ).toEqual([...ids].reverse());
+    const cells = await rows
+      .first()
+      .locator('td')
+      .evaluateAll((nodes) => nodes.map((node) => node.textContent));
+    const newest = listed.data[0];
+    const tokens = Object.values(newest?.usage.models ?? {}).reduce(
+      (sum, usage) =>
+        sum +
+        usage.inputTokens +
+        usage.outputTokens +
+        usage.cacheReadTokens +
+        usage.cacheWriteTokens,
+      0,
+    );
+    expect(cells[0]).toBe(ids[2]);
+    expect(cells[1]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
+    expect(cells.slice(2)).toEqual([
+      'completed',
+      newest?.model,
+      'third <b>question</b>',
+      `$${(newest?.costUsd ?? 0).toFixed(4)}`,
+      String(tokens).replace(/\B(?=(\d{3})+(?!\d))/g, ','),
+    ]);
+    expect(tokens).toBeGreaterThan(0);
+    await page.screenshot({ path: join(ARTIFACTS, 'ui-runs-page.png') });
+    await page.getByTestId('status-filter').selectOption('error');
+    await page.getByTestId('connection').filter({ hasText: '0 runs' }).waitFor();
+    await page.getByTestId('status-filter').selectOption('');
+    await rows.nth(2).waitFor();
+    await rows.first().locator('a').click();
+    await page.waitForURL(`**/ui/runs/${ids[2]}`);
+    await page.getByTestId('connection').filter({ hasText: 'finished' }).waitFor();
+    expect(await page.getByTestId('summary').locator('[data-field="query"]').textContent()).toBe(
+      'third <b>question</b>',
+    );
+    expect(await page.getByTestId('timeline').getAttribute('data-rows')).toBe('1');
+    await page.screenshot({ path: join(ARTIFACTS, 'ui-run-viewer.png') });
     await page.close();
   });
 

@@ -42,7 +42,7 @@ export function uiShell({
 ${links}
 </head>
 <body${attributes}>
-<header><h1>${title}</h1><span id="connection" data-testid="connection"></span></header>
+<header><h1>${title}</h1><nav><a href="/ui/runs">All runs</a></nav><span id="connection" data-testid="connection"></span></header>
 <form id="key-form" hidden>
   <label>API key <input id="key-input" type="password" autocomplete="off" required></label>
   <button type="submit">Open</button>

@@ -21,4 +21,7 @@ td, th { border: 1px solid #dfe3ea; padding: .3rem .5rem; text-align: left; vert
 .badge { font-size: .75rem; padding: .05rem .4rem; border-radius: .3rem; background: #e6e9f0; margin-left: .4rem; }
 .hint { font-size: .8rem; color: #56607a; }
 a { color: #2f5fb0; cursor: pointer; }
+header nav a { color: #cfe0ff; font-size: .85rem; }
+table.runs td.query { max-width: 32rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+table.runs td.number { text-align: right; font-variant-numeric: tabular-nums; }
 `;

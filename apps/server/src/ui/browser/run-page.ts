@@ -1,7 +1,7 @@
 /**
  * Browser code of `/ui/runs/:id`. The tree itself is not built here: the page shows the HTML
- * fragment of `GET /v1/runs/:id/view`, the shared trace view that `rlm trace --html` writes, so
- * there is one renderer. While the run goes, the page follows its SSE events with `fetch` (so the
+ * fragment of `GET /v1/runs/:id/view` under the trace viewer, the page `rlm trace --html` writes,
+ * so there is one renderer. While the run goes, the page follows its SSE events with `fetch` (so the
  * key travels in a header; EventSource cannot send one), resumes after a drop from the last event
  * id, and fetches the view again when events arrive: at most every REFRESH_MS, one request at a
  * time, and always once more after the last event. Turns the reader opened or closed stay so.
@@ -52,6 +52,14 @@ function showView(html: string): void {
     const wasOpen = open.get(key);
     if (wasOpen !== undefined) node.open = wasOpen;
   }
+  // The trace viewer (served before this script) builds the timeline, the open turns and the
+  // search; it keeps the reader's search and timeline position across these swaps.
+  viewer()?.mount(trace);
+}
+
+/** The trace viewer `TRACE_VIEWER_JS` installs, when it was loaded. */
+function viewer(): { mount(host: Element): void } | undefined {
+  return (globalThis as { rlmTraceViewer?: { mount(host: Element): void } }).rlmTraceViewer;
 }
 
 /** Shows the newest view; returns the id of the last event it includes (0 if it could not). */
