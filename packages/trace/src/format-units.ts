@@ -18,3 +18,8 @@ export function formatCount(value: number): string {
 export function formatCost(usd: number): string {
   return usd >= 1 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
 }
+
+/** `line 4` or `lines 3–7`: where a block was written in its turn's response. */
+export function linesText({ start, end }: { start: number; end: number }): string {
+  return start === end ? `line ${start}` : `lines ${start}–${end}`;
+}

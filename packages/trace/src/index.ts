@@ -88,7 +88,7 @@ export { memoryTrajectorySink, type TrajectorySink } from './trajectory-sink.js'
 
 // ── Trace view ──────────────────────────
 
-export { formatCost, formatCount, formatDuration } from './format-units.js';
+export { formatCost, formatCount, formatDuration, linesText } from './format-units.js';
 export {
   escapeHtml,
   type HtmlFragment,

@@ -1,4 +1,4 @@
-import { formatCost, formatCount, formatDuration } from './format-units.js';
+import { formatCost, formatCount, formatDuration, linesText } from './format-units.js';
 import { type HtmlFragment, html, joinHtml, trustedHtml } from './html.js';
 import type { RecordedExchange } from './recorded-exchanges.js';
 import type {
@@ -206,8 +206,9 @@ function renderBlock(block: TraceBlock): HtmlFragment {
   const stderr = block.stderr === '' ? '' : html`<pre class="stderr">${block.stderr}</pre>`;
   const error = block.error === undefined ? '' : html`<pre class="error">${block.error}</pre>`;
   const took = block.executionTime === undefined ? '' : ` · ${formatDuration(block.executionTime)}`;
+  const where = block.lines === undefined ? '' : ` · ${linesText(block.lines)} of the response`;
   return html`<div class="block ${block.state}" data-block="${block.index}">
-<h4>Block ${block.index + 1}<span class="meta">${took}</span></h4>
+<h4>Block ${block.index + 1}<span class="meta">${where}${took}</span></h4>
 <pre class="code">${block.code}</pre>
 ${output}${stderr}${error}
 </div>`;

@@ -1,5 +1,6 @@
 import type { RunEvent } from '@rlm/protocol';
 import { describe, expect, it } from 'vitest';
+import { renderRunHtml } from './render-run-html.js';
 import { recordedEvents, treeOf } from './testing/recorded-runs.js';
 
 const ROOT = 'nested-run-root';
@@ -99,5 +100,19 @@ describe('TraceTree', () => {
     expect(tree.root?.iterations[0]?.blocks[0]?.state).toBe('running');
     const call = events.findIndex((event) => event.type === 'model-call-start');
     expect(treeOf(events.slice(0, call + 1)).isWaiting(ROOT)).toBe(true);
+  });
+
+  it('keeps where each block was written in its response, and the view says it', () => {
+    const events = recordedEvents('nested-run').map((event) =>
+      event.type === 'block-start' && event.depth === 0 && event.iteration === 0
+        ? { ...event, startLine: 3, endLine: 7 }
+        : event,
+    );
+    const tree = treeOf(events);
+    const [first, second] = tree.root?.iterations ?? [];
+    expect(first?.blocks[0]?.lines).toEqual({ start: 3, end: 7 });
+    // Trajectories written before lines were recorded read as before.
+    expect(second?.blocks[0]?.lines).toBeUndefined();
+    expect(renderRunHtml(tree)).toContain('lines 3–7 of the response');
   });
 });

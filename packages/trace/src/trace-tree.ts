@@ -11,6 +11,8 @@ export interface TraceBlock {
   error: string | undefined;
   finalAnswer: string | null;
   executionTime: number | undefined;
+  /** The lines of the turn's response between the block's fences, when recorded. */
+  lines?: { start: number; end: number } | undefined;
 }
 
 /** One `llm_query` / `rlm_query` call made from code; `childRunId` links an `rlm` child run. */
@@ -168,6 +170,9 @@ export class TraceTree {
           error: undefined,
           finalAnswer: null,
           executionTime: undefined,
+          ...(event.startLine === undefined || event.endLine === undefined
+            ? {}
+            : { lines: { start: event.startLine, end: event.endLine } }),
         });
         return;
       case 'block-end':

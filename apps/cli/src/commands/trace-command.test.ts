@@ -20,6 +20,24 @@ beforeEach(() => {
 afterEach(() => sandbox.dispose());
 
 describe('rlm trace', () => {
+  it('says which response lines each block was written on, when the trajectory records them', async () => {
+    const records = (await readTrajectory(NESTED)).map((record) =>
+      record.kind === 'event' &&
+      record.event.type === 'block-start' &&
+      record.event.depth === 0 &&
+      record.event.iteration === 0 &&
+      record.event.index === 0
+        ? { ...record, event: { ...record.event, startLine: 3, endLine: 4 } }
+        : record,
+    );
+    const file = join(sandbox.dir, 'with-lines.jsonl');
+    writeFileSync(file, `${records.map((record) => JSON.stringify(record)).join('\n')}\n`);
+    const result = await spawnCli(['trace', file], { cwd: sandbox.dir, env: sandbox.env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('✓ block 1 (lines 3–4)  const hits = grep(context,');
+    expect(result.stdout).toContain('✗ block 2  undefinedFn()');
+  });
+
   it('prints the run tree with turns, blocks, sub-calls and the nested child run', async () => {
     const result = await spawnCli(['trace', NESTED], { cwd: sandbox.dir, env: sandbox.env });
     expect(result.code).toBe(0);

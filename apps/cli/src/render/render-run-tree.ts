@@ -2,6 +2,7 @@ import {
   formatCost,
   formatCount,
   formatDuration,
+  linesText,
   type TraceBlock,
   type TraceRun,
   type TraceSubcall,
@@ -129,7 +130,8 @@ function blockLine({ c, width }: Context, block: TraceBlock, indent: number): st
       : block.error !== undefined
         ? c.red(oneLine(block.error, 50))
         : c.dim(`→ ${formatCount(block.stdout.length)} chars out`);
-  return `${stateMark(c, block.state)} block ${block.index + 1}  ${preview}  ${outcome}`;
+  const where = block.lines === undefined ? '' : ` ${c.dim(`(${linesText(block.lines)})`)}`;
+  return `${stateMark(c, block.state)} block ${block.index + 1}${where}  ${preview}  ${outcome}`;
 }
 
 function subcallLine(c: Colors, call: TraceSubcall, childDepth: number | undefined): string {
