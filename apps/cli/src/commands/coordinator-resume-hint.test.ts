@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { needleHaystack } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -14,7 +15,7 @@ describe('the resume hint', () => {
   const task = needleHaystack({ chars: 5_000, seed: 8 });
   const run = (flags: readonly string[]) => {
     writeFileSync(join(sandbox.dir, 'context.txt'), task.context);
-    return spawnCli(
+    return runCliInProcess(
       [
         'run',
         task.query,

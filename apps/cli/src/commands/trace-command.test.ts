@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readTrajectory, renderRunHtml, TraceTree, trajectoryEvents } from '@rlm/trace';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 const NESTED = fileURLToPath(new URL('../__fixtures__/nested-run.jsonl', import.meta.url));
 
@@ -15,7 +16,7 @@ afterEach(() => sandbox.dispose());
 
 describe('rlm trace', () => {
   it('prints the run tree with turns, blocks, sub-calls and the nested child run', async () => {
-    const result = await spawnCli(['trace', NESTED], { cwd: sandbox.dir, env: sandbox.env });
+    const result = await runCliInProcess(['trace', NESTED], { cwd: sandbox.dir, env: sandbox.env });
     expect(result.code).toBe(0);
     const lines = result.stdout.split('\n');
     expect(lines[0]).toContain('2 turns');
@@ -37,7 +38,7 @@ describe('rlm trace', () => {
 
   it('writes one self-contained HTML page with code, output and sub-calls', async () => {
     const out = join(sandbox.dir, 'run.html');
-    const result = await spawnCli(['trace', NESTED, '--html', 'run.html'], {
+    const result = await runCliInProcess(['trace', NESTED, '--html', 'run.html'], {
       cwd: sandbox.dir,
       env: sandbox.env,
     });
@@ -54,7 +55,10 @@ describe('rlm trace', () => {
   });
 
   it('writes the shared trace view, byte for byte what the server serves for the same events', async () => {
-    await spawnCli(['trace', NESTED, '--html', 'run.html'], { cwd: sandbox.dir, env: sandbox.env });
+    await runCliInProcess(['trace', NESTED, '--html', 'run.html'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+    });
     const tree = new TraceTree();
     for (const event of trajectoryEvents(await readTrajectory(NESTED))) tree.apply(event);
     const html = readFileSync(join(sandbox.dir, 'run.html'), 'utf8');
@@ -66,9 +70,12 @@ describe('rlm trace', () => {
     const lastLine = text.trimEnd().lastIndexOf('\n') + 1;
     const cut = join(sandbox.dir, 'cut.jsonl');
     writeFileSync(cut, text.slice(0, lastLine + 40));
-    const printed = await spawnCli(['trace', 'cut.jsonl'], { cwd: sandbox.dir, env: sandbox.env });
+    const printed = await runCliInProcess(['trace', 'cut.jsonl'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+    });
     expect(printed.code).toBe(0);
-    const written = await spawnCli(['trace', 'cut.jsonl', '--html', 'cut.html'], {
+    const written = await runCliInProcess(['trace', 'cut.jsonl', '--html', 'cut.html'], {
       cwd: sandbox.dir,
       env: sandbox.env,
     });
@@ -85,7 +92,7 @@ describe('rlm trace', () => {
   });
 
   it('explains a file that is not a trajectory, naming the line', async () => {
-    const result = await spawnCli(['trace', 'package.json'], {
+    const result = await runCliInProcess(['trace', 'package.json'], {
       cwd: fileURLToPath(new URL('../..', import.meta.url)),
       env: sandbox.env,
     });
@@ -94,7 +101,7 @@ describe('rlm trace', () => {
   });
 
   it('explains a directory given instead of a trajectory, and what to pass', async () => {
-    const result = await spawnCli(['trace', '.'], { cwd: sandbox.dir, env: sandbox.env });
+    const result = await runCliInProcess(['trace', '.'], { cwd: sandbox.dir, env: sandbox.env });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       `rlm: ${sandbox.dir} is a directory, not a trajectory; pass one of its .jsonl files (${join(sandbox.dir, '<run id>.jsonl')}) or a run id.\n`,
@@ -102,7 +109,10 @@ describe('rlm trace', () => {
   });
 
   it('explains a missing trajectory', async () => {
-    const result = await spawnCli(['trace', 'nope.jsonl'], { cwd: sandbox.dir, env: sandbox.env });
+    const result = await runCliInProcess(['trace', 'nope.jsonl'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       `rlm: No trajectory at ${join(sandbox.dir, 'nope.jsonl')}; pass the .jsonl path printed by rlm run (or a run id).\n`,
