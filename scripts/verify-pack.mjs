@@ -8,8 +8,13 @@
 // lives in packages/* or apps/*, is not private and has src/index.ts; new packages are picked up
 // automatically. Run after `pnpm build`: `pnpm verify:pack`.
 //
+// Packages are checked a few at a time (each in its own project, so they cannot see each other):
+// most of a check is waiting on npm and on child processes.
+//
 // Options: --keep leaves the temporary projects on disk; --only NAME (repeatable) checks only
-// those packages (their @rlm dependencies are still packed and installed).
+// those packages (their @rlm dependencies are still packed and installed); --jobs N checks at
+// most N packages at once (default: one more than the CPU count, at most 4); --rebuild-native
+// has npm rebuild the CLI's better-sqlite3 even when the workspace compiled the same version.
 import {
   existsSync,
   mkdirSync,
@@ -20,7 +25,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -31,7 +36,15 @@ import { CheckFailed, readJson, run } from './verify-pack/run-checked.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const keep = process.argv.includes('--keep');
-const only = process.argv.flatMap((arg, index, all) => (all[index - 1] === '--only' ? [arg] : []));
+const rebuildNative = process.argv.includes('--rebuild-native');
+const optionValues = (flag) =>
+  process.argv.flatMap((arg, index, all) => (all[index - 1] === flag ? [arg] : []));
+const only = optionValues('--only');
+const jobs = Number(optionValues('--jobs').at(-1) ?? Math.min(4, availableParallelism() + 1));
+if (!Number.isInteger(jobs) || jobs < 1) {
+  console.error(`verify-pack: --jobs takes a whole number of at least 1, got ${jobs}`);
+  process.exit(2);
+}
 const rootManifest = readJson(join(root, 'package.json'));
 /** Pinned so a publint release cannot change CI results; 0.3.x supports Node >= 18. */
 const PUBLINT = 'publint@0.3.25';
@@ -253,7 +266,7 @@ function importedPackages(text) {
     });
 }
 
-function checkImport(name, project) {
+async function checkImport(name, project) {
   const extra = smokeChecks[name]?.js;
   const script = [
     `const m = await import(${JSON.stringify(name)});`,
@@ -266,14 +279,16 @@ function checkImport(name, project) {
       : '',
     'console.log(names.length);',
   ].join('\n');
-  const count = run(process.execPath, ['--input-type=module', '-e', script], {
-    cwd: project,
-    label: `${name}: import from Node ESM`,
-  }).trim();
+  const count = (
+    await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: project,
+      label: `${name}: import from Node ESM`,
+    })
+  ).trim();
   return Number(count);
 }
 
-function checkTypes(name, project) {
+async function checkTypes(name, project) {
   const body =
     smokeChecks[name]?.ts ??
     `import * as pkg from '${name}';\nexport const exportNames: ReadonlyArray<keyof typeof pkg> = [];`;
@@ -295,7 +310,7 @@ function checkTypes(name, project) {
     files: ['check.ts'],
   };
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
-  run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], {
+  await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], {
     cwd: project,
     label: `${name}: TypeScript (NodeNext) import`,
   });
@@ -336,7 +351,7 @@ function tarballOf({ name, version }, tarballs) {
   return join(tarballs, `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`);
 }
 
-function checkPackage({ manifest }, { byName, tarballs, work, publint }) {
+async function checkPackage({ manifest }, { byName, tarballs, work, publint }) {
   const { name } = manifest;
   const started = Date.now();
   const project = join(work, name.replace(/^@/, '').replace('/', '-'));
@@ -350,7 +365,7 @@ function checkPackage({ manifest }, { byName, tarballs, work, publint }) {
   // resolves their rewritten version ranges to these builds. Install scripts are skipped here
   // and the packages that would run one are listed by checkNativeBuilds; an app whose bins need
   // its native dependency rebuilds just that one below.
-  run(
+  await run(
     'npm',
     [
       'install',
@@ -367,15 +382,15 @@ function checkPackage({ manifest }, { byName, tarballs, work, publint }) {
   checkExportsExist(name, installed);
   checkDeclaredImports(name, installed);
   const building = checkNativeBuilds(name, project);
-  const count = checkImport(name, project);
-  checkTypes(name, project);
-  run(publint, ['run', '--strict', tarballOf(manifest, tarballs)], {
+  const count = await checkImport(name, project);
+  await checkTypes(name, project);
+  await run(publint, ['run', '--strict', tarballOf(manifest, tarballs)], {
     cwd: project,
     label: `${name}: publint`,
   });
   const bins = [
-    ...(aloneChecks[name]?.({ project }) ?? []),
-    ...(binChecks[name]?.({ project, root }) ?? []),
+    ...((await aloneChecks[name]?.({ project })) ?? []),
+    ...((await binChecks[name]?.({ project, root, rebuildNative })) ?? []),
   ];
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   console.log(
@@ -383,7 +398,33 @@ function checkPackage({ manifest }, { byName, tarballs, work, publint }) {
   );
 }
 
-function main() {
+/**
+ * Runs `task` over `items`, at most `limit` at once, and waits for all of them; then throws the
+ * first failure in `items` order with every other failure's message after it, so one broken
+ * package does not hide another.
+ */
+async function eachLimited(items, limit, task) {
+  const failures = new Map();
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      try {
+        await task(items[index]);
+      } catch (error) {
+        failures.set(index, error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failures.size === 0) return;
+  const errors = [...failures.entries()].sort(([a], [b]) => a - b).map(([, error]) => error);
+  const unexpected = errors.find((error) => !(error instanceof CheckFailed));
+  if (unexpected !== undefined) throw unexpected;
+  throw new CheckFailed(errors.map((error) => error.message).join('\n\n'));
+}
+
+async function main() {
   const packages = publishablePackages().filter(({ path, manifest }) => {
     if (existsSync(join(path, 'dist/index.js')) && existsSync(join(path, 'dist/index.d.ts'))) {
       return true;
@@ -407,10 +448,25 @@ function main() {
     const [pnpm, pnpmArgs] = pnpmCommand();
     // One pnpm process packs them all (starting pnpm through npx costs seconds per call).
     const filters = packages.flatMap(({ manifest }) => ['--filter', manifest.name]);
-    run(pnpm, [...pnpmArgs, '--recursive', ...filters, 'pack', '--pack-destination', tarballs], {
-      cwd: root,
-      label: 'pnpm pack',
-    });
+    // publint's install needs nothing from the workspace: it runs while pnpm packs.
+    const tools = join(work, 'tools');
+    mkdirSync(tools);
+    writeFileSync(join(tools, 'package.json'), '{ "name": "rlm-pack-tools", "private": true }');
+    const publintInstalled = run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', PUBLINT],
+      { cwd: tools, label: 'npm install publint' },
+    );
+    // Awaited below; a rejection before then must not count as unhandled.
+    publintInstalled.catch(() => {});
+    await run(
+      pnpm,
+      [...pnpmArgs, '--recursive', ...filters, 'pack', '--pack-destination', tarballs],
+      {
+        cwd: root,
+        label: 'pnpm pack',
+      },
+    );
     const files = readdirSync(tarballs).filter((file) => file.endsWith('.tgz'));
     console.log(`packed ${files.length}: ${files.join(', ')}`);
     if (files.length !== packages.length) {
@@ -418,15 +474,15 @@ function main() {
         `expected ${packages.length} tarballs, pnpm pack wrote ${files.length}`,
       );
     }
-    const tools = join(work, 'tools');
-    mkdirSync(tools);
-    writeFileSync(join(tools, 'package.json'), '{ "name": "rlm-pack-tools", "private": true }');
-    run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', PUBLINT], {
-      cwd: tools,
-      label: 'npm install publint',
-    });
+    await publintInstalled;
     const publint = join(tools, 'node_modules/.bin/publint');
-    for (const entry of checked) checkPackage(entry, { byName, tarballs, work, publint });
+    // The apps first: they take longest (their bins run), so they should not start last.
+    const order = [...checked].sort(
+      (a, b) => Number(b.manifest.name in binChecks) - Number(a.manifest.name in binChecks),
+    );
+    await eachLimited(order, jobs, (entry) =>
+      checkPackage(entry, { byName, tarballs, work, publint }),
+    );
   } finally {
     if (keep) console.log(`kept ${work}`);
     else rmSync(work, { recursive: true, force: true });
@@ -435,8 +491,12 @@ function main() {
 }
 
 try {
-  const count = main();
-  console.log(`verify-pack: ${count} packages each install alone and work outside the workspace`);
+  const started = Date.now();
+  const count = await main();
+  const seconds = ((Date.now() - started) / 1000).toFixed(0);
+  console.log(
+    `verify-pack: ${count} packages each install alone and work outside the workspace (${seconds}s, ${jobs} at a time)`,
+  );
 } catch (error) {
   if (!(error instanceof CheckFailed)) throw error;
   console.error(`verify-pack: FAILED\n${error.message}`);

@@ -1,7 +1,8 @@
 // What a user does with the apps' bins, run through node_modules/.bin in each app's own project.
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { CheckFailed, run } from './run-checked.mjs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { CheckFailed, readJson, run } from './run-checked.mjs';
 
 /** A scratch environment for an installed bin: its own home, config and data directories. */
 function binEnv(project) {
@@ -15,27 +16,58 @@ function binEnv(project) {
   };
 }
 
-/** `rlm --help`, then an offline `rlm run` over the README's haystack; returns what passed. */
-export function checkCliBin({ project, root }) {
-  const rlm = join(project, 'node_modules/.bin/rlm');
-  const env = binEnv(project);
-  const help = run(rlm, ['--help'], { cwd: project, env, label: '@rlm/cli: rlm --help' });
-  if (!help.startsWith('Usage: rlm')) {
-    throw new CheckFailed(`@rlm/cli: rlm --help printed no usage:\n${help}`);
+/**
+ * Makes the installed better-sqlite3 loadable. Its compiled addon depends only on its own version,
+ * Node's ABI and the platform, so when the workspace's install (same machine, same Node) already
+ * compiled the very version npm installed here, that addon is copied instead of compiling SQLite
+ * a second time (about two minutes of one core); any other version is rebuilt by npm, from source
+ * when no prebuilt binary is reachable. `--rebuild-native` always rebuilds. Returns what it did.
+ */
+async function prepareBetterSqlite3({ project, root, rebuildNative }) {
+  const installed = join(project, 'node_modules/better-sqlite3');
+  const { version } = readJson(join(installed, 'package.json'));
+  const addon = join('build', 'Release', 'better_sqlite3.node');
+  let workspaceCopy;
+  try {
+    const fromCli = createRequire(join(root, 'apps/cli/package.json'));
+    workspaceCopy = dirname(fromCli.resolve('better-sqlite3/package.json'));
+  } catch {
+    workspaceCopy = undefined;
   }
-  // `rlm run` keeps every run in a SQLite store: build the one native dependency, as npm would.
-  const rebuildStarted = Date.now();
-  run('npm', ['rebuild', 'better-sqlite3'], {
+  if (
+    !rebuildNative &&
+    workspaceCopy !== undefined &&
+    readJson(join(workspaceCopy, 'package.json')).version === version &&
+    existsSync(join(workspaceCopy, addon))
+  ) {
+    mkdirSync(join(installed, 'build', 'Release'), { recursive: true });
+    copyFileSync(join(workspaceCopy, addon), join(installed, addon));
+    return `better-sqlite3 ${version}: the workspace's build of the same version`;
+  }
+  const started = Date.now();
+  await run('npm', ['rebuild', 'better-sqlite3'], {
     cwd: project,
     label:
       '@rlm/cli: npm rebuild better-sqlite3 (from source when no prebuilt binary is reachable)',
   });
-  const rebuildSeconds = ((Date.now() - rebuildStarted) / 1000).toFixed(0);
+  return `better-sqlite3 ${version} built in ${((Date.now() - started) / 1000).toFixed(0)}s`;
+}
+
+/** `rlm --help`, then an offline `rlm run` over the README's haystack; returns what passed. */
+export async function checkCliBin({ project, root, rebuildNative = false }) {
+  const rlm = join(project, 'node_modules/.bin/rlm');
+  const env = binEnv(project);
+  const help = await run(rlm, ['--help'], { cwd: project, env, label: '@rlm/cli: rlm --help' });
+  if (!help.startsWith('Usage: rlm')) {
+    throw new CheckFailed(`@rlm/cli: rlm --help printed no usage:\n${help}`);
+  }
+  // `rlm run` keeps every run in a SQLite store: its one native dependency must load.
+  const native = await prepareBetterSqlite3({ project, root, rebuildNative });
   const haystack = join(project, 'haystack.txt');
   copyFileSync(join(root, 'apps/cli/examples/haystack.txt'), haystack);
   const needle = /magic number is (\d+)/.exec(readFileSync(haystack, 'utf8'))?.[1];
   const query = ['run', 'What is the magic number?', '--context', 'haystack.txt'];
-  const stdout = run(rlm, [...query, '--model', 'testkit:needle-finder', '--json'], {
+  const stdout = await run(rlm, [...query, '--model', 'testkit:needle-finder', '--json'], {
     cwd: project,
     env,
     label: '@rlm/cli: rlm run … --model testkit:needle-finder --json',
@@ -48,7 +80,7 @@ export function checkCliBin({ project, root }) {
   }
   return [
     'rlm --help prints its usage',
-    `rlm run --model testkit:needle-finder answers ${needle} (better-sqlite3 built in ${rebuildSeconds}s)`,
+    `rlm run --model testkit:needle-finder answers ${needle} (${native})`,
   ];
 }
 
@@ -73,14 +105,18 @@ if (code !== 0) throw new Error('exit ' + code + ' after SIGTERM');
 `;
 
 /** `rlm-server --help`, then serving with the in-memory store (no native build needed). */
-export function checkServerBin({ project }) {
+export async function checkServerBin({ project }) {
   const bin = join(project, 'node_modules/.bin/rlm-server');
   const env = binEnv(project);
-  const help = run(bin, ['--help'], { cwd: project, env, label: '@rlm/server: rlm-server --help' });
+  const help = await run(bin, ['--help'], {
+    cwd: project,
+    env,
+    label: '@rlm/server: rlm-server --help',
+  });
   if (!help.startsWith('usage: rlm-server')) {
     throw new CheckFailed(`@rlm/server: rlm-server --help printed no usage:\n${help}`);
   }
-  run(process.execPath, ['--input-type=module', '-e', SERVE_ONCE, bin], {
+  await run(process.execPath, ['--input-type=module', '-e', SERVE_ONCE, bin], {
     cwd: project,
     env: {
       ...env,

@@ -8,7 +8,7 @@ import { CheckFailed, run } from './run-checked.mjs';
  * nor Pyodide, runs JavaScript REPLs, and refuses `repl: 'python'` with a `config.invalid` error
  * that names the package to install. Returns what passed.
  */
-export function checkExecutorWithoutPython({ project }) {
+export async function checkExecutorWithoutPython({ project }) {
   for (const absent of ['pyodide', '@rlm/sandbox-python']) {
     if (existsSync(join(project, 'node_modules', absent))) {
       throw new CheckFailed(
@@ -34,7 +34,7 @@ export function checkExecutorWithoutPython({ project }) {
   ].join('\n');
   // A file, not `-e`: the sandbox's worker thread inherits the process's flags.
   writeFileSync(join(project, 'check-without-python.mjs'), script);
-  run(process.execPath, ['check-without-python.mjs'], {
+  await run(process.execPath, ['check-without-python.mjs'], {
     cwd: project,
     label: '@rlm/executor alone: a JavaScript run, and Python refused with config.invalid',
   });

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN_PATH, createSandbox, type Sandbox, spawnCli } from './testing/spawn-cli.js';
+import { runCliInProcess } from './testing/run-cli-in-process.js';
+import { BIN_PATH, createSandbox, type Sandbox } from './testing/spawn-cli.js';
 
 const { version } = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -26,7 +27,7 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.dispose());
 
-const cli = (args: string[]) => spawnCli(args, { cwd: sandbox.dir, env: sandbox.env });
+const cli = (args: string[]) => runCliInProcess(args, { cwd: sandbox.dir, env: sandbox.env });
 
 describe('rlm', () => {
   it('prints its version', async () => {

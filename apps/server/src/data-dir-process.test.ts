@@ -24,7 +24,7 @@ let dataDir: string;
 let fake: FakeOpenAIServer;
 
 beforeAll(async () => {
-  bin = await compileServer('.test-build-files');
+  bin = await compileServer();
 }, 180_000);
 
 beforeEach(async () => {

@@ -44,7 +44,7 @@ let key = '';
 
 describe.skipIf(POSTGRES.url === null)('three replicas on one Postgres', () => {
   beforeAll(async () => {
-    bin = await compileServer('.test-build-replicas');
+    bin = await compileServer();
     database = await createTestDatabase();
     directory = await mkdtemp(join(tmpdir(), 'rlm-replicas-'));
     // The fake model answers in 200 ms: turn 1 writes code, turn 2 answers from its output.

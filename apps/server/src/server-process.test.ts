@@ -18,7 +18,7 @@ const run = promisify(execFile);
 let bin: string;
 
 beforeAll(async () => {
-  bin = await compileServer('.test-build');
+  bin = await compileServer();
 }, 180_000);
 
 let dataDir: string;

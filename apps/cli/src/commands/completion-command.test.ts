@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN_PATH, createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { BIN_PATH, createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -47,14 +48,20 @@ describe('rlm completion', () => {
   });
 
   it('prints a zsh script that loads bash completion emulation', async () => {
-    const result = await spawnCli(['completion', 'zsh'], { cwd: sandbox.dir, env: sandbox.env });
+    const result = await runCliInProcess(['completion', 'zsh'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^autoload -U \+X bashcompinit && bashcompinit\n/);
     expect(result.stdout).toContain('complete -o filenames -F _rlm rlm');
   });
 
   it('refuses an unknown shell with exit 2', async () => {
-    const result = await spawnCli(['completion', 'tcsh'], { cwd: sandbox.dir, env: sandbox.env });
+    const result = await runCliInProcess(['completion', 'tcsh'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+    });
     expect(result).toMatchObject({
       code: 2,
       stderr: 'rlm: Unknown shell tcsh; use bash or zsh.\n',

@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 interface ConfigJson {
   config: Record<string, unknown>;
@@ -19,7 +20,7 @@ async function configJson(
   args: string[] = [],
   env: Record<string, string> = {},
 ): Promise<ConfigJson> {
-  const result = await spawnCli(['config', '--json', ...args], {
+  const result = await runCliInProcess(['config', '--json', ...args], {
     cwd: sandbox.dir,
     env: { ...sandbox.env, ...env },
   });
@@ -64,7 +65,7 @@ describe('rlm config', () => {
   it('finds the project file in a parent directory and resolves its paths from there', async () => {
     writeFileSync(join(sandbox.dir, 'rlm.config.toml'), 'drivers = ["drivers/style.md"]\n');
     mkdirSync(join(sandbox.dir, 'sub'));
-    const result = await spawnCli(['config', '--json'], {
+    const result = await runCliInProcess(['config', '--json'], {
       cwd: join(sandbox.dir, 'sub'),
       env: sandbox.env,
     });
@@ -82,7 +83,7 @@ describe('rlm config', () => {
   });
 
   it('prints a table with the source of every value', async () => {
-    const result = await spawnCli(['config', '--mode', 'coordinator'], {
+    const result = await runCliInProcess(['config', '--mode', 'coordinator'], {
       cwd: sandbox.dir,
       env: sandbox.env,
     });
@@ -93,7 +94,7 @@ describe('rlm config', () => {
   });
 
   it('shows the default run store and sub-model as what they are, not as a dash', async () => {
-    const result = await spawnCli(['config'], { cwd: sandbox.dir, env: sandbox.env });
+    const result = await runCliInProcess(['config'], { cwd: sandbox.dir, env: sandbox.env });
     expect(result.code).toBe(0);
     const runs = join(sandbox.env['XDG_DATA_HOME'] ?? '', 'rlm', 'runs.db');
     expect(result.stdout).toContain(`runStore              ${runs} (data dir)`);
@@ -104,7 +105,7 @@ describe('rlm config', () => {
 describe('configuration errors', () => {
   it('names the file and the unknown key, with exit code 2', async () => {
     writeFileSync(join(sandbox.dir, 'rlm.config.toml'), 'maxDepht = 2\n');
-    const result = await spawnCli(['config'], { cwd: sandbox.dir, env: sandbox.env });
+    const result = await runCliInProcess(['config'], { cwd: sandbox.dir, env: sandbox.env });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(join(sandbox.dir, 'rlm.config.toml'));
     expect(result.stderr).toContain('maxDepht');
@@ -116,7 +117,7 @@ describe('configuration errors', () => {
       join(sandbox.dir, 'rlm.config.json'),
       JSON.stringify({ maxDepht: 2, max_iterations: 3, banana: 1 }),
     );
-    const result = await spawnCli(['config'], { cwd: sandbox.dir, env: sandbox.env });
+    const result = await runCliInProcess(['config'], { cwd: sandbox.dir, env: sandbox.env });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       `rlm: Invalid configuration in ${join(sandbox.dir, 'rlm.config.json')}: unknown key "maxDepht" (did you mean maxDepth?); unknown key "max_iterations" (did you mean maxIterations?); unknown key "banana" (the keys are in the Configuration table of the @rlm/cli README).\n`,
@@ -125,14 +126,14 @@ describe('configuration errors', () => {
 
   it('names the file and key of a wrongly typed value', async () => {
     writeFileSync(join(sandbox.dir, 'rlm.config.json'), '{ "maxIterations": "many" }');
-    const result = await spawnCli(['config'], { cwd: sandbox.dir, env: sandbox.env });
+    const result = await runCliInProcess(['config'], { cwd: sandbox.dir, env: sandbox.env });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/rlm\.config\.json: maxIterations: .*number/);
   });
 
   it('names the file of a TOML syntax error', async () => {
     writeFileSync(join(sandbox.dir, 'rlm.config.toml'), 'maxDepth = = 2\n');
-    const result = await spawnCli(['config'], { cwd: sandbox.dir, env: sandbox.env });
+    const result = await runCliInProcess(['config'], { cwd: sandbox.dir, env: sandbox.env });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       `Config file ${join(sandbox.dir, 'rlm.config.toml')} is not valid TOML`,
@@ -140,7 +141,7 @@ describe('configuration errors', () => {
   });
 
   it('names the environment variable with a bad value', async () => {
-    const result = await spawnCli(['config'], {
+    const result = await runCliInProcess(['config'], {
       cwd: sandbox.dir,
       env: { ...sandbox.env, RLM_MAX_DEPTH: 'deep' },
     });
@@ -149,7 +150,7 @@ describe('configuration errors', () => {
   });
 
   it('names the flag with a bad value', async () => {
-    const result = await spawnCli(['config', '--max-depth', '0'], {
+    const result = await runCliInProcess(['config', '--max-depth', '0'], {
       cwd: sandbox.dir,
       env: sandbox.env,
     });

@@ -9,7 +9,8 @@ import {
 } from '@rlm/testkit';
 import { readTrajectory, trajectoryEvents } from '@rlm/trace';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let sandbox: Sandbox;
 let server: FakeOpenAIServer;
@@ -57,7 +58,7 @@ beforeEach(() => {
 afterEach(() => sandbox.dispose());
 
 function cli(args: readonly string[]) {
-  return spawnCli(args, { cwd: sandbox.dir, env: sandbox.env });
+  return runCliInProcess(args, { cwd: sandbox.dir, env: sandbox.env });
 }
 
 describe('the resume hint', () => {

@@ -5,7 +5,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { samplingClient } from '@rlm/mcp/testing';
 import { DOOR_PARITY_CASES, type DoorParityCase } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN_PATH, createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { BIN_PATH, createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 // The CLI's two doors onto the runner, `rlm run` and `rlm mcp`, given the cases every door runs:
 // each must report the outcome the runner gives for the same settings.
@@ -37,7 +38,7 @@ describe('the door-parity cases through rlm run', { timeout: 180_000 }, () => {
     it(`gives the runner’s outcome for ${parityCase.name}`, async () => {
       const contextFile = join(sandbox.dir, 'context.txt');
       writeFileSync(contextFile, parityCase.context);
-      const result = await spawnCli(
+      const result = await runCliInProcess(
         [
           'run',
           parityCase.query,
@@ -47,7 +48,7 @@ describe('the door-parity cases through rlm run', { timeout: 180_000 }, () => {
           '-q',
           ...operatorFlags(parityCase, { withSchema: true }),
         ],
-        { cwd: sandbox.dir, env: sandbox.env, timeoutMs: 150_000 },
+        { cwd: sandbox.dir, env: sandbox.env },
       );
       const json = JSON.parse(result.stdout) as { status: string; answer: unknown };
       const answer =

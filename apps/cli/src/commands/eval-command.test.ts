@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCHMARK_NAMES, generateArcFiles, OFFLINE_POLICIES, OFFLINE_TRANSPORTS } from '@rlm/eval';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -11,7 +12,7 @@ beforeEach(() => {
 afterEach(() => sandbox.dispose());
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  spawnCli(['eval', ...args], { cwd: sandbox.dir, env: { ...sandbox.env, ...env } });
+  runCliInProcess(['eval', ...args], { cwd: sandbox.dir, env: { ...sandbox.env, ...env } });
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 

@@ -3,7 +3,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { samplingClient } from '@rlm/mcp/testing';
 import { type RequestRecorder, startRequestRecorder } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN_PATH, createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { BIN_PATH, createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 // `rlm mcp` runs with the user's keys in its environment; the client connected to it (a coding
 // agent that may have read a hostile file) must not be able to send them anywhere.
@@ -79,7 +80,7 @@ describe('rlm mcp: what a client may choose', () => {
   });
 
   it('offers --allow-model on rlm mcp only', async () => {
-    const run = await spawnCli(['run', 'q', '--allow-model', 'x'], {
+    const run = await runCliInProcess(['run', 'q', '--allow-model', 'x'], {
       cwd: sandbox.dir,
       env: sandbox.env,
     });

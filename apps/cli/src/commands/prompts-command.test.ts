@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -9,7 +10,7 @@ afterEach(() => sandbox.dispose());
 
 describe('rlm prompts show', () => {
   it('prints the prompt, then a report whose sections follow depth and mode', async () => {
-    const result = await spawnCli(
+    const result = await runCliInProcess(
       ['prompts', 'show', '--max-depth', '3', '--mode', 'coordinator'],
       {
         cwd: sandbox.dir,
@@ -29,7 +30,7 @@ describe('rlm prompts show', () => {
   });
 
   it('leaves delegation out where children could not have a REPL', async () => {
-    const result = await spawnCli(['prompts', 'show', '--report-only'], {
+    const result = await runCliInProcess(['prompts', 'show', '--report-only'], {
       cwd: sandbox.dir,
       env: sandbox.env,
     });
@@ -39,7 +40,7 @@ describe('rlm prompts show', () => {
   });
 
   it('explains an unreadable driver file', async () => {
-    const result = await spawnCli(['prompts', 'show', '--driver', 'missing.md'], {
+    const result = await runCliInProcess(['prompts', 'show', '--driver', 'missing.md'], {
       cwd: sandbox.dir,
       env: sandbox.env,
     });
@@ -51,7 +52,7 @@ describe('rlm prompts show', () => {
 
 describe('rlm prompts show errors', () => {
   it('explains a bad --depth in one sentence, exit 2', async () => {
-    const result = await spawnCli(['prompts', 'show', '--depth', 'x'], {
+    const result = await runCliInProcess(['prompts', 'show', '--depth', 'x'], {
       cwd: sandbox.dir,
       env: sandbox.env,
     });

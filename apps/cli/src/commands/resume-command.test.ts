@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type FakeModelRequest, type FakeOpenAIServer, startFakeOpenAI } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { READ_CONTEXT_REPLY } from '../testing/reads-context-policy.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
 
 /** Which reply the fake model delays forever, so a SIGKILL lands in that turn. */
@@ -65,7 +66,7 @@ function model(): string {
 }
 
 function resume(runId: string, context: string) {
-  return spawnCli(['resume', runId, '-c', context, '--model', model()], {
+  return runCliInProcess(['resume', runId, '-c', context, '--model', model()], {
     cwd: sandbox.dir,
     env: sandbox.env,
   });

@@ -9,7 +9,8 @@ import {
 } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readsContextPolicy } from '../testing/reads-context-policy.js';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let openai: FakeOpenAIServer;
 let claude: FakeAnthropicServer;
@@ -31,7 +32,7 @@ beforeEach(() => {
 afterEach(() => sandbox.dispose());
 
 function cli(args: string[], env: Record<string, string> = {}) {
-  return spawnCli(args, { cwd: sandbox.dir, env: { ...sandbox.env, ...env } });
+  return runCliInProcess(args, { cwd: sandbox.dir, env: { ...sandbox.env, ...env } });
 }
 
 /**

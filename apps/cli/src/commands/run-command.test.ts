@@ -4,7 +4,8 @@ import { rlmChatCompletionSchema } from '@rlm/protocol';
 import { type FakeAnthropicServer, startFakeAnthropic } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readsContextPolicy } from '../testing/reads-context-policy.js';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 const MODEL = 'anthropic/claude-sonnet-5-5';
 let server: FakeAnthropicServer;
@@ -28,7 +29,7 @@ beforeEach(() => {
 afterEach(() => sandbox.dispose());
 
 function run(args: string[], input?: string) {
-  return spawnCli(['run', 'What is the magic number?', ...args], {
+  return runCliInProcess(['run', 'What is the magic number?', ...args], {
     cwd: sandbox.dir,
     env,
     ...(input === undefined ? {} : { input }),
@@ -105,7 +106,7 @@ describe('rlm run', () => {
 describe('rlm run failures', () => {
   it('explains a missing API key in one sentence, exit 6 (auth)', async () => {
     const { ANTHROPIC_API_KEY: _key, ...withoutKey } = env;
-    const result = await spawnCli(['run', 'q', '-c', 'notes.txt', '-q'], {
+    const result = await runCliInProcess(['run', 'q', '-c', 'notes.txt', '-q'], {
       cwd: sandbox.dir,
       env: withoutKey,
     });

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
 
 let sandbox: Sandbox;
@@ -13,7 +14,7 @@ beforeEach(() => {
 afterEach(() => sandbox.dispose());
 
 async function run(args: string[]) {
-  return spawnCli(['run', 'What is in it?', ...args], { cwd: sandbox.dir, env });
+  return runCliInProcess(['run', 'What is in it?', ...args], { cwd: sandbox.dir, env });
 }
 
 /** One sentence, no stack trace, exit code 2. */
@@ -36,7 +37,8 @@ describe('rlm run context errors', () => {
   it('explains an unreadable file', async () => {
     writeFileSync(join(sandbox.dir, 'secret.txt'), 'x');
     chmodSync(join(sandbox.dir, 'secret.txt'), 0o000);
-    // Root reads any file whatever its mode, so as root the CLI runs without that power.
+    // Root reads any file whatever its mode, so as root the CLI runs without that power: in a
+    // process of its own, which is why this one test is not run in process.
     const result = await spawnCli(['run', 'What is in it?', '--context', 'secret.txt'], {
       cwd: sandbox.dir,
       env,
@@ -87,7 +89,7 @@ describe('rlm run context errors', () => {
   });
 
   it('refuses standard input given twice', async () => {
-    const result = await spawnCli(['run', 'q', '-c', '-', '-c', '-'], {
+    const result = await runCliInProcess(['run', 'q', '-c', '-', '-c', '-'], {
       cwd: sandbox.dir,
       env,
       input: 'some text',
@@ -106,7 +108,7 @@ describe('rlm run context errors', () => {
 describe('rlm run trajectory directory', () => {
   it('explains a trajectory directory that cannot be created, before the run starts', async () => {
     writeFileSync(join(sandbox.dir, 'file.txt'), 'x');
-    const result = await spawnCli(
+    const result = await runCliInProcess(
       ['run', 'q', '--model', 'testkit:needle-finder', '--trajectory-dir', 'file.txt/traj'],
       { cwd: sandbox.dir, env },
     );

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN_PATH, createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { BIN_PATH, createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -21,7 +22,7 @@ function expectRefused(result: { code: number | null; stdout: string; stderr: st
 describe('rlm run refuses empty input the same way for every kind of context', () => {
   it('refuses an empty directory', async () => {
     mkdirSync(join(sandbox.dir, 'empty'));
-    const result = await spawnCli(['run', 'q', '-c', 'empty', ...OFFLINE], {
+    const result = await runCliInProcess(['run', 'q', '-c', 'empty', ...OFFLINE], {
       cwd: sandbox.dir,
       env: sandbox.env,
     });
@@ -31,7 +32,7 @@ describe('rlm run refuses empty input the same way for every kind of context', (
 
   it('refuses an empty file, naming it', async () => {
     writeFileSync(join(sandbox.dir, 'notes.txt'), '');
-    const result = await spawnCli(['run', 'q', '-c', 'notes.txt', ...OFFLINE], {
+    const result = await runCliInProcess(['run', 'q', '-c', 'notes.txt', ...OFFLINE], {
       cwd: sandbox.dir,
       env: sandbox.env,
     });
@@ -43,7 +44,7 @@ describe('rlm run refuses empty input the same way for every kind of context', (
 
   it('refuses a file of only whitespace', async () => {
     writeFileSync(join(sandbox.dir, 'blank.txt'), '\n  \n\t\n');
-    const result = await spawnCli(['run', 'q', '-c', 'blank.txt', ...OFFLINE], {
+    const result = await runCliInProcess(['run', 'q', '-c', 'blank.txt', ...OFFLINE], {
       cwd: sandbox.dir,
       env: sandbox.env,
     });
@@ -54,7 +55,7 @@ describe('rlm run refuses empty input the same way for every kind of context', (
   });
 
   it('refuses empty standard input, naming it', async () => {
-    const result = await spawnCli(['run', 'q', '-c', '-', ...OFFLINE], {
+    const result = await runCliInProcess(['run', 'q', '-c', '-', ...OFFLINE], {
       cwd: sandbox.dir,
       env: sandbox.env,
       input: '',
@@ -66,11 +67,14 @@ describe('rlm run refuses empty input the same way for every kind of context', (
   });
 
   it('still answers over a non-empty standard input', async () => {
-    const result = await spawnCli(['run', 'What is the magic number?', '-c', '-', ...OFFLINE], {
-      cwd: sandbox.dir,
-      env: sandbox.env,
-      input: 'the magic number is 7\n',
-    });
+    const result = await runCliInProcess(
+      ['run', 'What is the magic number?', '-c', '-', ...OFFLINE],
+      {
+        cwd: sandbox.dir,
+        env: sandbox.env,
+        input: 'the magic number is 7\n',
+      },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe('7');
   });

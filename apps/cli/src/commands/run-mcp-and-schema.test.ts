@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FakeAnthropicServer, type FakeModelRequest, startFakeAnthropic } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 // @rlm/mcp's own test server (the SDK's McpServer over stdio), started by the CLI as a child.
 const MCP_SERVER = fileURLToPath(
@@ -42,7 +43,10 @@ beforeEach(() => {
 afterEach(() => sandbox.dispose());
 
 function run(args: string[]) {
-  return spawnCli(['run', 'Answer', '--context', 'notes.txt', ...args], { cwd: sandbox.dir, env });
+  return runCliInProcess(['run', 'Answer', '--context', 'notes.txt', ...args], {
+    cwd: sandbox.dir,
+    env,
+  });
 }
 
 const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type FakeAnthropicServer, type FakeModelRequest, startFakeAnthropic } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN_PATH, createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { BIN_PATH, createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 /** `rlm mcp` itself as the MCP server: its `rlm_query` tool is a reserved REPL name. */
 const RLM_MCP = `"${process.execPath}" "${BIN_PATH}" mcp --model testkit:needle-finder`;
@@ -28,7 +29,7 @@ beforeEach(() => {
 afterEach(() => sandbox.dispose());
 
 function run(args: string[]) {
-  return spawnCli(['run', 'What is the magic number?', '--context', 'notes.txt', ...args], {
+  return runCliInProcess(['run', 'What is the magic number?', '--context', 'notes.txt', ...args], {
     cwd: sandbox.dir,
     env: {
       ...sandbox.env,

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -10,7 +11,10 @@ beforeEach(() => {
 afterEach(() => sandbox.dispose());
 
 function run(args: string[]) {
-  return spawnCli(['run', 'What is in it?', ...args], { cwd: sandbox.dir, env: sandbox.env });
+  return runCliInProcess(['run', 'What is in it?', ...args], {
+    cwd: sandbox.dir,
+    env: sandbox.env,
+  });
 }
 
 describe('rlm run checks the model before reading any context', () => {

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { totalUsage, type UsageSummary } from '@rlm/protocol';
 import { needleHaystack } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -16,7 +17,7 @@ describe('rlm run with --input-price and --output-price', () => {
     const task = needleHaystack({ chars: 4_000, seed: 5 });
     writeFileSync(join(sandbox.dir, 'context.txt'), task.context);
     const run = (flags: readonly string[]) =>
-      spawnCli(
+      runCliInProcess(
         [
           'run',
           task.query,

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { type FakeOpenAIServer, startFakeOpenAI } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readsContextPolicy } from '../testing/reads-context-policy.js';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let server: FakeOpenAIServer;
 let sandbox: Sandbox;
@@ -26,7 +27,7 @@ afterEach(() => sandbox.dispose());
 describe('rlm run with a local OpenAI-compatible server', () => {
   it('answers through --model openai-compatible/<model>@<base url> without any key', async () => {
     const model = `openai-compatible/llama3@${server.url}`;
-    const result = await spawnCli(
+    const result = await runCliInProcess(
       ['run', 'What is the magic number?', '-c', 'notes.txt', '--model', model, '--json'],
       {
         cwd: sandbox.dir,

@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { rlmChatCompletionSchema } from '@rlm/protocol';
 import { startFakeAnthropic } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 const HAYSTACK = fileURLToPath(new URL('../../examples/haystack.txt', import.meta.url));
 let sandbox: Sandbox;
@@ -15,7 +16,7 @@ beforeEach(() => {
 afterEach(() => sandbox.dispose());
 
 function run(extra: string[]) {
-  return spawnCli(
+  return runCliInProcess(
     [
       'run',
       'What is the magic number?',
@@ -52,7 +53,7 @@ describe('rlm run outcomes: an answer only when the model gave one', () => {
     });
     try {
       for (const iterations of ['1', '3']) {
-        const result = await spawnCli(
+        const result = await runCliInProcess(
           ['run', 'q', '-c', 'haystack.txt', '--json', '--block-timeout-ms', '200'],
           {
             cwd: sandbox.dir,

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { labelledRecords } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -12,7 +13,7 @@ beforeEach(() => {
 afterEach(() => sandbox.dispose());
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  spawnCli(args, { cwd: sandbox.dir, env: { ...sandbox.env, ...env } });
+  runCliInProcess(args, { cwd: sandbox.dir, env: { ...sandbox.env, ...env } });
 
 const needle = ['run', 'What is the magic number?', '-c', 'notes.txt'];
 

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { needleHaystack } from '@rlm/testkit';
 import { readTrajectory, trajectoryEvents } from '@rlm/trace';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let sandbox: Sandbox;
 const task = needleHaystack({ chars: 1_000_000, seed: 21, depth: 0.6 });
@@ -13,11 +14,10 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.dispose());
 
-// Each run is a fresh process that loads Pyodide from scratch (seconds, many more on a busy
-// machine) and starts more interpreters for children: room well beyond the package's 60 s.
+// Each run loads Pyodide for its interpreter (seconds, many more on a busy machine) and starts
+// more interpreters for children: room well beyond the package's 60 s.
 const PYTHON_RUN = { timeout: 240_000 };
-const cli = (args: string[]) =>
-  spawnCli(args, { cwd: sandbox.dir, env: sandbox.env, timeoutMs: 220_000 });
+const cli = (args: string[]) => runCliInProcess(args, { cwd: sandbox.dir, env: sandbox.env });
 
 interface JsonResult {
   answer: string;
@@ -127,7 +127,7 @@ describe('rlm eval --repl python', PYTHON_RUN, () => {
 
 describe('the repl setting', () => {
   it('is read from RLM_REPL and shown by rlm config with its source', async () => {
-    const result = await spawnCli(['config'], {
+    const result = await runCliInProcess(['config'], {
       cwd: sandbox.dir,
       env: { ...sandbox.env, RLM_REPL: 'python' },
     });

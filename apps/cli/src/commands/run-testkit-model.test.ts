@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { generateBenchmark, OFFLINE_POLICIES, type OfflinePolicyName } from '@rlm/eval';
 import { labelledRecords } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -18,7 +19,7 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.dispose());
 
-const cli = (args: string[]) => spawnCli(args, { cwd: sandbox.dir, env: sandbox.env });
+const cli = (args: string[]) => runCliInProcess(args, { cwd: sandbox.dir, env: sandbox.env });
 
 describe('offline testkit models', () => {
   it('finds the needle with --model testkit:needle-finder and no key or server', async () => {

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { type FakeAnthropicServer, startFakeAnthropic } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readsContextPolicy } from '../testing/reads-context-policy.js';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let server: FakeAnthropicServer;
 let sandbox: Sandbox;
@@ -21,7 +22,7 @@ afterEach(() => sandbox.dispose());
 describe('rlm run --thinking-budget / --effort', () => {
   it('sends extended thinking and effort to an anthropic/ model', async () => {
     const before = server.requests.length;
-    const result = await spawnCli(
+    const result = await runCliInProcess(
       [
         'run',
         'What is the magic number?',
@@ -52,10 +53,10 @@ describe('rlm run --thinking-budget / --effort', () => {
   it('refuses them for a run without an anthropic/ model, and a budget under 1024 (exit 2)', async () => {
     const options = { cwd: sandbox.dir, env: sandbox.env };
     const ask = ['run', 'q', '-c', 'notes.txt', '--model', 'testkit:needle-finder'];
-    const effort = await spawnCli([...ask, '--effort', 'low'], options);
+    const effort = await runCliInProcess([...ask, '--effort', 'low'], options);
     expect(effort.code).toBe(2);
     expect(effort.stderr).toContain('apply to anthropic/ models');
-    const low = await spawnCli([...ask, '--thinking-budget', '100'], options);
+    const low = await runCliInProcess([...ask, '--thinking-budget', '100'], options);
     expect(low.code).toBe(2);
     expect(low.stderr).toContain('1024');
   });

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FakeAnthropicServer, type FakeModelRequest, startFakeAnthropic } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 const EXAMPLE_TOOLS = fileURLToPath(new URL('../../examples/checksum-tools.mjs', import.meta.url));
 const SHA256_OF_ABC = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad';
@@ -47,7 +48,7 @@ beforeEach(() => {
 afterEach(() => sandbox.dispose());
 
 function run(args: string[], extraEnv: Record<string, string> = {}) {
-  return spawnCli(['run', 'Probe the REPL', '--context', 'notes.txt', ...args], {
+  return runCliInProcess(['run', 'Probe the REPL', '--context', 'notes.txt', ...args], {
     cwd: sandbox.dir,
     env: { ...env, ...extraEnv },
   });
@@ -88,7 +89,7 @@ describe('rlm run: host tools on and off', () => {
     const trajectory = /Trajectory: (\S+\.jsonl)/.exec(recorded.stderr)?.[1];
     expect(trajectory).toBeDefined();
     const replay = (args: string[]) =>
-      spawnCli(['replay', trajectory!, '--context', 'notes.txt', ...args], {
+      runCliInProcess(['replay', trajectory!, '--context', 'notes.txt', ...args], {
         cwd: sandbox.dir,
         env,
       });
@@ -101,7 +102,7 @@ describe('rlm run: host tools on and off', () => {
   });
 
   it('shows both keys and their sources in rlm config', async () => {
-    const result = await spawnCli(['config', '--no-tools', '--tool', 'my-tools.mjs'], {
+    const result = await runCliInProcess(['config', '--no-tools', '--tool', 'my-tools.mjs'], {
       cwd: sandbox.dir,
       env,
     });

@@ -9,7 +9,8 @@ import {
   trajectoryEvents,
 } from '@rlm/trace';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 const NESTED = fileURLToPath(new URL('../__fixtures__/nested-run.jsonl', import.meta.url));
 
@@ -32,14 +33,14 @@ describe('rlm trace', () => {
     );
     const file = join(sandbox.dir, 'with-lines.jsonl');
     writeFileSync(file, `${records.map((record) => JSON.stringify(record)).join('\n')}\n`);
-    const result = await spawnCli(['trace', file], { cwd: sandbox.dir, env: sandbox.env });
+    const result = await runCliInProcess(['trace', file], { cwd: sandbox.dir, env: sandbox.env });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('✓ block 1 (lines 3–4)  const hits = grep(context,');
     expect(result.stdout).toContain('✗ block 2  undefinedFn()');
   });
 
   it('prints the run tree with turns, blocks, sub-calls and the nested child run', async () => {
-    const result = await spawnCli(['trace', NESTED], { cwd: sandbox.dir, env: sandbox.env });
+    const result = await runCliInProcess(['trace', NESTED], { cwd: sandbox.dir, env: sandbox.env });
     expect(result.code).toBe(0);
     const lines = result.stdout.split('\n');
     expect(lines[0]).toContain('2 turns');
@@ -61,7 +62,7 @@ describe('rlm trace', () => {
 
   it('writes one self-contained HTML page with code, output and sub-calls', async () => {
     const out = join(sandbox.dir, 'run.html');
-    const result = await spawnCli(['trace', NESTED, '--html', 'run.html'], {
+    const result = await runCliInProcess(['trace', NESTED, '--html', 'run.html'], {
       cwd: sandbox.dir,
       env: sandbox.env,
     });
@@ -79,7 +80,10 @@ describe('rlm trace', () => {
   });
 
   it('writes the shared trace view, the one the server serves, with the recorded exchanges', async () => {
-    await spawnCli(['trace', NESTED, '--html', 'run.html'], { cwd: sandbox.dir, env: sandbox.env });
+    await runCliInProcess(['trace', NESTED, '--html', 'run.html'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+    });
     const tree = new TraceTree();
     const records = await readTrajectory(NESTED);
     for (const event of trajectoryEvents(records)) tree.apply(event);
@@ -93,9 +97,12 @@ describe('rlm trace', () => {
     const lastLine = text.trimEnd().lastIndexOf('\n') + 1;
     const cut = join(sandbox.dir, 'cut.jsonl');
     writeFileSync(cut, text.slice(0, lastLine + 40));
-    const printed = await spawnCli(['trace', 'cut.jsonl'], { cwd: sandbox.dir, env: sandbox.env });
+    const printed = await runCliInProcess(['trace', 'cut.jsonl'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+    });
     expect(printed.code).toBe(0);
-    const written = await spawnCli(['trace', 'cut.jsonl', '--html', 'cut.html'], {
+    const written = await runCliInProcess(['trace', 'cut.jsonl', '--html', 'cut.html'], {
       cwd: sandbox.dir,
       env: sandbox.env,
     });
@@ -114,7 +121,7 @@ describe('rlm trace', () => {
   });
 
   it('explains a file that is not a trajectory, naming the line', async () => {
-    const result = await spawnCli(['trace', 'package.json'], {
+    const result = await runCliInProcess(['trace', 'package.json'], {
       cwd: fileURLToPath(new URL('../..', import.meta.url)),
       env: sandbox.env,
     });
@@ -123,7 +130,7 @@ describe('rlm trace', () => {
   });
 
   it('explains a directory given instead of a trajectory, and what to pass', async () => {
-    const result = await spawnCli(['trace', '.'], { cwd: sandbox.dir, env: sandbox.env });
+    const result = await runCliInProcess(['trace', '.'], { cwd: sandbox.dir, env: sandbox.env });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       `rlm: ${sandbox.dir} is a directory, not a trajectory; pass one of its .jsonl files (${join(sandbox.dir, '<run id>.jsonl')}) or a run id.\n`,
@@ -131,7 +138,10 @@ describe('rlm trace', () => {
   });
 
   it('explains a missing trajectory', async () => {
-    const result = await spawnCli(['trace', 'nope.jsonl'], { cwd: sandbox.dir, env: sandbox.env });
+    const result = await runCliInProcess(['trace', 'nope.jsonl'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       `rlm: No trajectory at ${join(sandbox.dir, 'nope.jsonl')}; pass the .jsonl path printed by rlm run (or a run id).\n`,

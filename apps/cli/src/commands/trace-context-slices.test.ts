@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { createRLM } from '@rlm/executor';
 import { scriptedModel } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -29,7 +30,7 @@ async function recordRun(): Promise<string> {
 describe('rlm trace of a trajectory that refers to its context', () => {
   it('shows the slices in full with --context, and a note naming the context without it', async () => {
     const path = await recordRun();
-    const cli = (args: string[]) => spawnCli(args, { cwd: sandbox.dir, env: sandbox.env });
+    const cli = (args: string[]) => runCliInProcess(args, { cwd: sandbox.dir, env: sandbox.env });
 
     expect((await cli(['trace', path, '--context', 'notes.txt', '--html', 'full.html'])).code).toBe(
       0,

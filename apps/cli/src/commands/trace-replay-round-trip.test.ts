@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { type FakeAnthropicServer, startFakeAnthropic } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readsContextPolicy } from '../testing/reads-context-policy.js';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let server: FakeAnthropicServer;
 let sandbox: Sandbox;
@@ -26,10 +27,13 @@ beforeEach(() => {
 afterEach(() => sandbox.dispose());
 
 async function recordRun(): Promise<{ runId: string; path: string }> {
-  const result = await spawnCli(['run', 'What is the magic number?', '-c', 'notes.txt', '--json'], {
-    cwd: sandbox.dir,
-    env,
-  });
+  const result = await runCliInProcess(
+    ['run', 'What is the magic number?', '-c', 'notes.txt', '--json'],
+    {
+      cwd: sandbox.dir,
+      env,
+    },
+  );
   expect(result.code).toBe(0);
   const { runId, trajectoryPath } = JSON.parse(result.stdout) as {
     runId: string;
@@ -41,15 +45,18 @@ async function recordRun(): Promise<{ runId: string; path: string }> {
 describe('trace and replay of a recorded run', () => {
   it('traces the run by path and by run id, and writes its HTML page', async () => {
     const { runId, path } = await recordRun();
-    const byPath = await spawnCli(['trace', path], { cwd: sandbox.dir, env });
-    const byId = await spawnCli(['trace', runId], { cwd: sandbox.dir, env });
+    const byPath = await runCliInProcess(['trace', path], { cwd: sandbox.dir, env });
+    const byId = await runCliInProcess(['trace', runId], { cwd: sandbox.dir, env });
     expect(byPath.code).toBe(0);
     expect(byId.stdout).toBe(byPath.stdout);
     expect(byPath.stdout).toMatch(
       /✓ block 1 {2}const text = Array\.isArray\(context\) \(\+6 lines\) {2}→ 3 chars out/,
     );
     expect(byPath.stdout).toContain('✓ answer (text) 42');
-    const html = await spawnCli(['trace', runId, '--html', 'run.html'], { cwd: sandbox.dir, env });
+    const html = await runCliInProcess(['trace', runId, '--html', 'run.html'], {
+      cwd: sandbox.dir,
+      env,
+    });
     expect(html.code).toBe(0);
     expect(readFileSync(join(sandbox.dir, 'run.html'), 'utf8')).toContain('FINAL_VAR(found)');
   });
@@ -58,7 +65,7 @@ describe('trace and replay of a recorded run', () => {
     const { path } = await recordRun();
     // offline: no model server is reachable during the replay
     const offline = { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' };
-    const result = await spawnCli(['replay', path, '--context', 'notes.txt'], {
+    const result = await runCliInProcess(['replay', path, '--context', 'notes.txt'], {
       cwd: sandbox.dir,
       env: offline,
     });
@@ -70,7 +77,7 @@ describe('trace and replay of a recorded run', () => {
   it('refuses to replay with a different context', async () => {
     const { path } = await recordRun();
     writeFileSync(join(sandbox.dir, 'other.txt'), 'something else');
-    const result = await spawnCli(['replay', path, '--context', 'other.txt'], {
+    const result = await runCliInProcess(['replay', path, '--context', 'other.txt'], {
       cwd: sandbox.dir,
       env,
     });
@@ -80,7 +87,7 @@ describe('trace and replay of a recorded run', () => {
 
   it('says the context was not given when --context is left out, not that it differs', async () => {
     const { runId } = await recordRun();
-    const result = await spawnCli(['replay', runId], { cwd: sandbox.dir, env });
+    const result = await runCliInProcess(['replay', runId], { cwd: sandbox.dir, env });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
       new RegExp(
@@ -92,27 +99,30 @@ describe('trace and replay of a recorded run', () => {
 
   it('replays a run over two contexts, and refuses a different second one', async () => {
     writeFileSync(join(sandbox.dir, 'second.txt'), 'second');
-    const recorded = await spawnCli(
+    const recorded = await runCliInProcess(
       ['run', 'Join them', '-c', 'notes.txt', '-c', 'second.txt', '--json'],
       { cwd: sandbox.dir, env },
     );
     expect(recorded.code).toBe(0);
     const { trajectoryPath } = JSON.parse(recorded.stdout) as { trajectoryPath: string };
     const offline = { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' };
-    const same = await spawnCli(['replay', trajectoryPath, '-c', 'notes.txt', '-c', 'second.txt'], {
-      cwd: sandbox.dir,
-      env: offline,
-    });
+    const same = await runCliInProcess(
+      ['replay', trajectoryPath, '-c', 'notes.txt', '-c', 'second.txt'],
+      {
+        cwd: sandbox.dir,
+        env: offline,
+      },
+    );
     expect(same).toMatchObject({ code: 0, stderr: '' });
     expect(same.stdout).toMatch(/^Reproduces: \d+ events, status completed, answer: 42\n$/);
     writeFileSync(join(sandbox.dir, 'other.txt'), 'other');
-    const different = await spawnCli(
+    const different = await runCliInProcess(
       ['replay', trajectoryPath, '-c', 'notes.txt', '-c', 'other.txt'],
       { cwd: sandbox.dir, env: offline },
     );
     expect(different.code).toBe(2);
     expect(different.stderr).toContain('The context is not the one this run recorded (context_1');
-    const fewer = await spawnCli(['replay', trajectoryPath, '-c', 'notes.txt'], {
+    const fewer = await runCliInProcess(['replay', trajectoryPath, '-c', 'notes.txt'], {
       cwd: sandbox.dir,
       env: offline,
     });

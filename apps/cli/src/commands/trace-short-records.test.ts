@@ -1,7 +1,8 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -20,7 +21,7 @@ const context = Array.from({ length: 6_000 }, (_, line) =>
 describe('a run whose sub-calls carry short records', () => {
   it('records a small file that trace, --html and replay read in full', async () => {
     writeFileSync(join(sandbox.dir, 'tickets.txt'), context);
-    const cli = (args: string[]) => spawnCli(args, { cwd: sandbox.dir, env: sandbox.env });
+    const cli = (args: string[]) => runCliInProcess(args, { cwd: sandbox.dir, env: sandbox.env });
     const run = await cli([
       'run',
       'How many tickets are about billing?',

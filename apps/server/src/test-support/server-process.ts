@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -7,34 +7,76 @@ import { promisify } from 'node:util';
 const PACKAGE_DIR = join(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
 
+/** Where `compileServer` writes, beside dist/ (so a concurrent build never races with a test). */
+const BUILD_DIR = join(PACKAGE_DIR, '.test-build');
+/** Held while one test file compiles; the others wait for it, then find nothing left to emit. */
+const LOCK = join(BUILD_DIR, '.lock');
+
 /**
- * Compiles the server into `<package>/<directory>` (not dist/, so a concurrent build never races
- * with a test) and returns the path of its `bin.js`.
+ * Compiles the server into `<package>/.test-build` and returns the path of its `bin.js`. Every
+ * process test shares this one build: the files run in parallel, so each takes a lock, and the
+ * incremental compile after the first has nothing to do (a full compile is tens of seconds of CPU).
  */
-export async function compileServer(directory: string): Promise<string> {
-  const buildDir = join(PACKAGE_DIR, directory);
-  await mkdir(buildDir, { recursive: true });
-  await writeFile(
-    join(buildDir, 'tsconfig.json'),
-    JSON.stringify({
-      extends: '../tsconfig.build.json',
-      compilerOptions: {
-        rootDir: '../src',
-        outDir: '.',
-        composite: false,
-        declaration: false,
-        declarationMap: false,
-        incremental: true,
-        tsBuildInfoFile: './.tsbuildinfo',
-      },
-      include: ['../src'],
-      // Browser code is typed against the DOM (tsconfig.browser.json) and embedded as strings.
-      exclude: ['../src/**/*.test.ts', '../src/test-support/**', '../src/ui/browser/**'],
-    }),
-  );
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  await run(process.execPath, [tsc, '-p', join(buildDir, 'tsconfig.json')], { cwd: PACKAGE_DIR });
-  return join(buildDir, 'bin.js');
+export async function compileServer(): Promise<string> {
+  await mkdir(BUILD_DIR, { recursive: true });
+  const release = await lock(LOCK);
+  try {
+    await writeFile(
+      join(BUILD_DIR, 'tsconfig.json'),
+      JSON.stringify({
+        extends: '../tsconfig.build.json',
+        compilerOptions: {
+          rootDir: '../src',
+          outDir: '.',
+          composite: false,
+          declaration: false,
+          declarationMap: false,
+          incremental: true,
+          tsBuildInfoFile: './.tsbuildinfo',
+        },
+        include: ['../src'],
+        // Browser code is typed against the DOM (tsconfig.browser.json) and embedded as strings.
+        exclude: ['../src/**/*.test.ts', '../src/test-support/**', '../src/ui/browser/**'],
+      }),
+    );
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    await run(process.execPath, [tsc, '-p', join(BUILD_DIR, 'tsconfig.json')], {
+      cwd: PACKAGE_DIR,
+    });
+  } finally {
+    await release();
+  }
+  return join(BUILD_DIR, 'bin.js');
+}
+
+/**
+ * Takes the lock file at `path` (holding this process's pid), waiting while another live process
+ * holds it; a lock left by a process that died (a test run interrupted mid-compile) is taken over.
+ */
+async function lock(path: string): Promise<() => Promise<void>> {
+  for (;;) {
+    try {
+      await writeFile(path, String(process.pid), { flag: 'wx' });
+      return () => rm(path, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number(await readFile(path, 'utf8').catch(() => ''));
+    if (Number.isInteger(holder) && holder > 0 && !isAlive(holder)) {
+      await rm(path, { force: true });
+      continue;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**

@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CliIo, OutputStream } from '../cli-io.js';
+import { createExecutorEngine } from '../engine/executor-engine.js';
+import { runCli } from '../run-cli.js';
+import type { CliResult, SpawnCliOptions } from './spawn-cli.js';
+
+const { version } = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+) as { version: string };
+
+/** What `runCliInProcess` takes: `spawnCli`'s options, minus those only a real process has. */
+export type InProcessCliOptions = Pick<SpawnCliOptions, 'cwd' | 'env' | 'input'>;
+
+/**
+ * Runs `rlm …args` inside the test's own process through `runCli`, with the same environment,
+ * standard input and output capture as `spawnCli`, and resolves to the same result. Starting
+ * Node and loading the CLI costs seconds per call on a loaded machine, so tests whose subject is
+ * a command's behaviour (not start-up, signals, the stdio transport or the bin itself) use this;
+ * those that are about the process keep `spawnCli`.
+ */
+export async function runCliInProcess(
+  args: readonly string[],
+  { cwd, env = {}, input }: InProcessCliOptions,
+): Promise<CliResult> {
+  const stdout = collector();
+  const stderr = collector();
+  // The same clean environment spawnCli gives the child.
+  const childEnv: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '',
+    NO_COLOR: '1',
+    ...env,
+  };
+  const io: CliIo = {
+    stdout,
+    stderr,
+    // An ended pipe, as spawnCli closes the child's stdin after writing `input`.
+    readStdin: async () => input ?? '',
+    stdinIsTTY: false,
+    env: childEnv,
+    cwd,
+    paths: platformPaths(childEnv),
+    onInterrupt: () => () => {},
+    exitNow(code) {
+      throw new Error(`runCliInProcess: the CLI asked to exit at once (${code})`);
+    },
+    now: () => Date.now(),
+  };
+  const code = await runCli(args, io, { engine: createExecutorEngine(), version });
+  return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** An output stream that keeps what is written, like a pipe read to its end. */
+function collector(): OutputStream & { text(): string } {
+  let text = '';
+  return {
+    write(chunk: string) {
+      text += chunk;
+      return true;
+    },
+    text: () => text,
+  };
+}
+
+/** The config and data dirs `env-paths` gives the real bin on Linux, read from `env`, not the process's. */
+function platformPaths(env: Record<string, string>): CliIo['paths'] {
+  const home = env['HOME'] ?? '';
+  return {
+    config: join(env['XDG_CONFIG_HOME'] ?? join(home, '.config'), 'rlm'),
+    data: join(env['XDG_DATA_HOME'] ?? join(home, '.local', 'share'), 'rlm'),
+  };
+}
