@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
-import { rlmInProcess } from './rlm-in-process.js';
 
 // A log written for these tests in the reference engine's format: three turns, six Python
 // blocks (one llm_query, one rlm_query with the child's own iteration, one NameError), and the
@@ -11,7 +11,8 @@ import { rlmInProcess } from './rlm-in-process.js';
 const LOG = fileURLToPath(new URL('../__fixtures__/rlmpaper-log.jsonl', import.meta.url));
 
 let sandbox: Sandbox;
-const rlm = (args: readonly string[]) => rlmInProcess(args, { dir: sandbox.dir });
+const rlm = (args: readonly string[]) =>
+  runCliInProcess(args, { cwd: sandbox.dir, env: sandbox.env });
 beforeAll(() => {
   sandbox = createSandbox();
 });

@@ -1,15 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
-import { rlmInProcess } from './rlm-in-process.js';
 
 let sandbox: Sandbox;
 let now = Date.parse('2026-11-29T12:00:00Z');
 
 /** `rlm …args` in this process, in the sandbox, at the test's clock. */
 function rlm(args: readonly string[]) {
-  return rlmInProcess(args, { dir: sandbox.dir, now: () => now });
+  return runCliInProcess(args, { cwd: sandbox.dir, env: sandbox.env, now: () => now });
 }
 
 const QUERIES = ['Where is the first needle?', 'Where is the second needle?'];
@@ -61,7 +61,9 @@ describe('rlm runs', () => {
     expect(runs.map((run) => run.query)).toEqual([...QUERIES].reverse());
     expect(runs[0]?.status).toBe('completed');
     expect(runs[0]?.tokens).toBeGreaterThan(0);
-    expect(runs[0]?.trajectory).toBe(join(sandbox.dir, 'data', 'trajectories', `${ids[0]}.jsonl`));
+    expect(runs[0]?.trajectory).toBe(
+      join(sandbox.env['XDG_DATA_HOME'] ?? '', 'rlm', 'trajectories', `${ids[0]}.jsonl`),
+    );
   });
 
   it('filters by status, start time and count, and says when nothing matches', async () => {

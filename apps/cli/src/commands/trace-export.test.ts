@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import { exportRlmpaperLog } from '@rlm/executor';
 import { readTrajectory } from '@rlm/trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
 import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
-import { rlmInProcess } from './rlm-in-process.js';
 
 let sandbox: Sandbox;
 let trajectory: string;
-const rlm = (args: readonly string[]) => rlmInProcess(args, { dir: sandbox.dir });
+const rlm = (args: readonly string[]) =>
+  runCliInProcess(args, { cwd: sandbox.dir, env: sandbox.env });
 
 beforeAll(async () => {
   sandbox = createSandbox();

@@ -9,8 +9,13 @@ const { version } = JSON.parse(
   readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
 ) as { version: string };
 
-/** What `runCliInProcess` takes: `spawnCli`'s options, minus those only a real process has. */
-export type InProcessCliOptions = Pick<SpawnCliOptions, 'cwd' | 'env' | 'input'>;
+/**
+ * What `runCliInProcess` takes: `spawnCli`'s options, minus those only a real process has, and
+ * the CLI's clock (a test that lists runs by their start time sets it).
+ */
+export type InProcessCliOptions = Pick<SpawnCliOptions, 'cwd' | 'env' | 'input'> & {
+  now?: () => number;
+};
 
 /**
  * Runs `rlm …args` inside the test's own process through `runCli`, with the same environment,
@@ -21,7 +26,7 @@ export type InProcessCliOptions = Pick<SpawnCliOptions, 'cwd' | 'env' | 'input'>
  */
 export async function runCliInProcess(
   args: readonly string[],
-  { cwd, env = {}, input }: InProcessCliOptions,
+  { cwd, env = {}, input, now = () => Date.now() }: InProcessCliOptions,
 ): Promise<CliResult> {
   const stdout = collector();
   const stderr = collector();
@@ -44,7 +49,7 @@ export async function runCliInProcess(
     exitNow(code) {
       throw new Error(`runCliInProcess: the CLI asked to exit at once (${code})`);
     },
-    now: () => Date.now(),
+    now,
   };
   const code = await runCli(args, io, { engine: createExecutorEngine(), version });
   return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
