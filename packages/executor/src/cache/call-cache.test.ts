@@ -13,6 +13,7 @@ import {
 import { labelledRecords, policies, scriptedModel, startFakeOpenAI } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openaiCompatible } from '../models/openai-compatible-model.js';
+import { replay } from '../replay/replay.js';
 import { createRunner } from '../runner/create-runner.js';
 import type { RunnerModelResolver } from '../runner/runner-types.js';
 
@@ -83,6 +84,7 @@ describe('the sub-call cache on SQLite', () => {
       resolveModel: resolverFor(server.url),
       isolation: 'inline',
       callCaches: { sqlite: (await openSqlite()).callCache },
+      trajectory: { dir: directory },
     });
     const events: RunEvent[] = [];
     const result = await second.run(settings, {
@@ -103,6 +105,15 @@ describe('the sub-call cache on SQLite', () => {
     );
     expect(hits(events)).toHaveLength(paid);
     expect(hits(events)[0]?.cache).toMatchObject({ paidByRunId: 'first' });
+
+    // The trajectory keeps the hits: a replay answers them from it, as free as they were.
+    const replayed = await replay(join(directory, 'second.jsonl'), {
+      context: task.context,
+      isolation: 'inline',
+    });
+    expect(replayed.result.answer).toBe(result.answer);
+    expect(replayed.result.usage.models['vllm/qwen3-8b']).toMatchObject({ cachedCalls: paid });
+    expect(server.requests.length).toBe(paid);
   });
 
   it('sends 50 identical concurrent sub-calls as one request', async () => {
