@@ -193,6 +193,27 @@ describe('what the cache leaves alone', () => {
     expect(sub.calls).toBe(4);
   });
 
+  it('keeps tree-scoped answers to their run tree and shares shared ones across runs', async () => {
+    for (const [scope, expected] of [
+      ['tree', 4],
+      ['shared', 1],
+    ] as const) {
+      const sub = scriptedModel(() => 'sub answer', { id: 'sub/model' });
+      const runner = createRunner({
+        resolveModel: (id) =>
+          id === 'root' ? scriptedModel([twice, 'FINAL(ok)']) : (sub as LanguageModel),
+        isolation: 'inline',
+      });
+      for (const runId of ['one', 'two', 'three', 'four']) {
+        await runner.run(
+          { model: 'root', subModel: 'sub', cache: { store: 'memory', scope } },
+          { runId, context: 'x', query: 'q' },
+        );
+      }
+      expect(sub.calls).toBe(expected);
+    }
+  });
+
   it('refuses a store the door does not have, naming the field', async () => {
     const runner = createRunner({ resolveModel: () => scriptedModel(['FINAL(1)']) });
     const failure = await runner
