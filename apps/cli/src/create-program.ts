@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
+import { registerCacheCommand } from './commands/cache-command.js';
 import { registerCompletionCommand } from './commands/completion-command.js';
 import { registerConfigCommand } from './commands/config-command.js';
 import { registerEvalCommand } from './commands/eval-command.js';
@@ -58,6 +59,7 @@ Examples:
   registerEvalCommand(program, { io, setExitCode });
   registerMcpCommand(program, { io, engine, setExitCode });
   registerConfigCommand(program, { io, setExitCode });
+  registerCacheCommand(program, { io, setExitCode });
   registerCompletionCommand(program, { io, setExitCode });
   for (const command of program.commands) {
     command.exitOverride().showHelpAfterError(`(add --help for usage of rlm ${command.name()})`);

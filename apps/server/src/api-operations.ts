@@ -267,6 +267,26 @@ export const OPERATIONS: readonly Operation[] = [
     response: { status: 200, schema: 'PromptLayerVersion' },
   },
   {
+    method: 'get',
+    path: '/v1/cache/stats',
+    summary: 'Sub-call cache totals: entries, hits, what it saved (admin)',
+    tag: 'operations',
+    auth: 'admin',
+    response: {
+      status: 200,
+      description:
+        '{"entries","hits","savedCostUsd","savedTokens","responseChars","oldestAt","newestAt"}',
+    },
+  },
+  {
+    method: 'delete',
+    path: '/v1/cache',
+    summary: 'Delete every cached sub-call answer (admin)',
+    tag: 'operations',
+    auth: 'admin',
+    response: { status: 200, description: '{"deleted": <entries deleted>}' },
+  },
+  {
     method: 'put',
     path: '/v1/agents/{id}/identity-tag',
     summary:

@@ -13,6 +13,7 @@ import { payloadTooLarge } from './payload-too-large.js';
 import { trackRequests } from './request-activity.js';
 import { requestLogger } from './request-logger.js';
 import { agentsRoutes } from './routes/agents-routes.js';
+import { cacheRoutes } from './routes/cache-routes.js';
 import { chatCompletionsRoutes } from './routes/chat-completions-routes.js';
 import { contextsRoutes } from './routes/contexts-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
@@ -97,5 +98,6 @@ export function createServer(services: ServerServices): Hono<AppEnv> {
   app.route('/v1/responses', responsesRoutes(services));
   app.route('/v1/models', modelsRoutes(services));
   app.route('/v1/agents', agentsRoutes(services));
+  app.route('/v1/cache', cacheRoutes(services));
   return app;
 }

@@ -1,10 +1,12 @@
 import {
   type AnthropicEffort,
+  type CallCacheStores,
   createRunner,
   type RunnerModelResolver,
   type ToolDefinition,
 } from '@rlm/executor';
 import { mcpToolOpener } from '@rlm/mcp';
+import { type CallCacheStore, createStore } from '@rlm/memory';
 import type { LanguageModel, ReplLanguage } from '@rlm/protocol';
 import { findTrajectoryHeader, replayingModel, responseReplay } from '@rlm/trace';
 import type { RunEngine } from './run-engine.js';
@@ -27,6 +29,11 @@ export type ModelResolver = (
 
 export interface ExecutorEngineOptions {
   resolveModel: ModelResolver;
+  /**
+   * The sub-call cache stores profiles may name: the server's store (`sqlite` or `postgres`);
+   * `memory` is one per engine, shared by its runs, unless given.
+   */
+  callCaches?: CallCacheStores;
   /** Sandbox placement; `worker` keeps a spinning block off the server's event loop. @default 'worker' */
   isolation?: 'worker' | 'inline';
 }
@@ -44,7 +51,15 @@ export interface ExecutorEngineOptions {
 export function createExecutorEngine({
   resolveModel,
   isolation = 'worker',
+  callCaches = {},
 }: ExecutorEngineOptions): RunEngine {
+  // Each run has a runner of its own; a memory cache must outlive them to be worth having.
+  let memoryCache: Promise<CallCacheStore> | undefined;
+  const cacheStores = async (profile: { cache?: { store: string } | undefined }) => {
+    if (profile.cache?.store !== 'memory' || callCaches.memory !== undefined) return callCaches;
+    memoryCache ??= createStore({ kind: 'memory' }).then((store) => store.callCache);
+    return { ...callCaches, memory: await memoryCache };
+  };
   return {
     async run(input) {
       const replay = input.recorded === undefined ? undefined : responseReplay(input.recorded);
@@ -55,6 +70,7 @@ export function createExecutorEngine({
         trajectory: { write: input.onTrajectory, async close() {} },
         isolation,
         unpricedCostCap: 'omit',
+        callCaches: await cacheStores(input.profile),
       });
       const settings = serverRunSettings(input.profile, input.budget, input.outputSchema);
       const runInput = {

@@ -81,7 +81,10 @@ async function start({
       ? createFileApiKeyStore(join(config.dataDir, 'api-keys.json'))
       : createPostgresApiKeyStore(cluster.pool);
   const resolver = resolveModel ?? createProductionModelResolver(env);
-  const engine = createExecutorEngine({ resolveModel: resolver });
+  const engine = createExecutorEngine({
+    resolveModel: resolver,
+    callCaches: { [store.kind]: store.callCache },
+  });
   const { version } = JSON.parse(
     await readFile(new URL('../package.json', import.meta.url), 'utf8'),
   ) as { version: string };

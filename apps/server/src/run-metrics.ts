@@ -23,6 +23,14 @@ export function createRunMetrics(
   );
   const tokens = registry.counter('rlm_tokens_total', 'Tokens, by model and kind.');
   const cost = registry.counter('rlm_cost_usd_total', 'Model cost in US dollars, by model.');
+  const cacheHits = registry.counter(
+    'rlm_cache_hits_total',
+    'Sub-calls answered from the sub-call cache (not in rlm_model_calls_total), by model.',
+  );
+  const cacheSaved = registry.counter(
+    'rlm_cache_saved_cost_usd_total',
+    'What the cached sub-calls cost when they were first made, in US dollars, by model.',
+  );
   let sandboxes = 0;
   registry.gauge('rlm_runs', 'Runs queued or running now.', () => {
     const { queued, running } = gauges();
@@ -42,6 +50,11 @@ export function createRunMetrics(
       if (event.type === 'run-start' || event.type === 'run-resume') sandboxes += 1;
       if (event.type === 'run-end') sandboxes = Math.max(0, sandboxes - 1);
       if (event.type !== 'model-call-end') return;
+      if (event.cache !== undefined) {
+        cacheHits.inc({ model: event.model });
+        cacheSaved.inc({ model: event.model }, event.cache.savedCostUsd);
+        return;
+      }
       modelCalls.inc({ model: event.model, ok: String(event.ok) });
       if (event.usage !== undefined) {
         tokens.inc({ model: event.model, kind: 'input' }, event.usage.inputTokens);

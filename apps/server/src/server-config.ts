@@ -5,6 +5,7 @@ import {
   describeIssues,
   RlmError,
   replLanguageSchema,
+  runCacheSchema,
   runLimitsSchema,
   runModeSchema,
 } from '@rlm/protocol';
@@ -69,6 +70,11 @@ export const modelProfileSchema = z
     thinkingBudget: z.number().int().min(1024).optional(),
     /** `anthropic/` models: how much effort the model spends (`output_config.effort`). */
     effort: z.enum(ANTHROPIC_EFFORTS).optional(),
+    /**
+     * The sub-call cache for this profile's runs: `store` is the server's own database (`sqlite`
+     * or `postgres`, shared by replicas) or `memory` (this process, until it stops).
+     */
+    cache: runCacheSchema.optional(),
   })
   .superRefine((profile, context) => {
     if (profile.mode === 'coordinator' && profile.maxDepth < 2) {

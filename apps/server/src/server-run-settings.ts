@@ -24,5 +24,6 @@ export function serverRunSettings(
     ...(outputSchema === undefined ? {} : { outputSchema: { ...outputSchema } }),
     ...(profile.thinkingBudget === undefined ? {} : { thinkingBudget: profile.thinkingBudget }),
     ...(profile.effort === undefined ? {} : { effort: profile.effort }),
+    ...(profile.cache === undefined ? {} : { cache: { ...profile.cache } }),
   };
 }

@@ -121,6 +121,13 @@ export {
 } from './runner/settings-system-prompt.js';
 export type { RLMSession } from './session/rlm-session.js';
 
+// ── Sub-call cache ──────────────────────
+
+export { type CachedModelOptions, withCallCache } from './cache/cached-model.js';
+export { callCacheKey } from './cache/call-cache-key.js';
+export { type CallFlights, createCallFlights } from './cache/call-flights.js';
+export type { CallCacheStores } from './cache/open-run-cache.js';
+
 // ── Typed answers ───────────────────────
 
 export { type OutputSchema, outputFromJsonSchema } from './output/output-spec.js';

@@ -1,4 +1,5 @@
 import { RlmError } from '@rlm/protocol';
+import type { CallCacheStore } from './call-cache-store.js';
 import { parseId } from './parse-input.js';
 import type { RunStore } from './run-store.js';
 import { type AgentMemory, DEFAULT_AGENT_ID, type Store } from './store.js';
@@ -7,6 +8,7 @@ import { type AgentMemory, DEFAULT_AGENT_ID, type Store } from './store.js';
 export interface StoreParts {
   kind: Store['kind'];
   runs: RunStore;
+  callCache: CallCacheStore;
   /** Builds the stores of one agent; called once per agent id. */
   openAgent(agentId: string): AgentMemory;
   /** Deletes the stored data of one agent (not the default one). */
@@ -40,6 +42,7 @@ export function assembleStore(parts: StoreParts): Store {
     promptLayers: defaultAgent.promptLayers,
     workingMemory: defaultAgent.workingMemory,
     runs: parts.runs,
+    callCache: parts.callCache,
     forAgent,
     async deleteAgent(agentId) {
       const id = parseId(agentId, 'agent id');

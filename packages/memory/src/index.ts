@@ -94,6 +94,16 @@ export {
   type WorkingMemory,
 } from './working-memory.js';
 
+// ── Sub-call cache ──────────────────────
+
+export type {
+  CachedCall,
+  CachedCallInput,
+  CallCacheGetOptions,
+  CallCacheStats,
+  CallCacheStore,
+} from './call-cache-store.js';
+
 // ── Runs ────────────────────────────────
 
 export {

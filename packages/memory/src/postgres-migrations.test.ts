@@ -44,6 +44,7 @@ describe.skipIf(POSTGRES.url === null)('Postgres schema versions', () => {
       POSTGRES_MIGRATIONS.map((migration) => migration.version),
     );
     expect(await tableNames(database.url)).toEqual([
+      'call_cache',
       'conversation_exchanges',
       'conversation_senders',
       'memory_items',
@@ -94,7 +95,7 @@ describe.skipIf(POSTGRES.url === null)('Postgres schema versions', () => {
     } finally {
       await store.close();
     }
-    expect(await appliedVersions(database.url)).toEqual([1, 2, 3, 4]);
+    expect(await appliedVersions(database.url)).toEqual([1, 2, 3, 4, 5]);
     const triggers = await withClient(database.url, (client) =>
       client.query("SELECT tgname FROM pg_trigger WHERE tgname = 'run_events_announce'"),
     );

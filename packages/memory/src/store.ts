@@ -1,3 +1,4 @@
+import type { CallCacheStore } from './call-cache-store.js';
 import type { ConversationStore } from './conversation-store.js';
 import type { PromptLayerStore } from './prompt-layer-store.js';
 import type { RunStore } from './run-store.js';
@@ -28,6 +29,8 @@ export interface AgentMemory {
 export interface Store extends AgentMemory {
   readonly kind: 'memory' | 'sqlite' | 'postgres';
   readonly runs: RunStore;
+  /** The sub-call cache, shared by every process on this database. */
+  readonly callCache: CallCacheStore;
   /**
    * The stores of agent `agentId` (created empty on first use, prompt layers seeded).
    * @throws RlmError `protocol.invalid_message` for an empty id

@@ -35,7 +35,9 @@ export {
 // ── Models ──────────────────────────────
 
 export {
+  type CacheHit,
   type ChatMessage,
+  cacheHitSchema,
   chatMessageSchema,
   type LanguageModel,
   type ModelRequest,
@@ -124,11 +126,14 @@ export {
 export {
   modelIdSchema,
   RUN_LIMIT_NAMES,
+  type RunCache,
+  type RunCacheInput,
   type RunLimitName,
   type RunLimits,
   type RunMode,
   type RunSettings,
   type RunSettingsInput,
+  runCacheSchema,
   runLimitsSchema,
   runModeSchema,
   runSettingsSchema,

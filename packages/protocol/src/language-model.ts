@@ -34,12 +34,30 @@ export const modelRequestSchema = z.object({
 export type ModelRequest = z.infer<typeof modelRequestSchema> & {
   signal?: AbortSignal;
   /**
+   * Who asks, for wrappers that treat calls differently (the sub-call cache answers only `sub`
+   * calls, partitioned by `runId`); clients ignore it.
+   */
+  caller?: { purpose: 'root' | 'sub' | 'default_answer' | 'summary'; runId: string };
+  /**
    * Told what the provider has reported so far while the call runs (input tokens when the
    * response starts, output as it streams), so a call aborted halfway can still be charged for
    * what it used. Optional for implementations.
    */
   onUsage?: (usage: TokenUsage) => void;
 };
+
+/** A reply served from the sub-call cache instead of the provider: it cost nothing. */
+export const cacheHitSchema = z.object({
+  /** The call's cache key (a hash of everything that changes the answer). */
+  key: z.string(),
+  /** The run whose call paid for the stored answer. */
+  paidByRunId: z.string(),
+  /** What the stored call cost when it was made (0 when its price was unknown). */
+  savedCostUsd: z.number().nonnegative(),
+  /** Its input + output tokens. */
+  savedTokens: z.number().int().nonnegative(),
+});
+export type CacheHit = z.infer<typeof cacheHitSchema>;
 
 export const modelResponseSchema = z.object({
   text: z.string(),
@@ -59,6 +77,8 @@ export const modelResponseSchema = z.object({
       explanation: z.string().nullable(),
     })
     .optional(),
+  /** Set when the sub-call cache answered: `usage` is then zero and `costUsd` 0. */
+  cache: cacheHitSchema.optional(),
 });
 export type ModelResponse = z.infer<typeof modelResponseSchema>;
 
@@ -87,5 +107,11 @@ export interface LanguageModel {
    * even without `pricing`; its worst case is unknown before the call.
    */
   readonly reportsCost?: boolean;
+  /**
+   * The sampling temperature the client sends with every call, when it sets one (absent: the
+   * provider's default). The sub-call cache keys on it and leaves calls above 0 alone unless
+   * told otherwise.
+   */
+  readonly temperature?: number;
   complete(request: ModelRequest): Promise<ModelResponse>;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cacheHitSchema } from './language-model.js';
 import { replLanguageSchema } from './repl-language.js';
 import { blockErrorSchema, unawaitedCallsSchema } from './repl-result.js';
 import { runStatusSchema } from './rlm-chat-completion.js';
@@ -113,6 +114,8 @@ export const runEventSchema = z.discriminatedUnion('type', [
      * what it reported before the call was aborted, else the call's reserved worst case.
      */
     usageEstimated: z.boolean().optional(),
+    /** The sub-call cache answered this call (it cost nothing); who paid for it, and what. */
+    cache: cacheHitSchema.optional(),
   }),
   z.object({
     ...base,

@@ -52,6 +52,15 @@ describe('runSettingsSchema', () => {
     expect(result.error?.issues[0]?.path).toEqual(['limits', 'maxTokens']);
   });
 
+  it('takes a cache with the shared scope by default and names a bad cache field', () => {
+    const settings = runSettingsSchema.parse({ model: 'm', cache: { store: 'sqlite' } });
+    expect(settings.cache).toEqual({ store: 'sqlite', scope: 'shared', includeSampled: false });
+    const result = runSettingsSchema.safeParse({ model: 'm', cache: { store: 'redis' } });
+    expect(result.error?.issues[0]?.path).toEqual(['cache', 'store']);
+    const ttl = runSettingsSchema.safeParse({ model: 'm', cache: { store: 'memory', ttlMs: 0 } });
+    expect(ttl.error?.issues[0]?.path).toEqual(['cache', 'ttlMs']);
+  });
+
   it('refuses unknown fields instead of ignoring them', () => {
     expect(runSettingsSchema.safeParse({ model: 'm', baseUrl: 'http://x' }).success).toBe(false);
     expect(runSettingsSchema.safeParse({ model: 'm', limits: { maxTokenz: 1 } }).success).toBe(

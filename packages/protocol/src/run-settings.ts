@@ -50,6 +50,27 @@ export const modelIdSchema = z
   .min(1, 'a model id is a non-empty string such as anthropic/claude-sonnet-4-5');
 
 /**
+ * The sub-call cache: identical `llm_query` calls (same model, system prompt, messages and
+ * sampling parameters) are answered from a store instead of the provider, at no cost. `memory`
+ * lives as long as the runner; `sqlite` and `postgres` are the door's database, shared by every
+ * run on it (CLI runs on one machine, server replicas).
+ */
+export const runCacheSchema = z.strictObject({
+  store: z.enum(['memory', 'sqlite', 'postgres']),
+  /** Entries older than this are not read (and are replaced when the call is made again). @default no expiry */
+  ttlMs: positiveInt.optional(),
+  /**
+   * Which calls may share an answer: those of one invocation (`run`), of one run tree (`tree`),
+   * or every run on the store (`shared`). @default 'shared'
+   */
+  scope: z.enum(['run', 'tree', 'shared']).default('shared'),
+  /** Cache calls sent with a temperature above 0 too (their answers vary by design). @default false */
+  includeSampled: z.boolean().default(false),
+});
+export type RunCache = z.output<typeof runCacheSchema>;
+export type RunCacheInput = z.input<typeof runCacheSchema>;
+
+/**
  * One run, described once. Every door (CLI flags and config files, HTTP bodies and profiles, MCP
  * tool arguments, eval tasks) parses its input into this at its edge; `createRunner` in
  * `@rlm/executor` is the one place that turns it into a run.
@@ -93,6 +114,8 @@ export const runSettingsSchema = z.strictObject({
       model: modelIdSchema.optional(),
     })
     .optional(),
+  /** Answer repeated sub-calls from a cache. @default no cache */
+  cache: runCacheSchema.optional(),
 });
 /** Settings after defaults. */
 export type RunSettings = z.output<typeof runSettingsSchema>;

@@ -57,6 +57,25 @@ describe('addCallUsage', () => {
     );
     expect(before.models['m']).toEqual(modelUsage({ inputTokens: 10, costUsd: 1 }));
   });
+
+  it('counts a cache hit apart: not a call, its saving summed, kept through a merge', () => {
+    const zero = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    let usage = addCallUsage(emptyUsage(), {
+      model: 'm',
+      usage: zero,
+      cache: { savedCostUsd: 0.5 },
+    });
+    usage = addCallUsage(usage, { model: 'm', usage: zero, cache: { savedCostUsd: 0.25 } });
+    usage = addCallUsage(usage, { model: 'm', usage: { ...zero, inputTokens: 4 }, costUsd: 1 });
+    expect(usage.models['m']).toEqual(
+      modelUsage({ calls: 1, inputTokens: 4, costUsd: 1, cachedCalls: 2, savedCostUsd: 0.75 }),
+    );
+    expect(mergeUsage(usage, usage).models['m']).toMatchObject({
+      cachedCalls: 4,
+      savedCostUsd: 1.5,
+    });
+    expect(usageSummarySchema.parse(usage)).toEqual(usage);
+  });
 });
 
 describe('mergeUsage', () => {

@@ -20,6 +20,10 @@ export const modelUsageSummarySchema = z.object({
   cacheWriteTokens: z.number().int().nonnegative(),
   /** Cost in US dollars; 0 when the model has no known price. */
   costUsd: z.number().nonnegative(),
+  /** Calls answered from the sub-call cache (not in `calls`, their tokens not counted). */
+  cachedCalls: z.number().int().nonnegative().optional(),
+  /** What those cached calls cost when they were first made. */
+  savedCostUsd: z.number().nonnegative().optional(),
 });
 export type ModelUsageSummary = z.infer<typeof modelUsageSummarySchema>;
 
@@ -46,7 +50,7 @@ function emptyModelUsage(): ModelUsageSummary {
 }
 
 function addModelUsage(a: ModelUsageSummary, b: ModelUsageSummary): ModelUsageSummary {
-  return {
+  const sum: ModelUsageSummary = {
     calls: a.calls + b.calls,
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
@@ -54,12 +58,20 @@ function addModelUsage(a: ModelUsageSummary, b: ModelUsageSummary): ModelUsageSu
     cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
     costUsd: a.costUsd + b.costUsd,
   };
+  // Present only once a cache answered, so summaries of runs without one keep their shape.
+  if (a.cachedCalls !== undefined || b.cachedCalls !== undefined) {
+    sum.cachedCalls = (a.cachedCalls ?? 0) + (b.cachedCalls ?? 0);
+    sum.savedCostUsd = (a.savedCostUsd ?? 0) + (b.savedCostUsd ?? 0);
+  }
+  return sum;
 }
 
 export interface RecordCallInput {
   model: string;
   usage: TokenUsage;
   costUsd?: number;
+  /** Set when the cache answered: counted in `cachedCalls`, not `calls`. */
+  cache?: { savedCostUsd: number } | undefined;
 }
 
 /** Zero usage, to copy from (`addModelUsage` never mutates its operands). */
@@ -74,9 +86,12 @@ const NO_USAGE: ModelUsageSummary = Object.freeze(emptyModelUsage());
  */
 export function addCallUsage(
   summary: UsageSummary,
-  { model, usage, costUsd = 0 }: RecordCallInput,
+  { model, usage, costUsd = 0, cache }: RecordCallInput,
 ): UsageSummary {
-  const call: ModelUsageSummary = { calls: 1, ...usage, costUsd };
+  const call: ModelUsageSummary =
+    cache === undefined
+      ? { calls: 1, ...usage, costUsd }
+      : { calls: 0, ...usage, costUsd, cachedCalls: 1, savedCostUsd: cache.savedCostUsd };
   const models: Record<string, ModelUsageSummary> = {};
   const from = summary.models;
   for (const name of Object.keys(from)) {

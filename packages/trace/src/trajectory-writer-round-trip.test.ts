@@ -21,7 +21,8 @@ function recordRun(recorder: TrajectoryRecorder): RunEvent[] {
   const events: RunEvent[] = [];
   let at = 1_700_000_000_000;
   const emit = (body: Record<string, unknown>) => {
-    const event = { ...base, at: (at += 5), ...body } as RunEvent;
+    at += 5;
+    const event = { ...base, at, ...body } as RunEvent;
     events.push(event);
     recorder.event(event);
   };

@@ -1,6 +1,6 @@
 import { ANTHROPIC_EFFORTS } from '@rlm/executor/defaults';
 import { PROMPT_MODES } from '@rlm/prompts';
-import { type ConfigKey, PROGRESS_MODES } from './config-schema.js';
+import { CACHE_SCOPES, type ConfigKey, PROGRESS_MODES } from './config-schema.js';
 import { REPL_KEY } from './repl-key.js';
 
 /** How a key is written outside a config file, and how its text turns into a value. */
@@ -142,6 +142,33 @@ export const CONFIG_KEYS = {
     flag: '--run-store',
     kind: 'string',
     description: 'SQLite file of runs and checkpoints, for rlm resume',
+  },
+  cache: {
+    env: 'RLM_CACHE',
+    flag: '--cache',
+    kind: 'boolean',
+    description:
+      'answer repeated identical sub-calls from a cache in the run store (shared by every run on this machine), at no cost',
+  },
+  cacheScope: {
+    env: 'RLM_CACHE_SCOPE',
+    flag: '--cache-scope',
+    kind: 'string',
+    description:
+      'with --cache: which calls share answers: run (one invocation), tree (one run tree) or shared (every run, the default)',
+    values: CACHE_SCOPES,
+  },
+  cacheTtlMs: {
+    env: 'RLM_CACHE_TTL_MS',
+    flag: '--cache-ttl-ms',
+    kind: 'number',
+    description: 'with --cache: cached answers older than this many milliseconds are not used',
+  },
+  cacheIncludeSampled: {
+    env: 'RLM_CACHE_INCLUDE_SAMPLED',
+    flag: '--cache-include-sampled',
+    kind: 'boolean',
+    description: 'with --cache: cache calls sent with a temperature above 0 too',
   },
   maxContextBytes: {
     env: 'RLM_MAX_CONTEXT_BYTES',

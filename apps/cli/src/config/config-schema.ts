@@ -12,6 +12,9 @@ const positiveInt = z.number().int().positive();
 /** The budget fields, declared once in the run contract (`runLimitsSchema`). */
 const limit = runLimitsSchema.shape;
 
+/** Which calls share cached answers (`--cache-scope`), as the run contract names them. */
+export const CACHE_SCOPES = ['run', 'tree', 'shared'] as const;
+
 /** How progress shows on stderr (`--progress`). */
 export const PROGRESS_MODES = ['tree', 'plain', 'none'] as const;
 export type ProgressMode = (typeof PROGRESS_MODES)[number];
@@ -65,6 +68,17 @@ export const cliConfigSchema = z.strictObject({
   trajectoryDir: z.string().min(1).optional(),
   /** The SQLite file where runs and their checkpoints are kept (for `rlm resume`); `<data dir>/runs.db` when unset. */
   runStore: z.string().min(1).optional(),
+  /**
+   * The sub-call cache: repeated identical sub-calls are answered from the run store's SQLite
+   * file (shared by every run on this machine) at no cost.
+   */
+  cache: z.boolean().optional(),
+  /** Which calls share cached answers: one invocation, one run tree, or every run (with `cache`). */
+  cacheScope: z.enum(CACHE_SCOPES).optional(),
+  /** Cached answers older than this are not used (with `cache`). */
+  cacheTtlMs: positiveInt.optional(),
+  /** Cache calls a client sends with a temperature above 0 too (with `cache`). */
+  cacheIncludeSampled: z.boolean().optional(),
   /**
    * How progress shows on stderr: `tree` (a live view), `plain` (about a line per turn or
    * second, for logs) or `none`; unset means `tree` on a terminal and `plain` otherwise.

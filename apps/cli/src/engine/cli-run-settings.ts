@@ -47,5 +47,16 @@ export function cliRunSettings(config: CliConfig): RunSettings {
       ? {}
       : { pricing: { inputPerMTok: inputPricePerMTok, outputPerMTok: outputPricePerMTok } }),
     ...definedEntries({ thinkingBudget: config.thinkingBudget, effort: config.effort }),
+    ...(config.cache === true ? { cache: cacheSettings(config) } : {}),
+  };
+}
+
+/** `--cache` alone: the run store's SQLite file, shared by every run, no expiry. */
+function cacheSettings(config: CliConfig): NonNullable<RunSettings['cache']> {
+  return {
+    store: 'sqlite',
+    scope: config.cacheScope ?? 'shared',
+    includeSampled: config.cacheIncludeSampled ?? false,
+    ...definedEntries({ ttlMs: config.cacheTtlMs }),
   };
 }

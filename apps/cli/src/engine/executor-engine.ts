@@ -56,6 +56,8 @@ export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEn
       runStore: store.runs,
       trajectory: { dir: request.trajectoryDir },
       fieldNames: CLI_FIELD_NAMES,
+      // The run store's file holds the sub-call cache too: every run on this machine shares it.
+      callCaches: { sqlite: store.callCache },
     });
   }
 

@@ -34,7 +34,7 @@ export interface RenderReportOptions {
 
 /**
  * The report as markdown: one row per system (accuracy with its 95% Wilson interval, pass@k, mean
- * score, cost per task, passed per dollar, latency p50/p95, statuses), then what each system was
+ * score, cost per task, cost per correct answer, passed per dollar, latency p50/p95, statuses), then what each system was
  * (when `systems` are given), then accuracy per context size.
  */
 export function renderMarkdownReport(
@@ -46,8 +46,8 @@ export function renderMarkdownReport(
     '',
     `Benchmarks: ${summary.benchmarks.join(', ') || '(none)'} · ${summary.rows} attempts`,
     '',
-    '| System | Accuracy (95% CI) | pass@k | Mean score | Cost / task | Passed per $ | Latency p50 / p95 | Statuses |',
-    '|---|---|---|---|---|---|---|---|',
+    '| System | Accuracy (95% CI) | pass@k | Mean score | Cost / task | Cost / correct | Passed per $ | Latency p50 / p95 | Statuses |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...summary.systems.map(systemLine),
   ];
   if (summary.systems.some((system) => system.costNominal)) lines.push('', NOMINAL_COST_NOTE);
@@ -89,6 +89,7 @@ function systemLine(system: SystemSummary): string {
     ` pass@${system.passAtK.k} ${percent(system.passAtK.value)} `,
     ` ${system.meanScore.toFixed(3)} `,
     ` ${costCell(system.costPerTaskUsd, system.costNominal)} `,
+    ` ${system.costPerCorrectUsd === null ? '–' : costCell(system.costPerCorrectUsd, system.costNominal)} `,
     ` ${system.passedPerUsd === null ? '–' : `${system.passedPerUsd.toFixed(1)}${system.costNominal ? ' nominal' : ''}`} `,
     ` ${formatDuration(system.latencyP50Ms)} / ${formatDuration(system.latencyP95Ms)} `,
     ` ${statuses}${truncated} `,

@@ -64,6 +64,7 @@ describe('summarizeRows', () => {
       passed: 1,
       meanScore: 0.5,
       costUsd: 1,
+      costPerCorrectUsd: 1,
       passedPerUsd: 1,
       statuses: { completed: 1, max_iterations: 1, error: 1 },
       truncated: 1,
@@ -72,6 +73,10 @@ describe('summarizeRows', () => {
     });
     expect(paid?.accuracy).toBeCloseTo(1 / 3);
     expect(summary.systems[1]?.passedPerUsd).toBeNull();
+    expect(summary.systems[1]?.costPerCorrectUsd).toBe(0);
+    // No answer was correct: there is no cost per correct answer.
+    const failed = summarizeRows([row({ passed: false, costUsd: 0.2 })]);
+    expect(failed.systems[0]?.costPerCorrectUsd).toBeNull();
   });
 
   it('groups nearby context sizes into one chart point', () => {
@@ -84,7 +89,7 @@ describe('summarizeRows', () => {
   it('renders every system and size in the markdown report', () => {
     const text = renderMarkdownReport(summary);
     expect(text).toContain(
-      '| s | 33.3% (6.1%–79.2%) | pass@1 33.3% | 0.500 | $0.3333 | 1.0 | 200ms / 300ms | completed 1, max_iterations 1, error 1, truncated 1 |',
+      '| s | 33.3% (6.1%–79.2%) | pass@1 33.3% | 0.500 | $0.3333 | $1.0000 | 1.0 | 200ms / 300ms | completed 1, max_iterations 1, error 1, truncated 1 |',
     );
     expect(text).toContain('| 128k | 0.0% (1) | – |');
   });
@@ -99,10 +104,10 @@ describe('renderMarkdownReport with nominal costs', () => {
       ]),
     );
     expect(text).toContain(
-      '| offline | 100.0% (20.7%–100.0%) | pass@1 100.0% | 1.000 | $0.0200 nominal | 50.0 nominal |',
+      '| offline | 100.0% (20.7%–100.0%) | pass@1 100.0% | 1.000 | $0.0200 nominal | $0.0200 nominal | 50.0 nominal |',
     );
     expect(text).toContain(
-      '| real | 100.0% (20.7%–100.0%) | pass@1 100.0% | 1.000 | $0.0400 | 25.0 |',
+      '| real | 100.0% (20.7%–100.0%) | pass@1 100.0% | 1.000 | $0.0400 | $0.0400 | 25.0 |',
     );
     expect(text.split('Nominal costs:')).toHaveLength(2);
     expect(renderMarkdownReport(summarizeRows([row({ costUsd: 0.04 })]))).not.toContain('ominal');

@@ -22,6 +22,8 @@ export interface SystemSummary {
   /** Some of the cost is nominal (offline `testkit:` models): no money was spent on it. */
   costNominal: boolean;
   costPerTaskUsd: number;
+  /** What one correct answer cost: all attempts' cost over passed attempts; `null` when none passed. */
+  costPerCorrectUsd: number | null;
   /** Passed attempts per US dollar; `null` when nothing was spent. */
   passedPerUsd: number | null;
   latencyP50Ms: number;
@@ -105,6 +107,7 @@ function summarizeSystem(system: string, rows: readonly ResultRow[]): SystemSumm
     costUsd,
     costNominal: rows.some((row) => row.costNominal === true),
     costPerTaskUsd: rows.length === 0 ? 0 : costUsd / rows.length,
+    costPerCorrectUsd: passed === 0 ? null : costUsd / passed,
     passedPerUsd: costUsd > 0 ? passed / costUsd : null,
     latencyP50Ms: percentile(latencies, 0.5),
     latencyP95Ms: percentile(latencies, 0.95),

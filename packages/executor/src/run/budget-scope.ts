@@ -244,8 +244,13 @@ export class BudgetScope {
   }
 
   /** Adds one model call's usage here and to every ancestor, then checks cost and token caps. */
-  charge(response: Pick<ModelResponse, 'model' | 'usage' | 'costUsd'>): void {
-    const call = { model: response.model, usage: response.usage, costUsd: response.costUsd ?? 0 };
+  charge(response: Pick<ModelResponse, 'model' | 'usage' | 'costUsd' | 'cache'>): void {
+    const call = {
+      model: response.model,
+      usage: response.usage,
+      costUsd: response.costUsd ?? 0,
+      cache: response.cache,
+    };
     // Every model call comes here: walk the parents rather than building the chain's array twice.
     for (let scope: BudgetScope | undefined = this; scope !== undefined; scope = scope.parent) {
       scope.#usage = addCallUsage(scope.#usage, call);

@@ -136,8 +136,11 @@ export async function callModel(node: RunNode, input: CallModelInput): Promise<M
     reported = usage;
   };
   // Spelled out rather than spread: the same keys in the same order, without a copy each call.
+  const caller = { purpose, runId: node.runId };
   const request =
-    system === undefined ? { messages, signal, onUsage } : { system, messages, signal, onUsage };
+    system === undefined
+      ? { messages, signal, onUsage, caller }
+      : { system, messages, signal, onUsage, caller };
   let response: ModelResponse;
   try {
     const traced = tree.tracing.modelCall(
@@ -170,6 +173,7 @@ export async function callModel(node: RunNode, input: CallModelInput): Promise<M
     stopReason: response.stopReason,
     ...(response.requestId === undefined ? {} : { requestId: response.requestId }),
     responseChars: response.text.length,
+    ...(response.cache === undefined ? {} : { cache: response.cache }),
   });
   if (reservation === null) node.scope.charge(response);
   else node.scope.settle(reservation, response);

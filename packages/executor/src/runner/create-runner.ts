@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { CallCacheStore } from '@rlm/memory';
 import {
   type JsonValue,
   parseSchema,
@@ -9,6 +10,9 @@ import {
   type RunSettingsInput,
   runSettingsSchema,
 } from '@rlm/protocol';
+import type { CachedModelOptions } from '../cache/cached-model.js';
+import { createCallFlights } from '../cache/call-flights.js';
+import { openRunCache } from '../cache/open-run-cache.js';
 import { createRLM, type RLM } from '../create-rlm.js';
 import { type OutputSchema, outputFromJsonSchema } from '../output/output-spec.js';
 import { findResumableRun } from './find-resumable-run.js';
@@ -30,6 +34,24 @@ import type { CreateRunnerOptions, ResumeInput, RunInput, Runner } from './runne
  */
 export function createRunner(options: CreateRunnerOptions): Runner {
   const { runStore } = options;
+  // Shared by every run of this runner: identical sub-calls in flight at once are sent once.
+  const flights = createCallFlights();
+  let memoryCache: Promise<CallCacheStore> | undefined;
+  const openMemoryCache = () => {
+    memoryCache ??= import('@rlm/memory')
+      .then(({ createStore }) => createStore({ kind: 'memory' }))
+      .then((store) => store.callCache);
+    return memoryCache;
+  };
+
+  async function cacheOf(
+    settings: RunSettings,
+    treeId: string,
+  ): Promise<CachedModelOptions | undefined> {
+    if (settings.cache === undefined) return undefined;
+    const store = await openRunCache(settings.cache, options.callCaches ?? {}, openMemoryCache);
+    return { store, settings: settings.cache, treeId, flights };
+  }
 
   async function start(
     settings: RunSettings,
@@ -45,8 +67,9 @@ export function createRunner(options: CreateRunnerOptions): Runner {
       (settings.outputSchema === undefined
         ? undefined
         : outputFromJsonSchema(settings.outputSchema, { source: 'outputSchema' }));
+    const cache = await cacheOf(settings, input.runId ?? randomUUID());
     // Credentials are read here, before any tool server starts.
-    const models = resolveRunModels(settings, options, input);
+    const models = resolveRunModels(settings, options, { wrapModel: input.wrapModel, cache });
     const costCapped = costCap(settings, models);
     const opened = settings.tools
       ? await openRunTools(input)

@@ -1,4 +1,5 @@
 import { costOfCall, type LanguageModel, RlmError, type RunSettings } from '@rlm/protocol';
+import { type CachedModelOptions, withCallCache } from '../cache/cached-model.js';
 import type { CreateRunnerOptions, RunInput, RunnerModelOptions } from './runner-types.js';
 
 /** The root model and the sub-model of a run, resolved and priced. */
@@ -11,8 +12,8 @@ export interface RunModels {
 
 /**
  * Resolves the run's model ids (this is where credentials are read): thinking and effort go to
- * `anthropic/` clients only, the settings' price to clients that know none, and every client
- * through the door's wrapper.
+ * `anthropic/` clients only, the settings' price to clients that know none, the sub-call cache
+ * in front of each (when the run has one), and every client through the door's wrapper.
  *
  * @throws RlmError `config.invalid` for thinking/effort without an Anthropic model, or a cost cap
  *   on a model whose price is unknown (unless the runner omits such caps)
@@ -20,7 +21,7 @@ export interface RunModels {
 export function resolveRunModels(
   settings: RunSettings,
   { resolveModel, fieldNames = {} }: Pick<CreateRunnerOptions, 'resolveModel' | 'fieldNames'>,
-  { wrapModel }: Pick<RunInput, 'wrapModel'>,
+  { wrapModel, cache }: Pick<RunInput, 'wrapModel'> & { cache?: CachedModelOptions | undefined },
 ): RunModels {
   const anthropicOptions = anthropicOptionsOf(settings, fieldNames);
   const resolve = (id: string) => {
@@ -29,7 +30,9 @@ export function resolveRunModels(
       ...(id.startsWith('anthropic/') ? anthropicOptions : {}),
       ...(settings.pricing === undefined ? {} : { pricing: settings.pricing }),
     };
-    const client = withPrice(resolveModel(id, options), settings);
+    const priced = withPrice(resolveModel(id, options), settings);
+    // Inside the door's wrapper: a replayed request is answered from its recording, not the cache.
+    const client = cache === undefined ? priced : withCallCache(priced, cache);
     return wrapModel === undefined ? client : wrapModel(client);
   };
   const model = resolve(settings.model);

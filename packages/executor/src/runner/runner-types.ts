@@ -9,6 +9,7 @@ import type {
   RunSettingsInput,
 } from '@rlm/protocol';
 import type { TrajectorySink } from '@rlm/trace';
+import type { CallCacheStores } from '../cache/open-run-cache.js';
 import type { ToolDefinition } from '../config/tool-definition.js';
 import type { AnthropicEffort } from '../models/anthropic-params.js';
 import type { OutputSchema } from '../output/output-spec.js';
@@ -62,6 +63,12 @@ export interface CreateRunnerOptions {
    * @default 'refuse'
    */
   unpricedCostCap?: 'refuse' | 'omit' | undefined;
+  /**
+   * The sub-call cache stores this door has (`sqlite`: the CLI's data directory; `postgres`: the
+   * server's database), for settings that turn the cache on. `memory` is made by the runner
+   * when a run asks for it and no store is given.
+   */
+  callCaches?: CallCacheStores | undefined;
 }
 
 /** One run as a door hands it over, besides its settings. */

@@ -1,5 +1,6 @@
 import type { StoreParts } from '../assemble-store.js';
 import type { BackendContext } from '../backend-context.js';
+import { MemoryCallCache } from './memory-call-cache.js';
 import { MemoryConversationStore } from './memory-conversation-store.js';
 import { MemoryPromptLayerStore } from './memory-prompt-layer-store.js';
 import { MemoryRunStore } from './memory-run-store.js';
@@ -11,6 +12,7 @@ export function createMemoryParts(context: BackendContext, close: () => Promise<
   return {
     kind: 'memory',
     runs: new MemoryRunStore(context),
+    callCache: new MemoryCallCache(context),
     openAgent: (agentId) => ({
       agentId,
       scratchpad: new MemoryScratchpad(context),

@@ -156,6 +156,21 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       CREATE INDEX prompt_layer_proposals_by_agent ON prompt_layer_proposals (agent_id, id);
     `,
   },
+  {
+    // The sub-call cache: one stored reply per call key, shared by every replica.
+    version: 5,
+    sql: `
+      CREATE TABLE call_cache (
+        key TEXT COLLATE "C" PRIMARY KEY,
+        response TEXT NOT NULL,
+        paid_by_run_id TEXT NOT NULL,
+        cost_usd DOUBLE PRECISION NOT NULL,
+        tokens BIGINT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        hits BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The schema version this build writes; a database at a higher version is refused. */

@@ -1,6 +1,7 @@
 import type { StoreParts } from '../assemble-store.js';
 import type { BackendContext } from '../backend-context.js';
 import { deleteSqlAgent } from './delete-sql-agent.js';
+import { SqlCallCache } from './sql-call-cache.js';
 import { SqlConversationStore } from './sql-conversation-store.js';
 import type { SqlDriver } from './sql-driver.js';
 import { SqlPromptLayerStore } from './sql-prompt-layer-store.js';
@@ -17,6 +18,7 @@ export function createSqlParts(
   return {
     kind,
     runs: new SqlRunStore(driver, context),
+    callCache: new SqlCallCache(driver, context),
     openAgent: (agentId) => ({
       agentId,
       scratchpad: new SqlScratchpad(driver, context, agentId),

@@ -143,6 +143,21 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX prompt_layer_proposals_by_agent ON prompt_layer_proposals (agent_id, id);
     `,
   },
+  {
+    // The sub-call cache: one stored reply per call key, shared by every process on the file.
+    version: 6,
+    sql: `
+      CREATE TABLE call_cache (
+        key TEXT PRIMARY KEY,
+        response TEXT NOT NULL,
+        paid_by_run_id TEXT NOT NULL,
+        cost_usd REAL NOT NULL,
+        tokens INTEGER NOT NULL,
+        created_at REAL NOT NULL,
+        hits INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The schema version this build writes; a file with a higher `user_version` is refused. */
