@@ -417,6 +417,7 @@ async function runToEnd(
     // Kept apart from `answer`: only a run that ended without one reports its last response.
     partialAnswer: outcome.answer === null ? state.partial : null,
     usage: scope.usage,
+    refusedCalls: scope.refusedCalls,
     iterations: state.iterations,
     executionTime: tree.now() - startedAt,
     trajectoryPath: tree.recorder?.path ?? null,
@@ -429,6 +430,7 @@ async function runToEnd(
     answer: result.answer,
     partialAnswer: result.partialAnswer,
     usage: result.usage,
+    ...(scope.refusedCalls === 0 ? {} : { refusedCalls: scope.refusedCalls }),
     iterations: result.iterations,
     durationMs: result.executionTime,
     ...(result.error === null ? {} : { error: result.error }),
