@@ -207,3 +207,35 @@ describe('reservations that do not refuse what fits', () => {
     expect(tokensOf(result.usage)).toBeLessThan(30_000);
   });
 });
+
+describe('refused calls are reported', () => {
+  it('reports the sub-call a child’s budget refused on a run that still completed', async () => {
+    const model = scriptedModel(
+      (request, index) => {
+        if (request.system?.includes('CHILD-A') === true) {
+          return repl(
+            'for (let i = 0; i < 10; i++) { try { await llm_query("part " + i) } catch (e) {} }',
+          );
+        }
+        if (request.system?.includes('CHILD-B') === true) return repl('FINAL("b")');
+        return index === 0
+          ? repl(
+              'const rs = await rlm_query_batched([{ prompt: "a", systemPrompt: "CHILD-A" }, { prompt: "b", systemPrompt: "CHILD-B" }])\nFINAL("root saw: " + rs[0].slice(0, 40))',
+            )
+          : 'FINAL(unreachable)';
+      },
+      { maxOutputTokens: 100 },
+    );
+    const sub = scriptedModel(() => 'piece', { id: 'scripted/sub' });
+    // The two children take 2 sub-calls of 20 and share the rest: 9 each. Child A asks for 10.
+    const result = await testRLM({
+      model,
+      subModel: sub,
+      maxDepth: 2,
+      budget: { maxSubcalls: 20 },
+    }).completion('ctx');
+    expect(result).toMatchObject({ status: 'completed', refusedCalls: 1 });
+    expect(result.answer).toContain('root saw: Error: child run');
+    expect(sub.calls).toBe(9);
+  });
+});
