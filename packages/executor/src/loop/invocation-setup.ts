@@ -28,6 +28,8 @@ export function invocationMeta(
 
 /** The loop state an invocation's setup fills in. */
 export interface SetupState extends ResumableState {
+  /** Turns this invocation has run (its children get a share of those left). */
+  iterations: number;
   dispatcher: TaskDispatcher | null;
   proposed: ProposedAnswer | null;
 }
@@ -54,7 +56,11 @@ export function setUpInvocation(
     contextHashes?: () => readonly string[];
   },
 ): { sandbox: Promise<ReplEnvironment>; checkpointer: TurnCheckpointer | null } {
-  const runner = subCallRunner(node, invoke, { ownTools: spec.toolNames, repl: spec.repl });
+  const runner = subCallRunner(node, invoke, {
+    ownTools: spec.toolNames,
+    repl: spec.repl,
+    iterationsLeft: () => Math.max(0, spec.maxIterations - state.iterations),
+  });
   const { config } = node.tree;
   if (spec.depth === 0 && dispatcherEnabled(config)) {
     state.dispatcher = new TaskDispatcher(node, runner);

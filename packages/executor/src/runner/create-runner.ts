@@ -123,6 +123,7 @@ export function createRunner(options: CreateRunnerOptions): Runner {
         maxCostUsd: costCapped,
         maxWallTimeMs: limits.maxWallTimeMs,
         maxSubcalls: limits.maxSubcalls,
+        childBudgetShare: limits.childBudgetShare,
         maxConsecutiveErrors: limits.maxConsecutiveErrors,
       }),
       limits: definedEntries({
