@@ -12,6 +12,12 @@ describe('exitCodeOf', () => {
     expect(exitCodeOf({ status: 'max_iterations', answer: null, error: null })).toBe(3);
   });
 
+  it('exits 4 for an answer reached while a budget refused sub-calls', () => {
+    const answered = { status: 'completed', answer: 'NOT FOUND', error: null } as const;
+    expect(exitCodeOf({ ...answered, refusedCalls: 2 })).toBe(EXIT_CODES.limit);
+    expect(exitCodeOf({ ...answered, refusedCalls: 0 })).toBe(EXIT_CODES.answered);
+  });
+
   it('gives budgets, cancellation and failures their own codes', () => {
     const limit = error('executor.budget_exceeded');
     expect(exitCodeOf({ status: 'budget_exceeded', answer: null, error: limit })).toBe(4);

@@ -14,7 +14,10 @@ export const EXIT_CODES = {
   usage: 2,
   /** The run ended without a final answer from its turns: it reached the iteration limit. */
   noAnswer: 3,
-  /** A budget or time limit stopped the run (status `budget_exceeded`/`timeout`, kind `limit`). */
+  /**
+   * A budget or time limit stopped the run (status `budget_exceeded`/`timeout`, kind `limit`), or
+   * it answered but a budget refused some of its sub-calls (`refusedCalls` > 0).
+   */
   limit: 4,
   /** The model provider failed (kind `provider`: overload, network, server error, …). */
   provider: 5,
@@ -43,16 +46,19 @@ export function exitCodeForError(code: string): ExitCode {
 }
 
 /**
- * The exit code of a finished run: 0 only for `completed` with an answer; 3 at the iteration
- * limit (even when the extra answer-now turn gave an answer); 4 for a budget or time limit; 130
- * when cancelled; for status `error`, the kind of its error code.
+ * The exit code of a finished run: 0 only for `completed` with an answer and no sub-call a
+ * budget refused; 3 at the iteration limit (even when the extra answer-now turn gave an answer);
+ * 4 for a budget or time limit, and for an answer reached while a budget refused sub-calls (work
+ * the code asked for was not done, so the answer may rest on part of it); 130 when cancelled; for
+ * status `error`, the kind of its error code.
  */
 export function exitCodeOf(
-  completion: Pick<RLMChatCompletion, 'status' | 'answer' | 'error'>,
+  completion: Pick<RLMChatCompletion, 'status' | 'answer' | 'error' | 'refusedCalls'>,
 ): ExitCode {
   switch (completion.status) {
     case 'completed':
-      return completion.answer === null ? EXIT_CODES.noAnswer : EXIT_CODES.answered;
+      if (completion.answer === null) return EXIT_CODES.noAnswer;
+      return (completion.refusedCalls ?? 0) > 0 ? EXIT_CODES.limit : EXIT_CODES.answered;
     case 'max_iterations':
       return EXIT_CODES.noAnswer;
     case 'budget_exceeded':

@@ -34,6 +34,11 @@ export const runViewSchema = z.object({
   costUsd: z.number(),
   answer: z.string().nullable(),
   partialAnswer: z.string().nullable(),
+  /**
+   * Model calls and sub-calls a budget refused (never sent) in the run's tree; null until it
+   * ends. Non-zero means part of the work its code asked for was not done, whatever `status`.
+   */
+  refusedCalls: z.number().int().nonnegative().nullable(),
   iterations: z.number().int().nullable(),
   durationMs: z.number().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),

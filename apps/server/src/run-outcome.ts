@@ -13,6 +13,8 @@ export interface RunOutcome {
   answer: string | null;
   partialAnswer: string | null;
   usage: UsageSummary;
+  /** Calls a budget refused in the run's tree (absent from outcomes the server wrote itself). */
+  refusedCalls?: number;
   iterations: number;
   durationMs: number;
   error: { code: string; message: string } | null;
@@ -25,6 +27,7 @@ export function outcomeFromCompletion(result: RLMChatCompletion): RunOutcome {
     answer: result.answer,
     partialAnswer: result.partialAnswer,
     usage: result.usage,
+    refusedCalls: result.refusedCalls ?? 0,
     iterations: result.iterations,
     durationMs: result.executionTime,
     error: result.error,
@@ -48,6 +51,7 @@ export function outcomeFromEvents(events: readonly RunEvent[]): RunOutcome | und
     answer: end.answer,
     partialAnswer: end.partialAnswer,
     usage: end.usage,
+    refusedCalls: end.refusedCalls ?? 0,
     iterations: end.iterations,
     durationMs: end.durationMs,
     error: end.error ?? null,

@@ -71,6 +71,7 @@ export function createRunViews(store: RunStore): RunViews {
         costUsd: totalUsage(record.usage).costUsd,
         answer: ended?.answer ?? null,
         partialAnswer: ended?.partialAnswer ?? null,
+        refusedCalls: ended === undefined ? null : (ended.refusedCalls ?? 0),
         iterations: ended?.iterations ?? null,
         durationMs: ended?.durationMs ?? null,
         error: ended?.error ?? null,

@@ -97,6 +97,7 @@ export {
   type ResumeOptions,
   type RLM,
 } from './create-rlm.js';
+export { DEFAULT_CHILD_BUDGET_SHARE } from './loop/child-call.js';
 export { checkResumable, type ResumeTarget } from './resume/load-resume-point.js';
 export { DEFAULT_RESERVED_OUTPUT_TOKENS } from './run/call-model.js';
 export type { RunEventHandler } from './run/event-bus.js';

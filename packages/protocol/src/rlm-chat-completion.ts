@@ -34,6 +34,13 @@ export const rlmChatCompletionSchema = z.object({
    */
   partialAnswer: z.string().nullable(),
   usage: usageSummarySchema,
+  /**
+   * Model calls and sub-calls in this run's tree that a budget refused (never sent): a sub-call
+   * started when a cap was already spent, or still waiting for room when a limit stopped its
+   * run. Non-zero means some of the work the code asked for was not done, whatever the status.
+   * Absent in results written before it existed.
+   */
+  refusedCalls: z.number().int().nonnegative().optional(),
   iterations: z.number().int().nonnegative(),
   /** Wall-clock milliseconds for the whole invocation, children included. */
   executionTime: z.number().nonnegative(),

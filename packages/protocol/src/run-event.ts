@@ -214,6 +214,8 @@ export const runEventSchema = z.discriminatedUnion('type', [
     answer: z.string().nullable(),
     partialAnswer: z.string().nullable(),
     usage: usageSummarySchema,
+    /** Calls a budget refused in this run's tree (see `RLMChatCompletion.refusedCalls`); absent when none. */
+    refusedCalls: z.number().int().positive().optional(),
     iterations: z.number().int().nonnegative(),
     durationMs: z.number().nonnegative(),
     /**

@@ -24,6 +24,13 @@ export const runLimitsSchema = z.strictObject({
   maxWallTimeMs: positiveInt.optional(),
   /** `llm_query` and `rlm_query` calls over the whole tree; 0 allows none. */
   maxSubcalls: z.number().int().nonnegative().optional(),
+  /**
+   * The most a child run (`rlm_query`) receives of its parent's remaining budget, as a fraction
+   * in (0, 1], for tokens, cost, sub-calls, iterations and wall time; siblings running at once
+   * also split what remains. A lower value is the stricter one. @default 0.5 (the executor's
+   * `DEFAULT_CHILD_BUDGET_SHARE`)
+   */
+  childBudgetShare: z.number().gt(0).max(1).optional(),
   /** Iterations in a row whose code failed. @default DEFAULT_MAX_CONSECUTIVE_ERRORS */
   maxConsecutiveErrors: positiveInt.optional(),
   /** Wall-clock limit of one code block. @default DEFAULT_BLOCK_TIMEOUT_MS */

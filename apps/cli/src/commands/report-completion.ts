@@ -35,7 +35,7 @@ export function reportCompletion(
     if (!quiet) io.stderr.write(trajectory);
     return exitCode;
   }
-  const lines = [`rlm: ${endingOf(completion, { hints, outputSchemaFile })}`];
+  const lines = [`rlm: ${endingLine(completion, { hints, outputSchemaFile })}`];
   if (answer === null && completion.partialAnswer !== null && !json && !quiet) {
     lines.push(`Its last response (not an answer):\n${indent(completion.partialAnswer)}`);
   }
@@ -52,6 +52,16 @@ export function reportCompletion(
   }
   io.stderr.write(`${lines.join('\n')}\n${trajectory}`);
   return exitCode;
+}
+
+/** How a run that does not exit 0 ended; an answered one had sub-calls a budget refused. */
+function endingLine(
+  completion: RLMChatCompletion,
+  options: { hints: ErrorHints; outputSchemaFile: string | undefined },
+): string {
+  return completion.status === 'completed' && completion.answer !== null
+    ? answeredWithRefusals(completion.refusedCalls ?? 0)
+    : endingOf(completion, options);
 }
 
 function endingOf(
@@ -75,6 +85,15 @@ function endingOf(
   }
   const reason = error === null ? '' : `: ${error.message.replace(/\.$/, '')}`;
   return `The run ended without an answer (${completion.status}${reason}).`;
+}
+
+/** Why an answered run did not exit 0: a budget refused some of its sub-calls. */
+function answeredWithRefusals(refused: number): string {
+  const calls = refused === 1 ? '1 sub-call' : `${refused} sub-calls`;
+  return (
+    `The run answered, but a budget refused ${calls} (never sent), so the answer may rest on ` +
+    'part of the work; run it again with a larger budget (e.g. --max-tokens N).'
+  );
 }
 
 function indent(text: string): string {

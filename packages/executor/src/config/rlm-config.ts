@@ -86,7 +86,13 @@ const positiveInt = z.number().int().positive();
  * are the run contract's (`runLimitsSchema` in @rlm/protocol), declared there once.
  */
 export const budgetConfigSchema = runLimitsSchema
-  .pick({ maxTokens: true, maxCostUsd: true, maxWallTimeMs: true, maxSubcalls: true })
+  .pick({
+    maxTokens: true,
+    maxCostUsd: true,
+    maxWallTimeMs: true,
+    maxSubcalls: true,
+    childBudgetShare: true,
+  })
   .extend({
     /** @default DEFAULT_MAX_CONSECUTIVE_ERRORS */
     maxConsecutiveErrors: positiveInt.default(DEFAULT_MAX_CONSECUTIVE_ERRORS),

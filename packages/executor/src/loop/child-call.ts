@@ -28,19 +28,93 @@ export interface ChildCallInput {
   toolNames?: readonly string[] | undefined;
   /** The child's REPL language. */
   repl: ReplLanguage;
+  /** The caller's turns left; the child gets at most its share of them. */
+  parentIterationsLeft?: number | undefined;
 }
 
-/** A child's caps: its equal share of what the tree has left when it starts. */
-export function budgetShare(remaining: BudgetRemaining, shareCount: number): ScopeLimits {
+/**
+ * The share of its parent's remaining budget a child receives at most, when the run sets no
+ * `childBudgetShare`: half. A child that needs more than half of what is left is rare (it is a
+ * sub-task), and half leaves the parent room to use the child's answer, retry once, or start a
+ * second child; with 1 a first child could spend everything and leave its caller unable to
+ * finish. Depth compounds it: a grandchild gets at most a quarter of what the root had left.
+ */
+export const DEFAULT_CHILD_BUDGET_SHARE = 0.5;
+
+/**
+ * A child's caps: what the tree has left when it starts, split equally among the siblings
+ * running at once, and never more than `share` of it.
+ */
+export function budgetShare(
+  remaining: BudgetRemaining,
+  shareCount: number,
+  share = 1,
+): ScopeLimits {
+  const siblings = Math.max(1, shareCount);
   const part = (value: number | null) =>
-    value === null ? undefined : Math.floor(value / Math.max(1, shareCount));
+    value === null ? undefined : Math.min(Math.floor(value / siblings), Math.floor(value * share));
   const costPart =
-    remaining.costUsd === null ? undefined : remaining.costUsd / Math.max(1, shareCount);
+    remaining.costUsd === null
+      ? undefined
+      : Math.min(remaining.costUsd / siblings, remaining.costUsd * share);
   return {
     maxTokens: part(remaining.tokens),
     maxCostUsd: costPart,
     maxSubcalls: part(remaining.subcalls),
   };
+}
+
+/** What a child may spend: its caps, its turns and its deadline. */
+interface ChildBudget {
+  limits: ScopeLimits;
+  maxIterations: number;
+  deadlineAt: number | undefined;
+  wallTimeMs: number | null;
+}
+
+/**
+ * The child's budget when it starts: of what its parent has left, at most `childBudgetShare`
+ * (split among the siblings running at once) of the tokens, cost and sub-calls, that share of its
+ * turns left (at least one) and of the wall time left.
+ */
+function childBudget(
+  node: RunNode,
+  {
+    depth,
+    shareCount,
+    parentIterationsLeft,
+  }: { depth: number; shareCount: number; parentIterationsLeft: number | undefined },
+): ChildBudget {
+  const { config } = node.tree;
+  const share = config.budget.childBudgetShare ?? DEFAULT_CHILD_BUDGET_SHARE;
+  const remaining = node.scope.remaining();
+  const configured = iterationsFor(config, depth);
+  const maxIterations =
+    parentIterationsLeft === undefined
+      ? configured
+      : Math.min(configured, Math.max(1, Math.floor(parentIterationsLeft * share)));
+  const wallTimeMs =
+    remaining.wallTimeMs === null ? null : Math.floor(remaining.wallTimeMs * share);
+  return {
+    limits: budgetShare(remaining, shareCount, share),
+    maxIterations,
+    deadlineAt: wallTimeMs === null ? undefined : node.tree.now() + wallTimeMs,
+    wallTimeMs,
+  };
+}
+
+/** The sentence that tells a child its own budget, in its system prompt. */
+export function budgetStatement({ limits, maxIterations, wallTimeMs }: ChildBudget): string {
+  const parts = [`${maxIterations} ${maxIterations === 1 ? 'turn' : 'turns'}`];
+  if (limits.maxTokens !== undefined) parts.push(`${limits.maxTokens} tokens`);
+  if (limits.maxCostUsd !== undefined) parts.push(`$${limits.maxCostUsd.toFixed(4)}`);
+  if (limits.maxSubcalls !== undefined) parts.push(`${limits.maxSubcalls} sub-calls`);
+  if (wallTimeMs !== null) parts.push(`${Math.floor(wallTimeMs / 1000)} s of wall time`);
+  return (
+    `Your budget for this task (a share of your caller's): at most ${parts.join(', ')}, your ` +
+    'own calls and sub-calls included. When it runs out you stop without an answer, so answer ' +
+    'within it.'
+  );
 }
 
 /** What the calling code receives from a child: its answer, or an error string saying how it ended. */
@@ -63,8 +137,18 @@ export async function childCall(node: RunNode, input: ChildCallInput): Promise<s
 
 /** `childCall` with the outcome in full (background tasks report `ok` and `usage`). Never throws. */
 export async function childRun(node: RunNode, input: ChildCallInput): Promise<SubCallOutcome> {
-  const { prompt, context, systemPrompt, model, signal, shareCount, invoke, toolNames, repl } =
-    input;
+  const {
+    prompt,
+    context,
+    systemPrompt,
+    model,
+    signal,
+    shareCount,
+    invoke,
+    toolNames,
+    repl,
+    parentIterationsLeft,
+  } = input;
   if (!node.scope.reserveSubcall()) {
     return {
       text: errorString(node.scope.signal.reason ?? 'sub-call limit reached'),
@@ -74,6 +158,7 @@ export async function childRun(node: RunNode, input: ChildCallInput): Promise<Su
   }
   const { config } = node.tree;
   const depth = node.depth + 1;
+  const budget = childBudget(node, { depth, shareCount, parentIterationsLeft });
   const callId = node.nextCallId();
   const childRunId = node.nextChildRunId();
   const startedAt = node.tree.now();
@@ -108,10 +193,11 @@ export async function childRun(node: RunNode, input: ChildCallInput): Promise<Su
       query: context === undefined ? undefined : prompt,
       model,
       repl,
-      systemPrompt: childSystemPrompt(config, { depth, systemPrompt, toolNames, repl }),
-      maxIterations: iterationsFor(config, depth),
+      systemPrompt: `${childSystemPrompt(config, { depth, systemPrompt, toolNames, repl })}\n\n${budgetStatement(budget)}`,
+      maxIterations: budget.maxIterations,
       parentScope: node.scope,
-      limits: budgetShare(node.scope.remaining(), shareCount),
+      limits: budget.limits,
+      deadlineAt: budget.deadlineAt,
       signal,
       ...(toolNames === undefined ? {} : { toolNames }),
       traceContext: traced.context,

@@ -28,6 +28,8 @@ export function invocationMeta(
 
 /** The loop state an invocation's setup fills in. */
 export interface SetupState extends ResumableState {
+  /** Turns this invocation has run (its children get a share of those left). */
+  iterations: number;
   dispatcher: TaskDispatcher | null;
   proposed: ProposedAnswer | null;
 }
@@ -59,7 +61,11 @@ export function setUpInvocation(
     subCallRunner(
       node,
       onHostCall === undefined ? invoke : (child) => invoke({ ...child, onHostCall }),
-      { ownTools: spec.toolNames, repl: spec.repl },
+      {
+        ownTools: spec.toolNames,
+        repl: spec.repl,
+        iterationsLeft: () => Math.max(0, spec.maxIterations - state.iterations),
+      },
     );
   const runner = runnerWith(spec.onHostCall);
   const { config } = node.tree;

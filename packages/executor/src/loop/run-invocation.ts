@@ -418,6 +418,7 @@ async function runToEnd(
     // (`set_answer`), else its last response.
     partialAnswer: outcome.answer === null ? (state.proposed?.content ?? state.partial) : null,
     usage: scope.usage,
+    refusedCalls: scope.refusedCalls,
     iterations: state.iterations,
     executionTime: tree.now() - startedAt,
     trajectoryPath: tree.recorder?.path ?? null,
@@ -430,6 +431,7 @@ async function runToEnd(
     answer: result.answer,
     partialAnswer: result.partialAnswer,
     usage: result.usage,
+    ...(scope.refusedCalls === 0 ? {} : { refusedCalls: scope.refusedCalls }),
     iterations: result.iterations,
     durationMs: result.executionTime,
     ...(result.error === null ? {} : { error: result.error }),

@@ -50,9 +50,12 @@ export function subCallRunner(
   {
     ownTools,
     repl,
+    iterationsLeft,
   }: {
     /** The configured tools the calling invocation may call; all when absent. */
     ownTools?: readonly string[] | undefined;
+    /** The calling invocation's turns left, a share of which its children get; unbounded when absent. */
+    iterationsLeft?: (() => number) | undefined;
     /** The calling invocation's REPL language, which its children inherit. */
     repl: ReplLanguage;
   },
@@ -103,6 +106,7 @@ export function subCallRunner(
         invoke,
         toolNames: childTools(ownTools, options.tools),
         repl: options.repl ?? repl,
+        parentIterationsLeft: iterationsLeft?.(),
       });
     },
   };

@@ -82,11 +82,10 @@ function stopError(info: StopInfo): RlmError {
   });
 }
 
-/** A scope that cannot take a call: which cap, what is spent and reserved, and the cap. */
+/** A scope whose cap is spent: which cap, what is spent, and the cap. */
 interface Refusal {
   limit: 'tokens' | 'cost';
   spent: number;
-  reserved: number;
   max: number;
 }
 
@@ -95,25 +94,30 @@ function amount(limit: 'tokens' | 'cost', value: number): string {
   return limit === 'tokens' ? `${Math.ceil(value)} tokens` : `$${value.toFixed(4)}`;
 }
 
-/** The error a refused call rejects with: what it needed and why there was no room. */
-function refusalError(
-  refusal: Refusal,
-  estimate: CallEstimate,
-): RlmError<'executor.budget_exceeded'> {
-  const { limit, spent, reserved, max } = refusal;
-  const need = limit === 'tokens' ? estimate.tokens : estimate.costUsd;
+/** The error a refused call rejects with: which budget is spent. */
+function refusalError({ limit, spent, max }: Refusal): RlmError<'executor.budget_exceeded'> {
   const name = limit === 'tokens' ? 'token' : 'cost';
-  const why =
-    spent >= max
-      ? `the ${name} budget is spent (${amount(limit, spent)} of ${amount(limit, max)})`
-      : `the ${name} budget has no room for it: it may use up to ${amount(limit, need)}, and ` +
-        `${amount(limit, spent)} are spent and ${amount(limit, reserved)} reserved by calls ` +
-        `still running, of ${amount(limit, max)}. Await the calls in flight before starting more`;
   return new RlmError({
     code: 'executor.budget_exceeded',
-    message: `This model call was refused: ${why}.`,
-    details: { limit, used: spent + reserved, max },
+    message:
+      `This model call was refused: the ${name} budget is spent ` +
+      `(${amount(limit, spent)} of ${amount(limit, max)}).`,
+    details: { limit, used: spent, max },
   });
+}
+
+/** What a scope (or a whole chain) says to a call asking for room now. */
+type Admission =
+  | { kind: 'admit' }
+  | { kind: 'wait' }
+  | { kind: 'refuse'; refusal: Refusal; scope: BudgetScope };
+
+/** A call waiting for calls in flight to settle, in the order the calls asked. */
+interface Waiter {
+  scope: BudgetScope;
+  estimate: CallEstimate;
+  admit: (reservation: Reservation) => void;
+  refuse: (error: unknown) => void;
 }
 
 /**
@@ -132,7 +136,11 @@ export class BudgetScope {
   readonly capsSpend: boolean;
   #usage: UsageSummary = emptyUsage();
   #subcalls = 0;
+  #refused = 0;
   readonly #reservations = new Set<Reservation>();
+  /** The root's queue of calls waiting for room (empty below the root). */
+  readonly #waiters: Waiter[] = [];
+  #pumping = false;
   #stop: StopInfo | null = null;
   readonly #controller = new AbortController();
   readonly #limits: ScopeLimits;
@@ -167,6 +175,15 @@ export class BudgetScope {
 
   get subcalls(): number {
     return this.#subcalls;
+  }
+
+  /**
+   * Calls this scope and its descendants never sent because a budget had no room for them:
+   * refused model calls and sub-calls, and calls still waiting for room when a limit stopped
+   * their scope.
+   */
+  get refusedCalls(): number {
+    return this.#refused;
   }
 
   get stopInfo(): StopInfo | null {
@@ -206,34 +223,60 @@ export class BudgetScope {
    * scope admits it when its worst case fits beside what is spent and reserved, or, so that a
    * budget smaller than one call still makes progress, when nothing else is reserved there and
    * the cap is not yet reached: hence at most one call ends beyond a budget, however many run at
-   * once. An `essential` call (an invocation's own turn) needs only the cap not to be reached.
+   * once. A call that does not fit yet WAITS for the calls in flight to settle (they may use far
+   * less than they reserved) instead of being refused; waiters are admitted in the order they
+   * asked, so a large call is not starved by small ones. A call is refused only when a cap is
+   * spent. An `essential` call (an invocation's own turn) never waits: it needs only the cap not
+   * to be reached.
    *
-   * @throws RlmError `executor.budget_exceeded` when a scope has no room; when its cap is spent
-   *   the scope also stops, as when a charge crosses it.
+   * @throws RlmError `executor.budget_exceeded` (rejects) when a scope's cap is spent; that
+   *   scope also stops, as when a charge crosses it. Rejects with `signal`'s reason when it
+   *   aborts while the call waits.
    */
   reserve(
     estimate: CallEstimate,
-    { essential = false }: { essential?: boolean } = {},
-  ): Reservation {
-    const chain = this.#chain().reverse();
-    for (const scope of chain) {
-      const refusal = scope.#refusal(estimate, essential);
-      if (refusal === undefined) continue;
-      // A spent cap (nothing in flight can make room) stops the scope, as a charge crossing it does.
-      if (refusal.spent >= refusal.max) {
-        scope.#trip({ limit: refusal.limit, used: refusal.spent, max: refusal.max });
-      }
-      throw refusalError(refusal, estimate);
+    { essential = false, signal }: { essential?: boolean; signal?: AbortSignal | undefined } = {},
+  ): Promise<Reservation> {
+    const root = this.#root();
+    if (essential || root.#waiters.length === 0) {
+      const admission = this.#admission(estimate, essential);
+      if (admission.kind === 'admit') return Promise.resolve(this.#hold(estimate));
+      if (admission.kind === 'refuse') return Promise.reject(this.#refuse(admission));
     }
-    const reservation: Reservation = { estimate };
-    // Only a scope with a token or cost cap ever reads its reservations.
-    for (const scope of chain) if (scope.#capsSpend()) scope.#reservations.add(reservation);
-    return reservation;
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
+    return new Promise<Reservation>((resolve, reject) => {
+      const onAbort = () => {
+        const at = root.#waiters.indexOf(waiter);
+        if (at === -1) return;
+        root.#waiters.splice(at, 1);
+        // Dropped by a budget or time limit (not a cancellation): a call the budget refused.
+        if (RlmError.is(signal?.reason, 'executor.budget_exceeded')) this.#countRefused();
+        reject(signal?.reason);
+        // The head may have left: whoever was behind it may fit now.
+        root.#pump();
+      };
+      const waiter: Waiter = {
+        scope: this,
+        estimate,
+        admit: (reservation) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(reservation);
+        },
+        refuse: (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      root.#waiters.push(waiter);
+      root.#pump();
+    });
   }
 
   /**
    * Ends a reservation: releases it everywhere and charges what the call really used (nothing,
-   * for a call that used nothing), which checks the caps.
+   * for a call that used nothing), which checks the caps; then admits the calls waiting for the
+   * room it held.
    */
   settle(
     reservation: Reservation,
@@ -241,6 +284,7 @@ export class BudgetScope {
   ): void {
     for (const scope of this.#chain()) scope.#reservations.delete(reservation);
     if (call !== null) this.charge(call);
+    this.#root().#pump();
   }
 
   /** Adds one model call's usage here and to every ancestor, then checks cost and token caps. */
@@ -273,6 +317,7 @@ export class BudgetScope {
     for (const scope of chain) {
       const max = scope.#limits.maxSubcalls;
       if (max !== undefined && scope.#subcalls + 1 > max) {
+        this.#countRefused();
         scope.#trip({ limit: 'subcalls', used: scope.#subcalls + 1, max });
         return false;
       }
@@ -314,13 +359,76 @@ export class BudgetScope {
     return chain;
   }
 
-  /** Why this scope cannot take `estimate` now, or `undefined` when it can. */
+  #root(): BudgetScope {
+    let scope: BudgetScope = this;
+    while (scope.parent !== undefined) scope = scope.parent;
+    return scope;
+  }
+
   #capsSpend(): boolean {
     return this.#limits.maxTokens !== undefined || this.#limits.maxCostUsd !== undefined;
   }
 
-  #refusal(estimate: CallEstimate, essential: boolean): Refusal | undefined {
-    if (!this.#capsSpend()) return undefined;
+  /** Counts one refused call here and in every ancestor. */
+  #countRefused(): void {
+    for (let scope: BudgetScope | undefined = this; scope !== undefined; scope = scope.parent) {
+      scope.#refused += 1;
+    }
+  }
+
+  /** Holds `estimate` in every scope of the chain that caps spend. */
+  #hold(estimate: CallEstimate): Reservation {
+    const reservation: Reservation = { estimate };
+    // Only a scope with a token or cost cap ever reads its reservations.
+    for (const scope of this.#chain()) if (scope.#capsSpend()) scope.#reservations.add(reservation);
+    return reservation;
+  }
+
+  /** Refuses a call: stops the scope whose cap is spent and counts the refusal. */
+  #refuse(admission: Extract<Admission, { kind: 'refuse' }>): RlmError {
+    const { refusal, scope } = admission;
+    this.#countRefused();
+    // A spent cap (nothing in flight can make room) stops the scope, as a charge crossing it does.
+    scope.#trip({ limit: refusal.limit, used: refusal.spent, max: refusal.max });
+    return refusalError(refusal);
+  }
+
+  /** Whether every scope from the root down to this one can take `estimate` now. */
+  #admission(estimate: CallEstimate, essential: boolean): Admission {
+    let wait = false;
+    for (const scope of this.#chain().reverse()) {
+      const verdict = scope.#verdict(estimate, essential);
+      if (verdict === 'fits') continue;
+      if (verdict === 'full') wait = true;
+      else return { kind: 'refuse', refusal: verdict, scope };
+    }
+    return wait ? { kind: 'wait' } : { kind: 'admit' };
+  }
+
+  /** Admits the root's waiters in order, up to the first that must keep waiting. */
+  #pump(): void {
+    // Refusing a waiter can stop scopes, whose aborts re-enter here: the running loop sees them.
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      for (let head = this.#waiters[0]; head !== undefined; head = this.#waiters[0]) {
+        const admission = head.scope.#admission(head.estimate, false);
+        if (admission.kind === 'wait') return;
+        this.#waiters.shift();
+        if (admission.kind === 'admit') head.admit(head.scope.#hold(head.estimate));
+        else head.refuse(head.scope.#refuse(admission));
+      }
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  /**
+   * Whether this scope can take `estimate`: it fits now, it is `full` until calls in flight
+   * settle, or (a refusal) the cap is spent.
+   */
+  #verdict(estimate: CallEstimate, essential: boolean): 'fits' | 'full' | Refusal {
+    if (!this.#capsSpend()) return 'fits';
     const { maxTokens, maxCostUsd } = this.#limits;
     let reservedTokens = 0;
     let reservedCost = 0;
@@ -336,31 +444,34 @@ export class BudgetScope {
         need,
         max,
       }: { spent: number; reserved: number; need: number; max: number },
-    ): Refusal | undefined => {
-      if (spent >= max) return { limit, spent, reserved, max };
+    ): 'fits' | 'full' | Refusal => {
+      if (spent >= max) return { limit, spent, max };
       if (essential || this.#reservations.size === 0 || spent + reserved + need <= max) {
-        return undefined;
+        return 'fits';
       }
-      return { limit, spent, reserved, max };
+      return 'full';
     };
-    return (
-      (maxTokens === undefined
-        ? undefined
+    const tokens =
+      maxTokens === undefined
+        ? 'fits'
         : check('tokens', {
             spent: tokensOf(this.#usage),
             reserved: reservedTokens,
             need: estimate.tokens,
             max: maxTokens,
-          })) ??
-      (maxCostUsd === undefined
-        ? undefined
+          });
+    if (typeof tokens === 'object') return tokens;
+    const cost =
+      maxCostUsd === undefined
+        ? 'fits'
         : check('cost', {
             spent: totalUsage(this.#usage).costUsd,
             reserved: reservedCost,
             need: estimate.costUsd,
             max: maxCostUsd,
-          }))
-    );
+          });
+    if (typeof cost === 'object') return cost;
+    return tokens === 'full' || cost === 'full' ? 'full' : 'fits';
   }
 
   #checkSpend(): void {

@@ -33,9 +33,43 @@ export interface CallModelInput {
   traceContext?: Context | undefined;
 }
 
-/** A prompt's size in tokens, estimated at four characters a token (no tokenizer on the host). */
-function estimateTokens(chars: number): number {
-  return Math.ceil(chars / 4);
+/**
+ * Tokens added per message and per request for roles and framing (providers count a few for
+ * each); generous, so a prompt of many tiny messages stays within its reservation.
+ */
+const FRAMING_TOKENS = 8;
+
+/**
+ * UTF-8 bytes of `text`. Every token of a byte-level BPE tokenizer (OpenAI's, Anthropic's, the
+ * open models') covers at least one byte, so the bytes bound the tokens from above whatever the
+ * script: CJK text is ~1 token per character (3 bytes), emoji 1–3 tokens (4 bytes), where a
+ * four-characters-a-token estimate undercounts dense text three- to eightfold.
+ */
+export function utf8Bytes(text: string): number {
+  let bytes = text.length;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code < 0x80) continue;
+    if (code < 0x800) {
+      bytes += 1;
+      continue;
+    }
+    // Three bytes, and so is a lone surrogate (sent as U+FFFD); a pair is four for two units.
+    bytes += 2;
+    const next = code <= 0xdbff && code >= 0xd800 ? text.charCodeAt(at + 1) : 0;
+    if (next >= 0xdc00 && next <= 0xdfff) at++;
+  }
+  return bytes;
+}
+
+/** The most input tokens a prompt can be: its bytes plus framing per message. */
+export function promptTokenBound(
+  system: string | undefined,
+  messages: readonly ChatMessage[],
+): number {
+  let tokens = FRAMING_TOKENS + (system === undefined ? 0 : utf8Bytes(system) + FRAMING_TOKENS);
+  for (const message of messages) tokens += utf8Bytes(message.content) + FRAMING_TOKENS;
+  return tokens;
 }
 
 /** Characters of the messages' contents (a loop: the root's grows by three messages a turn). */
@@ -45,13 +79,13 @@ function contentChars(messages: readonly ChatMessage[]): number {
   return chars;
 }
 
-/** The most a call may use: its estimated prompt, its output cap, and their price. */
+/** The most a call may use: its prompt's token bound, its output cap, and their price. */
 function worstCase(
   model: LanguageModel,
-  promptChars: number,
+  inputTokens: number,
 ): CallEstimate & { usage: TokenUsage } {
   const usage: TokenUsage = {
-    inputTokens: estimateTokens(promptChars),
+    inputTokens,
     outputTokens: model.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS,
     cacheReadTokens: 0,
     cacheWriteTokens: 0,
@@ -59,8 +93,28 @@ function worstCase(
   return {
     usage,
     tokens: usage.inputTokens + usage.outputTokens,
-    costUsd: costOf(model, usage) ?? (model.reportsCost === true ? Number.POSITIVE_INFINITY : 0),
+    costUsd: worstCost(model, usage) ?? (model.reportsCost === true ? Number.POSITIVE_INFINITY : 0),
   };
+}
+
+/**
+ * The price of `usage` with its input billed at the dearest input rate (plain, cache write 5m or
+ * 1h: a prompt-caching provider may bill the whole prompt as a cache write).
+ */
+function worstCost(model: LanguageModel, usage: TokenUsage): number | undefined {
+  if (model.pricing === undefined) return undefined;
+  const input = usage.inputTokens;
+  const base = { inputTokens: 0, outputTokens: usage.outputTokens, cacheReadTokens: 0 };
+  return Math.max(
+    costOfCall(model.pricing, {
+      ...base,
+      inputTokens: input,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+    }),
+    costOfCall(model.pricing, { ...base, cacheWrite5mTokens: input, cacheWrite1hTokens: 0 }),
+    costOfCall(model.pricing, { ...base, cacheWrite5mTokens: 0, cacheWrite1hTokens: input }),
+  );
 }
 
 function costOf(model: LanguageModel, usage: TokenUsage): number | undefined {
@@ -118,9 +172,9 @@ export async function callModel(node: RunNode, input: CallModelInput): Promise<M
   // An invocation's own turn is refused only for a spent budget, never for room that sub-calls
   // hold: refusing it would end the whole invocation. Children's turns stay within their shares.
   const essential = purpose !== 'sub';
-  const reservation = node.scope.capsSpend
-    ? node.scope.reserve(worstCase(model, promptChars), { essential })
-    : null;
+  const worst = node.scope.capsSpend ? worstCase(model, promptTokenBound(system, messages)) : null;
+  const reservation =
+    worst === null ? null : await node.scope.reserve(worst, { essential, signal });
   const callId = input.callId ?? node.nextCallId();
   node.emit({
     type: 'model-call-start',
@@ -156,7 +210,7 @@ export async function callModel(node: RunNode, input: CallModelInput): Promise<M
       {
         reported,
         aborted: signal.aborted || RlmError.is(error, 'model.aborted'),
-        worst: worstCase(model, promptChars),
+        worst: worst ?? worstCase(model, promptTokenBound(system, messages)),
       },
     );
     throw error;

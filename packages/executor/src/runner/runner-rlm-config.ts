@@ -42,6 +42,7 @@ export function runnerRlmConfig(
       maxCostUsd: costCapped,
       maxWallTimeMs: limits.maxWallTimeMs,
       maxSubcalls: limits.maxSubcalls,
+      childBudgetShare: limits.childBudgetShare,
       maxConsecutiveErrors: limits.maxConsecutiveErrors,
     }),
     limits: definedEntries({

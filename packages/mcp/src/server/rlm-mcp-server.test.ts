@@ -230,6 +230,37 @@ describe('createRlmMcpServer rlm_query', () => {
   });
 });
 
+describe('createRlmMcpServer rlm_query with refused sub-calls', () => {
+  it('returns the answer with refusedCalls and a note when a budget refused sub-calls', async () => {
+    const fence = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
+    // The root starts two children sharing 18 of 20 sub-calls; child A asks for 10 of its 9.
+    const model = scriptedModel((request) => {
+      if (request.system === undefined) return 'piece';
+      if (request.system.includes('CHILD-A')) {
+        return fence(
+          'for (let i = 0; i < 10; i++) { try { await llm_query("p" + i) } catch (e) {} }',
+        );
+      }
+      if (request.system.includes('CHILD-B')) return fence('FINAL("b")');
+      return fence(
+        'const rs = await rlm_query_batched([{ prompt: "a", systemPrompt: "CHILD-A" }, { prompt: "b", systemPrompt: "CHILD-B" }])\nFINAL("root saw: " + rs[0].slice(0, 20))',
+      );
+    });
+    const runQuery = rlmQueryRunner({
+      runner: createRunner({ resolveModel: () => model, isolation: 'inline' }),
+      settings: { model: model.id, limits: { maxDepth: 2, maxSubcalls: 20 } },
+    });
+    await using session = await connect({ runQuery });
+    const result = await session.call('rlm_query', { query: 'q', context: 'c' });
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toMatchObject({ outcome: 'completed', refusedCalls: 1 });
+    expect(result.content.at(-1)).toMatchObject({
+      type: 'text',
+      text: expect.stringContaining('a budget refused 1 sub-call'),
+    });
+  });
+});
+
 describe('createRlmMcpServer progress and cancellation', () => {
   it('sends a progress notification per finished sub-call of a block', async () => {
     await using session = await connect({}, { sampling: (prompt) => prompt.toUpperCase() });

@@ -138,7 +138,20 @@ function runSummary(run: RLMChatCompletion) {
     runId: run.runId,
     usage: run.usage,
     costUsd: totalUsage(run.usage).costUsd,
+    refusedCalls: run.refusedCalls ?? 0,
   };
+}
+
+/** A second text block for an answer reached while a budget refused sub-calls (else nothing). */
+function refusedNote(refused: number): { type: 'text'; text: string }[] {
+  if (refused === 0) return [];
+  const calls = refused === 1 ? '1 sub-call' : `${refused} sub-calls`;
+  return [
+    {
+      type: 'text',
+      text: `Note: a budget refused ${calls} of this run (never sent), so the answer may rest on part of the work.`,
+    },
+  ];
 }
 
 /**
@@ -245,7 +258,10 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
       });
       runs.add(run);
       const summary = runSummary(run);
-      if (run.answer !== null) return toolSuccess(run.answer, summary);
+      if (run.answer !== null) {
+        const result = toolSuccess(run.answer, summary);
+        return { ...result, content: [...result.content, ...refusedNote(summary.refusedCalls)] };
+      }
       const reason = run.error?.message ?? 'the model gave no FINAL answer';
       return {
         content: [

@@ -53,6 +53,8 @@ export const rlmQueryOutputSchema = z.object({
   runId: z.string(),
   usage: usageSummarySchema,
   costUsd: z.number().nonnegative(),
+  /** Model calls and sub-calls a budget refused (never sent): non-zero means part of the work was not done. */
+  refusedCalls: z.number().int().nonnegative(),
   error: z.object({ code: z.string(), kind: z.string(), message: z.string() }).optional(),
 });
 
