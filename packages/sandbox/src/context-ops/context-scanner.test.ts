@@ -123,7 +123,10 @@ describe('ContextScanner', () => {
       const payloads = sent.mock.calls
         .map(([message]) => message as ToScanWorker)
         // The warm-up's own tiny payload aside.
-        .filter((message) => message.type === 'payload' && message.name.startsWith('context_'));
+        .filter(
+          (message): message is Extract<ToScanWorker, { type: 'payload' }> =>
+            message.type === 'payload' && message.name.startsWith('context_'),
+        );
       expect(payloads.map((message) => [message.name, message.decodeNow])).toEqual([
         ['context_0', true],
         ['context_1', false],
