@@ -1,5 +1,3 @@
-import { outputFromJsonSchema } from '@rlm/executor';
-import { RlmError } from '@rlm/protocol';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../app-env.js';
@@ -9,9 +7,7 @@ import {
   chatCompletionRequestSchema,
   toRunInput,
 } from '../chat-completion-request.js';
-import { effectiveBudget } from '../effective-budget.js';
 import { guardedSse } from '../guarded-sse.js';
-import { ownProfile, profileNames } from '../own-profile.js';
 import { payloadTooLarge } from '../payload-too-large.js';
 import { readJsonBody } from '../read-json-body.js';
 import { redactUpstream } from '../redact-upstream.js';
@@ -26,7 +22,7 @@ import {
   runFailed,
   runTokens,
 } from './openai-run-replies.js';
-import { refuseUnservedTools } from './refuse-unserved-tools.js';
+import { submitOpenAiRun } from './submit-openai-run.js';
 
 /**
  * `POST /v1/chat/completions`, OpenAI-compatible: `model` names a configured profile, the last
@@ -49,30 +45,13 @@ export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
     async (c) => {
       const principal = c.get('principal');
       const body = await readJsonBody(c, chatCompletionRequestSchema, 'chat completion request');
-      const profile = ownProfile(config, body.model);
-      if (profile === undefined) {
-        throw new RlmError({
-          code: 'server.not_found',
-          message: `The model "${body.model}" does not exist; configured models: ${profileNames(config)}`,
-          details: { resource: 'model', id: body.model },
-        });
-      }
-      await refuseUnservedTools(body['tools'], { profile, profileName: body.model });
-      const { query, context } = toRunInput(body);
       const outputSchema = answerSchemaOf(body);
-      // A schema the runtime cannot check is the caller's error: refused before the run exists.
-      if (outputSchema !== undefined) {
-        outputFromJsonSchema(outputSchema, { source: 'response_format.json_schema.schema' });
-      }
-      const budget = effectiveBudget(profile, undefined, config.maxima);
-      const { record, done } = await runs.submit({
-        principal,
-        kind: 'chat',
-        query,
-        inlineContext: context,
-        profileName: body.model,
-        budget,
-        ...(outputSchema === undefined ? {} : { outputSchema }),
+      const { record, done, budget } = await submitOpenAiRun({ config, runs }, principal, {
+        model: body.model,
+        tools: body['tools'],
+        ...toRunInput(body),
+        outputSchema,
+        schemaField: 'response_format.json_schema.schema',
       });
       const id = `chatcmpl-${record.id}`;
       const created = Math.floor(record.createdAt / 1000);

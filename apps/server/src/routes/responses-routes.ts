@@ -1,11 +1,8 @@
-import { outputFromJsonSchema } from '@rlm/executor';
-import { RlmError } from '@rlm/protocol';
+import type { RlmError } from '@rlm/protocol';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../app-env.js';
-import { effectiveBudget } from '../effective-budget.js';
 import { guardedSse } from '../guarded-sse.js';
-import { ownProfile, profileNames } from '../own-profile.js';
 import { payloadTooLarge } from '../payload-too-large.js';
 import { readJsonBody } from '../read-json-body.js';
 import { redactUpstream } from '../redact-upstream.js';
@@ -17,7 +14,6 @@ import {
   raceDisconnect,
   runFailed,
 } from './openai-run-replies.js';
-import { refuseUnservedTools } from './refuse-unserved-tools.js';
 import { finalOutput, type ResponseIdentity, responseObject } from './response-object.js';
 import {
   type ResponsesRequest,
@@ -26,6 +22,7 @@ import {
   responsesRunInput,
 } from './responses-request.js';
 import { streamResponse } from './stream-response.js';
+import { submitOpenAiRun } from './submit-openai-run.js';
 
 /**
  * `POST /v1/responses`, OpenAI's Responses API: `model` names a configured profile, the last user
@@ -47,30 +44,13 @@ export function responsesRoutes(services: ServerServices): Hono<AppEnv> {
     async (c) => {
       const principal = c.get('principal');
       const body = await readJsonBody(c, responsesRequestSchema, 'responses request');
-      const profile = ownProfile(config, body.model);
-      if (profile === undefined) {
-        throw new RlmError({
-          code: 'server.not_found',
-          message: `The model "${body.model}" does not exist; configured models: ${profileNames(config)}`,
-          details: { resource: 'model', id: body.model },
-        });
-      }
-      await refuseUnservedTools(body['tools'], { profile, profileName: body.model });
-      const { query, context } = responsesRunInput(body);
       const outputSchema = responsesAnswerSchema(body);
-      // A schema the runtime cannot check is the caller's error: refused before the run exists.
-      if (outputSchema !== undefined) {
-        outputFromJsonSchema(outputSchema, { source: 'text.format.schema' });
-      }
-      const budget = effectiveBudget(profile, undefined, config.maxima);
-      const { record, done } = await runs.submit({
-        principal,
-        kind: 'chat',
-        query,
-        inlineContext: context,
-        profileName: body.model,
-        budget,
-        ...(outputSchema === undefined ? {} : { outputSchema }),
+      const { record, done, budget } = await submitOpenAiRun({ config, runs }, principal, {
+        model: body.model,
+        tools: body['tools'],
+        ...responsesRunInput(body),
+        outputSchema,
+        schemaField: 'text.format.schema',
       });
       c.header('x-rlm-run-id', record.id);
       const identity: ResponseIdentity = {
