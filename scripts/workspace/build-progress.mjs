@@ -2,29 +2,21 @@
 // the first build's minutes are not one silent "still running". turbo prints nothing when a task
 // ends; every package's build ends with `tsc -b` writing its `dist/.tsbuildinfo`, so a package
 // whose file is newer than the step's start has finished (built, or restored from turbo's cache).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatElapsed } from './run-step.mjs';
+import { workspaceDirs } from './workspace-dirs.mjs';
 
 /** The workspace's packages that have a build script, by directory. */
 function builtPackages(root) {
   const found = [];
-  for (const group of ['packages', 'apps']) {
-    let entries;
+  for (const relative of workspaceDirs(root)) {
+    const dir = join(root, relative);
     try {
-      entries = readdirSync(join(root, group), { withFileTypes: true });
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+      if (typeof manifest.scripts?.build === 'string') found.push({ dir, name: manifest.name });
     } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      if (!entry.isDirectory()) continue;
-      const dir = join(root, group, entry.name);
-      try {
-        const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-        if (typeof manifest.scripts?.build === 'string') found.push({ dir, name: manifest.name });
-      } catch {
-        // Not a package (no or unreadable package.json): nothing to report for it.
-      }
+      // Not a package (no or unreadable package.json): nothing to report for it.
     }
   }
   return found;

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { workspaceDirs } from './workspace-dirs.mjs';
 
 /** Where the stamp lives: under node_modules, so a clean install starts without one. */
 export const STAMP_PATH = ['node_modules', '.cache', 'rlm-workspace-setup.json'];
@@ -33,22 +34,6 @@ const SKIPPED_DIRS = new Set([
   '.rlm',
 ]);
 const isGeneratedOutput = (name) => name.endsWith('.generated.ts') || name.endsWith('.tsbuildinfo');
-
-function workspaceDirs(root) {
-  const dirs = [];
-  for (const group of ['packages', 'apps']) {
-    let entries;
-    try {
-      entries = readdirSync(join(root, group), { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      if (entry.isDirectory()) dirs.push(join(group, entry.name));
-    }
-  }
-  return dirs.sort();
-}
 
 /** Appends `path size mtime` for every file under `dir` (relative to `root`) to `hash`. */
 function hashTree(hash, root, { dir, skip }) {
