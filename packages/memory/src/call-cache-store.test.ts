@@ -49,13 +49,13 @@ describe.each(BACKENDS)('call cache on %s', (backend) => {
     expect((await cache.stats()).entries).toBe(0);
   });
 
-  it.skipIf(backend === 'memory')(
-    'shares entries with a second handle on the same database',
-    async () => {
+  // A memory store has no database a second handle could open: this case is the others' only.
+  if (backend !== 'memory') {
+    it('shares entries with a second handle on the same database', async () => {
       opened = await openTestStore(backend);
       await opened.store.callCache.put(entry('shared', 0.25));
       const other = await opened.reopen();
       expect(await other.callCache.get('shared')).toMatchObject({ costUsd: 0.25 });
-    },
-  );
+    });
+  }
 });
