@@ -50,7 +50,7 @@ describe('trace and replay of a recorded run', () => {
     expect(byPath.code).toBe(0);
     expect(byId.stdout).toBe(byPath.stdout);
     expect(byPath.stdout).toMatch(
-      /✓ block 1 {2}const text = Array\.isArray\(context\) \(\+6 lines\) {2}→ 3 chars out/,
+      /✓ block 1 \(lines 3–9\) {2}const text = Array\.isArray\(context\) \(\+6 lines\) {2}→ 3 chars out/,
     );
     expect(byPath.stdout).toContain('✓ answer (text) 42');
     const html = await runCliInProcess(['trace', runId, '--html', 'run.html'], {
