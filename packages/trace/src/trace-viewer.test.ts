@@ -159,7 +159,9 @@ describe.skipIf(!hasChromium)('the trace viewer in headless Chromium', () => {
     expect(await firstTurn.getAttribute('open')).toBeNull();
     expect(await firstTurn.locator('.subcall').count()).toBe(0);
     await firstTurn.locator('> summary').click();
-    expect(await firstTurn.locator(':scope > .subcall').count()).toBeGreaterThan(50);
+    // A details element's toggle event comes after the click, as a task of its own: the body is
+    // built then, so wait for it rather than count at once.
+    await expect.poll(() => firstTurn.locator(':scope > .subcall').count()).toBeGreaterThan(50);
     expect(await firstTurn.locator('pre.code').textContent()).toContain('llm_query_batched');
 
     // search: one sub-call's reply, then a block's error
