@@ -83,7 +83,12 @@ async function resumeAction(
   });
   const completion = await runWithProgress(
     io,
-    { progress: inputs.progress, resumeCommand, repl: inputs.request.config.repl },
+    {
+      progress: inputs.progress,
+      resumeCommand,
+      checkpointed: true,
+      repl: inputs.request.config.repl,
+    },
     (signal, onEvent) =>
       engine.resume({
         ...inputs.request,

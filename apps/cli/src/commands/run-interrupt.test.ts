@@ -19,13 +19,31 @@ class ExitNow extends Error {
   }
 }
 
-/** An engine whose run never finishes, even when cancelled: what a stuck provider looks like. */
-function stuckEngine(): RunEngine & { requests: RunRequest[] } {
+/**
+ * An engine whose run never finishes, even when cancelled: what a stuck provider looks like.
+ * With `turnsFinished`, the root reports that many finished turns before it gets stuck.
+ */
+function stuckEngine(turnsFinished = 0): RunEngine & { requests: RunRequest[] } {
   const requests: RunRequest[] = [];
   return {
     requests,
     run: (request) => {
       requests.push(request);
+      for (let iteration = 0; iteration < turnsFinished; iteration += 1) {
+        request.onEvent({
+          v: 1,
+          type: 'iteration-end',
+          runId: request.runId ?? 'run',
+          parentRunId: null,
+          rootRunId: request.runId ?? 'run',
+          depth: 0,
+          at: 0,
+          iteration,
+          response: '',
+          finalAnswer: null,
+          durationMs: 1,
+        });
+      }
       return new Promise(() => {});
     },
     findResumable: () => new Promise(() => {}),
@@ -34,7 +52,7 @@ function stuckEngine(): RunEngine & { requests: RunRequest[] } {
 }
 
 describe('Ctrl-C handling of rlm run', () => {
-  it('cancels on the first Ctrl-C and exits at once with 130 on the second', async () => {
+  async function interruptedRun(turnsFinished: number) {
     let stderr = '';
     const handlers: (() => void)[] = [];
     const exits: number[] = [];
@@ -61,7 +79,7 @@ describe('Ctrl-C handling of rlm run', () => {
       },
       now: () => 0,
     };
-    const engine = stuckEngine();
+    const engine = stuckEngine(turnsFinished);
     void runCli(['run', 'q', '--context', 'notes.txt'], io, { engine, version: '0.0.0' });
     // Generous: the run first loads the model resolver (the executor and its SDKs) to check the id.
     await expect.poll(() => engine.requests.length, { timeout: 60_000 }).toBe(1);
@@ -69,11 +87,21 @@ describe('Ctrl-C handling of rlm run', () => {
     handlers[0]?.();
     expect(signal?.aborted).toBe(true);
     expect(stderr).toContain('Cancelling… (press Ctrl-C again to exit at once)');
-    // A second Ctrl-C leaves no time for a report: the way back is shown now.
-    const runId = engine.requests[0]?.runId ?? '';
-    expect(stderr).toContain(`To continue it later: rlm resume ${runId} -c notes.txt`);
     expect(exits).toEqual([]);
     expect(() => handlers[0]?.()).toThrow(ExitNow);
     expect(exits).toEqual([130]);
+    return { stderr, runId: engine.requests[0]?.runId ?? '' };
+  }
+
+  it('cancels on the first Ctrl-C, shows the way back once a turn has finished, and exits with 130 on the second', async () => {
+    const { stderr, runId } = await interruptedRun(1);
+    // A second Ctrl-C leaves no time for a report: the way back is shown at the first.
+    expect(stderr).toContain(`To continue it later: rlm resume ${runId} -c notes.txt`);
+  });
+
+  it('offers no resume command before the first turn has finished (there is no checkpoint yet)', async () => {
+    const { stderr } = await interruptedRun(0);
+    expect(stderr).not.toContain('rlm resume');
+    expect(stderr).toContain('Nothing to continue later: no turn has finished yet');
   });
 });

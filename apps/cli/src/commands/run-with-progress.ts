@@ -15,12 +15,18 @@ export async function runWithProgress(
   {
     progress: mode,
     resumeCommand,
+    checkpointed = false,
     repl,
   }: {
     /** `tree` (a live view), `plain` (lines for a log) or `none`. */
     progress: ProgressMode;
     /** Shown at the first Ctrl-C: a second one exits before the run can report anything. */
     resumeCommand?: string;
+    /**
+     * Whether the run already has a checkpoint (a resumed run does). Otherwise the way back is
+     * offered only once the root's first turn has finished: before that there is nothing to resume.
+     */
+    checkpointed?: boolean;
     /** The run's REPL language, for a line while a Python interpreter loads. */
     repl?: ReplLanguage;
   },
@@ -35,17 +41,27 @@ export async function runWithProgress(
   });
   const controller = new AbortController();
   let interrupts = 0;
+  let resumable = checkpointed;
   const stopListening = io.onInterrupt(() => {
     interrupts += 1;
     if (interrupts > 1) io.exitNow(EXIT_CODES.cancelled);
     progress.note('Cancelling… (press Ctrl-C again to exit at once)');
-    if (resumeCommand !== undefined) progress.note(`To continue it later: ${resumeCommand}`);
+    if (resumeCommand !== undefined) {
+      progress.note(
+        resumable
+          ? `To continue it later: ${resumeCommand}`
+          : 'Nothing to continue later: no turn has finished yet, so start it again with rlm run.',
+      );
+    }
     controller.abort(
       new RlmError({ code: 'executor.cancelled', message: 'Cancelled by Ctrl-C', details: {} }),
     );
   });
   try {
-    return await start(controller.signal, (event) => progress.onEvent(event));
+    return await start(controller.signal, (event) => {
+      if (event.type === 'iteration-end' && event.depth === 0) resumable = true;
+      progress.onEvent(event);
+    });
   } finally {
     progress.stop();
     stopListening();
