@@ -24,6 +24,11 @@ import type { ServerConfig } from './server-config.js';
 
 /** The most messages one turn takes; later ones are staged for the turn after. */
 export const MAX_TURN_MESSAGES = 20;
+/**
+ * The most characters of message bodies one turn takes (one request's own messages always go
+ * together); later messages are staged for the turn after, so layer 10 stays readable.
+ */
+export const MAX_TURN_CHARS = 40_000;
 
 /** A sender's reply from one turn. */
 export interface SenderReply {
@@ -57,7 +62,8 @@ export interface AgentTurns {
    * Stages `messages` for the agent's next turn and resolves with that turn's outcome. Turns of
    * one agent run one at a time so histories stay consistent; every message that arrives while a
    * turn runs (from any request, any sender) is taken by the next turn, together, up to
-   * `MAX_TURN_MESSAGES`. The agent is looked up again when the turn's time comes, so a turn
+   * `MAX_TURN_MESSAGES` messages and `MAX_TURN_CHARS` characters. The turn's run belongs to the
+   * key of the first request staged for it. The agent is looked up again when the turn's time comes, so a turn
    * queued behind a deletion gets 404.
    * @throws RlmError `server.not_found` when the agent is gone by then
    */
@@ -121,9 +127,21 @@ export function createAgentTurns(options: AgentTurnsOptions): AgentTurns {
       });
     return next;
   }
-  function stageFor(principal: Principal, agent: AgentRecord, count: number): Stage {
+  function stageFor(
+    principal: Principal,
+    agent: AgentRecord,
+    incoming: readonly StagedMessage[],
+  ): Stage {
     const open = stages.get(agent.id);
-    if (open !== undefined && open.messages.length + count <= MAX_TURN_MESSAGES) return open;
+    const chars = (messages: readonly StagedMessage[]) =>
+      messages.reduce((sum, message) => sum + message.body.length, 0);
+    if (
+      open !== undefined &&
+      open.messages.length + incoming.length <= MAX_TURN_MESSAGES &&
+      chars(open.messages) + chars(incoming) <= MAX_TURN_CHARS
+    ) {
+      return open;
+    }
     const stage: Stage = { principal, messages: [], outcome: Promise.resolve() as never };
     stage.outcome = inTurn(agent.id, async () => {
       // From here on, new messages wait for the turn after this one.
@@ -142,7 +160,7 @@ export function createAgentTurns(options: AgentTurnsOptions): AgentTurns {
         body,
         at,
       }));
-      const stage = stageFor(principal, agent, staged.length);
+      const stage = stageFor(principal, agent, staged);
       stage.messages.push(...staged);
       const { replies, ...outcome } = await stage.outcome;
       const own = [...new Set(staged.map((message) => message.sender))].map((sender) => ({

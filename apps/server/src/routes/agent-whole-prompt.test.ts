@@ -95,6 +95,42 @@ describe('an agent turn with its whole prompt', () => {
     expect(second).toMatch(/Message 2 from "cid" at [^\n]+:\n> cid-secret/);
   });
 
+  it('stages messages beyond a turn’s character cap for the turn after', async () => {
+    const started = deferred();
+    const gate = deferred<string>();
+    const model = scriptedModel(() => {
+      if (model.requests.length === 1) {
+        started.resolve();
+        return gate.promise;
+      }
+      return 'FINAL(ok)';
+    });
+    await using server = await startTestServer({ engine: scriptedEngine(() => model) });
+    const agent = await json<{ id: string }>(send(server, '/v1/agents', {}));
+    const path = `/v1/agents/${agent.id}/messages`;
+    const first = json<Turn>(send(server, path, { sender: 'ann', body: 'first' }));
+    await started.promise;
+    const long = 'x'.repeat(15_000);
+    const big = json<Turn>(
+      send(server, path, {
+        messages: [
+          { sender: 'bea', body: long },
+          { sender: 'bea', body: long },
+        ],
+      }),
+    );
+    await expect.poll(() => server.services.agentTurns.staged(agent.id)).toBe(2);
+    const more = json<Turn>(send(server, path, { sender: 'cid', body: long }));
+    await expect.poll(() => server.services.agentTurns.staged(agent.id)).toBe(1);
+    gate.resolve('FINAL(first)');
+    const turns = await Promise.all([first, big, more]);
+    expect(turns.map((turn) => [turn.turn, turn.messagesInTurn])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 1],
+    ]);
+  });
+
   it('gives each sender of one request its own reply and keeps their histories apart', async () => {
     const model = scriptedModel((request) => {
       const system = request.system ?? '';
