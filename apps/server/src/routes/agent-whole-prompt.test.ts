@@ -31,6 +31,9 @@ function layer10(request: ModelRequest | undefined): string {
   return start < 0 ? '' : system.slice(start);
 }
 
+/** Requests reach the server in their own time on a loaded machine: wait generously. */
+const POLL = { timeout: 30_000, interval: 20 };
+
 interface Turn {
   runId: string;
   turn: number;
@@ -79,7 +82,7 @@ describe('an agent turn with its whole prompt', () => {
     const fromBea = json<Turn>(send(server, path, { sender: 'bea', body: 'bea-secret' }));
     const fromCid = json<Turn>(send(server, path, { sender: 'cid', body: 'cid-secret' }));
     // Both wait for the next turn before the first one ends.
-    await expect.poll(() => server.services.agentTurns.staged(agent.id)).toBe(2);
+    await expect.poll(() => server.services.agentTurns.staged(agent.id), POLL).toBe(2);
     gate.resolve('FINAL(first)');
     const [one, bea, cid] = await Promise.all([first, fromBea, fromCid]);
     expect(one).toMatchObject({ turn: 1, messagesInTurn: 1, reply: 'first' });
@@ -119,9 +122,9 @@ describe('an agent turn with its whole prompt', () => {
         ],
       }),
     );
-    await expect.poll(() => server.services.agentTurns.staged(agent.id)).toBe(2);
+    await expect.poll(() => server.services.agentTurns.staged(agent.id), POLL).toBe(2);
     const more = json<Turn>(send(server, path, { sender: 'cid', body: long }));
-    await expect.poll(() => server.services.agentTurns.staged(agent.id)).toBe(1);
+    await expect.poll(() => server.services.agentTurns.staged(agent.id), POLL).toBe(1);
     gate.resolve('FINAL(first)');
     const turns = await Promise.all([first, big, more]);
     expect(turns.map((turn) => [turn.turn, turn.messagesInTurn])).toEqual([
