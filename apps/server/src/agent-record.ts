@@ -33,15 +33,71 @@ export const createAgentRequestSchema = z
   })
   .strict();
 
-/** `POST /v1/agents/:id/messages`. */
-export const agentMessageRequestSchema = z
+/** The most messages one request may send; a turn takes at most `MAX_TURN_MESSAGES`. */
+export const MAX_REQUEST_MESSAGES = 20;
+
+const senderSchema = z.string().trim().min(1, 'sender must be a non-empty id').max(200);
+const bodySchema = z.string().min(1, 'body must be a non-empty message').max(20_000);
+
+/** One message to an agent. */
+export const agentMessageSchema = z
   .object({
     /** Who sent the message (any id; trimmed, `0x` addresses lowercased). */
-    sender: z.string().trim().min(1, 'sender must be a non-empty id').max(200),
-    body: z.string().min(1, 'body must be a non-empty message').max(20_000),
+    sender: senderSchema,
+    body: bodySchema,
   })
   .strict();
+export type AgentMessage = z.infer<typeof agentMessageSchema>;
+
+/**
+ * `POST /v1/agents/:id/messages`: one message (`{ sender, body }`) or several, from one or more
+ * senders (`{ messages: [{ sender, body }, …] }`). All of them are staged for the same turn.
+ */
+export const agentMessageRequestSchema = z
+  .object({
+    sender: senderSchema.optional(),
+    body: bodySchema.optional(),
+    /** Several messages at once, each with its sender; instead of `sender` and `body`. */
+    messages: z
+      .array(agentMessageSchema)
+      .min(1, 'messages must hold at least one message')
+      .max(MAX_REQUEST_MESSAGES, `messages: at most ${MAX_REQUEST_MESSAGES} per request`)
+      .optional(),
+  })
+  .strict()
+  .superRefine((value, context) => {
+    if (value.messages !== undefined) {
+      if (value.sender !== undefined || value.body !== undefined) {
+        context.addIssue({
+          code: 'custom',
+          path: ['messages'],
+          message: 'send either { sender, body } or { messages }, not both',
+        });
+      }
+      return;
+    }
+    if (value.sender === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['sender'],
+        message: 'sender must be a non-empty id',
+      });
+    }
+    if (value.body === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['body'],
+        message: 'body must be a non-empty message',
+      });
+    }
+  });
 export type AgentMessageRequest = z.infer<typeof agentMessageRequestSchema>;
+
+/** The messages of a request, in order. */
+export function requestMessages(request: AgentMessageRequest): AgentMessage[] {
+  if (request.messages !== undefined) return request.messages;
+  return [{ sender: request.sender ?? '', body: request.body ?? '' }];
+}
 
 /** `PUT /v1/agents/:id/prompt-layers/:layerId`. */
 export const layerUpdateRequestSchema = z.object({ content: z.string() }).strict();

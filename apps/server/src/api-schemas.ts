@@ -84,12 +84,21 @@ export const promptLayerVersionViewSchema = z.object({
 /** The reply to `POST /v1/agents/:id/messages`. */
 export const agentTurnViewSchema = z.object({
   agentId: z.string(),
-  sender: z.string(),
+  /** The sender, when the request sent `{ sender, body }`. */
+  sender: z.string().optional(),
+  /** The reply to the request's sender when it had one sender; else `''` (see `replies`). */
   reply: z.string(),
+  /** One reply per sender of this request; never another request's senders. */
+  replies: z.array(z.object({ sender: z.string(), reply: z.string() })),
   runId: z.string(),
+  /** Which turn of the agent this was (1 for its first). */
+  turn: z.number().int().positive(),
+  /** Messages the turn took, from every request staged for it. */
+  messagesInTurn: z.number().int().positive(),
   status: apiRunStatusSchema,
   usage: usageSummarySchema,
   promptVersion: z.string(),
+  promptStyle: z.enum(['full', 'compact']),
   layerUpdate: promptLayerVersionViewSchema.nullable(),
 });
 

@@ -68,6 +68,15 @@ describe('the README examples against examples/offline.json', () => {
       expect(result.stdout).toContain('"text":"11"');
       expect(result.stdout).toContain('"delta":"11"');
       expect(result.stdout).toMatch(/"reply":"5"/);
+      // The agent turn with two senders, each with its own reply, and the compact agent's turn.
+      expect(result.stdout).toContain(
+        '"replies":[{"sender":"alice","reply":"5"},{"sender":"bob","reply":"5"}]',
+      );
+      expect(result.stdout).toContain('"messagesInTurn":2');
+      expect(result.stdout).toMatch(
+        /"promptStyle":"compact"[^\n]*"replies":\[\{"sender":"carol","reply":"5"\}\]/,
+      );
+      expect(result.stdout).toContain('- ledger-lookup: Look a number up in the ledger');
     } finally {
       await rm(cwd, { recursive: true, force: true });
     }

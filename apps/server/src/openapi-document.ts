@@ -1,5 +1,6 @@
 import { jsonValueSchema, runEventSchema, trajectoryRecordSchema } from '@rlm/protocol';
 import { z } from 'zod';
+import { lastTurnViewSchema } from './agent-last-turn.js';
 import {
   agentMessageRequestSchema,
   agentRecordSchema,
@@ -8,6 +9,7 @@ import {
   layerRollbackRequestSchema,
   layerUpdateRequestSchema,
 } from './agent-record.js';
+import { skillUpdateRequestSchema } from './agent-skills.js';
 import { OPERATIONS, type Operation } from './api-operations.js';
 import {
   agentTurnViewSchema,
@@ -50,6 +52,8 @@ const SCHEMAS: Record<string, z.ZodType> = {
   LayerUpdateRequest: layerUpdateRequestSchema,
   LayerRollbackRequest: layerRollbackRequestSchema,
   IdentityTagUpdateRequest: identityTagUpdateRequestSchema,
+  SkillUpdateRequest: skillUpdateRequestSchema,
+  AgentLastTurn: lastTurnViewSchema,
 };
 
 /**

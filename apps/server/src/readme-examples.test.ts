@@ -37,6 +37,13 @@ describe.each(STORES)('README API examples (%s)', (kind) => {
       engine: scriptedEngine(() => scriptedModel(() => 'FINAL(2)')),
       ...(database === undefined ? {} : { postgres: { url: database.url } }),
       sqlite: kind === 'SQLite file',
+      // The agents example uses the compact profile of examples/offline.json.
+      config: {
+        profiles: {
+          default: { model: 'scripted/model' },
+          compact: { model: 'scripted/model', promptStyle: 'compact' },
+        },
+      },
     });
     expect(server.services.store.kind).toBe(
       { 'in-memory store': 'memory', 'SQLite file': 'sqlite', 'Postgres replica': 'postgres' }[

@@ -75,6 +75,12 @@ export const modelProfileSchema = z
      * or `postgres`, shared by replicas) or `memory` (this process, until it stops).
      */
     cache: runCacheSchema.optional(),
+    /**
+     * Agents on this profile: `full` sends every layer of the layered prompt in full; `compact`
+     * keeps layers 0, 1, 5 and 10 in full, summarises each other layer in one line and shows fewer
+     * exchanges per sender (for small context windows). Runs without an agent ignore it.
+     */
+    promptStyle: z.enum(['full', 'compact']).default('full'),
   })
   .superRefine((profile, context) => {
     if (profile.mode === 'coordinator' && profile.maxDepth < 2) {

@@ -82,6 +82,12 @@ export {
   type DynamicContextOptions,
 } from './layered/build-dynamic-context.js';
 export { type LayerUpdateErrorCode, MAX_LAYER_CHARS } from './layered/check-layer-text.js';
+export {
+  checkSkill,
+  MAX_SKILL_DESCRIPTION_CHARS,
+  MAX_SKILL_NAME_CHARS,
+  SKILL_NAME_PATTERN,
+} from './layered/check-skill.js';
 export { DEFAULT_LAYER_SEEDS } from './layered/default-layer-seeds.js';
 export {
   type BudgetStatus,
@@ -121,6 +127,7 @@ export {
   MUTABLE_LAYER_IDS,
   type MutableLayerId,
 } from './layered/layer-id.js';
+export { MAX_SUMMARY_QUOTE_CHARS } from './layered/layer-summaries.js';
 export type { LayeredPromptInput } from './layered/layered-prompt-input.js';
 export { type LayerInfo, listLayers } from './layered/list-layers.js';
 export { PROMPT_LAYER_POLICY } from './layered/prompt-layer-policy.js';
@@ -134,6 +141,7 @@ export {
   type LayerUpdateContext,
   validateLayerUpdate,
 } from './layered/validate-layer-update.js';
+export { validateSkill } from './layered/validate-skill.js';
 
 // ── Governance of standing instructions ─
 

@@ -32,12 +32,11 @@ describe('promptReport', () => {
   it('reports the layers of a layered prompt', () => {
     const report = promptReport({ layered: { dynamic: 'Quiet.' }, compact: true });
     expect(report.kind).toBe('layered');
-    expect(report.sections.map((section) => section.id)).toEqual([
-      'layer-0',
-      'layer-1',
-      'layer-5',
-      'layer-10',
-    ]);
+    expect(report.sections.map((section) => section.id)).toEqual(
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((id) => `layer-${id}`),
+    );
+    expect(report.sections[2]?.title).toBe('Resource economics (immutable, one-line summary)');
+    expect(report.sections[5]?.title).toBe('Operational reality (immutable)');
     expect(report.version).toBe(assemblePrompt({ dynamic: 'Quiet.' }, { compact: true }).version);
   });
 });

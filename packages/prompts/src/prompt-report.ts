@@ -49,7 +49,7 @@ export function promptReport(config: PromptReportConfig): PromptReport {
       label: `layered prompt${config.compact === true ? ' (compact)' : ''}`,
       sections: assembled.layers.map((layer) => ({
         id: `layer-${layer.id}`,
-        title: `${layer.title} (${layer.mutability})`,
+        title: `${layer.title} (${layer.mutability}${layer.summarised ? ', one-line summary' : ''})`,
         chars: layer.chars,
       })),
       chars: assembled.text.length,

@@ -6,6 +6,7 @@ import {
 } from '@rlm/prompts';
 import { RlmError } from '@rlm/protocol';
 import { Hono } from 'hono';
+import { loadLastTurn } from '../agent-last-turn.js';
 import {
   agentMessageRequestSchema,
   createAgentRequestSchema,
@@ -13,7 +14,10 @@ import {
   layerAuthor,
   layerRollbackRequestSchema,
   layerUpdateRequestSchema,
+  requestMessages,
 } from '../agent-record.js';
+import { activeSkills, agentSkills, skillUpdateRequestSchema } from '../agent-skills.js';
+import { checkWithSkills } from '../agent-turns.js';
 import { requireAdmin } from '../api-key-auth.js';
 import type { AppEnv } from '../app-env.js';
 import { readJsonBody } from '../read-json-body.js';
@@ -43,9 +47,10 @@ export function agentsRoutes(services: ServerServices): Hono<AppEnv> {
   app.post('/:id/messages', async (c) => {
     const principal = c.get('principal');
     const agent = await agents.owned(principal, c.req.param('id'));
-    const message = await readJsonBody(c, agentMessageRequestSchema, 'agent message');
-    const result = await agentTurns.run(principal, agent, message);
-    return c.json({ agentId: agent.id, sender: message.sender, ...result });
+    const request = await readJsonBody(c, agentMessageRequestSchema, 'agent message');
+    const result = await agentTurns.run(principal, agent, requestMessages(request));
+    const sender = request.messages === undefined ? { sender: request.sender } : {};
+    return c.json({ agentId: agent.id, ...sender, ...result });
   });
 
   app.get('/:id/conversations', async (c) => {
@@ -76,6 +81,7 @@ export function agentsRoutes(services: ServerServices): Hono<AppEnv> {
     const layers = listLayers({
       mutable: Object.fromEntries(current.map((layer) => [layer.layerId, layer.content])),
       identityTag: agent.identityTag ?? undefined,
+      skills: await activeSkills(memory, agent),
     });
     const withHistory = c.req.query('history') === '1' || c.req.query('history') === 'true';
     const data = await Promise.all(
@@ -109,9 +115,11 @@ export function agentsRoutes(services: ServerServices): Hono<AppEnv> {
     const agent = await agents.owned(principal, c.req.param('id'));
     const layerId = parseLayerId(c.req.param('layerId'));
     const { content } = await readJsonBody(c, layerUpdateRequestSchema, 'layer update');
-    const version = await store
-      .forAgent(agent.id)
-      .promptLayers.update(layerId, content, { by: layerAuthor({ admin: principal.keyId }) });
+    const memory = store.forAgent(agent.id);
+    await checkWithSkills(memory, agent, { layerId, content });
+    const version = await memory.promptLayers.update(layerId, content, {
+      by: layerAuthor({ admin: principal.keyId }),
+    });
     return c.json(version);
   });
 
@@ -126,6 +134,56 @@ export function agentsRoutes(services: ServerServices): Hono<AppEnv> {
     return c.json(restored);
   });
 
+  app.get('/:id/skills', async (c) => {
+    const agent = await agents.owned(c.get('principal'), c.req.param('id'));
+    return c.json({ data: await agentSkills(store.forAgent(agent.id), agent).list() });
+  });
+
+  app.get('/:id/skills/:name/history', async (c) => {
+    const agent = await agents.owned(c.get('principal'), c.req.param('id'));
+    const skills = agentSkills(store.forAgent(agent.id), agent);
+    return c.json({ data: await skills.history(c.req.param('name')) });
+  });
+
+  app.put('/:id/skills/:name', requireAdmin, async (c) => {
+    const principal = c.get('principal');
+    const agent = await agents.owned(principal, c.req.param('id'));
+    const { description } = await readJsonBody(c, skillUpdateRequestSchema, 'skill');
+    const skills = agentSkills(store.forAgent(agent.id), agent);
+    const by = layerAuthor({ admin: principal.keyId });
+    return c.json(await skills.put(c.req.param('name'), description, by));
+  });
+
+  app.post('/:id/skills/:name/rollback', requireAdmin, async (c) => {
+    const principal = c.get('principal');
+    const agent = await agents.owned(principal, c.req.param('id'));
+    const { version } = await readJsonBody(c, layerRollbackRequestSchema, 'skill rollback');
+    const skills = agentSkills(store.forAgent(agent.id), agent);
+    const by = layerAuthor({ admin: principal.keyId });
+    return c.json(await skills.rollback(c.req.param('name'), version, by));
+  });
+
+  app.delete('/:id/skills/:name', requireAdmin, async (c) => {
+    const principal = c.get('principal');
+    const agent = await agents.owned(principal, c.req.param('id'));
+    const skills = agentSkills(store.forAgent(agent.id), agent);
+    await skills.remove(c.req.param('name'), layerAuthor({ admin: principal.keyId }));
+    return c.body(null, 204);
+  });
+
+  app.get('/:id/last-turn', async (c) => {
+    const agent = await agents.owned(c.get('principal'), c.req.param('id'));
+    const last = await loadLastTurn(store.forAgent(agent.id));
+    if (last === undefined) {
+      throw new RlmError({
+        code: 'server.not_found',
+        message: `Agent ${agent.id} has had no turn yet`,
+        details: { resource: 'last-turn', id: agent.id },
+      });
+    }
+    return c.json(last);
+  });
+
   app.put('/:id/identity-tag', requireAdmin, async (c) => {
     const agent = await agents.owned(c.get('principal'), c.req.param('id'));
     const { identityTag } = await readJsonBody(c, identityTagUpdateRequestSchema, 'identity tag');
@@ -133,6 +191,7 @@ export function agentsRoutes(services: ServerServices): Hono<AppEnv> {
     const length = measureStaticPrompt({
       mutable: Object.fromEntries(current.map((layer) => [layer.layerId, layer.content])),
       identityTag: identityTag ?? undefined,
+      skills: await activeSkills(store.forAgent(agent.id), agent),
     });
     if (length > MAX_STATIC_PROMPT_CHARS) {
       throw new RlmError({

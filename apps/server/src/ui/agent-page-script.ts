@@ -1,6 +1,7 @@
 /**
- * Browser code of `/ui/agents/:id`: the agent's eleven prompt layers (immutable, mutable with
- * version history, dynamic), its senders with last activity, and a sender's exchanges on click.
+ * Browser code of `/ui/agents/:id`: the assembled prompt of the agent's last turn layer by layer
+ * (as the model got it), its skills, its eleven prompt layers (immutable, mutable with version
+ * history, dynamic), its senders with last activity, and a sender's exchanges on click.
  */
 export const AGENT_PAGE_JS = `
 'use strict';
@@ -39,9 +40,28 @@ async function showSender(senderId, target) {
     ]),
   );
 }
+async function lastTurn() {
+  const response = await api(base + '/last-turn');
+  if (response.status === 404) return null;
+  if (!response.ok) throw new Error(base + '/last-turn: HTTP ' + response.status);
+  return response.json();
+}
+function lastTurnView(turn) {
+  if (turn === null) return el('p', { 'data-testid': 'last-turn', text: 'No turn yet.' });
+  return el('div', { 'data-testid': 'last-turn' }, [
+    el('p', { text: 'Turn ' + turn.turn + ' (' + turn.promptStyle + ' prompt, version ' + turn.promptVersion + ') for ' + turn.senders.join(', ') + ' at ' + turn.at + ', run ' }, [
+      el('a', { href: '/ui/runs/' + encodeURIComponent(turn.runId), text: turn.runId }),
+    ]),
+    ...turn.layers.map((layer) => el('details', Object.assign({ class: 'turn-layer', 'data-layer': String(layer.id), 'data-summarised': String(layer.summarised) }, layer.id === 10 ? { open: '' } : {}), [
+      el('summary', { text: layer.id + '. ' + layer.title + ' (' + layer.mutability + (layer.summarised ? ', one-line summary' : '') + ', ' + layer.text.length + ' chars)' }),
+      el('pre', { text: layer.text }),
+    ])),
+  ]);
+}
 async function load() {
-  const [agent, layers, senders] = await Promise.all([
+  const [agent, layers, senders, skills, turn] = await Promise.all([
     getJson(base), getJson(base + '/prompt-layers?history=1'), getJson(base + '/conversations'),
+    getJson(base + '/skills'), lastTurn(),
   ]);
   const exchanges = el('div', { id: 'exchanges' });
   document.getElementById('app').replaceChildren(
@@ -59,6 +79,15 @@ async function load() {
       ])),
     ]),
     exchanges,
+    el('h2', { text: 'Last turn’s prompt' }),
+    lastTurnView(turn),
+    el('h2', { text: 'Skills' }),
+    el('table', { 'data-testid': 'skills' }, [
+      el('tr', {}, [el('th', { text: 'Skill' }), el('th', { text: 'Description' }), el('th', { text: 'Version' })]),
+      ...skills.data.map((skill) => el('tr', { 'data-skill': skill.name }, [
+        el('td', { text: skill.name }), el('td', { text: skill.description }), el('td', { text: 'v' + skill.version + ' by ' + skill.updatedBy }),
+      ])),
+    ]),
     el('h2', { text: 'Prompt layers' }),
     el('div', { 'data-testid': 'layers' }, layers.data.map(layerView)),
   );

@@ -243,7 +243,9 @@ describe.skipIf(!hasChromium)('UI pages in headless Chromium', () => {
     await page.close();
   });
 
-  it('shows an agent’s layers, senders and a sender’s exchanges', { timeout: 60_000 }, async () => {
+  it('shows an agent’s last-turn prompt layer by layer, skills, layers, senders and exchanges', {
+    timeout: 60_000,
+  }, async () => {
     const model = scriptedModel(() => 'FINAL(hello back)');
     await using server = await startTestServer({
       engine: createExecutorEngine({ resolveModel: () => model, isolation: 'inline' }),
@@ -263,10 +265,27 @@ describe.skipIf(!hasChromium)('UI pages in headless Chromium', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ content: 'Decide quickly.' }),
     });
+    await server.request(`/v1/agents/${agent.id}/skills/paging`, {
+      method: 'PUT',
+      key: server.adminKey,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ description: 'Page the on-call engineer.' }),
+    });
     await post(`/v1/agents/${agent.id}/messages`, { sender: 'erin', body: 'hello agent' });
     const page = await browser.newPage();
     await page.goto(`${server.url}/ui/agents/${agent.id}#key=${server.userKey}`);
     await page.getByTestId('layers').waitFor();
+    // The last turn's prompt, layer by layer, exactly as the model got it.
+    const sent = model.requests[0]?.system ?? '';
+    const turnLayers = page.getByTestId('last-turn').locator('.turn-layer');
+    expect(
+      await turnLayers.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-layer'))),
+    ).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
+    const texts = await turnLayers.locator('pre').allTextContents();
+    for (const text of texts) expect(sent).toContain(text);
+    expect(texts[5]).toContain('- paging: Page the on-call engineer.');
+    expect(texts[10]).toContain('Message 1 from "erin"');
+    expect(await page.getByTestId('skills').textContent()).toContain('Page the on-call engineer.');
     const kinds = await page
       .locator('.layer')
       .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-mutability')));

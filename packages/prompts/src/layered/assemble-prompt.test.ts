@@ -43,9 +43,31 @@ describe('assemblePrompt', () => {
     expect(assemblePrompt({ dynamic: 'Quiet turn.' }).text.endsWith('Quiet turn.')).toBe(true);
   });
 
-  it('keeps only layers 0, 1, 5 and 10 in compact mode', () => {
-    const { layers } = assemblePrompt({ dynamic: pending }, { compact: true });
-    expect(layers.map((layer) => layer.id)).toEqual([0, 1, 5, 10]);
+  it('keeps layers 0, 1, 5 and 10 in full in compact mode and summarises each other in one line', () => {
+    const full = assemblePrompt({ dynamic: pending, identityTag: 'Pager' });
+    const { layers } = assemblePrompt(
+      {
+        dynamic: pending,
+        identityTag: 'Pager',
+        mutable: { 8: { content: 'Save only verified facts.\nDate them.', by: 'admin:k1' } },
+      },
+      { compact: true },
+    );
+    expect(layers.map((layer) => layer.id)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(layers.filter((layer) => !layer.summarised).map((layer) => layer.id)).toEqual([
+      0, 1, 5, 10,
+    ]);
+    for (const layer of layers.filter((each) => each.summarised)) {
+      expect(layer.text.split('\n')).toEqual([layerHeader(layer.id), '', expect.any(String)]);
+    }
+    expect(layers.find((layer) => layer.id === 3)?.text).toContain('You are Pager,');
+    expect(layers.find((layer) => layer.id === 8)?.text).toContain(
+      '(by "admin:k1"), its start on one line: > Save only verified facts. Date them.',
+    );
+    const compactChars = layers.reduce((sum, layer) => sum + layer.chars, 0);
+    expect(compactChars).toBeLessThan(
+      full.layers.reduce((sum, layer) => sum + layer.chars, 0) * 0.75,
+    );
   });
 
   it('injects the identity tag into layer 3 and active skills into layer 5', () => {

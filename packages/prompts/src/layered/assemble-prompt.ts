@@ -9,6 +9,7 @@ import {
   type LayerMutability,
   layerMutability,
 } from './layer-id.js';
+import { layerSummaries } from './layer-summaries.js';
 import { layerTexts, type MutableRendering } from './layer-texts.js';
 import type { LayeredPromptInput } from './layered-prompt-input.js';
 
@@ -22,12 +23,15 @@ export const MAX_STATIC_PROMPT_CHARS = 9_000;
 /** The line between layers: plain, visible and impossible to produce from quoted data. */
 export const LAYER_SEPARATOR = `\n\n${'='.repeat(48)}\n\n`;
 
-/** The layers compact mode keeps. */
+/** The layers compact mode keeps in full; every other layer is summarised in one line. */
 export const COMPACT_LAYER_IDS: readonly LayerId[] = [0, 1, 5, 10];
 
 /** Options of `assemblePrompt`. */
 export interface AssemblePromptOptions {
-  /** Keep only layers 0, 1, 5 and 10, with fewer exchanges per sender. @default false */
+  /**
+   * Keep layers 0, 1, 5 and 10 in full and summarise each other layer in one line, with fewer
+   * exchanges per sender. @default false
+   */
   compact?: boolean | undefined;
 }
 
@@ -39,6 +43,8 @@ export interface AssembledLayer {
   /** The layer's block including its header. */
   text: string;
   chars: number;
+  /** True when compact mode shows the layer as a one-line summary instead of its full text. */
+  summarised: boolean;
 }
 
 /** An assembled layered prompt with its parts and version. */
@@ -67,7 +73,8 @@ function tooLong(length: number): RlmError<'prompts.prompt_too_long'> {
 /**
  * Assembles the layered prompt of a long-lived agent: immutable layers 0–5 from code, mutable layers
  * 6–9 from `input.mutable` (validated; seeds when missing) and the per-turn layer 10, each under a
- * header and joined by `LAYER_SEPARATOR`. Compact mode keeps layers 0, 1, 5 and 10.
+ * header and joined by `LAYER_SEPARATOR`. Compact mode keeps layers 0, 1, 5 and 10 in full and
+ * gives every other layer one line (`layerSummaries`), so none is silently missing.
  *
  * @throws RlmError `prompts.prompt_too_long` when the text without layer 10 exceeds `MAX_STATIC_PROMPT_CHARS`
  * @throws RlmError `prompts.layer_immutable`, `prompts.layer_invalid`, `prompts.layer_too_long`,
@@ -109,10 +116,11 @@ function assembleLayers(
 ): AssembledLayer[] {
   const { compact } = options;
   const texts = layerTexts(input, options);
-  const ids = compact ? COMPACT_LAYER_IDS : LAYER_IDS;
+  const summaries = compact ? layerSummaries(input) : {};
   const layers: AssembledLayer[] = [];
-  for (const id of ids) {
-    const body = texts[id];
+  for (const id of LAYER_IDS) {
+    const summary = COMPACT_LAYER_IDS.includes(id) ? undefined : summaries[id];
+    const body = summary === undefined ? texts[id] : `In one line: ${summary}`;
     if (body === undefined) continue;
     const block = `${layerHeader(id)}\n\n${body}`;
     layers.push({
@@ -121,6 +129,7 @@ function assembleLayers(
       mutability: layerMutability(id),
       text: block,
       chars: block.length,
+      summarised: summary !== undefined,
     });
   }
   return layers;

@@ -23,6 +23,17 @@ describe('buildDynamicContext', () => {
     expect(text).not.toContain('"bob"');
   });
 
+  it('shows the turn number beside the budget left', () => {
+    const text = buildDynamicContext({
+      turn: 7,
+      budget: { tokensRemaining: 12_500, callsRemaining: 3, costRemainingUsd: 0.5 },
+    });
+    expect(text).toContain('### Turn\n- this is turn 7\n### Budget\n- tokens left: 12,500');
+    expect(text).toContain('- model calls left: 3');
+    expect(text).toContain('- cost left: $0.50');
+    expect(() => buildDynamicContext({ turn: 0 })).toThrow(/turn/);
+  });
+
   it('keeps the last 5 exchanges per sender, or 2 in compact mode', () => {
     const input = {
       pendingMessages: [{ sender: 'alice', text: 'Next?' }],

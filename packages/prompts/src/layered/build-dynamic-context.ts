@@ -116,7 +116,7 @@ function memoryLines(items: z.output<typeof dynamicContextInputSchema>['recentMe
 }
 
 /**
- * Layer 10 for one turn: state, budget, pending messages, the recent conversations of the senders
+ * Layer 10 for one turn: state, the turn number, budget left, pending messages, the recent conversations of the senders
  * who wrote this turn (and only those), recent memory and tools. Message and memory text is quoted
  * as data. Compact mode keeps fewer exchanges per sender.
  *
@@ -139,6 +139,7 @@ export function buildDynamicContext(
   const lines = [
     ...quoted,
     ...heading('State', stateLines(parsed.state)),
+    ...heading('Turn', parsed.turn === undefined ? [] : [`- this is turn ${parsed.turn}`]),
     ...heading('Budget', budgetLines(parsed.budget)),
     ...heading(
       `Pending messages (${parsed.pendingMessages.length})`,

@@ -55,6 +55,8 @@ export const dynamicContextInputSchema = z.object({
   recentMemory: z.array(z.union([z.string().min(1), memoryItemSchema])).default([]),
   tools: z.array(dynamicToolSchema).default([]),
   budget: budgetStatusSchema.optional(),
+  /** Which turn of the agent's life this is (1 for its first), shown beside the budget. */
+  turn: z.number().int().positive().optional(),
 });
 
 /** Input of `buildDynamicContext` as callers write it. */

@@ -1,6 +1,7 @@
 import { RlmError } from '@rlm/protocol';
 import { buildDynamicContext } from './build-dynamic-context.js';
 import { checkLayerText } from './check-layer-text.js';
+import { checkSkill } from './check-skill.js';
 import { DEFAULT_LAYER_SEEDS } from './default-layer-seeds.js';
 import { validateIdentityTag } from './identity-tag.js';
 import {
@@ -28,8 +29,12 @@ function checkIdentityTag(tag: string): string {
   return tag.trim();
 }
 
-function checkSkills(skills: LayeredPromptInput['skills']): void {
+function checkSkills(skills: LayeredPromptInput['skills'], checked: boolean): void {
   for (const [index, skill] of (skills ?? []).entries()) {
+    // Stored skills are checked again, like stored layers, so a tampered store cannot smuggle an
+    // override into immutable layer 5.
+    const governed = checked ? checkSkill(skill) : { ok: true as const };
+    if (!governed.ok) throw governed.error;
     const result = skillSpecSchema.safeParse(skill);
     if (!result.success) {
       const reason = `skills.${index}: ${result.error.issues[0]?.message ?? 'invalid skill'}`;
@@ -107,7 +112,7 @@ export function layerTexts(
   const tag = checked
     ? checkIdentityTag(input.identityTag ?? DEFAULT_IDENTITY_TAG)
     : (input.identityTag ?? DEFAULT_IDENTITY_TAG).trim();
-  checkSkills(input.skills);
+  checkSkills(input.skills, checked);
   const mutable = mutableTexts(input.mutable, { checked, rendering });
   const dynamic =
     input.dynamic === undefined
