@@ -53,7 +53,7 @@ export function sideBySideTable({ referenceDir }) {
       };
       rows.push(row);
       process.stdout.write(
-        `${what}: ${row.ours} vs rlmpaper ${row.theirs} (${row.ratio}; goal ${goal}) ${holds}\n`,
+        `${what}: ${row.ours} vs rlmpaper ${row.theirs} (${row.ratio}; goal ${goal}) ${row.holds}\n`,
       );
     },
     print() {
