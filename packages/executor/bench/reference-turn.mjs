@@ -52,6 +52,12 @@ export async function turnMicros(executor, { isolation, iterations = TURNS_PER_R
   let inBlocks = 0;
   let cpuAtFirstTurn;
   let cpuAtAnswer;
+  // CPU (µs, all threads) at the start of each turn from turn 1 on, and at the answer.
+  const cpuMarks = [];
+  const cpuNow = () => {
+    const { user, system } = process.cpuUsage();
+    return user + system;
+  };
   const root = model('bench/root', (request) => {
     const turn = turnOf(request);
     if (turn === iterations - 1) return 'FINAL(done)';
@@ -67,6 +73,7 @@ export async function turnMicros(executor, { isolation, iterations = TURNS_PER_R
         cpuAtFirstTurn = process.cpuUsage();
         firstTurnAt = performance.now();
       }
+      if (event.type === 'iteration-start' && event.iteration >= 1) cpuMarks.push(cpuNow());
       if (event.type === 'block-start' && event.iteration >= 1) blockAt = performance.now();
       if (event.type === 'block-end' && event.iteration >= 1) {
         inBlocks += performance.now() - blockAt;
@@ -74,6 +81,7 @@ export async function turnMicros(executor, { isolation, iterations = TURNS_PER_R
       if (event.type === 'final-answer') {
         answeredAt = performance.now();
         cpuAtAnswer = process.cpuUsage(cpuAtFirstTurn);
+        cpuMarks.push(cpuNow());
       }
     },
   });
@@ -83,6 +91,7 @@ export async function turnMicros(executor, { isolation, iterations = TURNS_PER_R
     total: perTurn(answeredAt - firstTurnAt),
     block: perTurn(inBlocks),
     cpu: perTurn((cpuAtAnswer.user + cpuAtAnswer.system) / 1000),
+    cpuTurns: cpuMarks.slice(1).map((mark, index) => mark - cpuMarks[index]),
   };
 }
 
@@ -101,12 +110,19 @@ export async function referenceTurns(executor, { isolation, code = true, measure
   return { cold, warm };
 }
 
-/** Medians of warm runs: per turn, its block, the loop's own rest, and CPU (all in µs). */
+/**
+ * Medians of warm runs: per turn, its block, the loop's own rest, and CPU (all in µs); and over
+ * every single turn of those runs, the mean and the 90th percentile of its CPU (a median hides
+ * the turns that pay for garbage collection and the JIT).
+ */
 export function turnSummary(warm) {
+  const turns = warm.flatMap((run) => run.cpuTurns).sort((a, b) => a - b);
   return {
     total: median(warm.map((run) => run.total)),
     block: median(warm.map((run) => run.block)),
     rest: median(warm.map((run) => run.total - run.block)),
     cpu: median(warm.map((run) => run.cpu)),
+    cpuMean: turns.reduce((sum, value) => sum + value, 0) / turns.length,
+    cpuP90: turns[Math.min(turns.length - 1, Math.floor(turns.length * 0.9))],
   };
 }

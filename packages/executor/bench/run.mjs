@@ -40,7 +40,7 @@ async function loopOverhead() {
       ? `; block-start to block-end ${fmt(summary.block, 0)} µs, the loop's own rest ${fmt(summary.rest, 0)} µs`
       : '';
     rows.push(
-      `| per iteration, ${workload.what}: zero-latency model, ${TURNS_PER_RUN}-iteration runs after ${WARM_UP_RUNS} warm-up runs | median ${fmt(summary.total, 0)} µs${parts}; CPU ${fmt(summary.cpu, 0)} µs |`,
+      `| per iteration, ${workload.what}: zero-latency model, ${TURNS_PER_RUN}-iteration runs after ${WARM_UP_RUNS} warm-up runs | median ${fmt(summary.total, 0)} µs${parts}; CPU ${fmt(summary.cpu, 0)} µs (per turn: mean ${fmt(summary.cpuMean, 0)} µs, p90 ${fmt(summary.cpuP90, 0)} µs) |`,
     );
   }
   return rows;

@@ -206,6 +206,29 @@ for (const [isolation, goal] of [
     holds: () => null,
     format: us,
   });
+  for (const [label, key] of [
+    ['mean', 'cpuMean'],
+    ['p90', 'cpuP90'],
+  ]) {
+    target(`  CPU per turn, ${label} over every measured turn (for the record)`, {
+      goal: '—',
+      values: summaries.map((summary) => summary[key]),
+      holds: () => null,
+      format: us,
+    });
+  }
+  const coldSummaries = cold.map((list) => turnSummary(list));
+  for (const [label, key] of [
+    ['mean', 'cpuMean'],
+    ['p90', 'cpuP90'],
+  ]) {
+    target(`  cold: CPU per turn, ${label} over the first run's turns (for the record)`, {
+      goal: '—',
+      values: coldSummaries.map((summary) => summary[key]),
+      holds: () => null,
+      format: us,
+    });
+  }
   target(
     `  cold: the first run of ${TURNS_PER_RUN} in a fresh process (median of ${ITERATION_ROUNDS}; for the record)`,
     {

@@ -19,6 +19,8 @@ function longText(tail: (line: number) => string): string {
 }
 
 const ASCII = longText((i) => (i % 5_000 === 2_500 ? 'NEEDLE here' : 'status=ok lorem ipsum'));
+/** No character above U+00FF: QuickJS keeps it a byte a character, as it does ASCII. */
+const LATIN1 = longText((i) => (i % 5_000 === 2_500 ? 'NEEDLE ÿ' : 'naïve café crème brûlée'));
 const UNICODE = longText((i) => (i % 5_000 === 2_500 ? 'NEEDLE 😀 漢字' : 'naïve café 漢字 😀'));
 /** UTF-8 cannot carry a lone surrogate, and QuickJS would cut a string at a NUL. */
 const AWKWARD = longText((i) =>
@@ -50,6 +52,7 @@ async function block(sandbox: Sandbox, code: string): Promise<unknown> {
 describe.each(ISOLATIONS)('long contexts (%s)', (isolation) => {
   for (const [name, text] of [
     ['ASCII', ASCII],
+    ['Latin-1', LATIN1],
     ['non-ASCII', UNICODE],
     ['lone-surrogate and NUL', AWKWARD],
   ] as const) {

@@ -40,6 +40,8 @@ export interface StreamedText {
   length: number;
   /** Length of its UTF-8 encoding (equal to `length` exactly when it is all ASCII). */
   byteLength: number;
+  /** True when a character is above U+00FF (QuickJS then stores the string as UTF-16). */
+  wide?: boolean;
   [HELD_TEXT]?: { readonly text: string };
 }
 
@@ -47,6 +49,7 @@ export interface StreamedText {
 export type SharedText = SharedBytes | StreamedText;
 
 const NUL = '\u0000';
+const WIDE_CHARACTER = /[\u0100-\uffff]/;
 
 /**
  * `text` as a `SharedText`, or `undefined` when it stays a plain string: shorter than
@@ -89,6 +92,8 @@ export function toStreamedText(
     }),
     length: text.length,
     byteLength,
+    // V8 answers at once for a one-byte string, and stops at the first wide character otherwise.
+    wide: byteLength !== text.length && WIDE_CHARACTER.test(text),
     [HELD_TEXT]: holder,
   };
 }
@@ -129,6 +134,11 @@ export function writeSharedText(shared: SharedText, target: Uint8Array, lane: Te
     return;
   }
   readTextInto(shared.stream, lane, target);
+}
+
+/** The string itself, on the thread that made the `SharedText` and holds it; else undefined. */
+export function heldSharedText(shared: SharedText): string | undefined {
+  return 'bytes' in shared ? undefined : shared[HELD_TEXT]?.text;
 }
 
 /** The string a `SharedText` holds (a fresh copy in the calling thread's heap). */

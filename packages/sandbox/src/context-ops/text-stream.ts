@@ -194,6 +194,30 @@ export function readTextInto(stream: TextStream, lane: TextLane, target: Uint8Ar
   if (at !== target.length) throw new Error('the shared text is shorter than its byte length');
 }
 
+/**
+ * Reads the text's UTF-8 bytes piece by piece into a buffer of one piece, handing each to
+ * `onPiece` with the number of characters (UTF-16 code units) it holds; a piece never splits a
+ * surrogate pair. For a reader that converts the text as it goes, with no full-size copy of it.
+ * Blocks like `readTextInto`.
+ *
+ * @throws Error when the text is no longer served (its holder was collected)
+ */
+export function readTextPieces(
+  stream: TextStream,
+  lane: TextLane,
+  onPiece: (bytes: Uint8Array, characters: number) => void,
+): void {
+  const scratch = new Uint8Array(stream.lanes[lane].byteLength - CONTROL_BYTES);
+  const reader = new PieceReader(stream.lanes[lane], scratch);
+  let start = 0;
+  while (start < stream.length) {
+    const { read, written } = reader.copyPiece(start, 0);
+    if (read === 0) throw new Error('the shared text ended early');
+    onPiece(scratch.subarray(0, written), read);
+    start += read;
+  }
+}
+
 /** One reader's side of a lane: asks for pieces and copies them into its target. */
 class PieceReader {
   readonly #words: BigInt64Array;

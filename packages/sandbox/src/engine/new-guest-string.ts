@@ -1,7 +1,13 @@
 import { Buffer } from 'node:buffer';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
-import { type SharedText, sharedByteLength, writeSharedText } from '../context-ops/shared-text.js';
-import { newGuestAsciiString } from './new-guest-ascii-string.js';
+import {
+  heldSharedText,
+  type SharedText,
+  sharedByteLength,
+  writeSharedText,
+} from '../context-ops/shared-text.js';
+import { readTextPieces } from '../context-ops/text-stream.js';
+import { newGuestDirectString, newGuestStringFromText } from './new-guest-direct-string.js';
 
 /**
  * The parts of quickjs-emscripten-core 0.32 (pinned exactly) that `newGuestString` uses. They are
@@ -35,24 +41,48 @@ export function newGuestString(context: QuickJSContext, text: string): QuickJSHa
 }
 
 /**
- * Creates a guest string from a `SharedText` without decoding it on this thread. ASCII text (a
- * byte a character) is written once, straight into the string QuickJS keeps, rather than copied
- * into WASM memory and then built into a string (which touches twice the memory, never given
- * back); other text goes through UTF-8 in WASM memory. Its bytes come from shared memory, from
- * the string itself on the thread that holds it, or piece by piece from that thread. Only before
- * any guest code runs (see `newGuestAsciiString`). `undefined` and a handle that is not a string
- * mean what they mean for `newGuestString`.
+ * Creates a guest string from a `SharedText` without a UTF-8 copy of it in WASM memory when it
+ * can: the characters are written once, straight into the string QuickJS keeps (see
+ * `newGuestDirectString`), as Latin-1 or UTF-16 as QuickJS stores them. On the thread that holds
+ * the string they come from the string itself; elsewhere piece by piece from that thread (ASCII
+ * as its bytes, other text decoded a piece at a time). Text whose width is not known (a
+ * `SharedBytes`) goes through UTF-8 in WASM memory. Only before any guest code runs.
+ * `undefined` and a handle that is not a string mean what they mean for `newGuestString`.
  */
 export function newGuestStringFromShared(
   context: QuickJSContext,
   shared: SharedText,
 ): QuickJSHandle | undefined {
+  const held = heldSharedText(shared);
+  if (held !== undefined) {
+    return newGuestStringFromText(context, held) ?? newGuestString(context, held);
+  }
   const length = sharedByteLength(shared);
   const write = (target: Uint8Array): void => writeSharedText(shared, target, 'engine');
-  return (
-    (length === shared.length ? newGuestAsciiString(context, length, write) : undefined) ??
-    withUtf8(context, length, write)
-  );
+  if (length === shared.length) {
+    return (
+      newGuestDirectString(context, { length, width: 'one-byte' }, write) ??
+      withUtf8(context, length, write)
+    );
+  }
+  if (!('bytes' in shared) && shared.wide !== undefined) {
+    const { stream } = shared;
+    const width = shared.wide ? 'wide' : 'one-byte';
+    const direct = newGuestDirectString(context, { length: shared.length, width }, (characters) => {
+      const target = Buffer.from(characters.buffer, characters.byteOffset, characters.length);
+      const decoder = new TextDecoder();
+      let at = 0;
+      readTextPieces(stream, 'engine', (bytes, count) => {
+        const piece = decoder.decode(bytes);
+        if (piece.length !== count)
+          throw new Error('a piece of the shared text did not decode whole');
+        at += target.write(piece, at, width === 'wide' ? 'utf16le' : 'latin1');
+      });
+      if (at !== target.length) throw new Error('the shared text did not fill its guest string');
+    });
+    if (direct !== undefined) return direct;
+  }
+  return withUtf8(context, length, write);
 }
 
 /** Writes `length` bytes of UTF-8 into WASM memory with `write`, and makes a guest string of them. */

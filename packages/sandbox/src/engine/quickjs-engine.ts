@@ -19,6 +19,7 @@ import { HostBridge, type HostCaller } from './host-bridge.js';
 import { Interrupts } from './interrupts.js';
 import { dropLeftoverJobs } from './leftover-jobs.js';
 import type { CompiledEngine } from './load-quickjs.js';
+import { newGuestStringFromText } from './new-guest-direct-string.js';
 import { newGuestString, newGuestStringFromShared } from './new-guest-string.js';
 import { readGuestString } from './read-guest-string.js';
 import { runBlock } from './run-block.js';
@@ -264,6 +265,7 @@ export class QuickJsEngine {
     }
     init.contexts.forEach((payload, index) => {
       if (isSharedText(payload)) this.#setSharedText(`context_${index}`, payload);
+      else if (typeof payload === 'string') this.#setInitialString(`context_${index}`, payload);
       else this.setVariable(`context_${index}`, payload);
     });
     if (init.contexts.length > 0) this.#sc.call('alias', ['context', 'context_0']).dispose();
@@ -383,6 +385,20 @@ export class QuickJsEngine {
     }
     this.#setString(name, handle);
     this.#scanner.setPayload(name, shared);
+  }
+
+  /**
+   * Binds a string payload before any guest code runs: written straight into the guest string
+   * (any text, NUL and lone surrogates too), else the way `setVariable` binds one.
+   */
+  #setInitialString(name: string, text: string): void {
+    const handle = newGuestStringFromText(this.#context, text);
+    if (handle === undefined) {
+      this.setVariable(name, text);
+      return;
+    }
+    this.#setString(name, handle);
+    this.#scanner.setPayload(name, text);
   }
 
   /** Binds a guest string handle to `name`, then frees the handle. */

@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
-import { charactersOffset, stringAt } from './new-guest-ascii-string.js';
+import { charactersOffset, stringAt } from './new-guest-string-layout.js';
 
 /** The part of quickjs-emscripten-core 0.32 (pinned exactly) this reads; checked before use. */
 interface ContextInternals {
