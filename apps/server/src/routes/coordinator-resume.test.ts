@@ -1,7 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { LanguageModel, ModelRequest, RunEvent, TrajectoryRecord } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
 import { createExecutorEngine } from '../executor-engine.js';
+import { openServerStore } from '../open-server-store.js';
+import { withoutSupersededEnds } from '../run-outcome.js';
 import { readSse } from '../test-support/read-sse.js';
 import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
 
@@ -82,6 +87,9 @@ async function trajectoryEvents(server: TestServer, id: string): Promise<RunEven
     .map((line) => JSON.parse(line) as TrajectoryRecord)
     .flatMap((record) => (record.kind === 'event' ? [record.event] : []));
 }
+
+const withoutSuperseded = (events: readonly RunEvent[]) =>
+  withoutSupersededEnds(events, (event) => event);
 
 const rootEnds = (events: readonly RunEvent[]) =>
   events.filter((event) => event.type === 'run-end' && event.depth === 0);
@@ -203,5 +211,70 @@ describe('POST /v1/runs/:id/resume on a coordinator run', { timeout: 120_000 }, 
     const refused = await post(server, `/v1/runs/${id}/resume`, { config: { maxSubcalls: 10 } });
     expect(refused.status).toBe(409);
     expect(JSON.stringify(await refused.json())).toContain('first turn');
+  });
+
+  it('keeps the limits it was resumed with when a restart takes the resumed run up again', async () => {
+    const perTask = new Map<string, number>();
+    const store = await openServerStore({ kind: 'memory' });
+    const dataDir = await mkdtemp(join(tmpdir(), 'rlm-coordinator-restart-'));
+    const inner = coordinator(perTask);
+    let held = false;
+    let asked: () => void = () => undefined;
+    const taskThreeAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    // The resumed run's task three never answers: the server shuts down under it.
+    const model = scriptedModel(async (request) => {
+      if (!isRoot(request) && JSON.stringify(request.messages).includes('task three') && !held) {
+        held = true;
+        asked();
+        return new Promise<string>(() => undefined);
+      }
+      return (await inner.complete(request)).text;
+    });
+    const start = () =>
+      startTestServer({
+        engine: createExecutorEngine({ resolveModel: () => model, isolation: 'inline' }),
+        config: {
+          profiles: {
+            default: { model: 'scripted/coordinator', mode: 'coordinator', maxDepth: 2 },
+          },
+          shutdownGraceMs: 100,
+        },
+        persistent: { store, dataDir },
+      });
+    try {
+      const first = await start();
+      const { id } = (await (
+        await post(first, '/v1/runs', {
+          query: 'Join the tasks',
+          context: 'the context',
+          config: { maxSubcalls: 2 },
+        })
+      ).json()) as { id: string };
+      await untilEnd(first, id);
+      expect(
+        (await post(first, `/v1/runs/${id}/resume`, { config: { maxSubcalls: 10 } })).status,
+      ).toBe(202);
+      await taskThreeAsked;
+      await first.close();
+      expect(await store.runs.getRun(id)).toMatchObject({ status: 'queued' });
+
+      await using second = await start();
+      expect(await second.services.runs.recover()).toEqual({ requeued: [id], interrupted: [] });
+      // The restarted server has keys of its own: its admin reads the run.
+      while (second.services.runs.isActive(id)) await new Promise((r) => setTimeout(r, 50));
+      const final = await (await second.request(`/v1/runs/${id}`, { key: second.adminKey })).json();
+      expect(final).toMatchObject({ status: 'completed', answer: 'ONE+TWO+THREE' });
+      expect(perTask.get('one')).toBe(1);
+      expect(perTask.get('two')).toBe(1);
+      const events = (await store.runs.eventsAfter(id, 0)).map(({ event }) => event);
+      expect(rootEnds(withoutSuperseded(events))).toEqual([
+        expect.objectContaining({ status: 'completed' }),
+      ]);
+    } finally {
+      await store.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
