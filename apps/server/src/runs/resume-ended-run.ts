@@ -90,8 +90,9 @@ export async function resumeEndedRun(
   let lease: RunLease | undefined;
   let reopened: RunRecord;
   try {
+    // In a cluster: refused while another replica holds the run (it is being resumed there).
     lease = await life.coordinator.claimNew(runId).catch((error: unknown) => {
-      throw notResumable(runId, `another replica holds it (${String(error)})`);
+      throw RlmError.is(error) ? error : notResumable(runId, 'another replica is resuming it');
     });
     const store = lease === undefined ? life.store : life.store.fenced(lease);
     const recorded = await store.trajectory(runId);
