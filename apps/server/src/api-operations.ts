@@ -90,6 +90,16 @@ export const OPERATIONS: readonly Operation[] = [
     response: { status: 202, schema: 'Run' },
   },
   {
+    method: 'post',
+    path: '/v1/runs/{id}/resume',
+    summary:
+      'Continue an ended run from its last checkpoint (when its view says resumable; optional body {config} gives new limits; 409 otherwise)',
+    tag: 'runs',
+    auth: 'key',
+    body: 'ResumeRunRequest',
+    response: { status: 202, schema: 'Run' },
+  },
+  {
     method: 'delete',
     path: '/v1/runs/{id}',
     summary:

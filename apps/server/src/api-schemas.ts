@@ -42,6 +42,11 @@ export const runViewSchema = z.object({
   iterations: z.number().int().nullable(),
   durationMs: z.number().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  /**
+   * Whether `POST /v1/runs/:id/resume` would continue the run from its last checkpoint (it ended
+   * cancelled, stopped by a budget or its wall time, or interrupted, after its first turn).
+   */
+  resumable: z.boolean(),
 });
 export type RunView = z.infer<typeof runViewSchema>;
 

@@ -26,12 +26,13 @@ import {
 import { chatCompletionRequestSchema } from './chat-completion-request.js';
 import { responseViewSchema } from './routes/response-object.js';
 import { responsesRequestSchema } from './routes/responses-request.js';
-import { createRunRequestSchema } from './run-request.js';
+import { createRunRequestSchema, resumeRunRequestSchema } from './run-request.js';
 
 const SCHEMAS: Record<string, z.ZodType> = {
   JsonValue: jsonValueSchema,
   Error: errorBodySchema,
   CreateRunRequest: createRunRequestSchema,
+  ResumeRunRequest: resumeRunRequestSchema,
   Run: runViewSchema,
   RunPage: runPageSchema,
   RunEvent: runEventSchema,

@@ -1,13 +1,15 @@
-import type { RunStore } from '@rlm/memory';
+import type { RunRecord, RunStore } from '@rlm/memory';
 import type { Logger } from 'pino';
 import type { RunCoordinator } from './cluster/run-coordinator.js';
 import type { ContextStore } from './context-store.js';
 import type { EventHub } from './event-hub.js';
-import type { RunEngine } from './run-engine.js';
+import type { EffectiveBudget, RunEngine } from './run-engine.js';
+import type { RunMeta } from './run-meta.js';
 import type { RunMetrics } from './run-metrics.js';
 import { startRun } from './runs/execute-run.js';
 import { createInProcessCoordinator } from './runs/in-process-coordinator.js';
 import { createPostgresCoordinator } from './runs/postgres-coordinator.js';
+import { resumeEndedRun, resumeRefusal } from './runs/resume-ended-run.js';
 import { cancelHere, type RunLifecycle, release, resumable } from './runs/run-lifecycle.js';
 import { createRunQueue } from './runs/run-queue.js';
 import { submitRun } from './runs/submit-run.js';
@@ -26,6 +28,15 @@ export interface RunManager {
    *   `server.unavailable` while shutting down
    */
   submit(input: SubmitRunInput): Promise<SubmittedRun>;
+  /**
+   * Continues an ended run from its latest checkpoint with `budget`, executing it here (see
+   * `resumeEndedRun`); resolves with its record, `queued` again.
+   * @throws RlmError `server.conflict` naming why it cannot be resumed, `server.rate_limited`,
+   *   `server.unavailable` while shutting down
+   */
+  resume(target: { record: RunRecord; meta: RunMeta; budget: EffectiveBudget }): Promise<RunRecord>;
+  /** Why `resume` would refuse the run; undefined when it would continue it. */
+  resumeRefusal(record: RunRecord): Promise<string | undefined>;
   /** Cancels a queued or running run; false when it is not active in this process. */
   cancel(runId: string): Promise<boolean>;
   stats(): { queued: number; running: number };
@@ -95,6 +106,8 @@ export function createRunManager(options: RunManagerOptions): RunManager {
     async cancel(runId) {
       return (await cancelHere(life, runId)) || life.coordinator.cancelElsewhere(runId);
     },
+    resume: (target) => resumeEndedRun(life, target),
+    resumeRefusal: (record) => resumeRefusal(life, record),
     stats: () => life.queue.stats(),
     isActive: (runId) => life.active.has(runId),
     recover: () => life.coordinator.recover(),

@@ -1,5 +1,7 @@
+import type { RunRecord } from '@rlm/memory';
 import {
   emptyUsage,
+  isEndStatus,
   type RLMChatCompletion,
   type RunEvent,
   type RunEventOf,
@@ -37,15 +39,22 @@ export function outcomeFromCompletion(result: RLMChatCompletion): RunOutcome {
 /**
  * Rebuilds the outcome from a run's stored events: the root's `run-end` (depth 0), which carries
  * its own end reason. Earlier `error` events are not read: a restart notice (`server.unavailable`)
- * in the log of a run that went on and ended otherwise is not why it ended. Returns undefined
- * while the run has not ended.
+ * in the log of a run that went on and ended otherwise is not why it ended. A `run-end` a resume
+ * superseded (see `supersedesEnd`) is not the run's end either, nor one at or before
+ * `reopenedAt` (see `reopenedAt`). Returns undefined while the run has not ended.
  */
-export function outcomeFromEvents(events: readonly RunEvent[]): RunOutcome | undefined {
+export function outcomeFromEvents(
+  events: readonly RunEvent[],
+  { reopenedAt }: { reopenedAt?: number } = {},
+): RunOutcome | undefined {
   let end: RunEventOf<'run-end'> | undefined;
   for (const event of events) {
-    if (event.depth === 0 && event.type === 'run-end') end = event;
+    if (event.depth !== 0) continue;
+    if (event.type === 'run-end') end = event;
+    else if (event.type === 'run-resume') end = undefined;
   }
-  if (end === undefined) return undefined;
+  // Reopened by a resume whose run has not emitted anything yet: that end is not the run's.
+  if (end === undefined || (reopenedAt !== undefined && end.at <= reopenedAt)) return undefined;
   return {
     status: end.status,
     answer: end.answer,
@@ -98,4 +107,42 @@ export function emptyOutcome(status: RunOutcome['status']): RunOutcome {
     durationMs: 0,
     error: null,
   };
+}
+
+/**
+ * The time a stored run not marked ended was last changed, if an end at `endAt` or before it is
+ * superseded by it: the record was reopened by a resume after that end (the run's own status
+ * change to `running` comes before its events, so a run still finishing is not taken for one).
+ */
+export function reopenedAt(record: RunRecord): number | undefined {
+  return isEndStatus(record.status) ? undefined : record.updatedAt;
+}
+
+/**
+ * Whether `later`, stored after a root `run-end`, shows that the run went on after that end (it
+ * was resumed through the API): its root `run-resume`, or another root `run-end` (a resume that
+ * failed before the run went on). The event log is append-only, so the stopped attempt's end
+ * stays stored; what the server serves of the run leaves it out, and the run ends once.
+ */
+export function supersedesEnd(later: RunEvent): boolean {
+  return later.depth === 0 && (later.type === 'run-resume' || later.type === 'run-end');
+}
+
+/** The items whose event is a root `run-end` superseded by a later one (see `supersedesEnd`). */
+export function withoutSupersededEnds<T>(
+  items: readonly T[],
+  eventOf: (item: T) => RunEvent | undefined,
+): T[] {
+  const kept: T[] = [];
+  let pendingEnd: number | undefined;
+  for (const item of items) {
+    const event = eventOf(item);
+    if (event !== undefined && pendingEnd !== undefined && supersedesEnd(event)) {
+      kept.splice(pendingEnd, 1);
+      pendingEnd = undefined;
+    }
+    if (event?.depth === 0 && event.type === 'run-end') pendingEnd = kept.length;
+    kept.push(item);
+  }
+  return kept;
 }

@@ -36,6 +36,13 @@ export const createRunRequestSchema = z
   });
 export type CreateRunRequest = z.infer<typeof createRunRequestSchema>;
 
+/**
+ * `POST /v1/runs/:id/resume`: new limits for the rest of the run (each capped at the server's
+ * maximum); a limit left out keeps the run's own. Usage so far counts against them.
+ */
+export const resumeRunRequestSchema = z.object({ config: runBudgetSchema.optional() }).strict();
+export type ResumeRunRequest = z.infer<typeof resumeRunRequestSchema>;
+
 /** Query string of `GET /v1/runs`. */
 export const listRunsQuerySchema = z.object({
   status: z

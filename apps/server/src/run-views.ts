@@ -14,21 +14,29 @@ export interface RunViews {
 
 const OUTCOME_CACHE_SIZE = 2_000;
 
-export function createRunViews(store: RunStore): RunViews {
-  // Finished runs never change, so their outcome is read from the event log once.
-  const outcomes = new Map<string, RunOutcome>();
+export interface RunViewsOptions {
+  /** Whether `POST /v1/runs/:id/resume` would continue the run (the view's `resumable`). */
+  resumable?: (record: RunRecord) => Promise<boolean>;
+}
+
+export function createRunViews(store: RunStore, options: RunViewsOptions = {}): RunViews {
+  // An ended run changes only when it is resumed, which ends it again at another time: its
+  // outcome is read from the event log once per end.
+  const outcomes = new Map<string, { endedAt: number; outcome: RunOutcome }>();
+  const resumable = options.resumable ?? (async () => false);
 
   async function outcome(record: RunRecord): Promise<RunOutcome | undefined> {
     if (record.endedAt === null) return undefined;
     const cached = outcomes.get(record.id);
-    if (cached !== undefined) return cached;
+    if (cached?.endedAt === record.endedAt) return cached.outcome;
     const events = await allEvents(store, record.id);
     const found = outcomeFromEvents(events);
     if (found !== undefined) {
+      outcomes.delete(record.id);
       if (outcomes.size >= OUTCOME_CACHE_SIZE) {
         outcomes.delete(outcomes.keys().next().value as string);
       }
-      outcomes.set(record.id, found);
+      outcomes.set(record.id, { endedAt: record.endedAt, outcome: found });
     }
     return found;
   }
@@ -75,6 +83,7 @@ export function createRunViews(store: RunStore): RunViews {
         iterations: ended?.iterations ?? null,
         durationMs: ended?.durationMs ?? null,
         error: ended?.error ?? null,
+        resumable: ended !== undefined && (await resumable(record)),
       };
     },
   };

@@ -141,7 +141,9 @@ export function createServerServices(deps: ServerDeps): ServerServices {
     activity,
     mcp,
     stopping: stopSignal.signal,
-    views: createRunViews(deps.store.runs),
+    views: createRunViews(deps.store.runs, {
+      resumable: async (record) => (await manager.resumeRefusal(record)) === undefined,
+    }),
     agents,
     keyRateLimiter:
       cluster === undefined

@@ -66,6 +66,18 @@ describe.each(BACKENDS)('RunStore (%s)', (backend) => {
     );
   });
 
+  it("replaces a run's config when a patch gives one, and keeps it otherwise", async () => {
+    await test.store.runs.createRun({ id: 'c1', config: { budget: { maxSubcalls: 2 } } });
+    await test.store.runs.updateRun('c1', { status: 'budget_exceeded' });
+    expect((await test.store.runs.getRun('c1'))?.config).toEqual({ budget: { maxSubcalls: 2 } });
+    const reopened = await test.store.runs.updateRun('c1', {
+      status: 'queued',
+      config: { budget: { maxSubcalls: 10 } },
+    });
+    expect(reopened).toMatchObject({ status: 'queued', endedAt: null });
+    expect((await test.store.runs.getRun('c1'))?.config).toEqual({ budget: { maxSubcalls: 10 } });
+  });
+
   it('numbers events 1, 2, 3… per run and resumes after a sequence number', async () => {
     await test.store.runs.createRun({ id: 'a' });
     await test.store.runs.createRun({ id: 'b' });

@@ -52,6 +52,8 @@ export type CreateRunInput = z.input<typeof createRunInputSchema>;
 export const runPatchSchema = z.object({
   status: storedRunStatusSchema.optional(),
   usage: usageSummarySchema.optional(),
+  /** Replaces the run's configuration (a run continued with other limits). */
+  config: z.record(z.string(), jsonValueSchema).optional(),
 });
 export type RunPatch = z.input<typeof runPatchSchema>;
 

@@ -5,6 +5,7 @@ import type { SSEStreamingApi } from 'hono/streaming';
 import type { AppEnv } from '../app-env.js';
 import type { EventHub } from '../event-hub.js';
 import { guardedSse } from '../guarded-sse.js';
+import { reopenedAt, supersedesEnd } from '../run-outcome.js';
 
 const PAGE_SIZE = 500;
 
@@ -62,7 +63,11 @@ async function follow(
   const drain = async (): Promise<boolean> => {
     for (;;) {
       const page = await store.eventsAfter(runId, seq, { limit: PAGE_SIZE });
-      seq = await writeEvents(stream, page, { after: seq, redact: options.redact });
+      seq = await writeEvents(stream, page, {
+        after: seq,
+        redact: options.redact,
+        superseded: (end) => supersededEnd(store, runId, end),
+      });
       if (page.length === PAGE_SIZE) continue;
       if (!(await isFinished())) return false;
       // The final status is written after the last event, so one more read closes the race.
@@ -89,14 +94,50 @@ async function follow(
   }
 }
 
+/**
+ * Whether the root `run-end` stored at `seq` was superseded by a resume (see `supersedesEnd`): a
+ * resumed run's log keeps the end of the attempt it continued, and its stream leaves it out, so a
+ * client that reads the run from its start sees it end once. What supersedes an end comes right
+ * after it (the resumed run's first event, or the end of a resume that failed), or the run was
+ * reopened since (see `reopenedAt`).
+ */
+async function supersededEnd(
+  store: RunStore,
+  runId: string,
+  { seq, at }: { seq: number; at: number },
+): Promise<boolean> {
+  const next = await store.eventsAfter(runId, seq, { limit: 3 });
+  if (next.some(({ event }) => supersedesEnd(event))) return true;
+  // Resumed, and the resumed run has not emitted its first event yet.
+  const record = await store.getRun(runId);
+  const reopened = record === undefined ? undefined : reopenedAt(record);
+  return reopened !== undefined && at <= reopened;
+}
+
 /** Writes stored events as SSE messages; returns the last sequence number written. */
 async function writeEvents(
   stream: SSEStreamingApi,
   page: readonly StoredRunEvent[],
-  { after, redact }: { after: number; redact: ((json: string) => string) | undefined },
+  {
+    after,
+    redact,
+    superseded,
+  }: {
+    after: number;
+    redact: ((json: string) => string) | undefined;
+    superseded: (end: { seq: number; at: number }) => Promise<boolean>;
+  },
 ): Promise<number> {
   let seq = after;
   for (const { seq: eventSeq, event } of page) {
+    if (
+      event.depth === 0 &&
+      event.type === 'run-end' &&
+      (await superseded({ seq: eventSeq, at: event.at }))
+    ) {
+      seq = eventSeq;
+      continue;
+    }
     const data = JSON.stringify(event);
     await stream.writeSSE({
       id: String(eventSeq),

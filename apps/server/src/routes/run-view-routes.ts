@@ -1,8 +1,9 @@
-import type { RunStore } from '@rlm/memory';
+import type { RunStore, StoredRunEvent } from '@rlm/memory';
 import { renderRunHtml, TraceTree } from '@rlm/trace';
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env.js';
 import { redactUpstream } from '../redact-upstream.js';
+import { withoutSupersededEnds } from '../run-outcome.js';
 import type { ServerServices } from '../server-services.js';
 
 const PAGE_SIZE = 1000;
@@ -32,19 +33,23 @@ export function runViewRoutes({ store, views }: ServerServices): Hono<AppEnv> {
   return app;
 }
 
-/** Feeds every stored event of a run into a trace tree, page by page. */
+/**
+ * Feeds every stored event of a run into a trace tree, without the `run-end` of an attempt a
+ * resume continued (see `withoutSupersededEnds`): a resumed run ends once.
+ */
 async function traceOf(
   store: RunStore,
   runId: string,
 ): Promise<{ tree: TraceTree; lastSeq: number }> {
-  const tree = new TraceTree();
+  const stored: StoredRunEvent[] = [];
   let lastSeq = 0;
   for (;;) {
     const page = await store.eventsAfter(runId, lastSeq, { limit: PAGE_SIZE });
-    for (const { seq, event } of page) {
-      tree.apply(event);
-      lastSeq = seq;
-    }
-    if (page.length < PAGE_SIZE) return { tree, lastSeq };
+    stored.push(...page);
+    lastSeq = page.at(-1)?.seq ?? lastSeq;
+    if (page.length < PAGE_SIZE) break;
   }
+  const tree = new TraceTree();
+  for (const { event } of withoutSupersededEnds(stored, (item) => item.event)) tree.apply(event);
+  return { tree, lastSeq };
 }

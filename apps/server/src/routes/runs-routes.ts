@@ -1,6 +1,6 @@
 import { outputFromJsonSchema } from '@rlm/executor';
 import type { RunRecord } from '@rlm/memory';
-import { isEndStatus, RlmError } from '@rlm/protocol';
+import { isEndStatus, RlmError, type TrajectoryRecord } from '@rlm/protocol';
 import { trajectoryHeader } from '@rlm/trace';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -11,11 +11,17 @@ import { parseQuery, readJsonBody } from '../read-json-body.js';
 import { redactUpstream, redactUpstreamJson } from '../redact-upstream.js';
 import { resolveProfile } from '../resolve-profile.js';
 import { runMetaSchema } from '../run-meta.js';
-import { createRunRequestSchema, listRunsQuerySchema } from '../run-request.js';
+import { withoutSupersededEnds } from '../run-outcome.js';
+import {
+  createRunRequestSchema,
+  listRunsQuerySchema,
+  resumeRunRequestSchema,
+} from '../run-request.js';
+import { resumedBudget } from '../runs/resume-ended-run.js';
 import type { ServerServices } from '../server-services.js';
 import { resumePoint, streamRunEvents } from './run-event-stream.js';
 
-/** `/v1/runs`: create, read, stream, cancel, trajectory and list. */
+/** `/v1/runs`: create, read, stream, cancel, resume, trajectory and list. */
 export function runsRoutes(services: ServerServices): Hono<AppEnv> {
   const { config, store, runs, views, contexts, hub } = services;
   const app = new Hono<AppEnv>();
@@ -56,7 +62,7 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
       });
       const meta = runMetaSchema.parse(record.config);
       const view = redactUpstreamJson(principal, await views.view(record, meta));
-      return c.json({ ...view, links: runLinks(record.id) }, 202, {
+      return c.json({ ...view, links: runLinks(record.id, view) }, 202, {
         location: `/v1/runs/${record.id}`,
       });
     },
@@ -92,7 +98,7 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
     const principal = c.get('principal');
     const { record, meta } = await views.owned(principal, c.req.param('id'));
     const view = redactUpstreamJson(principal, await views.view(record, meta));
-    return c.json({ ...view, links: runLinks(record.id) });
+    return c.json({ ...view, links: runLinks(record.id, view) });
   });
 
   app.get('/:id/events', async (c) => {
@@ -124,7 +130,21 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
     }
     const current = (await store.runs.getRun(record.id)) ?? record;
     const view = redactUpstreamJson(c.get('principal'), await views.view(current, meta));
-    return c.json({ ...view, links: runLinks(record.id) }, 202);
+    return c.json({ ...view, links: runLinks(record.id, view) }, 202);
+  });
+
+  app.post('/:id/resume', async (c) => {
+    const principal = c.get('principal');
+    const { record, meta } = await views.owned(principal, c.req.param('id'));
+    // No body at all asks for the run's own limits.
+    const body =
+      (await c.req.text()).trim() === ''
+        ? {}
+        : await readJsonBody(c, resumeRunRequestSchema, 'resume request');
+    const budget = resumedBudget(meta.budget, body.config, config.maxima);
+    const reopened = await runs.resume({ record, meta, budget });
+    const view = redactUpstreamJson(principal, await views.view(reopened, { ...meta, budget }));
+    return c.json({ ...view, links: runLinks(record.id, view) }, 202);
   });
 
   // A run still queued or running is refused rather than cancelled on the way: deleting is
@@ -145,17 +165,20 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
 
   app.get('/:id/trajectory', async (c) => {
     const { record, meta } = await views.owned(c.get('principal'), c.req.param('id'));
-    const stored = await store.runs.trajectoryJsonl(record.id);
-    let body = stored;
-    if (stored.length === 0) {
+    // A resumed run's log keeps the end of the attempt it continued; served, the run ends once.
+    let records: TrajectoryRecord[] = await store.runs.trajectory(record.id);
+    if (records.length === 0) {
       // Engines without a trajectory sink still leave the event log: serve it in trajectory form.
       const { query: _query, ...config } = meta;
       const header = trajectoryHeader({ runId: record.id, createdAt: record.createdAt, config });
-      const lines = [JSON.stringify(header)];
+      records = [header];
       for (const { event } of await store.runs.eventsAfter(record.id, 0))
-        lines.push(JSON.stringify({ kind: 'event', event }));
-      body = `${lines.join('\n')}\n`;
+        records.push({ kind: 'event', event });
     }
+    const served = withoutSupersededEnds(records, (item) =>
+      item.kind === 'event' ? item.event : undefined,
+    );
+    const body = served.map((item) => `${JSON.stringify(item)}\n`).join('');
     return c.body(redactUpstream(c.get('principal'), body), 200, {
       'content-type': 'application/x-ndjson; charset=utf-8',
       'content-disposition': `attachment; filename="${record.id}.jsonl"`,
@@ -165,9 +188,10 @@ export function runsRoutes(services: ServerServices): Hono<AppEnv> {
   return app;
 }
 
-function runLinks(id: string) {
+function runLinks(id: string, { resumable = false }: { resumable?: boolean } = {}) {
   return {
     self: `/v1/runs/${id}`,
+    ...(resumable ? { resume: `/v1/runs/${id}/resume` } : {}),
     events: `/v1/runs/${id}/events`,
     trajectory: `/v1/runs/${id}/trajectory`,
     cancel: `/v1/runs/${id}/cancel`,

@@ -14,12 +14,12 @@ import type { ActiveRun } from './active-run.js';
 import {
   abandon,
   announce,
+  checkpointed,
   finish,
   loseLease,
   persist,
   type RunLifecycle,
   release,
-  resumable,
 } from './run-lifecycle.js';
 
 /**
@@ -130,8 +130,8 @@ async function engineInput(
     profile: profileNamed(life.config, input.profileName),
     budget: input.budget,
     signal: controller.signal,
-    // Checkpoints cost a write per turn: only runs a restart can resume get them.
-    ...(resumable(life, input)
+    // Checkpoints cost a write per turn: only runs that can be continued get them.
+    ...(checkpointed(input)
       ? { runStore: executorRunStore(run.store, { onCheckpoint: () => run.checkpointed?.() }) }
       : {}),
     ...hooks,

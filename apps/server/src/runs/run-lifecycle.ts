@@ -142,6 +142,14 @@ export async function cancelHere(life: RunLifecycle, runId: string): Promise<boo
   return true;
 }
 
+/**
+ * Whether the run writes a checkpoint after every turn: every `run`, which a restart, a replica
+ * or `POST /v1/runs/:id/resume` may continue (chat and agent runs end with their request).
+ */
+export function checkpointed(input: SubmitRunInput): boolean {
+  return input.kind === 'run';
+}
+
 /** Whether the next start would resume the run (chat and agent runs end with their request). */
 export function resumable(life: RunLifecycle, input: SubmitRunInput): boolean {
   return input.kind === 'run' && life.config.onRestart === 'resume';

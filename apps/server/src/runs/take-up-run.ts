@@ -3,7 +3,7 @@ import { RlmError } from '@rlm/protocol';
 import { allEvents } from '../all-events.js';
 import type { PendingClaim, PendingClaims } from '../cluster/pending-claims.js';
 import type { RunMeta } from '../run-meta.js';
-import { outcomeFromEvents, serverEndEvents } from '../run-outcome.js';
+import { outcomeFromEvents, reopenedAt, serverEndEvents } from '../run-outcome.js';
 import { restartPlan, serverNotice } from '../unfinished-runs.js';
 import { enqueue, persist, type RunLifecycle, type RunTarget } from './run-lifecycle.js';
 import type { SubmitRunInput } from './submit-run-input.js';
@@ -41,7 +41,7 @@ export async function takeUpRun(
   };
   const events = await allEvents(life.store, record.id);
   // A holder that died between its run-end event and the status: the run did end.
-  const ended = outcomeFromEvents(events);
+  const ended = outcomeFromEvents(events, { reopenedAt: reopenedAt(record) });
   if (ended !== undefined) {
     await target.store.updateRun(record.id, { status: ended.status, usage: ended.usage });
     life.metrics.runFinished(ended.status);

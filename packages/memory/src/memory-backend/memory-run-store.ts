@@ -113,6 +113,7 @@ export class MemoryRunStore implements RunStore {
       ...run.record,
       status,
       usage: parsed.usage === undefined ? run.record.usage : structuredClone(parsed.usage),
+      config: parsed.config === undefined ? run.record.config : structuredClone(parsed.config),
       updatedAt: now,
       endedAt: isEndStatus(status) ? (run.record.endedAt ?? now) : null,
     };

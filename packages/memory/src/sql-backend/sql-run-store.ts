@@ -124,11 +124,12 @@ export class SqlRunStore implements RunStore {
         await this.#checkFence(tx, runId);
         const status = parsed.status ?? current.status;
         const row = await tx.get<RunRow>(
-          `UPDATE runs SET status = ?, usage = ?, updated_at = ?, ended_at = ? WHERE id = ?
-         RETURNING ${RUN_COLUMNS}`,
+          `UPDATE runs SET status = ?, usage = ?, config = ?, updated_at = ?, ended_at = ?
+         WHERE id = ? RETURNING ${RUN_COLUMNS}`,
           [
             status,
             JSON.stringify(parsed.usage ?? current.usage),
+            JSON.stringify(parsed.config ?? current.config),
             now,
             isEndStatus(status) ? (current.endedAt ?? now) : null,
             runId,
