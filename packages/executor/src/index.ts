@@ -68,6 +68,7 @@ export {
 // The run contract's defaults, defined once in @rlm/protocol.
 export {
   DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_ESCALATE_AFTER_ERRORS,
   DEFAULT_MAX_CONSECUTIVE_ERRORS,
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_ITERATIONS,
