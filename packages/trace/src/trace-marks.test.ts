@@ -42,7 +42,14 @@ function markedRun(): RunEvent[] {
   return [
     runStart(ROOT, 'cheap'),
     { ...base, type: 'iteration-start', iteration: 0 },
-    { ...base, type: 'subcall-start', callId: 'c1', kind: 'llm', model: 'cheap', promptPreview: 'p' },
+    {
+      ...base,
+      type: 'subcall-start',
+      callId: 'c1',
+      kind: 'llm',
+      model: 'cheap',
+      promptPreview: 'p',
+    },
     {
       ...base,
       type: 'model-call-end',
@@ -177,8 +184,7 @@ describe('cache hits and escalations in the trace', () => {
 
   it('leaves a run without hits or escalations as it was', () => {
     const plain = markedRun().filter(
-      (event) =>
-        event.type !== 'escalation' && !(event.type === 'model-call-end' && event.cache),
+      (event) => event.type !== 'escalation' && !(event.type === 'model-call-end' && event.cache),
     );
     const tree = treeOf(plain);
     const page = renderRunHtml(tree);
