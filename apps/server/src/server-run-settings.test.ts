@@ -52,7 +52,14 @@ describe("a profile's escalation ladder", () => {
     });
     const profile = config.profiles['default'];
     if (profile === undefined) throw new Error('profile not parsed');
-    const budget = { maxIterations: 20, maxDepth: 2 };
+    const budget = {
+      maxIterations: 20,
+      maxDepth: 2,
+      maxTokens: 1_000,
+      maxCostUsd: 1,
+      maxWallTimeMs: 60_000,
+      maxSubcalls: 10,
+    };
     expect(serverRunSettings(profile, budget)).toMatchObject({
       escalate: ['testkit:mid', 'testkit:strong'],
       escalateAfterErrors: 2,
