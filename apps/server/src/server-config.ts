@@ -47,6 +47,13 @@ export const modelProfileSchema = z
     subModel: z.string().min(1).optional(),
     /** Coordinator profiles: the model background tasks run on; defaults to `subModel`, else `model`. */
     taskModel: z.string().min(1).optional(),
+    /**
+     * The escalation ladder, cheapest first: a child run stuck on errors, or out of turns without
+     * an answer, runs again once on the next model up, inside the run's budget.
+     */
+    escalate: z.array(z.string().min(1)).min(1, 'escalate names at least one model').optional(),
+    /** With `escalate`: failing turns in a row after which a child escalates. @default 3 */
+    escalateAfterErrors: z.number().int().positive().optional(),
     maxIterations: limit.maxIterations.unwrap().default(20),
     maxDepth: limit.maxDepth.unwrap().default(DEFAULT_MAX_DEPTH),
     /**

@@ -36,3 +36,40 @@ describe("a profile's taskModel", () => {
     expect(serverRunSettings(plain, budget)).not.toHaveProperty('dispatch');
   });
 });
+
+describe("a profile's escalation ladder", () => {
+  it('becomes escalate and escalateAfterErrors in the run settings; a ladder of no model is refused', () => {
+    const config = parseServerConfig({
+      store: { kind: 'memory' },
+      dataDir: '/tmp',
+      profiles: {
+        default: {
+          model: 'testkit:echo',
+          escalate: ['testkit:mid', 'testkit:strong'],
+          escalateAfterErrors: 2,
+        },
+      },
+    });
+    const profile = config.profiles['default'];
+    if (profile === undefined) throw new Error('profile not parsed');
+    const budget = {
+      maxIterations: 20,
+      maxDepth: 2,
+      maxTokens: 1_000,
+      maxCostUsd: 1,
+      maxWallTimeMs: 60_000,
+      maxSubcalls: 10,
+    };
+    expect(serverRunSettings(profile, budget)).toMatchObject({
+      escalate: ['testkit:mid', 'testkit:strong'],
+      escalateAfterErrors: 2,
+    });
+    expect(() =>
+      parseServerConfig({
+        store: { kind: 'memory' },
+        dataDir: '/tmp',
+        profiles: { default: { model: 'testkit:echo', escalate: [] } },
+      }),
+    ).toThrow(/escalate/);
+  });
+});

@@ -25,5 +25,9 @@ export function serverRunSettings(
     ...(profile.thinkingBudget === undefined ? {} : { thinkingBudget: profile.thinkingBudget }),
     ...(profile.effort === undefined ? {} : { effort: profile.effort }),
     ...(profile.cache === undefined ? {} : { cache: { ...profile.cache } }),
+    ...(profile.escalate === undefined ? {} : { escalate: [...profile.escalate] }),
+    ...(profile.escalateAfterErrors === undefined
+      ? {}
+      : { escalateAfterErrors: profile.escalateAfterErrors }),
   };
 }

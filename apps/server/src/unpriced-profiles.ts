@@ -26,6 +26,7 @@ export function unpricedProfiles(
         profile.model,
         profile.subModel ?? profile.model,
         ...(profile.taskModel === undefined ? [] : [profile.taskModel]),
+        ...(profile.escalate ?? []),
       ]),
     ];
     const models = ids.filter((id) => {

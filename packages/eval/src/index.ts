@@ -72,6 +72,7 @@ export { CHARS_PER_TOKEN, DEFAULT_BASE_CONTEXT_WINDOW } from './runner/run-base-
 export {
   DEFAULT_EVAL_CONCURRENCY,
   type EvalBudget,
+  type EvalCache,
   type EvalRun,
   type EvalStop,
   type RunEvalOptions,

@@ -5,6 +5,7 @@ import * as defaults from './defaults.js';
 import {
   ANTHROPIC_EFFORTS,
   anthropicEffortSchema,
+  DEFAULT_ESCALATE_AFTER_ERRORS,
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MODEL_ID,
@@ -35,6 +36,7 @@ describe('@rlm/executor/defaults', () => {
   it('holds the values the main entry exports and parseRLMConfig and the effort schema apply', () => {
     expect({ ...defaults }).toEqual({
       ANTHROPIC_EFFORTS,
+      DEFAULT_ESCALATE_AFTER_ERRORS,
       DEFAULT_MAX_DEPTH,
       DEFAULT_MAX_ITERATIONS,
       DEFAULT_MODEL_ID,
@@ -42,6 +44,7 @@ describe('@rlm/executor/defaults', () => {
     const config = parseRLMConfig({ model: scriptedModel(() => 'FINAL(1)') });
     expect(config.maxDepth).toBe(DEFAULT_MAX_DEPTH);
     expect(config.maxIterations).toBe(DEFAULT_MAX_ITERATIONS);
+    expect(config.escalateAfterErrors).toBe(DEFAULT_ESCALATE_AFTER_ERRORS);
     expect(anthropicEffortSchema.options).toEqual([...ANTHROPIC_EFFORTS]);
   });
 

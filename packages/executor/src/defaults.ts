@@ -7,6 +7,10 @@
  * executor and its provider SDKs (about 0.3 s). Nothing reachable from here may import them or zod.
  */
 
-export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_ITERATIONS } from './config/run-defaults.js';
+export {
+  DEFAULT_ESCALATE_AFTER_ERRORS,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_ITERATIONS,
+} from './config/run-defaults.js';
 export { ANTHROPIC_EFFORTS } from './models/anthropic-efforts.js';
 export { DEFAULT_MODEL_ID } from './models/default-model-id.js';

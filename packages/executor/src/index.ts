@@ -68,6 +68,7 @@ export {
 // The run contract's defaults, defined once in @rlm/protocol.
 export {
   DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_ESCALATE_AFTER_ERRORS,
   DEFAULT_MAX_CONSECUTIVE_ERRORS,
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_ITERATIONS,
@@ -127,6 +128,7 @@ export type { RLMSession } from './session/rlm-session.js';
 export { type CachedModelOptions, withCallCache } from './cache/cached-model.js';
 export { callCacheKey } from './cache/call-cache-key.js';
 export { type CallFlights, createCallFlights } from './cache/call-flights.js';
+export { memoryCallCache } from './cache/memory-call-cache.js';
 export type { CallCacheStores } from './cache/open-run-cache.js';
 
 // ── Typed answers ───────────────────────

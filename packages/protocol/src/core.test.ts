@@ -10,6 +10,7 @@ describe('the core entry (@rlm/protocol/core)', () => {
       'DEFAULT_BLOCK_TIMEOUT_MS',
       'DEFAULT_CAPTURE_CHARS',
       'DEFAULT_CPU_SLICE_MS',
+      'DEFAULT_ESCALATE_AFTER_ERRORS',
       'DEFAULT_MAX_ANSWER_CHARS',
       'DEFAULT_MAX_CONSECUTIVE_ERRORS',
       'DEFAULT_MAX_DEPTH',

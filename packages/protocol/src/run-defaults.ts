@@ -7,6 +7,13 @@ export const DEFAULT_MAX_DEPTH = 1;
 export const DEFAULT_MAX_ITERATIONS = 30;
 /** Iterations in a row whose code failed before the run stops. */
 export const DEFAULT_MAX_CONSECUTIVE_ERRORS = 5;
+/**
+ * With an escalation ladder: turns in a row whose code failed after which a child stops and runs
+ * again on the next model up. Three, below the five that stop any run: one failed turn is often
+ * a typo the model fixes, two a wrong guess about the data; a third in a row says the model is
+ * stuck, and turns spent after that are paid for nothing before the stronger model gets a try.
+ */
+export const DEFAULT_ESCALATE_AFTER_ERRORS = 3;
 /** Wall-clock limit of one code block, sub-calls included. */
 export const DEFAULT_BLOCK_TIMEOUT_MS = 300_000;
 /**

@@ -187,6 +187,23 @@ export const runEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({
     ...base,
+    /**
+     * A child run (this run's sub-call `callId`) failed and runs again on a stronger model from
+     * the escalation ladder: `errors` (turns in a row whose code failed) or `no-answer` (its turns
+     * ran out without an answer). The new child's run id is `toChildRunId`.
+     */
+    type: z.literal('escalation'),
+    callId: z.string(),
+    childRunId: z.string(),
+    toChildRunId: z.string(),
+    fromModel: z.string(),
+    toModel: z.string(),
+    reason: z.enum(['errors', 'no-answer']),
+    /** 1 for the first run again; a child runs again at most once. */
+    attempt: z.number().int().positive(),
+  }),
+  z.object({
+    ...base,
     type: z.literal('task-start'),
     taskId: z.string(),
     task: z.string(),

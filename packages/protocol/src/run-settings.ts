@@ -123,6 +123,19 @@ export const runSettingsSchema = z.strictObject({
     .optional(),
   /** Answer repeated sub-calls from a cache. @default no cache */
   cache: runCacheSchema.optional(),
+  /**
+   * The escalation ladder, cheapest first: a child run (`rlm_query`, a background task) that
+   * fails — `escalateAfterErrors` turns in a row whose code failed, or its turns run out without
+   * an answer — is run again once on the next model up (the first rung for a child on a model
+   * off the ladder), inside the same tree budget. A child on the last rung is not run again.
+   * @default no escalation
+   */
+  escalate: z.array(modelIdSchema).min(1, 'escalate names at least one model').optional(),
+  /**
+   * With `escalate`: turns in a row whose code failed after which a child that can escalate
+   * stops and is run on the next model up. @default DEFAULT_ESCALATE_AFTER_ERRORS (3)
+   */
+  escalateAfterErrors: positiveInt.optional(),
 });
 /** Settings after defaults. */
 export type RunSettings = z.output<typeof runSettingsSchema>;

@@ -99,9 +99,12 @@ export {
 } from './html.js';
 export { type RenderRunOptions, renderRunHtml } from './render-run-html.js';
 export { type RenderTraceHtmlOptions, renderTraceHtml } from './render-trace-html.js';
+export { subcallMarks } from './subcall-marks.js';
 export { TRACE_CSS } from './trace-styles.js';
 export {
   type TraceBlock,
+  type TraceCacheHit,
+  type TraceEscalation,
   type TraceRun,
   type TraceSubcall,
   TraceTree,

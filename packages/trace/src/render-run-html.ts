@@ -1,6 +1,7 @@
 import { formatCost, formatCount, formatDuration, linesText } from './format-units.js';
 import { type HtmlFragment, html, joinHtml, trustedHtml } from './html.js';
 import type { RecordedExchange } from './recorded-exchanges.js';
+import { subcallMarks } from './subcall-marks.js';
 import type {
   TraceBlock,
   TraceRun,
@@ -101,6 +102,7 @@ ${item('Turns', turns === root.iterations.length ? String(turns) : `${root.itera
 ${item('Sub-calls', formatCount(model.subcalls), 'subcalls')}
 ${item('Tokens', `${formatCount(tree.inputTokens)} in / ${formatCount(tree.outputTokens)} out`, 'tokens')}
 ${item('Cost', formatCost(tree.costUsd), 'cost')}
+${savingsItems(tree)}
 ${item('Model', root.model, 'model')}
 ${item('Started', started, 'started')}
 ${item('Query', root.query, 'query')}
@@ -229,10 +231,37 @@ function renderSubcall(context: RenderContext, run: TraceRun, call: TraceSubcall
       : html`<p class="child-link"><a href="#run-${child.runId}">Child run ${child.runId} →</a></p>`;
   return html`<div class="subcall ${call.state}" data-kind="${call.kind}" data-node="${context.nodeIndex.get(nodeKey) ?? -1}">
 <h4>${name} <span class="meta">${call.model}${took}${spent}</span></h4>
-<pre class="prompt">${call.promptPreview}</pre>
+${marksLine(call)}<pre class="prompt">${call.promptPreview}</pre>
 <pre class="reply">${reply}</pre>
 ${fullExchange(context.exchanges.get(`${run.runId}/${call.callId}`))}${link}
 </div>`;
+}
+
+/** A sub-call's marks (a cache hit, an escalation), each its own line; nothing without marks. */
+function marksLine(call: TraceSubcall): HtmlFragment | string {
+  const marks = subcallMarks(call);
+  if (marks.length === 0) return '';
+  return html`<p class="marks">${joinHtml(
+    marks.map(
+      (mark) =>
+        html`<span class="mark ${mark.startsWith('cache hit') ? 'cache-hit' : 'escalation'}">${mark}</span>`,
+    ),
+    ' ',
+  )}</p>
+`;
+}
+
+/** The summary's cache hits and escalations, when the tree had any. */
+function savingsItems(tree: TraceTree): HtmlFragment | string {
+  const items: HtmlFragment[] = [];
+  if (tree.cacheHits > 0) {
+    const saved = `${formatCount(tree.cacheHits)} (saved ${formatCount(tree.savedTokens)} tokens, ${formatCost(tree.savedCostUsd)})`;
+    items.push(item('Cache hits', saved, 'cache-hits'));
+  }
+  if (tree.escalations > 0) {
+    items.push(item('Escalations', formatCount(tree.escalations), 'escalations'));
+  }
+  return items.length === 0 ? '' : joinHtml(items, '\n');
 }
 
 /** An `llm_query`'s recorded prompt and reply in full, when the preview cut them. */

@@ -41,6 +41,9 @@ export const TRACE_CSS = `
 .rlm-trace pre.stderr,.rlm-trace pre.error{background:#fff0f0;color:#a00}.rlm-trace pre.prompt{background:#f3f0fa}
 .rlm-trace .block,.rlm-trace .subcall{margin:.5rem 0}.rlm-trace .subcall{border-left:2px dashed #bf5af2;padding-left:.6rem}
 .rlm-trace .subcall.error{border-left-color:#ff453a}
+.rlm-trace .marks{margin:.2rem 0}.rlm-trace .mark{display:inline-block;border-radius:3px;padding:0 .35rem;margin-right:.3rem;font-size:.85em}
+.rlm-trace .mark.cache-hit{background:#e3f6e8;color:#1d6b34}.rlm-trace .mark.escalation{background:#fff1db;color:#8a4b00}
+.rlm-trace .tl-mark{margin-right:.25rem}
 .rlm-trace .running>h4::after{content:" …";color:#0a84ff}
 .rlm-trace mark.search-hit{background:#ffe066;color:inherit}.rlm-trace mark.slice-missing{background:#fff3cd;color:#7a5200}
 .rlm-trace .flash{outline:2px solid #0a84ff;outline-offset:2px}

@@ -1,72 +1,21 @@
-import type { RunEvent, RunEventOf, RunStatus } from '@rlm/protocol';
+import type { RunEvent, RunEventOf } from '@rlm/protocol';
+import type {
+  TraceEscalation,
+  TraceRun,
+  TraceSubcall,
+  TraceTurn,
+  TraceUsage,
+} from './trace-nodes.js';
 
-/** One executed (or running) code block of a turn. */
-export interface TraceBlock {
-  index: number;
-  code: string;
-  state: 'running' | 'ok' | 'error';
-  stdout: string;
-  stderr: string;
-  /** `Name: message` of the block's error, if it threw. */
-  error: string | undefined;
-  finalAnswer: string | null;
-  executionTime: number | undefined;
-  /** The lines of the turn's response between the block's fences, when recorded. */
-  lines?: { start: number; end: number } | undefined;
-}
-
-/** One `llm_query` / `rlm_query` call made from code; `childRunId` links an `rlm` child run. */
-export interface TraceSubcall {
-  callId: string;
-  kind: 'llm' | 'rlm';
-  model: string;
-  promptPreview: string;
-  responsePreview: string | undefined;
-  state: 'running' | 'ok' | 'error';
-  durationMs: number | undefined;
-  childRunId: string | undefined;
-  /** Epoch ms of its start. */
-  startedAt: number;
-  /** The model call an `llm_query` made (same call id); an `rlm` child's usage is its run's. */
-  usage: TraceUsage;
-}
-
-/** Tokens and cost of the model calls made during one turn (its own and its `llm_query` calls). */
-export interface TraceUsage {
-  modelCalls: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-}
-
-/** One turn of a run: the model's response, its blocks, the sub-calls they made and their usage. */
-export interface TraceTurn {
-  iteration: number;
-  startedAt: number;
-  response: string | undefined;
-  blocks: TraceBlock[];
-  subcalls: TraceSubcall[];
-  usage: TraceUsage;
-  durationMs: number | undefined;
-}
-
-/** One run of the tree (the root or an `rlm_query` child). */
-export interface TraceRun {
-  runId: string;
-  parentRunId: string | null;
-  depth: number;
-  query: string;
-  model: string;
-  maxIterations: number;
-  startedAt: number;
-  iterations: TraceTurn[];
-  notes: string[];
-  answer: { text: string; source: string } | undefined;
-  status: RunStatus | undefined;
-  durationMs: number | undefined;
-  /** The run's own model calls (its turns and its `llm_query` calls), not its children's. */
-  usage: TraceUsage;
-}
+export type {
+  TraceBlock,
+  TraceCacheHit,
+  TraceEscalation,
+  TraceRun,
+  TraceSubcall,
+  TraceTurn,
+  TraceUsage,
+} from './trace-nodes.js';
 
 /**
  * The state of a run tree, rebuilt from its `RunEvent`s in order. It is a pure function of the
@@ -90,6 +39,14 @@ export class TraceTree {
   outputTokens = 0;
   costUsd = 0;
   modelCalls = 0;
+  /** Sub-calls the cache answered, and what they would have cost and used. */
+  cacheHits = 0;
+  savedCostUsd = 0;
+  savedTokens = 0;
+  /** Failed children run again on a stronger model. */
+  escalations = 0;
+  /** Escalations whose new child's sub-call has not started yet, by its run id. */
+  readonly #pendingEscalations = new Map<string, TraceEscalation>();
   /** Model calls in flight (call id → run id), so a view can say which run waits for the model. */
   readonly pendingCalls = new Map<string, string>();
   /**
@@ -192,12 +149,23 @@ export class TraceTree {
           startedAt: event.at,
           usage: emptyUsage(),
         };
+        const from =
+          event.childRunId === undefined
+            ? undefined
+            : this.#pendingEscalations.get(event.childRunId);
+        if (from !== undefined && event.childRunId !== undefined) {
+          call.escalatedFrom = from;
+          this.#pendingEscalations.delete(event.childRunId);
+        }
         turn.subcalls.push(call);
         this.indexSubcall(this.run(event).iterations, turn, call);
         return;
       }
       case 'subcall-end':
         this.endSubcall(event);
+        return;
+      case 'escalation':
+        this.escalate(event);
         return;
       case 'final-answer':
         this.run(event).answer = { text: event.answer, source: event.source };
@@ -246,7 +214,35 @@ export class TraceTree {
     // An llm_query's model call has the sub-call's id: the sub-call's own cost.
     const call = this.findSubcall(event.runId, event.callId);
     if (call !== undefined) addUsage(call.usage, spent);
+    if (event.cache !== undefined) {
+      this.cacheHits += 1;
+      this.savedCostUsd += event.cache.savedCostUsd;
+      this.savedTokens += event.cache.savedTokens;
+      if (call !== undefined) {
+        call.cache = {
+          paidByRunId: event.cache.paidByRunId,
+          savedCostUsd: event.cache.savedCostUsd,
+          savedTokens: event.cache.savedTokens,
+        };
+      }
+    }
     if (event.error !== undefined) run.notes.push(`model error: ${event.error.message}`);
+  }
+
+  /** Marks the failed child's sub-call, and remembers the mark for the new child's. */
+  private escalate(event: RunEventOf<'escalation'>): void {
+    this.escalations += 1;
+    const escalation: TraceEscalation = {
+      fromModel: event.fromModel,
+      toModel: event.toModel,
+      reason: event.reason,
+      attempt: event.attempt,
+      fromRunId: event.childRunId,
+      toRunId: event.toChildRunId,
+    };
+    const failed = this.findSubcall(event.runId, event.callId);
+    if (failed !== undefined) failed.escalatedTo = escalation;
+    this.#pendingEscalations.set(event.toChildRunId, escalation);
   }
 
   private endBlock(event: RunEventOf<'block-end'>): void {

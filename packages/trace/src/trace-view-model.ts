@@ -1,4 +1,5 @@
 import type { RunStatus } from '@rlm/protocol';
+import { subcallMarks } from './subcall-marks.js';
 import type { TraceRun, TraceSubcall, TraceTree, TraceUsage } from './trace-tree.js';
 
 /** How a node of the timeline ended, which picks its colour. */
@@ -34,6 +35,8 @@ export interface TraceViewNode {
   runId: string;
   /** `data-key` of the turn that made the call (`null` for the root and orphan runs). */
   turnKey: string | null;
+  /** A cache hit, an escalation: what `subcallMarks` says of the sub-call (absent when nothing). */
+  marks?: string[];
 }
 
 /** What the viewer needs beside the markup: the summary figures and the timeline's nodes. */
@@ -44,6 +47,9 @@ export interface TraceViewModel {
   /** Milliseconds from the first to the last event (the root's duration once it ended). */
   wallMs: number;
   subcalls: number;
+  /** Sub-calls the cache answered, and failed children run again on a stronger model. */
+  cacheHits: number;
+  escalations: number;
   nodes: TraceViewNode[];
 }
 
@@ -98,6 +104,8 @@ export function traceViewModel(tree: TraceTree): TraceViewModel {
     status: root?.status ?? 'running',
     wallMs: root?.durationMs ?? (tree.lastAt ?? origin) - origin,
     subcalls: builder.subcalls,
+    cacheHits: tree.cacheHits,
+    escalations: tree.escalations,
     nodes: builder.nodes,
   };
 }
@@ -147,7 +155,9 @@ function addRun(builder: Builder, run: TraceRun, place: Place): void {
       builder.subcalls += 1;
       const child = call.childRunId === undefined ? undefined : tree.runs.get(call.childRunId);
       if (child !== undefined && !placed.has(child.runId)) {
+        const at = nodes.length;
         addRun(builder, child, { parent: index, level, kind: 'rlm', turnKey: key });
+        markNode(nodes[at], call);
       } else {
         nodes.push(
           callNode(call, { parent: index, level, runId: run.runId, turnKey: key }, origin),
@@ -161,6 +171,12 @@ function addRun(builder: Builder, run: TraceRun, place: Place): void {
       addRun(builder, other, { parent: index, level, kind: 'rlm', turnKey: null });
     }
   }
+}
+
+/** Puts a sub-call's marks on the node that shows it. */
+function markNode(node: TraceViewNode | undefined, call: TraceSubcall): void {
+  const marks = subcallMarks(call);
+  if (node !== undefined && marks.length > 0) node.marks = marks;
 }
 
 function childrenByParent(tree: TraceTree): Map<string, TraceRun[]> {
@@ -180,7 +196,9 @@ function callNode(
   origin: number,
 ): TraceViewNode {
   const start = call.startedAt - origin;
+  const marks = subcallMarks(call);
   return {
+    ...(marks.length === 0 ? {} : { marks }),
     key: `${place.runId}/${call.callId}`,
     kind: call.kind,
     parent: place.parent,

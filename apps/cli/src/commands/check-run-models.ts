@@ -7,12 +7,15 @@ import type { CliConfig } from '../config/config-schema.js';
  * @throws RlmError `model.unknown_provider`, `model.auth`, `config.invalid`
  */
 export async function checkRunModels(
-  config: Pick<CliConfig, 'model' | 'subModel' | 'repl'> & Partial<Pick<CliConfig, 'taskModel'>>,
+  config: Pick<CliConfig, 'model' | 'subModel' | 'repl'> &
+    Partial<Pick<CliConfig, 'taskModel' | 'escalate'>>,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<void> {
   const { resolveCliModel } = await import('../engine/resolve-cli-model.js');
   const ids = new Set(
-    [config.model, config.subModel, config.taskModel].filter((id) => id !== undefined),
+    [config.model, config.subModel, config.taskModel, ...(config.escalate ?? [])].filter(
+      (id) => id !== undefined,
+    ),
   );
   for (const id of ids) resolveCliModel(id, env, { repl: config.repl });
 }

@@ -226,6 +226,41 @@ describe('rlm eval', () => {
     expect(result.stderr).toContain(message);
   });
 
+  it('shares rlm run --cache’s cache with --cache: a second eval answers its repeated sub-calls from it and reports them', async () => {
+    const evalWithCache = (out: string) =>
+      cli([
+        '--benchmark',
+        'aggregate',
+        '--sizes',
+        '20k',
+        '--systems',
+        'rlm',
+        '--model',
+        'testkit:chunk-and-aggregate',
+        '--cache',
+        '--out',
+        out,
+      ]);
+    const first = await evalWithCache('first');
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).not.toContain('## Sub-call cache');
+    const second = await evalWithCache('second');
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('## Sub-call cache');
+    const [row] = readFileSync(join(sandbox.dir, 'second', 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(row.cachedCalls).toBeGreaterThan(0);
+    expect(second.stdout).toMatch(new RegExp(`\\| rlm-solver \\| ${row.cachedCalls} \\| \\$`));
+    // The cache is the run store's, as for rlm run: rlm cache stats sees its entries.
+    const stats = await runCliInProcess(['cache', 'stats', '--json'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+    });
+    expect(JSON.parse(stats.stdout).entries).toBeGreaterThan(0);
+  });
+
   it('prints complete help: every flag, compare, and every offline policy', async () => {
     const result = await cli(['--help']);
     expect(result.code).toBe(0);
@@ -237,6 +272,7 @@ describe('rlm eval', () => {
       '--driver',
       '--max-cost',
       '--resume',
+      '--cache',
     ]) {
       expect(result.stdout).toContain(`${flag} `);
     }

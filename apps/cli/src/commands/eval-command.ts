@@ -1,9 +1,11 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { EvalCommandOptionsInput } from '@rlm/eval';
 import { RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { COORDINATOR_MIN_DEPTH } from '../config/coordinator-depth.js';
-import { resolveConfig } from '../config/resolve-config.js';
+import { defaultRunStorePath, resolveConfig } from '../config/resolve-config.js';
 import { EXIT_CODES, type ExitCode } from '../exit-code.js';
 import { addEvalOptions, evalFlagName, readEvalOptions } from './eval-options.js';
 
@@ -102,11 +104,16 @@ async function evalAction(
       new RlmError({ code: 'executor.cancelled', message: 'Cancelled by Ctrl-C', details: {} }),
     );
   });
+  // `--cache` is `rlm run --cache`'s cache: the run store's SQLite file.
+  const store = parsed.options.cache
+    ? await openRunStore(config.runStore ?? defaultRunStorePath(io.paths))
+    : undefined;
   try {
     const result = await runEvalCommand(evalInput as EvalCommandOptionsInput, {
       ...io,
       signal: controller.signal,
       now: () => io.now(),
+      ...(store === undefined ? {} : { callCaches: { sqlite: store.callCache } }),
     });
     if (result.stoppedBy === 'cancelled') {
       io.stderr.write(
@@ -128,7 +135,14 @@ async function evalAction(
     throw error;
   } finally {
     stopListening();
+    await store?.close();
   }
+}
+
+async function openRunStore(path: string) {
+  const { createStore } = await import('@rlm/memory');
+  mkdirSync(dirname(path), { recursive: true });
+  return createStore({ kind: 'sqlite', path });
 }
 
 /**

@@ -152,6 +152,13 @@ const EVAL_FLAGS: readonly EvalFlag[] = [
     kind: 'boolean',
   },
   {
+    key: 'cache',
+    flags: CONFIG_KEYS.cache.flag,
+    description:
+      'answer repeated sub-calls from the cache rlm run --cache uses (the run store, shared by every attempt and run on this machine), at no cost',
+    kind: 'boolean',
+  },
+  {
     key: 'offlineTransport',
     flags: '--offline-transport <transport>',
     description:

@@ -1,4 +1,4 @@
-import { ANTHROPIC_EFFORTS } from '@rlm/executor/defaults';
+import { ANTHROPIC_EFFORTS, DEFAULT_ESCALATE_AFTER_ERRORS } from '@rlm/executor/defaults';
 import { PROMPT_MODES } from '@rlm/prompts';
 import { CACHE_SCOPES, type ConfigKey, PROGRESS_MODES } from './config-schema.js';
 import { REPL_KEY } from './repl-key.js';
@@ -29,6 +29,19 @@ export const CONFIG_KEYS = {
     flag: '--task-model',
     kind: 'string',
     description: 'coordinator mode: model for background tasks (defaults to the sub-model)',
+  },
+  escalate: {
+    env: 'RLM_ESCALATE',
+    flag: '--escalate',
+    kind: 'list',
+    description:
+      'a model of the escalation ladder, cheapest first: a child stuck on errors or out of turns without an answer runs again once on the next one',
+  },
+  escalateAfterErrors: {
+    env: 'RLM_ESCALATE_AFTER_ERRORS',
+    flag: '--escalate-after-errors',
+    kind: 'number',
+    description: `with --escalate: failing turns in a row after which a child escalates (default ${DEFAULT_ESCALATE_AFTER_ERRORS})`,
   },
   maxDepth: {
     env: 'RLM_MAX_DEPTH',

@@ -31,6 +31,10 @@ export const cliConfigSchema = z.strictObject({
   subModel: z.string().min(1).optional(),
   /** Coordinator mode: the model background tasks run on; the sub-model when unset. */
   taskModel: z.string().min(1).optional(),
+  /** The escalation ladder, cheapest first (see the run contract's `escalate`). */
+  escalate: z.array(z.string().min(1)).min(1, 'escalate names at least one model').optional(),
+  /** With `escalate`: failing turns in a row after which a child escalates. */
+  escalateAfterErrors: positiveInt.optional(),
   /** Depth at which calls become one-shot (the root is depth 0, so 1 means no child REPLs). */
   maxDepth: limit.maxDepth.unwrap(),
   maxIterations: limit.maxIterations.unwrap(),

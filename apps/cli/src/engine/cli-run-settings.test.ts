@@ -33,3 +33,19 @@ describe('--task-model', () => {
     expect(settingsOf({ model: 'testkit:echo' })).not.toHaveProperty('dispatch');
   });
 });
+
+describe('--escalate', () => {
+  it('becomes the escalation ladder of the run settings, from repeated flags or RLM_ESCALATE', () => {
+    expect(
+      settingsOf({
+        model: 'testkit:echo',
+        escalate: ['testkit:mid', 'testkit:strong'],
+        escalateAfterErrors: 2,
+      }),
+    ).toMatchObject({ escalate: ['testkit:mid', 'testkit:strong'], escalateAfterErrors: 2 });
+    expect(
+      settingsOf({ model: 'testkit:echo' }, { RLM_ESCALATE: 'testkit:mid, testkit:strong' }),
+    ).toMatchObject({ escalate: ['testkit:mid', 'testkit:strong'] });
+    expect(settingsOf({ model: 'testkit:echo' })).not.toHaveProperty('escalate');
+  });
+});

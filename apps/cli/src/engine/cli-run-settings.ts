@@ -46,7 +46,12 @@ export function cliRunSettings(config: CliConfig): RunSettings {
     ...(inputPricePerMTok === undefined || outputPricePerMTok === undefined
       ? {}
       : { pricing: { inputPerMTok: inputPricePerMTok, outputPerMTok: outputPricePerMTok } }),
-    ...definedEntries({ thinkingBudget: config.thinkingBudget, effort: config.effort }),
+    ...definedEntries({
+      thinkingBudget: config.thinkingBudget,
+      effort: config.effort,
+      escalate: config.escalate,
+      escalateAfterErrors: config.escalateAfterErrors,
+    }),
     ...(config.cache === true ? { cache: cacheSettings(config) } : {}),
   };
 }

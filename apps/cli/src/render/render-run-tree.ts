@@ -3,6 +3,7 @@ import {
   formatCount,
   formatDuration,
   linesText,
+  subcallMarks,
   type TraceBlock,
   type TraceRun,
   type TraceSubcall,
@@ -68,6 +69,18 @@ function header({ tree, now, c }: Context, root: TraceRun): string {
     formatCost(tree.costUsd),
     formatDuration(elapsed),
   ];
+  if (tree.cacheHits > 0) {
+    parts.push(
+      c.green(
+        `${formatCount(tree.cacheHits)} cache ${tree.cacheHits === 1 ? 'hit' : 'hits'} (saved ${formatCost(tree.savedCostUsd)})`,
+      ),
+    );
+  }
+  if (tree.escalations > 0) {
+    parts.push(
+      c.yellow(`${tree.escalations} ${tree.escalations === 1 ? 'escalation' : 'escalations'}`),
+    );
+  }
   if (root.status !== undefined) parts.push(statusText(c, root.status));
   return parts.join(c.dim(' · '));
 }
@@ -118,6 +131,10 @@ function renderTurn(context: Context, turn: TraceTurn, indent: number): void {
     const child =
       call.childRunId === undefined ? undefined : context.tree.runs.get(call.childRunId);
     context.lines.push(`${pad}${subcallLine(context.c, call, child?.depth)}`);
+    for (const mark of subcallMarks(call)) {
+      const colored = mark.startsWith('cache hit') ? context.c.green(mark) : context.c.yellow(mark);
+      context.lines.push(`${pad}  ${mark.startsWith('cache hit') ? '⚡' : '⇧'} ${colored}`);
+    }
     if (child !== undefined) renderRun(context, child, indent + 1);
   }
 }

@@ -126,6 +126,12 @@ export const evalCommandOptionsSchema = z
      */
     force: z.boolean().default(false),
     /**
+     * Answer repeated sub-calls of the rlm systems from a cache every attempt shares, as `rlm run
+     * --cache` does: the door's SQLite store when it gives one (`EvalCommandIo.callCaches`), else
+     * one in memory for this eval. @default false
+     */
+    cache: z.boolean().default(false),
+    /**
      * `tree` redraws one progress line on a terminal, `plain` writes at most one line per second,
      * `none` nothing. @default 'tree' on a terminal, 'plain' otherwise
      */

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { CallCacheStores } from '@rlm/executor';
 import type { PromptMode } from '@rlm/prompts';
 import { RlmError } from '@rlm/protocol';
 import { loadArcTasks } from '../arc/arc-tasks.js';
@@ -10,7 +11,7 @@ import { REPORT_FILES } from '../report/write-report.js';
 import type { EvalSystemInput } from '../runner/eval-system.js';
 import { createModelResolver } from '../runner/model-resolver.js';
 import { RESULTS_FILE } from '../runner/results-file.js';
-import { type EvalRun, type EvalStop, runEval } from '../runner/run-eval.js';
+import { type EvalCache, type EvalRun, type EvalStop, runEval } from '../runner/run-eval.js';
 import type { EvalTask } from '../task/eval-task.js';
 import { loadTasks } from '../task/load-tasks.js';
 import { attachDrivers } from './driver-choice.js';
@@ -36,6 +37,8 @@ export interface EvalCommandIo {
   signal?: AbortSignal;
   /** Epoch milliseconds, for the pace of plain progress. @default Date.now */
   now?: () => number;
+  /** The door's cache stores (the CLI's SQLite file), used with the `cache` option. */
+  callCaches?: CallCacheStores;
 }
 
 /** How an eval ended: where it wrote, and whether a budget or a cancel stopped it early. */
@@ -87,6 +90,7 @@ export async function runEvalCommand(
       ...(options.maxCostUsd === undefined ? {} : { budget: { maxCostUsd: options.maxCostUsd } }),
       outDir,
       resume: options.resume,
+      ...(options.cache ? { cache: evalCache(io.callCaches) } : {}),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
       resolveModel,
       onProgress: (snapshot) => progress.update(snapshot),
@@ -100,6 +104,15 @@ export async function runEvalCommand(
     `\nWrote ${join(outDir, RESULTS_FILE)}, ${REPORT_FILES.markdown}, ${REPORT_FILES.summary} and ${REPORT_FILES.chart} in ${outDir}\n`,
   );
   return { outDir, pending: run.pending, stoppedBy: run.stoppedBy };
+}
+
+/**
+ * `cache: true` as `rlm run --cache` means it: shared by every run on the door's SQLite store when
+ * it has one, no expiry, sampled calls left out; else in memory, shared by this eval's attempts.
+ */
+function evalCache(stores: CallCacheStores | undefined): EvalCache {
+  const store = stores?.sqlite === undefined ? 'memory' : 'sqlite';
+  return { settings: { store, scope: 'shared' }, ...(stores === undefined ? {} : { stores }) };
 }
 
 /**

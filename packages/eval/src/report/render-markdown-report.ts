@@ -51,6 +51,8 @@ export function renderMarkdownReport(
     ...summary.systems.map(systemLine),
   ];
   if (summary.systems.some((system) => system.costNominal)) lines.push('', NOMINAL_COST_NOTE);
+  if (summary.systems.some((system) => system.cachedCalls > 0))
+    lines.push('', ...cacheLines(summary));
   if (systems.length > 0) lines.push('', ...setupLines(systems));
   const sizes = [...new Set(summary.bySize.map((point) => point.contextChars))].sort(
     (a, b) => a - b,
@@ -95,6 +97,25 @@ function systemLine(system: SystemSummary): string {
     ` ${statuses}${truncated} `,
     '',
   ].join('|');
+}
+
+/**
+ * What the sub-call cache answered (`rlm eval --cache`): cached calls cost nothing, so the cost
+ * columns above count only what was paid; the saving is what those calls cost when first made.
+ */
+function cacheLines(summary: EvalSummary): string[] {
+  return [
+    '## Sub-call cache',
+    '',
+    'Cached calls cost nothing: the costs above are what was paid. Saved is what they cost when first made.',
+    '',
+    '| System | Cached calls | Saved |',
+    '|---|---|---|',
+    ...summary.systems.map(
+      (system) =>
+        `| ${system.system} | ${system.cachedCalls} | ${costCell(system.savedCostUsd, system.costNominal)} |`,
+    ),
+  ];
 }
 
 /** What each system was, so a report says which system had which drivers. */

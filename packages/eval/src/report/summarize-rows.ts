@@ -30,6 +30,9 @@ export interface SystemSummary {
   latencyP95Ms: number;
   inputTokens: number;
   outputTokens: number;
+  /** Sub-calls the cache answered (`rlm eval --cache`), and what they cost when first made. */
+  cachedCalls: number;
+  savedCostUsd: number;
   /** Rows per status, e.g. `{ completed: 9, max_iterations: 1 }`. */
   statuses: Record<string, number>;
   /** Rows whose context the base system had to cut. */
@@ -113,6 +116,8 @@ function summarizeSystem(system: string, rows: readonly ResultRow[]): SystemSumm
     latencyP95Ms: percentile(latencies, 0.95),
     inputTokens: rows.reduce((sum, row) => sum + row.inputTokens, 0),
     outputTokens: rows.reduce((sum, row) => sum + row.outputTokens, 0),
+    cachedCalls: rows.reduce((sum, row) => sum + (row.cachedCalls ?? 0), 0),
+    savedCostUsd: rows.reduce((sum, row) => sum + (row.savedCostUsd ?? 0), 0),
     statuses,
     truncated: rows.filter((row) => row.truncatedChars > 0).length,
   };

@@ -17,17 +17,25 @@ export interface AttemptOutcome {
   contextChars: number;
   model: string;
   error: { code: string; message: string } | null;
+  /** Sub-calls the cache answered (absent when none), and what they would have cost. */
+  cachedCalls?: number;
+  savedCostUsd?: number;
 }
 
 /** Token and cost totals of a usage summary (cache reads and writes count as input). */
 export function usageTotals(
   usage: UsageSummary,
-): Pick<AttemptOutcome, 'costUsd' | 'inputTokens' | 'outputTokens'> {
+): Pick<
+  AttemptOutcome,
+  'costUsd' | 'inputTokens' | 'outputTokens' | 'cachedCalls' | 'savedCostUsd'
+> {
   const total = totalUsage(usage);
+  const cachedCalls = total.cachedCalls ?? 0;
   return {
     costUsd: total.costUsd,
     inputTokens: total.inputTokens + total.cacheReadTokens + total.cacheWriteTokens,
     outputTokens: total.outputTokens,
+    ...(cachedCalls === 0 ? {} : { cachedCalls, savedCostUsd: total.savedCostUsd ?? 0 }),
   };
 }
 

@@ -26,6 +26,10 @@ export const resultRowSchema = z.object({
   costNominal: z.boolean().optional(),
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
+  /** Sub-calls the cache answered at no cost (`rlm eval --cache`); absent when none. */
+  cachedCalls: z.number().int().positive().optional(),
+  /** What those cached sub-calls cost when they were first made. */
+  savedCostUsd: z.number().nonnegative().optional(),
   latencyMs: z.number().nonnegative(),
   iterations: z.number().int().nonnegative(),
   trajectoryPath: z.string().nullable(),

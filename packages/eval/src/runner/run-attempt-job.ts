@@ -8,7 +8,7 @@ import type { ModelResolver } from './model-resolver.js';
 import type { ResultRow } from './result-row.js';
 import { runBaseAttempt } from './run-base-attempt.js';
 import type { Job } from './run-pool.js';
-import { runRlmAttempt } from './run-rlm-attempt.js';
+import { type AttemptCache, runRlmAttempt } from './run-rlm-attempt.js';
 
 /**
  * Runs one attempt. Failures of the attempt become an `error` outcome; configuration failures
@@ -19,11 +19,13 @@ export async function attemptJob(
   {
     resolveModel,
     outDir,
+    cache,
     signal,
     now,
   }: {
     resolveModel: ModelResolver;
     outDir: string | undefined;
+    cache?: AttemptCache | undefined;
     signal: AbortSignal | undefined;
     now: () => number;
   },
@@ -33,7 +35,7 @@ export async function attemptJob(
       return await runBaseAttempt({ system, task, resolveModel, signal, now });
     const trajectoryDir =
       outDir === undefined ? undefined : join(outDir, 'trajectories', system.name);
-    return await runRlmAttempt({ system, task, resolveModel, trajectoryDir, signal, now });
+    return await runRlmAttempt({ system, task, resolveModel, trajectoryDir, cache, signal, now });
   } catch (error) {
     if (signal?.aborted) return undefined;
     // A configuration failure (missing key, unknown driver) is the same for every task: stop.

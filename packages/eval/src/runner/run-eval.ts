@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { type CallCacheStores, memoryCallCache } from '@rlm/executor';
+import type { RunCacheInput } from '@rlm/protocol';
 import { writeReport } from '../report/write-report.js';
 import type { ScoreFunction } from '../scorers/score-answer.js';
 import type { EvalTask } from '../task/eval-task.js';
@@ -17,6 +19,7 @@ import {
 import { attemptJob, hasNominalCost, toRow } from './run-attempt-job.js';
 import { writeRunManifest } from './run-manifest.js';
 import { type EvalStop, type Job, runPool } from './run-pool.js';
+import type { AttemptCache } from './run-rlm-attempt.js';
 
 export type { EvalStop } from './run-pool.js';
 
@@ -47,7 +50,21 @@ export interface RunEvalOptions {
   resolveModel?: ModelResolver;
   /** Functions for `custom` scorers, by name. */
   scorers?: Readonly<Record<string, ScoreFunction>>;
+  /**
+   * Answer repeated sub-calls of the rlm systems from a cache every attempt shares (base systems
+   * make no sub-calls): a later attempt, or a later eval on the same store, does not pay again.
+   * @default no cache
+   */
+  cache?: EvalCache;
   now?: () => number;
+}
+
+/** The sub-call cache of an eval. */
+export interface EvalCache {
+  /** As the run contract's `cache` (`{ store: 'sqlite' }` is what `rlm eval --cache` sends). */
+  settings: RunCacheInput;
+  /** The stores the settings may name (a door's database); `memory` is made once per eval when absent. */
+  stores?: CallCacheStores;
 }
 
 export interface EvalRun {
@@ -103,6 +120,7 @@ async function evaluate(
     scorers = {},
     now = Date.now,
   } = options;
+  const cache = await attemptCache(options.cache);
 
   const resultsPath = outDir === undefined ? undefined : join(outDir, RESULTS_FILE);
   const planned = planJobs({ tasks, systems, attempts });
@@ -160,7 +178,7 @@ async function evaluate(
           ? 'budget'
           : null,
     run: async (job, running) => {
-      const outcome = await attemptJob(job, { resolveModel, outDir, signal, now });
+      const outcome = await attemptJob(job, { resolveModel, outDir, cache, signal, now });
       // A cancelled attempt leaves no row, so resume runs it again.
       if (outcome === undefined || signal?.aborted) return;
       const row = toRow(job, { outcome, scorers, now });
@@ -181,6 +199,16 @@ async function evaluate(
     pending: planned.size - rows.length,
     stoppedBy: rows.length === planned.size ? null : stoppedBy,
   };
+}
+
+/** The eval's cache as its attempts share it: one memory store for all of them, when asked for. */
+async function attemptCache(cache: EvalCache | undefined): Promise<AttemptCache | undefined> {
+  if (cache === undefined) return undefined;
+  const stores = cache.stores ?? {};
+  if (cache.settings.store !== 'memory' || stores.memory !== undefined) {
+    return { settings: cache.settings, stores };
+  }
+  return { settings: cache.settings, stores: { ...stores, memory: await memoryCallCache() } };
 }
 
 /** Every attempt of the eval by its row key, task-major so partial runs compare systems on the same tasks. */

@@ -1,5 +1,5 @@
-import { createRunner } from '@rlm/executor';
-import type { RunSettingsInput } from '@rlm/protocol';
+import { type CallCacheStores, createRunner } from '@rlm/executor';
+import type { RunCacheInput, RunSettingsInput } from '@rlm/protocol';
 import type { EvalTask } from '../task/eval-task.js';
 import { contextAsText, readTaskContext } from '../task/read-task-context.js';
 import { type AttemptOutcome, usageTotals } from './attempt-outcome.js';
@@ -12,8 +12,16 @@ export interface RunRlmAttemptOptions {
   resolveModel: ModelResolver;
   /** Where the run's trajectory (JSONL) goes; none when absent. */
   trajectoryDir?: string | undefined;
+  /** The sub-call cache every attempt of the eval shares; none when absent. */
+  cache?: AttemptCache | undefined;
   signal?: AbortSignal | undefined;
   now?: () => number;
+}
+
+/** A cache shared by attempts: its settings, and the stores they name (made once per eval). */
+export interface AttemptCache {
+  settings: RunCacheInput;
+  stores: CallCacheStores;
 }
 
 /**
@@ -26,6 +34,7 @@ export async function runRlmAttempt({
   task,
   resolveModel,
   trajectoryDir,
+  cache,
   signal,
   now = Date.now,
 }: RunRlmAttemptOptions): Promise<AttemptOutcome> {
@@ -38,10 +47,15 @@ export async function runRlmAttempt({
       return model;
     },
     ...(trajectoryDir === undefined ? {} : { trajectory: { dir: trajectoryDir } }),
+    ...(cache === undefined ? {} : { callCaches: cache.stores }),
   });
   const context = await readTaskContext(task);
   const started = now();
-  const result = await runner.run(attemptSettings(system), { context, query: task.query, signal });
+  const settings = {
+    ...attemptSettings(system),
+    ...(cache === undefined ? {} : { cache: cache.settings }),
+  };
+  const result = await runner.run(settings, { context, query: task.query, signal });
   return {
     answer: result.answer ?? result.partialAnswer,
     status: result.status,

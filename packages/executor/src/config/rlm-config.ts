@@ -2,6 +2,7 @@ import type { Tracer, TracerProvider } from '@opentelemetry/api';
 import type { RunStore, Scratchpad } from '@rlm/memory';
 import {
   DEFAULT_BLOCK_TIMEOUT_MS,
+  DEFAULT_ESCALATE_AFTER_ERRORS,
   DEFAULT_MAX_CONSECUTIVE_ERRORS,
   DEFAULT_MAX_OUTPUT_CHARS,
   isReservedName,
@@ -152,6 +153,14 @@ export const rlmConfigSchema = z
     subModel: languageModelSchema.optional(),
     /** Extra models code may pick with `opts.model` (matched by id). */
     models: z.array(languageModelSchema).default([]),
+    /**
+     * The escalation ladder, cheapest first: a child run that fails (`escalateAfterErrors` turns
+     * in a row whose code failed, or its turns ran out without an answer) runs again once on the
+     * next model up, inside the tree's budget. Code cannot pick these models by name. @default []
+     */
+    escalate: z.array(languageModelSchema).default([]),
+    /** Failed turns in a row after which a child that can escalate does. @default DEFAULT_ESCALATE_AFTER_ERRORS */
+    escalateAfterErrors: positiveInt.default(DEFAULT_ESCALATE_AFTER_ERRORS),
     /** Depth at which calls become plain one-shot calls (the root is depth 0). @default DEFAULT_MAX_DEPTH */
     maxDepth: positiveInt.default(DEFAULT_MAX_DEPTH),
     /** @default DEFAULT_MAX_ITERATIONS */
@@ -302,6 +311,7 @@ export const rlmConfigSchema = z
         config.subModel,
         config.dispatch.model,
         ...config.models,
+        ...config.escalate,
       ])) {
         if (model === undefined || model.pricing !== undefined || model.reportsCost === true) {
           continue;

@@ -2,6 +2,7 @@ import {
   emptyUsage,
   type JsonValue,
   type LanguageModel,
+  mergeUsage,
   type ReplLanguage,
   type RLMChatCompletion,
 } from '@rlm/protocol';
@@ -135,8 +136,94 @@ export async function childCall(node: RunNode, input: ChildCallInput): Promise<s
   return (await childRun(node, input)).text;
 }
 
-/** `childCall` with the outcome in full (background tasks report `ok` and `usage`). Never throws. */
+/**
+ * `childCall` with the outcome in full (background tasks report `ok` and `usage`). A child that
+ * fails in a way a stronger model may fix runs again once on the next rung of the escalation
+ * ladder, with its share of what the tree has left then. Never throws.
+ */
 export async function childRun(node: RunNode, input: ChildCallInput): Promise<SubCallOutcome> {
+  const ladder = node.tree.config.escalate;
+  const to = nextRung(ladder, input.model);
+  const first = await childAttempt(node, input, { escalates: to !== undefined });
+  if (to === undefined || first.reason === undefined) return first.outcome;
+  // A stopped caller or tree wants no more calls; the refusal would only say so again.
+  if (input.signal.aborted || node.scope.signal.aborted) return first.outcome;
+  const again = await childAttempt(
+    node,
+    { ...input, model: to },
+    {
+      escalates: false,
+      escalation: {
+        callId: first.callId,
+        childRunId: first.childRunId,
+        fromModel: input.model.id,
+        reason: first.reason,
+        attempt: 1,
+      },
+    },
+  );
+  return {
+    ...again.outcome,
+    usage: mergeUsage(first.outcome.usage, again.outcome.usage),
+  };
+}
+
+/**
+ * The model a failed child runs again on: the rung above the child's model, or the ladder's
+ * first rung for a model off the ladder; none above the last rung.
+ */
+export function nextRung(
+  ladder: readonly LanguageModel[],
+  model: LanguageModel,
+): LanguageModel | undefined {
+  const at = ladder.findIndex((rung) => rung.id === model.id);
+  return ladder[at + 1];
+}
+
+/** One child run: its outcome, its ids, and why a stronger model should try it, if so. */
+type ChildAttempt =
+  | { outcome: SubCallOutcome; reason?: undefined }
+  | { outcome: SubCallOutcome; callId: string; childRunId: string; reason: EscalationReason };
+
+/** The failed child an escalated attempt runs again (for the `escalation` event). */
+interface EscalatedFrom {
+  callId: string;
+  childRunId: string;
+  fromModel: string;
+  reason: EscalationReason;
+  attempt: number;
+}
+
+type EscalationReason = 'errors' | 'no-answer';
+
+/** Why a child's end calls for a stronger model: stuck on errors, or out of turns with no answer. */
+function escalationReason(
+  result: RLMChatCompletion | undefined,
+  hitErrorLimit: boolean,
+): EscalationReason | undefined {
+  if (result === undefined || result.answer !== null) return undefined;
+  if (hitErrorLimit && result.status === 'budget_exceeded') return 'errors';
+  return result.status === 'max_iterations' ? 'no-answer' : undefined;
+}
+
+/** The child's context and question: `context` when the call passed one, else the prompt itself. */
+function childPayload(
+  prompt: string,
+  context: JsonValue | undefined,
+): { context: JsonValue; query: string | undefined } {
+  if (context === undefined) return { context: prompt, query: undefined };
+  // A scalar is not a valid context payload; give the child its text instead.
+  return {
+    context: typeof context === 'object' && context !== null ? context : String(context),
+    query: prompt,
+  };
+}
+
+async function childAttempt(
+  node: RunNode,
+  input: ChildCallInput,
+  { escalates, escalation }: { escalates: boolean; escalation?: EscalatedFrom | undefined },
+): Promise<ChildAttempt> {
   const {
     prompt,
     context,
@@ -151,9 +238,11 @@ export async function childRun(node: RunNode, input: ChildCallInput): Promise<Su
   } = input;
   if (!node.scope.reserveSubcall()) {
     return {
-      text: errorString(node.scope.signal.reason ?? 'sub-call limit reached'),
-      ok: false,
-      usage: emptyUsage(),
+      outcome: {
+        text: errorString(node.scope.signal.reason ?? 'sub-call limit reached'),
+        ok: false,
+        usage: emptyUsage(),
+      },
     };
   }
   const { config } = node.tree;
@@ -162,6 +251,9 @@ export async function childRun(node: RunNode, input: ChildCallInput): Promise<Su
   const callId = node.nextCallId();
   const childRunId = node.nextChildRunId();
   const startedAt = node.tree.now();
+  if (escalation !== undefined) {
+    node.emit({ type: 'escalation', ...escalation, toChildRunId: childRunId, toModel: model.id });
+  }
   node.emit({
     type: 'subcall-start',
     callId,
@@ -178,19 +270,13 @@ export async function childRun(node: RunNode, input: ChildCallInput): Promise<Su
   let text: string;
   let ok = false;
   let result: RLMChatCompletion | undefined;
+  let hitErrorLimit = false;
   try {
     result = await invoke({
       runId: childRunId,
       parentRunId: node.runId,
       depth,
-      // A scalar is not a valid context payload; give the child its text instead.
-      context:
-        context === undefined
-          ? prompt
-          : typeof context === 'object' && context !== null
-            ? context
-            : String(context),
-      query: context === undefined ? undefined : prompt,
+      ...childPayload(prompt, context),
       model,
       repl,
       systemPrompt: `${childSystemPrompt(config, { depth, systemPrompt, toolNames, repl })}\n\n${budgetStatement(budget)}`,
@@ -201,6 +287,10 @@ export async function childRun(node: RunNode, input: ChildCallInput): Promise<Su
       signal,
       ...(toolNames === undefined ? {} : { toolNames }),
       traceContext: traced.context,
+      ...(escalates ? { errorLimit: config.escalateAfterErrors } : {}),
+      onErrorLimit: () => {
+        hitErrorLimit = true;
+      },
     });
     text = childResultText(result);
     ok = result.answer !== null;
@@ -233,5 +323,7 @@ export async function childRun(node: RunNode, input: ChildCallInput): Promise<Su
     usage: result?.usage ?? { models: {} },
     runId: childRunId,
   });
-  return { text, ok, usage: result?.usage ?? emptyUsage() };
+  const outcome = { text, ok, usage: result?.usage ?? emptyUsage() };
+  const reason = escalates ? escalationReason(result, hitErrorLimit) : undefined;
+  return reason === undefined ? { outcome } : { outcome, callId, childRunId, reason };
 }

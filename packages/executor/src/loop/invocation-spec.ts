@@ -40,6 +40,13 @@ export interface InvocationSpec {
   rerun?: boolean | undefined;
   /** The OpenTelemetry context the invocation's span goes under (the sub-call's, for a child). */
   traceContext?: Context | undefined;
+  /**
+   * A child that can escalate: after this many turns in a row whose code failed (when below the
+   * run's `maxConsecutiveErrors`) it stops, and `onErrorLimit` is told before it does.
+   */
+  errorLimit?: number | undefined;
+  /** Told when the consecutive-errors limit stops this invocation (the caller may escalate). */
+  onErrorLimit?: (() => void) | undefined;
   /** Hears each host function call of this invocation's code and its children's (a task's count). */
   onHostCall?: (() => void) | undefined;
 }

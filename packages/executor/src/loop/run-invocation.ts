@@ -3,7 +3,6 @@ import {
   buildMetadataMessage,
   buildUserPrompt,
   type ChatMessage,
-  type CodeBlock,
   findCodeBlockSpans,
   formatIteration,
   queryMetadata,
@@ -27,6 +26,7 @@ import {
   fullConversation,
   noteRootCall,
 } from './compaction.js';
+import { countErrors } from './count-errors.js';
 import { turnAnswer } from './final-answer.js';
 import { invocationMeta, setUpInvocation } from './invocation-setup.js';
 import type { InvocationSpec } from './invocation-spec.js';
@@ -60,20 +60,6 @@ interface Outcome {
   status: RunStatus;
   answer: string | null;
   error: { code: string; message: string } | null;
-}
-
-/** Counts iterations in a row whose code failed; trips the limit when it reaches the cap. */
-function countErrors(node: RunNode, state: LoopState, blocks: readonly CodeBlock[]): void {
-  if (blocks.length === 0) return;
-  const failed = blocks.some((block) => block.result.error !== null);
-  state.consecutiveErrors = failed ? state.consecutiveErrors + 1 : 0;
-  const max = node.tree.config.budget.maxConsecutiveErrors;
-  if (state.consecutiveErrors >= max) {
-    const hit = { limit: 'consecutive_errors' as const, used: state.consecutiveErrors, max };
-    node.emit({ type: 'limit-hit', ...hit });
-    node.scope.stop({ status: 'budget_exceeded', ...hit });
-    node.scope.signal.throwIfAborted();
-  }
 }
 
 /** True (once per invocation) for a turn-0 answer given before any code ran. */
@@ -164,7 +150,7 @@ async function turn(
     ),
   );
   const notes = blockNotes({ found: found.length, ran: blocks });
-  countErrors(node, state, blocks);
+  countErrors(node, { spec, state }, blocks);
   const verdict = await turnVerdict(node, {
     spec,
     state,

@@ -242,4 +242,43 @@ describe('createRunner', () => {
     const resumed = await runner.resume('r1', { model: 'm' }, { context: 'x' });
     expect(resumed).toMatchObject({ runId: 'r1', status: 'completed', answer: '42' });
   });
+
+  it('runs a failing child again on the settings’ escalation ladder, after escalateAfterErrors turns', async () => {
+    const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
+    const cheap = scriptedModel(
+      (request) =>
+        (request.system ?? '').includes('WORKER')
+          ? repl('throw new Error("stuck")')
+          : repl('FINAL(await rlm_query("solve", { systemPrompt: "WORKER" }))'),
+      { id: 'scripted/cheap' },
+    );
+    const strong = scriptedModel([repl('FINAL("42")')], { id: 'scripted/strong' });
+    const events: RunEvent[] = [];
+    const runner = createRunner({
+      resolveModel: fixedModels({ cheap, strong }),
+      isolation: 'inline',
+    });
+    const result = await runner.run(
+      { model: 'cheap', escalate: ['strong'], escalateAfterErrors: 2, limits: { maxDepth: 2 } },
+      { context: 'x', onEvent: (event) => void events.push(event) },
+    );
+    expect(result.answer).toBe('42');
+    // The root's one turn, then the child's two failed turns.
+    expect(cheap.requests).toHaveLength(3);
+    expect(events.filter((event) => event.type === 'escalation')).toMatchObject([
+      { fromModel: 'scripted/cheap', toModel: 'scripted/strong', reason: 'errors' },
+    ]);
+  });
+
+  it('refuses a cost cap when a model of the escalation ladder has no price', async () => {
+    const priced = scriptedModel([], { id: 'p', pricing: { inputPerMTok: 1, outputPerMTok: 1 } });
+    const unpriced = scriptedModel([], { id: 'u' });
+    const runner = createRunner({
+      resolveModel: fixedModels({ p: priced, u: unpriced }),
+      isolation: 'inline',
+    });
+    await expect(
+      runner.run({ model: 'p', escalate: ['u'], limits: { maxCostUsd: 1 } }, { context: 'x' }),
+    ).rejects.toThrow(/the price of u is unknown/);
+  });
 });

@@ -12,6 +12,7 @@ import {
 } from '@rlm/protocol';
 import type { CachedModelOptions } from '../cache/cached-model.js';
 import { createCallFlights } from '../cache/call-flights.js';
+import { memoryCallCache } from '../cache/memory-call-cache.js';
 import { openRunCache } from '../cache/open-run-cache.js';
 import { createRLM, type RLM } from '../create-rlm.js';
 import { type OutputSchema, outputFromJsonSchema } from '../output/output-spec.js';
@@ -38,9 +39,7 @@ export function createRunner(options: CreateRunnerOptions): Runner {
   const flights = createCallFlights();
   let memoryCache: Promise<CallCacheStore> | undefined;
   const openMemoryCache = () => {
-    memoryCache ??= import('@rlm/memory')
-      .then(({ createStore }) => createStore({ kind: 'memory' }))
-      .then((store) => store.callCache);
+    memoryCache ??= memoryCallCache();
     return memoryCache;
   };
 

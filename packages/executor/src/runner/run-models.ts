@@ -8,6 +8,8 @@ export interface RunModels {
   subModel: LanguageModel | undefined;
   /** The model background tasks run on (`dispatch.model`), when the settings name one. */
   taskModel?: LanguageModel | undefined;
+  /** The escalation ladder's models (`escalate`), cheapest first; absent when the run has none. */
+  escalate?: readonly LanguageModel[] | undefined;
 }
 
 /**
@@ -38,9 +40,17 @@ export function resolveRunModels(
   const model = resolve(settings.model);
   const subModel = settings.subModel === undefined ? undefined : resolve(settings.subModel);
   const taskId = settings.dispatch?.model;
-  return taskId === undefined
-    ? { model, subModel }
-    : { model, subModel, taskModel: resolve(taskId) };
+  return {
+    model,
+    subModel,
+    ...(taskId === undefined ? {} : { taskModel: resolve(taskId) }),
+    ...(settings.escalate === undefined ? {} : { escalate: settings.escalate.map(resolve) }),
+  };
+}
+
+/** Every model a run's calls may go to. */
+function runClients({ model, subModel, taskModel, escalate = [] }: RunModels) {
+  return [model, subModel, taskModel, ...escalate];
 }
 
 /** Whether a model's calls have a cost: a price table, or a cost the provider reports. */
@@ -49,8 +59,8 @@ export function isPriced(client: LanguageModel): boolean {
 }
 
 /** Whether every model a call may go to has a price (or reports its own cost). */
-export function allPriced({ model, subModel, taskModel }: RunModels): boolean {
-  return [model, subModel, taskModel].every((client) => client === undefined || isPriced(client));
+export function allPriced(models: RunModels): boolean {
+  return runClients(models).every((client) => client === undefined || isPriced(client));
 }
 
 /**
@@ -63,7 +73,7 @@ export function assertCostCapPriced(
   fieldNames: CreateRunnerOptions['fieldNames'] = {},
 ): void {
   if (settings.limits.maxCostUsd === undefined) return;
-  for (const client of [models.model, models.subModel, models.taskModel]) {
+  for (const client of runClients(models)) {
     if (client === undefined || client.pricing !== undefined || client.reportsCost === true)
       continue;
     const cap = fieldNames['limits.maxCostUsd'] ?? 'limits.maxCostUsd';
@@ -109,7 +119,12 @@ function anthropicOptionsOf(
 ): Omit<RunnerModelOptions, 'repl'> {
   const { thinkingBudget, effort } = settings;
   if (thinkingBudget === undefined && effort === undefined) return {};
-  const ids = [settings.model, settings.subModel ?? settings.model, settings.dispatch?.model ?? ''];
+  const ids = [
+    settings.model,
+    settings.subModel ?? settings.model,
+    settings.dispatch?.model ?? '',
+    ...(settings.escalate ?? []),
+  ];
   if (!ids.some((id) => id.startsWith('anthropic/'))) {
     const field =
       thinkingBudget === undefined

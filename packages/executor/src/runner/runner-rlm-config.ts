@@ -31,7 +31,11 @@ export function runnerRlmConfig(
   return {
     model: models.model,
     ...modelFields(models),
-    ...definedEntries({ maxDepth: limits.maxDepth, maxIterations: limits.maxIterations }),
+    ...definedEntries({
+      maxDepth: limits.maxDepth,
+      maxIterations: limits.maxIterations,
+      escalateAfterErrors: settings.escalateAfterErrors,
+    }),
     promptMode: settings.mode,
     repl: settings.repl,
     drivers: [...settings.drivers, ...(input.drivers ?? [])],
@@ -61,9 +65,14 @@ export function runnerRlmConfig(
 }
 
 /** The sub-model and task model of a run's configuration, when its settings name them. */
-function modelFields({ subModel, taskModel }: RunModels): Pick<RLMConfig, 'subModel' | 'dispatch'> {
+function modelFields({
+  subModel,
+  taskModel,
+  escalate,
+}: RunModels): Pick<RLMConfig, 'subModel' | 'dispatch' | 'escalate'> {
   return {
     ...(subModel === undefined ? {} : { subModel }),
     ...(taskModel === undefined ? {} : { dispatch: { model: taskModel } }),
+    ...(escalate === undefined ? {} : { escalate: [...escalate] }),
   };
 }

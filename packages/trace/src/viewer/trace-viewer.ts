@@ -9,6 +9,7 @@
  * Built into `TRACE_VIEWER_JS` by scripts/embed-script.mjs (see the package's embed.json).
  */
 import { formatCost, formatCount, formatDuration } from '../format-units.js';
+import { markBadges } from './mark-badges.js';
 
 interface ViewNode {
   key: string;
@@ -26,6 +27,7 @@ interface ViewNode {
   costUsd: number;
   runId: string;
   turnKey: string | null;
+  marks?: string[];
 }
 
 interface ViewModel {
@@ -226,9 +228,11 @@ class Timeline {
     row.style.top = `${position * ROW_HEIGHT}px`;
     const end = node.end ?? this.span;
     const took = node.end === null ? 'running' : formatDuration(end - node.start);
-    row.title = `${node.label}\n${node.model} · ${node.status} · ${took}`;
+    const marks = node.marks ?? [];
+    row.title = [`${node.label}`, `${node.model} · ${node.status} · ${took}`, ...marks].join('\n');
     const label = element('span', 'tl-label', node.label);
     label.style.paddingLeft = `${0.3 + node.level * 0.9}rem`;
+    label.prepend(...markBadges(marks));
     const tokens = element('span', 'tl-tokens', formatCount(node.inputTokens + node.outputTokens));
     const cost = element('span', 'tl-cost', formatCost(node.costUsd));
     const track = element('span', 'tl-track');
@@ -344,7 +348,9 @@ class Viewer {
   /** Each node's searchable text: its label and model, and its sub-call's prompt and reply. */
   private textsOfNodes(): string[] {
     if (this.nodeTexts !== undefined) return this.nodeTexts;
-    const found = this.model.nodes.map((node) => `${node.label} ${node.model} ${node.key}`);
+    const found = this.model.nodes.map((node) =>
+      [node.label, node.model, node.key, ...(node.marks ?? [])].join(' '),
+    );
     for (const details of this.turns()) {
       const template = details.querySelector(':scope > template');
       const scope = template instanceof HTMLTemplateElement ? template.content : details;
