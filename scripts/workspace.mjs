@@ -5,11 +5,13 @@
 // it does and how long it took, on stderr: stdout carries only the job's output.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildProgress } from './workspace/build-progress.mjs';
 import { formatElapsed, runStep, say } from './workspace/run-step.mjs';
 import { inputFingerprint, setupIsCurrent, writeSetupStamp } from './workspace/setup-stamp.mjs';
+import { runInLanes, testOrder, turboTest } from './workspace/test-lanes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { packageManager } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -115,20 +117,22 @@ if (job === 'start') {
 
 // `npm test`: every package's tests through turbo, one package's run per CPU core (on small,
 // shared machines running every package's Vitest at once turns generous timeouts into
-// failures), then the READMEs' runnable blocks (scripts/docs-test.mjs), which run `npm start`
-// and so must not run inside turbo's own tasks. Arguments go to turbo (`npm test -- --filter
-// @rlm/cli`) and leave the docs out.
+// failures), the longest suites first (workspace/test-lanes.mjs), then the READMEs' runnable
+// blocks (scripts/docs-test.mjs), which run `npm start` and so must not run inside turbo's own
+// tasks. Arguments go to one turbo run (`npm test -- --filter @rlm/cli`) and leave the docs out.
 // The docs test's own unit tests, and the check of the root README's capability × door table.
 const DOCS_TEST_UNIT_TESTS = [
   ...['readme-blocks.test.mjs', 'door-table.test.mjs'].map((file) =>
     join(root, 'scripts/docs-test', file),
   ),
-  ...['setup-stamp.test.mjs', 'build-progress.test.mjs'].map((file) =>
+  ...['setup-stamp.test.mjs', 'build-progress.test.mjs', 'test-lanes.test.mjs'].map((file) =>
     join(root, 'scripts/workspace', file),
   ),
 ];
 const testSteps = [
-  { name: 'tests', ...pnpm(['turbo', 'run', 'test', '--concurrency=100%', ...rest]) },
+  rest.length > 0
+    ? { name: 'tests', ...pnpm(['turbo', 'run', 'test', '--concurrency=100%', ...rest]) }
+    : { name: 'tests', lanes: availableParallelism(), ...pnpm([]) },
   ...(rest.length > 0
     ? []
     : [
@@ -136,9 +140,24 @@ const testSteps = [
         { name: 'docs', command: process.execPath, args: [join(root, 'scripts/docs-test.mjs')] },
       ]),
 ];
-for (const [index, { name, command, args, env = process.env }] of testSteps.entries()) {
+for (const [index, step] of testSteps.entries()) {
+  const { name, command, args, env = process.env, lanes } = step;
   const label = `[${index + 1}/${testSteps.length}] ${name}`;
   const stepStarted = Date.now();
+  if (lanes !== undefined) {
+    const suites = testOrder(root);
+    say(
+      `${label}: pnpm turbo run test --only --filter <package>, ${lanes} at a time, longest first: ${suites.map((suite) => suite.name).join(', ')} …`,
+    );
+    const failed = await runInLanes(suites, lanes, (suite) => turboTest(root, step, suite));
+    const elapsed = formatElapsed(Date.now() - stepStarted);
+    if (failed.length > 0) {
+      say(`${label}: failed (${failed.join(', ')}) after ${elapsed}`);
+      process.exit(1);
+    }
+    say(`${label}: passed in ${elapsed}`);
+    continue;
+  }
   say(
     `${label}: ${[command === 'npx' ? 'pnpm' : 'node', ...args.slice(command === 'npx' ? 2 : 0)].join(' ')} …`,
   );

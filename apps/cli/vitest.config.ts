@@ -10,5 +10,12 @@ export default defineConfig({
     // Behaviour tests run the CLI in process (src/testing/run-cli-in-process.ts) to avoid that.
     testTimeout: 180_000,
     hookTimeout: 180_000,
+    // The files share one worker and its modules instead of each loading the CLI, the executor and
+    // the sandbox anew (half the CPU of the light files went there). Safe because no test here
+    // mocks a module, stubs a global, or changes the process (env, cwd, listeners): in-process
+    // runs get their environment through CliIo, and what the imported packages keep at module
+    // level are caches (the compiled QuickJS module, prelude images, spare workers). A test that
+    // needs fresh modules belongs in a file of its own with `isolate: true` in a second project.
+    isolate: false,
   },
 });

@@ -9,5 +9,9 @@ export default defineConfig({
     // tests run child processes; on a machine shared with other test runs that can take seconds.
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // The files share one worker and its modules instead of each loading them anew. Safe because
+    // no test here mocks a module, stubs a global or changes the process, and the package keeps
+    // nothing at module level: every test opens its own database.
+    isolate: false,
   },
 });

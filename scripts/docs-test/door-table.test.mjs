@@ -38,6 +38,7 @@ test('the table has every door and every capability the issue names', () => {
     '`rlm mcp` (stdio)',
     '`POST /v1/runs`',
     'chat completions',
+    '`/v1/responses`',
     '`/mcp` (HTTP)',
     '`rlm eval`',
   ]);
@@ -49,6 +50,7 @@ test('the table has every door and every capability the issue names', () => {
     'Python',
     'output schema',
     'resume',
+    'cache',
   ]) {
     assert.ok(
       rows.some((row) => row.name.includes(name)),
@@ -83,7 +85,7 @@ test('every flag the table names for a CLI command is in its --help', {
 const PARITY_TESTS = [
   { doors: ['`rlm run`', '`rlm mcp` (stdio)'], file: 'apps/cli/src/commands/door-parity.test.ts' },
   {
-    doors: ['`POST /v1/runs`', 'chat completions', '`/mcp` (HTTP)'],
+    doors: ['`POST /v1/runs`', 'chat completions', '`/v1/responses`', '`/mcp` (HTTP)'],
     file: 'apps/server/src/run-contract.test.ts',
   },
   { doors: ['`rlm eval`'], file: 'packages/eval/src/runner/door-parity.test.ts' },

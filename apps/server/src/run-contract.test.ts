@@ -260,6 +260,43 @@ describe('the door-parity cases through chat completions', { timeout: 300_000 },
   }
 });
 
+// The Responses API maps a request as chat completions do (the query from `input`, the context
+// from the `context` extension); `text.format` is its `response_format`. A run with no answer is
+// `incomplete` with empty text; `rlm.status` names how it ended.
+describe('the door-parity cases through /v1/responses', { timeout: 300_000 }, () => {
+  for (const { name, settings, query, context, expected } of DOOR_PARITY_CASES) {
+    it(`gives the runner’s outcome for ${name}`, async () => {
+      await using server = await parityServer(settings);
+      const response = await server.request('/v1/responses', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'default',
+          context,
+          input: query,
+          ...(settings.outputSchema === undefined
+            ? {}
+            : {
+                text: {
+                  format: { type: 'json_schema', name: 'answer', schema: settings.outputSchema },
+                },
+              }),
+        }),
+      });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as {
+        status: string;
+        output: { type: string; content?: { text: string }[] }[];
+        rlm: { status: string };
+      };
+      const message = body.output.find((item) => item.type === 'message');
+      const text = message?.content?.map((part) => part.text).join('') ?? '';
+      const answer = body.status === 'completed' ? text : null;
+      expect({ status: body.rlm.status, answer }).toEqual(expected);
+    });
+  }
+});
+
 describe('the door-parity cases through /mcp', { timeout: 300_000 }, () => {
   for (const { name, settings, query, context, expected } of DOOR_PARITY_CASES) {
     it(`gives the runner’s outcome for ${name}`, async () => {

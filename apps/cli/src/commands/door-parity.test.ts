@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { samplingClient } from '@rlm/mcp/testing';
 import { DOOR_PARITY_CASES, type DoorParityCase } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../testing/run-cli-in-process.js';
-import { BIN_PATH, createSandbox, type Sandbox } from '../testing/spawn-cli.js';
+import { startMcpInProcess } from '../testing/run-mcp-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 // The CLI's two doors onto the runner, `rlm run` and `rlm mcp`, given the cases every door runs:
 // each must report the outcome the runner gives for the same settings.
@@ -64,15 +64,13 @@ describe('the door-parity cases through rlm mcp', { timeout: 180_000 }, () => {
   for (const parityCase of DOOR_PARITY_CASES) {
     it(`gives the runner’s outcome for ${parityCase.name}`, async () => {
       // The operator's settings are flags; what a client may choose goes in the tool's arguments.
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN_PATH, 'mcp', ...operatorFlags(parityCase, { withSchema: false })],
+      // In process, like `rlm run` above: the door's behaviour, not the bin's start-up (mcp-command.test.ts has that).
+      const mcp = startMcpInProcess(operatorFlags(parityCase, { withSchema: false }), {
         cwd: sandbox.dir,
-        env: { PATH: process.env['PATH'] ?? '', ...sandbox.env },
-        stderr: 'pipe',
+        env: sandbox.env,
       });
       const client = samplingClient('agent', undefined, { model: 'client' });
-      await client.connect(transport);
+      await client.connect(mcp.transport);
       try {
         const result = (await client.callTool(
           {
@@ -94,6 +92,7 @@ describe('the door-parity cases through rlm mcp', { timeout: 180_000 }, () => {
         );
       } finally {
         await client.close();
+        await mcp.exited;
       }
     });
   }

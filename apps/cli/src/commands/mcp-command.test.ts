@@ -1,13 +1,16 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_MODEL_ID } from '@rlm/executor/defaults';
 import { samplingClient } from '@rlm/mcp/testing';
 import { type FakeOpenAIServer, startFakeOpenAI } from '@rlm/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readsContextPolicy } from '../testing/reads-context-policy.js';
-import { BIN_PATH, createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { startMcpInProcess } from '../testing/run-mcp-in-process.js';
+import { BIN_PATH, createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let server: FakeOpenAIServer;
 let sandbox: Sandbox;
@@ -28,34 +31,53 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.dispose());
 
-/** `rlm mcp` started from its bin the way a client's configuration starts it. */
+/**
+ * `rlm mcp` with its stdio joined to a client: in this process (`startMcpInProcess`: the command's
+ * behaviour), or with `spawned`, started from its bin the way a client's configuration starts it
+ * (what only the real process shows: its stdout carries nothing but the protocol).
+ */
 async function startRlmMcp({
   sampling,
   args = ['--model', `openai-compatible/llama3@${server.url}`],
+  spawned = false,
 }: {
   sampling?: (prompt: string) => string;
   args?: string[];
+  spawned?: boolean;
 } = {}) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN_PATH, 'mcp', ...args],
-    cwd: join(sandbox.dir, 'project'),
-    env: { PATH: process.env['PATH'] ?? '', ...sandbox.env },
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
+  const cwd = join(sandbox.dir, 'project');
+  let stderr = () => '';
+  let exited: Promise<unknown> = Promise.resolve();
+  let transport: Transport;
+  if (spawned) {
+    const stdio = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN_PATH, 'mcp', ...args],
+      cwd,
+      env: { PATH: process.env['PATH'] ?? '', ...sandbox.env },
+      stderr: 'pipe',
+    });
+    let written = '';
+    stdio.stderr?.on('data', (chunk: Buffer) => {
+      written += chunk.toString('utf8');
+    });
+    stderr = () => written;
+    transport = stdio;
+  } else {
+    const inProcess = startMcpInProcess(args, { cwd, env: sandbox.env });
+    ({ transport, stderr, exited } = inProcess);
+  }
   const client = samplingClient('cli-test', sampling, { model: 'client' });
   await client.connect(transport);
   return {
     client,
-    stderr: () => stderr,
+    stderr,
     call: async (name: string, args: Record<string, unknown>) =>
       (await client.callTool({ name, arguments: args })) as CallToolResult,
     async [Symbol.asyncDispose]() {
       await client.close();
+      // The session has ended, and written its record, once the command returns.
+      await exited;
     },
   };
 }
@@ -65,7 +87,7 @@ const text = (result: CallToolResult) =>
 
 describe('rlm mcp', () => {
   it('answers rlm_query over a file through the configured model and lists the run', async () => {
-    await using rlm = await startRlmMcp();
+    await using rlm = await startRlmMcp({ spawned: true });
     const { tools } = await rlm.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
       'rlm_query',
@@ -157,12 +179,12 @@ describe('rlm mcp', () => {
     const id = /rlm trace (mcp-[\w-]+)/.exec(stderr)?.[1];
     expect(id).toBeDefined();
     const cwd = join(sandbox.dir, 'project');
-    const trace = await spawnCli(['trace', id as string], { cwd, env: sandbox.env });
+    const trace = await runCliInProcess(['trace', id as string], { cwd, env: sandbox.env });
     expect(trace.code).toBe(0);
     expect(trace.stdout).toContain('mcp-client/cli-test');
     expect(trace.stdout).toContain('print(await llm_query("ping"))');
     expect(trace.stdout).toMatch(/llm_query sampling ✓ "ping" → echo ping/);
-    const replay = await spawnCli(['replay', id as string], { cwd, env: sandbox.env });
+    const replay = await runCliInProcess(['replay', id as string], { cwd, env: sandbox.env });
     expect(replay.code).toBe(2);
     expect(replay.stderr).toContain('records an MCP session');
     expect(replay.stderr).toContain(`rlm trace ${id}`);
@@ -214,7 +236,7 @@ describe('rlm mcp', () => {
   });
 
   it("shows the default model in its help's set-up examples", async () => {
-    const help = await spawnCli(['mcp', '--help'], { cwd: sandbox.dir, env: sandbox.env });
+    const help = await runCliInProcess(['mcp', '--help'], { cwd: sandbox.dir, env: sandbox.env });
     const after = help.stdout.split('Examples:')[1] ?? '';
     const examples = [...after.matchAll(/--model (\S+)/g)].map((match) => match[1]);
     expect(examples.length).toBeGreaterThan(0);

@@ -133,6 +133,8 @@ async function mcpAction(
   const rlm = await serveStdio({
     input,
     output,
+    // The session's notices (a refused message, its end) go to the CLI's stderr, not the process's.
+    log: (line) => io.stderr.write(`${line}\n`),
     runQuery,
     subModel: subModelId === undefined ? undefined : lazyModel(subModelId, io),
     // The session's own blocks and sub-calls are recorded beside the runs, as `<id>.jsonl`.

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type FakeModelRequest, type FakeOpenAIServer, startFakeOpenAI } from '@rlm/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, spawnCli } from '../testing/spawn-cli.js';
+import { runCliInProcess } from '../testing/run-cli-in-process.js';
+import { createSandbox, type Sandbox } from '../testing/spawn-cli.js';
 
 let server: FakeOpenAIServer;
 let sandbox: Sandbox;
@@ -26,7 +27,9 @@ afterAll(async () => {
   sandbox.dispose();
 });
 
-const cli = (args: readonly string[]) => spawnCli(args, { cwd: sandbox.dir, env: sandbox.env });
+// In process: what is compared is the prompt text, not anything about the process.
+const cli = (args: readonly string[]) =>
+  runCliInProcess(args, { cwd: sandbox.dir, env: sandbox.env });
 
 const cases: [string, string[]][] = [
   ['solver, JavaScript', []],

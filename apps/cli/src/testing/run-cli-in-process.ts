@@ -26,9 +26,30 @@ export type InProcessCliOptions = Pick<SpawnCliOptions, 'cwd' | 'env' | 'input'>
  */
 export async function runCliInProcess(
   args: readonly string[],
-  { cwd, env = {}, input, now = () => Date.now() }: InProcessCliOptions,
+  options: InProcessCliOptions,
 ): Promise<CliResult> {
-  const stdout = collector();
+  const { io, stdout, stderr } = inProcessIo(options);
+  const code = await runCli(args, io, { engine: createExecutorEngine(), version });
+  return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/**
+ * The `CliIo` `runCliInProcess` gives `runCli`, and what its two output streams collected so far.
+ * With `stdio`, standard output writes go into `stdio.output`, as in the real process, where the
+ * protocol `rlm mcp` speaks and stray prints share one pipe.
+ */
+export function inProcessIo({
+  cwd,
+  env = {},
+  input,
+  now = () => Date.now(),
+  stdio,
+}: InProcessCliOptions & { stdio?: NonNullable<CliIo['stdio']> }): {
+  io: CliIo;
+  stdout: { text(): string };
+  stderr: { text(): string };
+} {
+  const stdout = collector(stdio?.output);
   const stderr = collector();
   // The same clean environment spawnCli gives the child.
   const childEnv: Record<string, string> = {
@@ -39,6 +60,7 @@ export async function runCliInProcess(
   const io: CliIo = {
     stdout,
     stderr,
+    ...(stdio === undefined ? {} : { stdio }),
     // An ended pipe, as spawnCli closes the child's stdin after writing `input`.
     readStdin: async () => input ?? '',
     stdinIsTTY: false,
@@ -51,16 +73,19 @@ export async function runCliInProcess(
     },
     now,
   };
-  const code = await runCli(args, io, { engine: createExecutorEngine(), version });
-  return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
+  return { io, stdout, stderr };
 }
 
-/** An output stream that keeps what is written, like a pipe read to its end. */
-function collector(): OutputStream & { text(): string } {
+/** The version the built bin reports, for in-process runs of `runCli`. */
+export const CLI_VERSION = version;
+
+/** An output stream that keeps what is written, like a pipe read to its end (and passes it on to `pipe`). */
+function collector(pipe?: { write(chunk: string): unknown }): OutputStream & { text(): string } {
   let text = '';
   return {
     write(chunk: string) {
       text += chunk;
+      pipe?.write(chunk);
       return true;
     },
     text: () => text,
