@@ -50,6 +50,8 @@ interface LoopState extends CompactionState, ResumableState, VerdictState {
   codeEverRan: boolean;
   guardUsed: boolean;
   consecutiveErrors: number;
+  /** Blocks that ended with the REPL's engine replaced (`sandbox.reset`). */
+  sandboxResets: number;
   /** The latest non-empty response: the partial answer if the run stops early. */
   partial: string | null;
   /** The root's background tasks (dispatcher mode only). */
@@ -164,6 +166,9 @@ async function turn(
     ),
   );
   const notes = blockNotes({ found: found.length, ran: blocks });
+  for (const block of blocks) {
+    if (block.result.error?.code === 'sandbox.reset') state.sandboxResets += 1;
+  }
   countErrors(node, state, blocks);
   const verdict = await turnVerdict(node, {
     spec,
@@ -333,6 +338,7 @@ async function runToEnd(
     codeEverRan: false,
     guardUsed: false,
     consecutiveErrors: 0,
+    sandboxResets: 0,
     partial: null,
     dispatcher: null,
     proposed: null,
@@ -419,6 +425,7 @@ async function runToEnd(
     partialAnswer: outcome.answer === null ? (state.proposed?.content ?? state.partial) : null,
     usage: scope.usage,
     refusedCalls: scope.refusedCalls,
+    ...(state.sandboxResets === 0 ? {} : { sandboxResets: state.sandboxResets }),
     iterations: state.iterations,
     executionTime: tree.now() - startedAt,
     trajectoryPath: tree.recorder?.path ?? null,
@@ -432,6 +439,7 @@ async function runToEnd(
     partialAnswer: result.partialAnswer,
     usage: result.usage,
     ...(scope.refusedCalls === 0 ? {} : { refusedCalls: scope.refusedCalls }),
+    ...(state.sandboxResets === 0 ? {} : { sandboxResets: state.sandboxResets }),
     iterations: result.iterations,
     durationMs: result.executionTime,
     ...(result.error === null ? {} : { error: result.error }),
