@@ -31,8 +31,7 @@ export function reportCompletion(
   else if (answer !== null) io.stdout.write(answer.endsWith('\n') ? answer : `${answer}\n`);
   const trajectory =
     completion.trajectoryPath === null ? '' : `Trajectory: ${completion.trajectoryPath}\n`;
-  const reset =
-    completion.sandboxResets === undefined ? '' : `rlm: ${resetLine(completion.sandboxResets)}\n`;
+  const reset = resetText(completion.sandboxResets);
   if (exitCode === EXIT_CODES.answered) {
     if (!quiet) io.stderr.write(reset + trajectory);
     return exitCode;
@@ -103,11 +102,13 @@ function answeredWithRefusals(refused: number): string {
  * That the run's REPL was replaced by a fresh engine (`sandbox.reset`): whatever blocks had
  * defined before was lost; the model was told and went on, so the answer may rest on less.
  */
-function resetLine(resets: number): string {
+function resetText(resets: number | undefined): string {
+  if (resets === undefined || resets === 0) return '';
   const times = resets === 1 ? 'once' : `${resets} times`;
   return (
-    `The run's REPL was reset ${times} (sandbox.reset: a block ran past its limits in a call ` +
-    'the sandbox could not interrupt); the variables defined before were lost and the model was told.'
+    `rlm: The run's REPL was reset ${times} (sandbox.reset: a block ran past its limits in a ` +
+    'call the sandbox could not interrupt); the variables defined before were lost and the model ' +
+    'was told.\n'
   );
 }
 

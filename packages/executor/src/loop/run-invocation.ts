@@ -38,6 +38,8 @@ import {
   extraContextsNote,
   FIRST_TURN_NUDGE,
   LAST_ITERATION_NOTE,
+  resetBlocks,
+  resetsField,
   sessionPayloadNote,
 } from './turn-notes.js';
 import { refusalError, turnVerdict, type VerdictState } from './turn-verdict.js';
@@ -166,9 +168,7 @@ async function turn(
     ),
   );
   const notes = blockNotes({ found: found.length, ran: blocks });
-  for (const block of blocks) {
-    if (block.result.error?.code === 'sandbox.reset') state.sandboxResets += 1;
-  }
+  state.sandboxResets += resetBlocks(blocks);
   countErrors(node, state, blocks);
   const verdict = await turnVerdict(node, {
     spec,
@@ -425,7 +425,7 @@ async function runToEnd(
     partialAnswer: outcome.answer === null ? (state.proposed?.content ?? state.partial) : null,
     usage: scope.usage,
     refusedCalls: scope.refusedCalls,
-    ...(state.sandboxResets === 0 ? {} : { sandboxResets: state.sandboxResets }),
+    ...resetsField(state.sandboxResets),
     iterations: state.iterations,
     executionTime: tree.now() - startedAt,
     trajectoryPath: tree.recorder?.path ?? null,
@@ -439,7 +439,7 @@ async function runToEnd(
     partialAnswer: result.partialAnswer,
     usage: result.usage,
     ...(scope.refusedCalls === 0 ? {} : { refusedCalls: scope.refusedCalls }),
-    ...(state.sandboxResets === 0 ? {} : { sandboxResets: state.sandboxResets }),
+    ...resetsField(state.sandboxResets),
     iterations: result.iterations,
     durationMs: result.executionTime,
     ...(result.error === null ? {} : { error: result.error }),
