@@ -39,6 +39,11 @@ export const runViewSchema = z.object({
    * ends. Non-zero means part of the work its code asked for was not done, whatever `status`.
    */
   refusedCalls: z.number().int().nonnegative().nullable(),
+  /**
+   * Times the run's REPL engine was replaced by a fresh one (`sandbox.reset`), losing the
+   * variables its blocks had defined (the model was told); null until it ends.
+   */
+  sandboxResets: z.number().int().nonnegative().nullable(),
   iterations: z.number().int().nullable(),
   durationMs: z.number().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),

@@ -17,6 +17,8 @@ export interface RunOutcome {
   usage: UsageSummary;
   /** Calls a budget refused in the run's tree (absent from outcomes the server wrote itself). */
   refusedCalls?: number;
+  /** Times the run's REPL was reset (`sandbox.reset`); absent when none. */
+  sandboxResets?: number;
   iterations: number;
   durationMs: number;
   error: { code: string; message: string } | null;
@@ -30,6 +32,7 @@ export function outcomeFromCompletion(result: RLMChatCompletion): RunOutcome {
     partialAnswer: result.partialAnswer,
     usage: result.usage,
     refusedCalls: result.refusedCalls ?? 0,
+    ...(result.sandboxResets === undefined ? {} : { sandboxResets: result.sandboxResets }),
     iterations: result.iterations,
     durationMs: result.executionTime,
     error: result.error,
@@ -61,6 +64,7 @@ export function outcomeFromEvents(
     partialAnswer: end.partialAnswer,
     usage: end.usage,
     refusedCalls: end.refusedCalls ?? 0,
+    ...(end.sandboxResets === undefined ? {} : { sandboxResets: end.sandboxResets }),
     iterations: end.iterations,
     durationMs: end.durationMs,
     error: end.error ?? null,

@@ -80,6 +80,7 @@ export function createRunViews(store: RunStore, options: RunViewsOptions = {}): 
         answer: ended?.answer ?? null,
         partialAnswer: ended?.partialAnswer ?? null,
         refusedCalls: ended === undefined ? null : (ended.refusedCalls ?? 0),
+        sandboxResets: ended === undefined ? null : (ended.sandboxResets ?? 0),
         iterations: ended?.iterations ?? null,
         durationMs: ended?.durationMs ?? null,
         error: ended?.error ?? null,

@@ -41,6 +41,12 @@ export const rlmChatCompletionSchema = z.object({
    * Absent in results written before it existed.
    */
   refusedCalls: z.number().int().nonnegative().optional(),
+  /**
+   * Times this run's REPL engine was replaced by a fresh one (`sandbox.reset`: a block ran past
+   * its time limit and could not be stopped otherwise), losing the variables blocks had defined.
+   * The model was told each time. Absent when it never happened.
+   */
+  sandboxResets: z.number().int().positive().optional(),
   iterations: z.number().int().nonnegative(),
   /** Wall-clock milliseconds for the whole invocation, children included. */
   executionTime: z.number().nonnegative(),

@@ -233,6 +233,8 @@ export const runEventSchema = z.discriminatedUnion('type', [
     usage: usageSummarySchema,
     /** Calls a budget refused in this run's tree (see `RLMChatCompletion.refusedCalls`); absent when none. */
     refusedCalls: z.number().int().positive().optional(),
+    /** Times the run's REPL was reset (see `RLMChatCompletion.sandboxResets`); absent when none. */
+    sandboxResets: z.number().int().positive().optional(),
     iterations: z.number().int().nonnegative(),
     durationMs: z.number().nonnegative(),
     /**

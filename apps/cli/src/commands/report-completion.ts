@@ -31,11 +31,13 @@ export function reportCompletion(
   else if (answer !== null) io.stdout.write(answer.endsWith('\n') ? answer : `${answer}\n`);
   const trajectory =
     completion.trajectoryPath === null ? '' : `Trajectory: ${completion.trajectoryPath}\n`;
+  const reset = resetText(completion.sandboxResets);
   if (exitCode === EXIT_CODES.answered) {
-    if (!quiet) io.stderr.write(trajectory);
+    if (!quiet) io.stderr.write(reset + trajectory);
     return exitCode;
   }
   const lines = [`rlm: ${endingLine(completion, { hints, outputSchemaFile })}`];
+  if (reset !== '') lines.push(reset.trimEnd());
   if (answer === null && completion.partialAnswer !== null && !json && !quiet) {
     lines.push(`Its last response (not an answer):\n${indent(completion.partialAnswer)}`);
   }
@@ -93,6 +95,20 @@ function answeredWithRefusals(refused: number): string {
   return (
     `The run answered, but a budget refused ${calls} (never sent), so the answer may rest on ` +
     'part of the work; run it again with a larger budget (e.g. --max-tokens N).'
+  );
+}
+
+/**
+ * That the run's REPL was replaced by a fresh engine (`sandbox.reset`): whatever blocks had
+ * defined before was lost; the model was told and went on, so the answer may rest on less.
+ */
+function resetText(resets: number | undefined): string {
+  if (resets === undefined || resets === 0) return '';
+  const times = resets === 1 ? 'once' : `${resets} times`;
+  return (
+    `rlm: The run's REPL was reset ${times} (sandbox.reset: a block ran past its limits in a ` +
+    'call the sandbox could not interrupt); the variables defined before were lost and the model ' +
+    'was told.\n'
   );
 }
 

@@ -38,6 +38,8 @@ import {
   extraContextsNote,
   FIRST_TURN_NUDGE,
   LAST_ITERATION_NOTE,
+  resetBlocks,
+  resetsField,
   sessionPayloadNote,
 } from './turn-notes.js';
 import { refusalError, turnVerdict, type VerdictState } from './turn-verdict.js';
@@ -50,6 +52,8 @@ interface LoopState extends CompactionState, ResumableState, VerdictState {
   codeEverRan: boolean;
   guardUsed: boolean;
   consecutiveErrors: number;
+  /** Blocks that ended with the REPL's engine replaced (`sandbox.reset`). */
+  sandboxResets: number;
   /** The latest non-empty response: the partial answer if the run stops early. */
   partial: string | null;
   /** The root's background tasks (dispatcher mode only). */
@@ -150,6 +154,7 @@ async function turn(
     ),
   );
   const notes = blockNotes({ found: found.length, ran: blocks });
+  state.sandboxResets += resetBlocks(blocks);
   countErrors(node, { spec, state }, blocks);
   const verdict = await turnVerdict(node, {
     spec,
@@ -319,6 +324,7 @@ async function runToEnd(
     codeEverRan: false,
     guardUsed: false,
     consecutiveErrors: 0,
+    sandboxResets: 0,
     partial: null,
     dispatcher: null,
     proposed: null,
@@ -405,6 +411,7 @@ async function runToEnd(
     partialAnswer: outcome.answer === null ? (state.proposed?.content ?? state.partial) : null,
     usage: scope.usage,
     refusedCalls: scope.refusedCalls,
+    ...resetsField(state.sandboxResets),
     iterations: state.iterations,
     executionTime: tree.now() - startedAt,
     trajectoryPath: tree.recorder?.path ?? null,
@@ -418,6 +425,7 @@ async function runToEnd(
     partialAnswer: result.partialAnswer,
     usage: result.usage,
     ...(scope.refusedCalls === 0 ? {} : { refusedCalls: scope.refusedCalls }),
+    ...resetsField(state.sandboxResets),
     iterations: result.iterations,
     durationMs: result.executionTime,
     ...(result.error === null ? {} : { error: result.error }),

@@ -42,9 +42,12 @@ describe('the loop and the sandbox limits', () => {
       if (turn === 1) return repl('print(typeof kept, context.length)');
       return 'FINAL(done)';
     });
-    const rlm = testRLM({ model, isolation: 'worker', limits: LIMITS });
+    const { events, onEvent } = eventLog();
+    const rlm = testRLM({ model, isolation: 'worker', limits: LIMITS, onEvent });
     const result = await rlm.completion('abcdef', { query: 'q' });
-    expect(result.status).toBe('completed');
+    // The caller is told too: in the result and in the run's last event.
+    expect(result).toMatchObject({ status: 'completed', sandboxResets: 1 });
+    expect(events.at(-1)).toMatchObject({ type: 'run-end', sandboxResets: 1 });
     const secondTurn = model.requests[1]?.messages.map((message) => message.content).join('\n');
     expect(secondTurn).toContain('sandbox.reset');
     expect(secondTurn).toContain('Your REPL was reset');

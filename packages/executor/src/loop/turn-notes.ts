@@ -100,6 +100,18 @@ export function extraContextsNote(extras: readonly QueryMetadata[]): string {
   );
 }
 
+/** How many of a turn's blocks ended with the REPL's engine replaced (`sandbox.reset`). */
+export function resetBlocks(ran: readonly CodeBlock[]): number {
+  let resets = 0;
+  for (const block of ran) if (block.result.error?.code === 'sandbox.reset') resets += 1;
+  return resets;
+}
+
+/** `sandboxResets` for a run's result and `run-end`: absent when the REPL was never reset. */
+export function resetsField(resets: number): { sandboxResets?: number } {
+  return resets === 0 ? {} : { sandboxResets: resets };
+}
+
 /** What the model is told about how its blocks ran: skipped blocks, a REPL that was reset. */
 export function blockNotes({ found, ran }: { found: number; ran: readonly CodeBlock[] }): string[] {
   const notes: string[] = [];

@@ -180,8 +180,15 @@ function anthropicClient({
     {
       state,
       earlier,
+      failed,
       outputRoom,
-    }: { state: AttemptState; earlier: readonly AnthropicReply[]; outputRoom: number | undefined },
+    }: {
+      state: AttemptState;
+      earlier: readonly AnthropicReply[];
+      /** Attempts of this turn that failed mid-stream: billed, so counted in its usage. */
+      failed: AnthropicReply[];
+      outputRoom: number | undefined;
+    },
   ): Promise<AnthropicReply> {
     const continuation: ContentBlockParam[] = earlier.flatMap((reply) => reply.content);
     const params = buildAnthropicParams(request, {
@@ -214,22 +221,37 @@ function anthropicClient({
       });
     state.afterHeaders = true;
     const reply = new AnthropicReplyAccumulator();
-    await readModelStream(stream, {
-      modelId: id,
-      idle,
-      idleMs: timeoutMs,
-      signal: request.signal,
-      toError: (error) => fromAnthropicError(error, context),
-      onEvent: (event) => {
-        reply.add(event);
-        if (reply.hasText) state.textDelivered = true;
-        if (event.type === 'message_start' || event.type === 'content_block_delta') {
-          request.onUsage?.(addUsage(earlier, reply.usageSoFar()));
-        }
-      },
-      isComplete: () => reply.stopped,
-      missing: 'message_stop',
-    });
+    try {
+      await readModelStream(stream, {
+        modelId: id,
+        idle,
+        idleMs: timeoutMs,
+        signal: request.signal,
+        toError: (error) => fromAnthropicError(error, context),
+        onEvent: (event) => {
+          reply.add(event);
+          if (reply.hasText) state.textDelivered = true;
+          if (event.type === 'message_start' || event.type === 'content_block_delta') {
+            const before = failed.length === 0 ? earlier : [...failed, ...earlier];
+            request.onUsage?.(addUsage(before, reply.usageSoFar()));
+          }
+        },
+        isComplete: () => reply.stopped,
+        missing: 'message_stop',
+      });
+    } catch (error) {
+      const billed = reply.billedSoFar();
+      if (
+        billed.input_tokens +
+          billed.output_tokens +
+          billed.cache_read_input_tokens +
+          billed.cache_creation_input_tokens >
+        0
+      ) {
+        failed.push({ text: '', content: [], usage: billed, stopReason: null, refusal: null });
+      }
+      throw error;
+    }
     return { ...reply.reply(), requestId: requestId ?? undefined };
   }
 
@@ -241,12 +263,13 @@ function anthropicClient({
   async function turn(request: ModelRequest): Promise<ModelResponse> {
     const cap = anthropicOutputCap(request.maxTokens ?? maxTokens, thinking);
     const replies: AnthropicReply[] = [];
+    const failed: AnthropicReply[] = [];
     let outputRoom: number | undefined;
     while (true) {
       const earlier = [...replies];
       const room = outputRoom;
       const reply = await withStreamRetry(
-        (state) => streamOnce(request, { state, earlier, outputRoom: room }),
+        (state) => streamOnce(request, { state, earlier, failed, outputRoom: room }),
         { maxRetries, signal: request.signal },
       );
       replies.push(reply);
@@ -256,7 +279,8 @@ function anthropicClient({
         replies.length > maxPauseContinuations ||
         !hasOutputRoom(outputRoom, thinking)
       ) {
-        return combineReplies(replies, { id, price });
+        // A retried attempt was billed too: its usage is part of the turn's.
+        return combineReplies([...failed, ...replies], { id, price });
       }
     }
   }

@@ -130,6 +130,14 @@ export class AnthropicReplyAccumulator {
     if (split != null) this.usage.ephemeral_1h_input_tokens = split.ephemeral_1h_input_tokens;
   }
 
+  /**
+   * The billed usage so far, its output as `usageSoFar` counts it: what an attempt that failed
+   * mid-stream is charged (the API bills it, and a retry does not undo that).
+   */
+  billedSoFar(): AnthropicBilledUsage {
+    return { ...this.usage, output_tokens: this.usageSoFar().outputTokens };
+  }
+
   reply(): AnthropicReply {
     const byIndex = <T>(map: Map<number, T>) =>
       [...map.entries()].sort(([left], [right]) => left - right).map(([, value]) => value);

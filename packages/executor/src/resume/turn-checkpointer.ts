@@ -97,7 +97,11 @@ export class TurnCheckpointer {
     state.codeEverRan = saved.codeEverRan;
     state.guardUsed = saved.guardUsed;
     this.#node.restoreCounters(saved.counters);
-    this.#node.scope.restore({ usage: saved.usage, subcalls: saved.subcalls });
+    this.#node.scope.restore({
+      usage: saved.usage,
+      subcalls: saved.subcalls,
+      refusedCalls: saved.refusedCalls,
+    });
     state.proposed = saved.proposed ?? null;
     // Finished tasks come back with their results; those that were running start again.
     if (saved.dispatcher !== undefined) state.dispatcher?.restore(saved.dispatcher);
@@ -162,6 +166,9 @@ export class TurnCheckpointer {
       guardUsed: state.guardUsed,
       usage: this.#node.scope.usage,
       subcalls: this.#node.scope.subcalls,
+      ...(this.#node.scope.refusedCalls === 0
+        ? {}
+        : { refusedCalls: this.#node.scope.refusedCalls }),
       counters: this.#node.counters,
       trajectoryBytes: fileSize(this.#node.tree.recorder?.path),
       ...(this.#spec.output === undefined ? {} : { output: this.#spec.output.jsonSchema }),

@@ -1,4 +1,4 @@
-import { RlmError, type RunEvent } from '@rlm/protocol';
+import { type LanguageModel, RlmError, type RunEvent } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
 import { eventLog, repl, testRLM } from '../testing/rlm-test-kit.js';
@@ -206,3 +206,30 @@ describe('BudgetScope.reserve', () => {
 function zero() {
   return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 }
+
+describe('a call aborted in flight, to a model that reports its cost', () => {
+  it('is charged its worst case at the dearest price the model reported, not $0', async () => {
+    // A provider like OpenRouter: no price table, each answer states what it cost.
+    const base = scriptedModel(
+      (_request, index) =>
+        index === 0
+          ? { text: REPLY, usage: { ...ROOT_USAGE }, costUsd: 0.011 }
+          : new Promise<string>(() => undefined),
+      { id: 'scripted/sub', maxOutputTokens: 100 },
+    );
+    const sub: LanguageModel = {
+      id: base.id,
+      contextWindow: base.contextWindow,
+      maxOutputTokens: 100,
+      reportsCost: true,
+      complete: (request) => base.complete(request),
+    };
+    const root = rootModel(
+      `await llm_query("first")\nllm_query(${JSON.stringify(BIG)})\nprint("left it running")`,
+    );
+    const result = await testRLM({ model: root, subModel: sub }).completion('ctx');
+    expect(result.status).toBe('completed');
+    // 0.011 for 1,100 tokens: $0.00001 a token, for the aborted call's 7,616 + 100 tokens.
+    expect(result.usage.models['scripted/sub']?.costUsd).toBeCloseTo(0.011 + 7_716 * 0.00001, 10);
+  });
+});

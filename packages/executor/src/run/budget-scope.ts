@@ -209,12 +209,21 @@ export class BudgetScope {
   }
 
   /**
-   * Carries over what an interrupted run already spent (a resumed root, before anything runs),
-   * so its caps and totals cover the whole run.
+   * Carries over what an interrupted run already spent and the calls its budget refused (a
+   * resumed root, before anything runs), so its caps and totals cover the whole run.
    */
-  restore({ usage, subcalls }: { usage: UsageSummary; subcalls: number }): void {
+  restore({
+    usage,
+    subcalls,
+    refusedCalls = 0,
+  }: {
+    usage: UsageSummary;
+    subcalls: number;
+    refusedCalls?: number | undefined;
+  }): void {
     this.#usage = mergeUsage(this.#usage, usage);
     this.#subcalls += subcalls;
+    this.#refused += refusedCalls;
     this.#checkSpend();
   }
 

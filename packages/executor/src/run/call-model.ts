@@ -129,8 +129,37 @@ function costOf(model: LanguageModel, usage: TokenUsage): number | undefined {
 }
 
 /**
+ * The dearest price per token each model without a price table has reported (`costUsd` over its
+ * tokens, OpenRouter's `usage.cost`): what prices a call of that model that failed before it
+ * reported a cost, which the provider bills all the same. Weak: it keeps no model alive.
+ */
+const reportedRates = new WeakMap<LanguageModel, number>();
+
+function tokensIn(usage: TokenUsage): number {
+  return usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+}
+
+/** Learns a model's price per token from a call whose cost the provider reported. */
+function noteReportedRate(model: LanguageModel, response: ModelResponse): void {
+  if (model.pricing !== undefined || response.costUsd === undefined) return;
+  const tokens = tokensIn(response.usage);
+  if (tokens <= 0 || !(response.costUsd > 0)) return;
+  const rate = response.costUsd / tokens;
+  if (rate > (reportedRates.get(model) ?? 0)) reportedRates.set(model, rate);
+}
+
+/**
+ * The cost of `usage` for a call that reported none: its price table's, else the model's dearest
+ * reported price per token, else 0 (a provider that reports costs, before it reported any).
+ */
+function estimatedCost(model: LanguageModel, usage: TokenUsage): number {
+  return costOf(model, usage) ?? tokensIn(usage) * (reportedRates.get(model) ?? 0);
+}
+
+/**
  * What a failed call is charged: what the provider reported before it failed; for an aborted
  * call that reported nothing, its reserved worst case (the provider may have billed it all).
+ * Without a price table the cost is estimated (see `estimatedCost`).
  */
 function failedCallUsage(
   model: LanguageModel,
@@ -144,9 +173,12 @@ function failedCallUsage(
     worst: { usage: TokenUsage; costUsd: number };
   },
 ): { usage: TokenUsage; costUsd: number } | null {
-  if (reported !== undefined) return { usage: reported, costUsd: costOf(model, reported) ?? 0 };
+  if (reported !== undefined) return { usage: reported, costUsd: estimatedCost(model, reported) };
   if (!aborted) return null;
-  return { usage: worst.usage, costUsd: Number.isFinite(worst.costUsd) ? worst.costUsd : 0 };
+  return {
+    usage: worst.usage,
+    costUsd: Number.isFinite(worst.costUsd) ? worst.costUsd : estimatedCost(model, worst.usage),
+  };
 }
 
 /**
@@ -216,6 +248,7 @@ export async function callModel(node: RunNode, input: CallModelInput): Promise<M
     throw error;
   }
   tree.recorder?.exchange({ runId: node.runId, callId, system, messages, response });
+  noteReportedRate(model, response);
   node.emit({
     type: 'model-call-end',
     callId,

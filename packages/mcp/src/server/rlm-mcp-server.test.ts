@@ -6,11 +6,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createRunner } from '@rlm/executor';
+import { emptyUsage } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { samplingClient } from '../testing/index.js';
 import { createRlmMcpServer, type RlmMcpServerOptions } from './rlm-mcp-server.js';
-import { rlmQueryRunner } from './rlm-query-runner.js';
+import { type RlmQueryRunner, rlmQueryRunner } from './rlm-query-runner.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -307,5 +308,35 @@ describe('createRlmMcpServer progress and cancellation', () => {
     await rlm.close();
     await rlm.closed;
     expect(await spinning).toBeInstanceOf(Error);
+  });
+});
+
+describe('createRlmMcpServer rlm_query of a run whose REPL was reset', () => {
+  it('returns sandboxResets and a note beside the answer', async () => {
+    const runQuery: RlmQueryRunner = async (request) => ({
+      runId: 'run-1',
+      rootRunId: 'run-1',
+      parentRunId: null,
+      depth: 0,
+      model: 'scripted/model',
+      query: request.query,
+      answer: 'done',
+      status: 'completed',
+      partialAnswer: null,
+      usage: emptyUsage(),
+      sandboxResets: 2,
+      iterations: 3,
+      executionTime: 1,
+      trajectoryPath: null,
+      error: null,
+    });
+    await using session = await connect({ runQuery });
+    const result = await session.call('rlm_query', { query: 'q', context: 'c' });
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toMatchObject({ outcome: 'completed', sandboxResets: 2 });
+    expect(result.content.at(-1)).toMatchObject({
+      type: 'text',
+      text: expect.stringContaining("this run's REPL was reset 2 times (sandbox.reset"),
+    });
   });
 });

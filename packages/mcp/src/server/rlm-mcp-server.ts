@@ -139,7 +139,20 @@ function runSummary(run: RLMChatCompletion) {
     usage: run.usage,
     costUsd: totalUsage(run.usage).costUsd,
     refusedCalls: run.refusedCalls ?? 0,
+    sandboxResets: run.sandboxResets ?? 0,
   };
+}
+
+/** A text block for a run whose REPL was reset (`sandbox.reset`), else nothing. */
+function resetNote(resets: number): { type: 'text'; text: string }[] {
+  if (resets === 0) return [];
+  const times = resets === 1 ? 'once' : `${resets} times`;
+  return [
+    {
+      type: 'text',
+      text: `Note: this run's REPL was reset ${times} (sandbox.reset: a block ran past its limits in a call the sandbox could not interrupt); the variables defined before were lost and the model was told.`,
+    },
+  ];
 }
 
 /** A second text block for an answer reached while a budget refused sub-calls (else nothing). */
@@ -260,7 +273,14 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
       const summary = runSummary(run);
       if (run.answer !== null) {
         const result = toolSuccess(run.answer, summary);
-        return { ...result, content: [...result.content, ...refusedNote(summary.refusedCalls)] };
+        return {
+          ...result,
+          content: [
+            ...result.content,
+            ...refusedNote(summary.refusedCalls),
+            ...resetNote(summary.sandboxResets),
+          ],
+        };
       }
       const reason = run.error?.message ?? 'the model gave no FINAL answer';
       return {
@@ -269,6 +289,7 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
             type: 'text',
             text: `The run ended without an answer (outcome: ${run.status}): ${reason}`,
           },
+          ...resetNote(summary.sandboxResets),
         ],
         structuredContent: {
           ...summary,

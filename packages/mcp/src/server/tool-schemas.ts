@@ -55,6 +55,8 @@ export const rlmQueryOutputSchema = z.object({
   costUsd: z.number().nonnegative(),
   /** Model calls and sub-calls a budget refused (never sent): non-zero means part of the work was not done. */
   refusedCalls: z.number().int().nonnegative(),
+  /** Times the run's REPL was reset (`sandbox.reset`), losing what its blocks had defined. */
+  sandboxResets: z.number().int().nonnegative(),
   error: z.object({ code: z.string(), kind: z.string(), message: z.string() }).optional(),
 });
 

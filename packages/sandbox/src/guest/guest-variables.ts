@@ -27,6 +27,7 @@ import {
   record,
   reflectDefineProperty,
 } from './primordials.js';
+import { isProxy } from './proxy-tracking.js';
 import { basicTypeName, settledTypeName, typeName } from './type-name.js';
 
 /** The global object, captured before any guest code could shadow `globalThis`. */
@@ -256,7 +257,7 @@ function classify(names: string[], joined: string): void {
   listing.count = reusable ? names.length : -1;
 }
 
-/** `{ name: type }` of the user variables (see `typeName`; may run guest code). */
+/** `{ name: type }` of the user variables (see `typeName`: runs no guest code). */
 export function locals(basic: boolean): string {
   listGlobals();
   return localsOfListing(basic);
@@ -264,9 +265,8 @@ export function locals(basic: boolean): string {
 
 /** `locals` of the globals as last listed (`listGlobals`). */
 export function localsOfListing(basic: boolean): string {
-  // The names first, as `userNames` gives them: naming a type can run guest code (a Proxy's
-  // trap) that rebinds a helper. While every helper holds its helper (the usual case), they are
-  // the listing's own lists, which nothing changes.
+  // The names first, as `userNames` gives them. While every helper holds its helper (the usual
+  // case), they are the listing's own lists, which nothing changes.
   let names = listing.users;
   let texts = listing.userTexts;
   const helperNames = listing.helperNames;
@@ -300,9 +300,9 @@ export function localsOfListing(basic: boolean): string {
 const MAX_MEASURED_CHARS = 64 * 1024 * 1024;
 
 /**
- * `[{ name, type, size }]` of the user variables; sizes only when asked. Types run no guest code
- * (`settledTypeName`), nor do sizes of ordinary values: a getter is never called (see
- * json-copy.ts); walking a Proxy still runs its traps, under the budget of the host's read.
+ * `[{ name, type, size }]` of the user variables; sizes only when asked. Runs no guest code:
+ * types are `settledTypeName`, sizes call no getter (see json-copy.ts) and measure a Proxy as the
+ * text `[Proxy]` without walking it (see proxy-tracking.ts).
  */
 export function listVariables(withSizes: boolean): string {
   const names = userNames();
@@ -327,6 +327,7 @@ export function listVariables(withSizes: boolean): string {
 function sizeOf(value: unknown, type: string): number {
   if (typeof value === 'string') return value.length;
   if (typeof value === 'function') {
+    if (isProxy(value)) return '"[Proxy]"'.length;
     let name: unknown;
     try {
       name = ownData(value, 'name');
@@ -337,7 +338,7 @@ function sizeOf(value: unknown, type: string): number {
     return (type === 'class' ? '"[class ]"' : '"[Function: ]"').length + label.length;
   }
   try {
-    const text = toJsonText(value, MAX_MEASURED_CHARS);
+    const text = toJsonText(value, MAX_MEASURED_CHARS, true);
     return typeof text === 'string' ? text.length : text.size;
   } catch {
     return 0;

@@ -31,6 +31,7 @@ import {
   write,
 } from './output-streams.js';
 import { freeze, hasOwn, jsonParse, lookupGetter, record } from './primordials.js';
+import { trackProxies } from './proxy-tracking.js';
 import { configureLimits, type ScaffoldConfig } from './scaffold-settings.js';
 
 /**
@@ -42,6 +43,7 @@ import { configureLimits, type ScaffoldConfig } from './scaffold-settings.js';
 export function installScaffold(hostCall: HostCall, configJson: string): ScaffoldInternals {
   const config = jsonParse(configJson) as ScaffoldConfig;
   configureLimits(config);
+  trackProxies();
   recordBaseline(config.reserved);
   const consoleObject = makeConsole();
   pin('console', consoleObject);

@@ -27,6 +27,7 @@ import {
   symbolToString,
   toStringTagSymbol,
 } from './primordials.js';
+import { isProxy } from './proxy-tracking.js';
 
 /**
  * JSON-safe copies of guest values (for `getVariable`, variable sizes and non-string answers):
@@ -39,6 +40,7 @@ import {
  */
 
 const MAX_COPY_NODES = 1_000_000;
+const PROXY_TEXT = '[Proxy]';
 // Deeper values are cut: the copy and its serializer recurse, and an inline sandbox has a small stack.
 const MAX_COPY_DEPTH = 100;
 
@@ -55,6 +57,8 @@ interface Budget {
   chars: number;
   maxChars: number;
   path: Set<unknown>;
+  /** Copy a Proxy as the text `[Proxy]` instead of walking it (which runs its traps). */
+  opaqueProxies: boolean;
 }
 
 /** Thrown (and caught by `toJsonText`) once the copy passes its character budget. */
@@ -81,6 +85,7 @@ function copyPrimitive(value: unknown, budget: Budget): unknown {
     case 'symbol':
       return copyPrimitive(call<string>(symbolToString, value, []), budget);
     case 'function':
+      if (budget.opaqueProxies && isProxy(value)) return copyPrimitive(PROXY_TEXT, budget);
       return copyPrimitive(functionText(value), budget);
     default:
       count(budget, 4);
@@ -157,6 +162,7 @@ function copy(value: unknown, budget: Budget, depth: number): unknown {
   if (value === null || typeof value !== 'object') return copyPrimitive(value, budget);
   if (call<boolean>(setHas, budget.path, [value])) return copyPrimitive('[Circular]', budget);
   if (depth > MAX_COPY_DEPTH) return copyPrimitive('[truncated: nested too deeply]', budget);
+  if (budget.opaqueProxies && isProxy(value)) return copyPrimitive(PROXY_TEXT, budget);
   const brand = brandOf(value);
   const text = textOf(value, brand);
   if (text !== undefined) return copyPrimitive(text, budget);
@@ -195,11 +201,12 @@ function textOf(value: object, brand: Brand): string | null | undefined {
 /**
  * Whether `Symbol.toStringTag` is an accessor on the value or its prototypes: then
  * `Object.prototype.toString` would call its getter (guest code), so the value is copied as
- * structure rather than asked whether it is an error. Reads descriptors only (a Proxy on the way
- * still runs its traps: see above).
+ * structure rather than asked whether it is an error. Reads descriptors only, and stops at a
+ * Proxy, whose traps the read would run: the value is then copied as structure too.
  */
 function tagIsAccessor(value: object): boolean {
   for (let at: object | null = value; at !== null; at = getPrototypeOf(at) as object | null) {
+    if (isProxy(at)) return true;
     const descriptor = getOwnPropertyDescriptor(at, toStringTagSymbol);
     if (descriptor !== undefined) return isAccessor(descriptor);
   }
@@ -209,9 +216,14 @@ function tagIsAccessor(value: object): boolean {
 /**
  * The JSON text of a JSON-safe copy of `value`, or `TooLarge` once the copy passes about
  * `maxChars` characters (counted as it is built, so a huge value is never copied whole).
+ * `opaqueProxies`: a Proxy copies as `'[Proxy]'`, so the copy runs no guest code at all.
  */
-export function toJsonText(value: unknown, maxChars: number): string | TooLarge {
-  const budget: Budget = { nodes: 0, chars: 0, maxChars, path: newSet<unknown>() };
+export function toJsonText(
+  value: unknown,
+  maxChars: number,
+  opaqueProxies = false,
+): string | TooLarge {
+  const budget: Budget = { nodes: 0, chars: 0, maxChars, path: newSet<unknown>(), opaqueProxies };
   let copied: unknown;
   try {
     copied = copy(value, budget, 0);

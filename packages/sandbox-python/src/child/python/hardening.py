@@ -57,6 +57,13 @@ def _harden():
     def refuse(*args, **kwargs):
         raise PermissionError('subprocesses are not available in this sandbox')
 
+    def refuse_audit_hook(hook):
+        raise PermissionError('audit hooks are not available in this sandbox')
+
+    # An audit hook cannot be removed once added, and runs on operations the scaffold performs
+    # between blocks (listing the variables calls id()): model code would run outside its block.
+    sys.addaudithook = refuse_audit_hook
+
     import posix
     for module in (os, posix):
         for name in ('system', 'popen', 'fork', 'forkpty', 'execv', 'execve', 'spawnv', 'spawnve',

@@ -18,6 +18,38 @@ _NUMBERED = _re.compile(r'^(context|history)_\d+$')
 _SETTABLE = _re.compile(r'^((context|history)(_\d+)?|__rlm)$')
 _dumps = _json.dumps
 _loads = _json.loads
+# What the listing and the host's reads between blocks use, captured before any model code: model
+# code can import these modules and replace their attributes (json.JSONEncoder, types.ModuleType
+# with a metaclass's __subclasscheck__, gc.get_referents), which the scaffold must never call.
+import _json as _cjson
+_c_make_encoder = _cjson.make_encoder
+_encode_text = _cjson.encode_basestring_ascii
+_scan_json = _json.JSONDecoder().scan_once
+_ModuleType = _types.ModuleType
+_MappingProxyType = _types.MappingProxyType
+_FUNCTION_TYPES = (_types.FunctionType, _types.BuiltinFunctionType, _types.MethodType)
+_get_referents = _gc.get_referents
+_gc_enable, _gc_disable, _gc_isenabled = _gc.enable, _gc.disable, _gc.isenabled
+_settrace, _setprofile, _gettrace, _getprofile = _sys.settrace, _sys.setprofile, _sys.gettrace, _sys.getprofile
+
+
+def _refuse_default(value):
+    raise TypeError('not a JSON value')
+
+
+def _safe_dumps(value, allow_nan=True):
+    """json.dumps of a value made of exact JSON types, by the C encoder captured above (no
+    attribute of the json module, which model code can replace, is looked up)."""
+    encoder = _c_make_encoder(None, _refuse_default, _encode_text, None, ': ', ', ', False, False, allow_nan)
+    return str.join('', encoder(value, 0))
+
+
+def _safe_loads(text):
+    """json.loads by the C scanner captured above (see _safe_dumps)."""
+    value, end = _scan_json(text, 0)
+    if end != len(text):
+        raise ValueError('extra data after the JSON value')
+    return value
 _os_open, _os_read, _os_write, _os_close, _O_RDWR = _os.open, _os.read, _os.write, _os.close, _os.O_RDWR
 _MAX_COPY_NODES = 1_000_000
 _MAX_REPR = 10_000
@@ -48,6 +80,9 @@ class _State:
     aside = []
     # Values the scaffold unbound after a block, kept alive until the next one (see _restore).
     displaced = []
+    # The model's trace and profile functions and whether its gc collects (see _model_hooks_off).
+    hooks = (None, None, True)
+    hooks_on = True
     error = None
     out_of_memory = False
     max_answer_chars = 1_000_000
@@ -201,7 +236,7 @@ def _category(value):
         return 'object'
     if _is(value, type):
         return 'class'
-    if _is(value, (_types.FunctionType, _types.BuiltinFunctionType, _types.MethodType)):
+    if _is(value, _FUNCTION_TYPES):
         return 'function'
     return _type_name(value)
 
@@ -215,7 +250,7 @@ def _user_entries():
         if not _is(key, str):
             continue
         name = str.__str__(key)
-        if str.startswith(name, '__') or name in S.pinned or _is(value, _types.ModuleType):
+        if str.startswith(name, '__') or name in S.pinned or _is(value, _ModuleType):
             continue
         if S.helpers.get(name, _user_entries) is value:
             continue
@@ -284,9 +319,9 @@ def _json_safe(value):
                 return [copy(item, inner) for item in kind.__iter__(v)]
         if _is(v, dict):
             return {_key(key): copy(item, inner) for key, item in dict.items(v)}
-        if _is(v, _types.MappingProxyType):
+        if _is(v, _MappingProxyType):
             # Its items() would call the mapping's own items(): read the dict behind it directly.
-            behind = _gc.get_referents(v)
+            behind = _get_referents(v)
             if len(behind) == 1 and _is(behind[0], dict):
                 return {_key(key): copy(item, inner) for key, item in dict.items(behind[0])}
         return object.__repr__(v)[:_MAX_REPR]
@@ -319,8 +354,8 @@ def _lookup(name):
 def get_variable(name):
     found, value = _lookup(name)
     if not found or name.startswith('__') and name != '__rlm':
-        return _dumps({'found': False})
-    return _dumps({'found': True, 'value': _json_safe(value)}, allow_nan=False)
+        return _safe_dumps({'found': False})
+    return _safe_dumps({'found': True, 'value': _json_safe(value)}, allow_nan=False)
 
 
 def _size(value):
@@ -328,13 +363,13 @@ def _size(value):
         if _is(value, kind):
             return kind.__len__(value)
     try:
-        return len(_dumps(_json_safe(value)))
+        return len(_safe_dumps(_json_safe(value)))
     except Exception:
         return 0
 
 
 def list_variables():
-    return _dumps([{'name': n, 'type': _category(v), 'size': _size(v)} for n, v in _user_entries()])
+    return _safe_dumps([{'name': n, 'type': _category(v), 'size': _size(v)} for n, v in _user_entries()])
 
 
 def _freeze(value):
@@ -351,7 +386,7 @@ def _pin(name, value):
 
 
 def set_variable(name, text):
-    value = _loads(text)
+    value = _safe_loads(text)
     if name == '__rlm':
         _pin(name, _freeze(value))
     elif _SETTABLE.match(name):
@@ -445,6 +480,7 @@ def configure(text):
     S.max_bridge_chars = config['maxBridgeChars']
     S.user_ns.update(S.helpers)
     _pin('__rlm', _freeze(config['meta']))
+    _model_hooks_off()
     return 'null'
 
 
@@ -467,6 +503,15 @@ def run_user(code):
     S.out_of_memory = False
     S.names_before = frozenset(_user_names())
     _linecache.cache[_BLOCK_FILE] = (len(code), None, code.splitlines(True), _BLOCK_FILE)
+    _model_hooks_on()
+    try:
+        _run_block(code)
+    finally:
+        _model_hooks_off()
+    return 'null'
+
+
+def _run_block(code):
     try:
         S.displaced = []
         _put_back()
@@ -487,7 +532,30 @@ def run_user(code):
         except BaseException:
             name = type(error).__name__
             S.error = {'name': name, 'message': '', 'line': None, 'traceback': name + '\n'}
-    return 'null'
+
+
+def _model_hooks_off():
+    """Between blocks (from the end of run_user to the start of the next one) no hook model code
+    set may run: its trace and profile functions are set aside, and the automatic garbage
+    collector, which runs the finalizers of cyclic garbage (__del__, weakref callbacks) whenever
+    an allocation tips its threshold, is off. run_user puts both back as the model left them."""
+    if not S.hooks_on:
+        return
+    S.hooks_on = False
+    S.hooks = (_gettrace(), _getprofile(), _gc_isenabled())
+    _settrace(None)
+    _setprofile(None)
+    _gc_disable()
+
+
+def _model_hooks_on():
+    trace, profile, collecting = S.hooks
+    S.hooks = (None, None, True)
+    S.hooks_on = True
+    if collecting:
+        _gc_enable()
+    _setprofile(profile)
+    _settrace(trace)
 
 
 def _block_frames(error):
@@ -535,6 +603,8 @@ def _describe(error):
 
 def finish_block():
     """Collects the block's outcome; runs with interrupts off and runs no model code."""
+    # run_user set the hooks aside, unless an interrupt escaped it first.
+    _model_hooks_off()
     described, S.error = S.error, None
     _set_aside()
     cleared = []
@@ -555,7 +625,7 @@ def finish_block():
     _restore()
     locals_ = {name: _category(value) for name, value in _user_entries()}
     final, S.final = S.final, None
-    return _dumps({'error': described, 'locals': locals_, 'finalAnswer': final, 'cleared': cleared})
+    return _safe_dumps({'error': described, 'locals': locals_, 'finalAnswer': final, 'cleared': cleared})
 
 
 def is_identifier(name):
