@@ -71,9 +71,10 @@ const setup = [
   },
   {
     name: 'build',
-    what: 'every package (turbo run build)',
+    what: 'every package (pnpm build: scripts/workspace/build-all.mjs)',
     progress: ({ startedAt }) => buildProgress(root, { startedAt }),
-    ...pnpm(['turbo', 'run', 'build', '--output-logs=errors-only', '--ui=stream']),
+    command: process.execPath,
+    args: [join(root, 'scripts/workspace/build-all.mjs')],
   },
 ];
 
@@ -123,12 +124,14 @@ const DOCS_TEST_UNIT_TESTS = [
   ...['readme-blocks.test.mjs', 'door-table.test.mjs'].map((file) =>
     join(root, 'scripts/docs-test', file),
   ),
-  ...['setup-stamp.test.mjs', 'build-progress.test.mjs'].map((file) =>
+  ...['setup-stamp.test.mjs', 'build-progress.test.mjs', 'build-all.test.mjs'].map((file) =>
     join(root, 'scripts/workspace', file),
   ),
 ];
 const testSteps = [
-  { name: 'tests', ...pnpm(['turbo', 'run', 'test', '--concurrency=100%', ...rest]) },
+  // --only: the set-up has just built every package (or found it built), so turbo need not run
+  // each package's build again before its tests.
+  { name: 'tests', ...pnpm(['turbo', 'run', 'test', '--only', '--concurrency=100%', ...rest]) },
   ...(rest.length > 0
     ? []
     : [

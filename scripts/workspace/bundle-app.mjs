@@ -25,11 +25,12 @@
 //   emitted as its own entry, dist/x-worker.js, beside the chunk that starts it;
 // - any other `import.meta.url` / `import.meta.dirname` / `import.meta.filename` fails the build
 //   naming the file, so a new one is handled here instead of breaking the installed bin.
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
+import { BUNDLE_INFO } from './build-markers.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const appDir = process.cwd();
@@ -174,6 +175,11 @@ for (const chunk of output) {
 for (const bin of Object.values(manifest.bin ?? {})) chmodSync(join(appDir, bin), 0o755);
 const chunks = output.filter((file) => file.type === 'chunk');
 const bytes = chunks.reduce((sum, chunk) => sum + chunk.code.length, 0);
+// Written last: the build's progress lines (build-progress.mjs) count the app built when it is.
+writeFileSync(
+  join(distDir, BUNDLE_INFO),
+  `${JSON.stringify({ files: chunks.map((chunk) => chunk.fileName).sort(), bytes }, null, 2)}\n`,
+);
 console.log(
   `bundle-app: ${manifest.name}: ${chunks.length} files, ${(bytes / 1024).toFixed(0)} KiB in dist/`,
 );
