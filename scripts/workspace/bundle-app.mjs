@@ -6,17 +6,16 @@
 //
 // run from the app's directory, after its workspace dependencies are built (their dist/ is what
 // gets bundled). It reads `bundle` from the app's package.json:
-//   { "entries": { "bin": "src/bin.ts", "index": "src/index.ts" }, "external": ["better-sqlite3"],
-//     "optional": ["pg"] }
+//   { "entries": { "bin": "src/bin.ts", "index": "src/index.ts" }, "external": ["better-sqlite3"] }
 // and writes dist/<entry>.js plus shared chunks beside them (dist/chunk-*.js); a dynamic
 // `import()` stays a separate chunk, read only when it runs. tsc still writes the declarations.
 //
 // What stays outside the bundle (`external`, plus Node's built-ins) is loaded from node_modules as
 // usual: native addons (better-sqlite3), packages that find their own files at run time (QuickJS's
 // and Pyodide's WASM, pino's transport threads), optional peers. Each of them must be a dependency
-// or peer of the app, or the installed package could not resolve it: the build fails otherwise.
-// `optional` names packages that a workspace package imports only when asked for, telling the user
-// to install them when missing (`pg` for a Postgres store): external, and not required here.
+// or peer of the app, or the installed package could not resolve it: the build fails otherwise. A
+// package a workspace package imports only when asked for, telling the user to install it when
+// missing (`pg` for a Postgres store), is an optional peer of the app.
 //
 // Code of workspace packages that finds files next to itself is rewritten or checked here, since it
 // now runs from the app's dist/:
@@ -63,9 +62,7 @@ const packageOf = (specifier) =>
     .split('/')
     .slice(0, specifier.startsWith('@') ? 2 : 1)
     .join('/');
-const optionalNames = config.optional ?? [];
-const isExternal = (id) =>
-  builtins.has(id) || [...externalNames, ...optionalNames].includes(packageOf(id));
+const isExternal = (id) => builtins.has(id) || externalNames.includes(packageOf(id));
 
 const workspaceDist = `${sep}dist${sep}`;
 const insideWorkspacePackage = (id) =>
@@ -166,7 +163,7 @@ for (const chunk of output) {
   for (const specifier of [...chunk.imports, ...chunk.dynamicImports]) {
     if (specifier.startsWith('.') || specifier.startsWith('/') || builtins.has(specifier)) continue;
     const name = packageOf(specifier);
-    if (declared.has(name) || optionalNames.includes(name)) continue;
+    if (declared.has(name)) continue;
     if (!output.some((other) => other.fileName === specifier)) {
       fail(`${chunk.fileName} imports "${specifier}", which is no dependency of ${manifest.name}`);
     }
