@@ -73,9 +73,10 @@ const setup = [
   },
   {
     name: 'build',
-    what: 'every package (turbo run build)',
+    what: 'every package (pnpm build: scripts/workspace/build-all.mjs)',
     progress: ({ startedAt }) => buildProgress(root, { startedAt }),
-    ...pnpm(['turbo', 'run', 'build', '--output-logs=errors-only', '--ui=stream']),
+    command: process.execPath,
+    args: [join(root, 'scripts/workspace/build-all.mjs')],
   },
 ];
 
@@ -125,13 +126,20 @@ const DOCS_TEST_UNIT_TESTS = [
   ...['readme-blocks.test.mjs', 'door-table.test.mjs'].map((file) =>
     join(root, 'scripts/docs-test', file),
   ),
-  ...['setup-stamp.test.mjs', 'build-progress.test.mjs', 'test-lanes.test.mjs'].map((file) =>
+  ...[
+    'setup-stamp.test.mjs',
+    'build-progress.test.mjs',
+    'build-all.test.mjs',
+    'test-lanes.test.mjs',
+  ].map((file) =>
     join(root, 'scripts/workspace', file),
   ),
 ];
 const testSteps = [
+  // --only: the set-up has just built every package (or found it built), so turbo need not run
+  // each package's build again before its tests (the lanes pass it to each package's run too).
   rest.length > 0
-    ? { name: 'tests', ...pnpm(['turbo', 'run', 'test', '--concurrency=100%', ...rest]) }
+    ? { name: 'tests', ...pnpm(['turbo', 'run', 'test', '--only', '--concurrency=100%', ...rest]) }
     : { name: 'tests', lanes: availableParallelism(), ...pnpm([]) },
   ...(rest.length > 0
     ? []

@@ -57,6 +57,18 @@ async function prepareBetterSqlite3({ project, root, rebuildNative }) {
 export async function checkCliBin({ project, root, rebuildNative = false }) {
   const rlm = join(project, 'node_modules/.bin/rlm');
   const env = binEnv(project);
+  // Answered by the bundle's entry before it loads anything else: must still be the package's own.
+  const version = await run(rlm, ['--version'], {
+    cwd: project,
+    env,
+    label: '@rlm/cli: rlm --version',
+  });
+  const { version: packed } = readJson(join(project, 'node_modules/@rlm/cli/package.json'));
+  if (version.trim() !== packed) {
+    throw new CheckFailed(
+      `@rlm/cli: rlm --version printed ${JSON.stringify(version)}, expected ${packed}`,
+    );
+  }
   const help = await run(rlm, ['--help'], { cwd: project, env, label: '@rlm/cli: rlm --help' });
   if (!help.startsWith('Usage: rlm')) {
     throw new CheckFailed(`@rlm/cli: rlm --help printed no usage:\n${help}`);
@@ -79,6 +91,7 @@ export async function checkCliBin({ project, root, rebuildNative = false }) {
     );
   }
   return [
+    `rlm --version prints ${packed}`,
     'rlm --help prints its usage',
     `rlm run --model testkit:needle-finder answers ${needle} (${native})`,
   ];

@@ -1,9 +1,11 @@
 // Names each package as its build finishes, with a count (`build 5/12: @rlm/sandbox 41.0s`), so
 // the first build's minutes are not one silent "still running". turbo prints nothing when a task
-// ends; every package's build ends with `tsc -b` writing its `dist/.tsbuildinfo`, so a package
-// whose file is newer than the step's start has finished (built, or restored from turbo's cache).
+// ends; every package's build has `tsc -b` write its `dist/.tsbuildinfo` (and an app's bundle then
+// writes `dist/.bundle-info.json`), so a package whose markers are all newer than the step's start
+// has finished (built, or restored from turbo's cache).
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildMarkers } from './build-markers.mjs';
 import { formatElapsed } from './run-step.mjs';
 import { workspaceDirs } from './workspace-dirs.mjs';
 
@@ -14,7 +16,9 @@ function builtPackages(root) {
     const dir = join(root, relative);
     try {
       const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-      if (typeof manifest.scripts?.build === 'string') found.push({ dir, name: manifest.name });
+      if (typeof manifest.scripts?.build === 'string') {
+        found.push({ dir, name: manifest.name, markers: buildMarkers(manifest) });
+      }
     } catch {
       // Not a package (no or unreadable package.json): nothing to report for it.
     }
@@ -39,11 +43,11 @@ export function buildProgress(root, { startedAt = Date.now(), now = Date.now } =
   const finished = new Set();
   return () => {
     const lines = [];
-    for (const { dir, name } of packages) {
+    for (const { dir, name, markers } of packages) {
       if (finished.has(name)) continue;
-      const at = modifiedAt(join(dir, 'dist', '.tsbuildinfo'));
+      const times = markers.map((marker) => modifiedAt(join(dir, 'dist', marker)));
       // A little slack for file systems whose timestamps are coarser than the clock.
-      if (at === undefined || at < startedAt - 1_000) continue;
+      if (times.some((at) => at === undefined || at < startedAt - 1_000)) continue;
       finished.add(name);
       lines.push(
         `${finished.size}/${packages.length}: ${name} ${formatElapsed(now() - startedAt)}`,

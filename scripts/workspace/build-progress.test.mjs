@@ -15,8 +15,8 @@ function aPackage(dir, name) {
   );
 }
 
-function finish(dir, at) {
-  const file = join(root, dir, 'dist', '.tsbuildinfo');
+function finish(dir, at, marker = '.tsbuildinfo') {
+  const file = join(root, dir, 'dist', marker);
   writeFileSync(file, '{}');
   utimesSync(file, at / 1000, at / 1000);
 }
@@ -44,5 +44,28 @@ describe('the build progress of workspace.mjs', () => {
     clock = startedAt + 75_000;
     finish('apps/cli', clock);
     assert.deepEqual(poll(), ['2/2: @rlm/cli 1m15s']);
+  });
+
+  it('counts a bundled app built only once its bundle is written, after tsc', () => {
+    mkdirSync(join(root, 'apps/server/dist'), { recursive: true });
+    writeFileSync(
+      join(root, 'apps/server/package.json'),
+      JSON.stringify({
+        name: '@rlm/server',
+        scripts: { build: 'tsc -b && bundle' },
+        bundle: { entries: {} },
+      }),
+    );
+    const startedAt = 2_000_000_000_000;
+    let clock = startedAt;
+    const poll = buildProgress(root, { startedAt, now: () => clock });
+    clock = startedAt + 30_000;
+    finish('packages/protocol', clock);
+    finish('apps/cli', clock);
+    finish('apps/server', clock);
+    assert.deepEqual(poll(), ['1/3: @rlm/cli 30.0s', '2/3: @rlm/protocol 30.0s']);
+    clock = startedAt + 34_000;
+    finish('apps/server', clock, '.bundle-info.json');
+    assert.deepEqual(poll(), ['3/3: @rlm/server 34.0s']);
   });
 });

@@ -20,6 +20,8 @@ const ROOT_INPUTS = [
   'tsconfig.base.json',
   '.npmrc',
   'scripts/embed-script.mjs',
+  'scripts/workspace/build-all.mjs',
+  'scripts/workspace/bundle-app.mjs',
   // pnpm's own record of the installed tree: a changed install changes it.
   'node_modules/.modules.yaml',
 ];

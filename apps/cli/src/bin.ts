@@ -1,8 +1,5 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { createExecutorEngine } from './engine/executor-engine.js';
-import { createNodeIo } from './node-io.js';
-import { runCli } from './run-cli.js';
 
 // The only place with side effects: read the real process, run, set the exit code.
 // A closed pipe (`rlm trace x | head`) is the reader saying it has seen enough, not an error.
@@ -17,7 +14,20 @@ const { version } = JSON.parse(
 ) as {
   version: string;
 };
-process.exitCode = await runCli(process.argv.slice(2), createNodeIo(), {
-  engine: createExecutorEngine(),
-  version,
-});
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  // What commander prints for it, without loading the command tree: a version check in a script
+  // or a shell prompt costs Node's start-up and nothing more.
+  process.stdout.write(`${version}\n`);
+} else {
+  // Imported here, not at the top, so the line above stays the whole cost of `rlm --version`.
+  const [{ createExecutorEngine }, { createNodeIo }, { runCli }] = await Promise.all([
+    import('./engine/executor-engine.js'),
+    import('./node-io.js'),
+    import('./run-cli.js'),
+  ]);
+  process.exitCode = await runCli(argv, createNodeIo(), {
+    engine: createExecutorEngine(),
+    version,
+  });
+}

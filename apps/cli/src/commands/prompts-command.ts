@@ -1,5 +1,3 @@
-import { settingsSystemPrompt } from '@rlm/executor';
-import { renderPromptReport } from '@rlm/prompts';
 import { RlmError } from '@rlm/protocol';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
@@ -84,6 +82,11 @@ Examples:
       });
     }
     // The executor builds it from the run settings, as `rlm run` does: one function for both.
+    // Loaded here, not at the top: every `rlm` command (even `--help`) would load the executor.
+    const [{ settingsSystemPrompt }, { renderPromptReport }] = await Promise.all([
+      import('@rlm/executor'),
+      import('@rlm/prompts'),
+    ]);
     const prompt = settingsSystemPrompt(cliRunSettings(config), {
       depth,
       drivers: await readDrivers(config.drivers),

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { BUILTIN_DRIVER_NAMES, type DriverRef, loadDrivers } from '@rlm/prompts';
+import { BUILTIN_DRIVER_NAMES, type DriverRef } from '@rlm/prompts';
 import { RlmError } from '@rlm/protocol';
 
 /** True for a driver given by built-in name (`terse`) rather than a file path. */
@@ -31,7 +31,8 @@ export async function readDrivers(drivers: readonly string[]): Promise<DriverRef
         }
       }),
   );
-  const parsed = loadDrivers(files);
+  // The driver parser (and its YAML reader) loads only when a run uses drivers.
+  const parsed = files.length === 0 ? [] : (await import('@rlm/prompts')).loadDrivers(files);
   let next = 0;
   return drivers.map((driver) => {
     if (isBuiltinDriverName(driver)) return driver;

@@ -29,6 +29,9 @@ export async function compileServer(): Promise<string> {
           rootDir: '../src',
           outDir: '.',
           composite: false,
+          // The package's build writes only declarations (its JavaScript is bundled); these
+          // process tests run tsc's own per-file output instead.
+          emitDeclarationOnly: false,
           declaration: false,
           declarationMap: false,
           incremental: true,
