@@ -1,0 +1,363 @@
+import { regexpFlags } from './brand-checks.js';
+import {
+  call,
+  dataDescriptor,
+  defineProperty,
+  getOwnPropertyDescriptor,
+  getPrototypeOf,
+  isAccessor,
+  jsonParse,
+  list,
+  type Method,
+  mathMin,
+  ownKeys,
+  push,
+  RegExpPrototype,
+  record,
+  regexpSource,
+  slice,
+} from './primordials.js';
+
+/**
+ * Idiomatic searches over long strings the host holds (the context), done by the host's engine.
+ *
+ * Guest code searches its context with the language's own methods (`context.indexOf(x)`,
+ * `re.exec(context)` in a loop, `context.match(/…/g)`), which QuickJS runs in its interpreter:
+ * 100–300× slower than V8 on a 50 MB string. The methods below replace a few built-ins; for a
+ * string at least `minChars` long they ask the host (`native`, a synchronous host function) to
+ * do the work on its own copy of that string, and build from the answer exactly the value the
+ * built-in would have returned. The host answers only for strings it holds (it knows them by
+ * their address in WASM memory) and for patterns it has proved it runs the same way; for anything
+ * else (`NOT_HANDLED`), and for every short string, the original built-in runs.
+ *
+ * Only `RegExp.prototype.exec` needs to be fast for most regex methods: QuickJS's `test`,
+ * `search`, `matchAll`, `replace` and a non-global `match` all find `exec` by property lookup and
+ * call it. `[Symbol.match]` with `g` is replaced too, so a global match costs one host call, not
+ * one per match.
+ */
+
+/** The synchronous host function: an operation code, the string, and its operands. */
+// biome-ignore lint/complexity/useMaxParams: positional, so no call builds an argument array
+export type NativeCall = (op: number, text: string, a: unknown, b: unknown, c: unknown) => unknown;
+
+/** The host's answer when it does not handle a call: the built-in runs instead. */
+const NOT_HANDLED = -2;
+/** Operation codes; the host's list is in src/engine/host-string-ops.ts. */
+const OP_INDEX_OF = 1;
+const OP_LAST_INDEX_OF = 2;
+const OP_EXEC = 3;
+const OP_MATCH_ALL = 4;
+
+/** QuickJS strings are at most 2^30 - 1 long: a larger threshold leaves every built-in alone. */
+const NEVER = 1_073_741_824;
+
+const nsStringPrototype = String.prototype;
+const nsIndexOf = nsStringPrototype.indexOf as Method;
+const nsLastIndexOf = nsStringPrototype.lastIndexOf as Method;
+const nsIncludes = nsStringPrototype.includes as Method;
+const nsCharCodeAt = nsStringPrototype.charCodeAt as Method;
+const nsExec = RegExpPrototype.exec as Method;
+const nsSymbolMatch: symbol = Symbol.match;
+const nsMatch = (RegExpPrototype as unknown as Record<symbol, Method>)[nsSymbolMatch] as Method;
+const nsSetPrototypeOf = Object.setPrototypeOf;
+const nsArrayPrototype = Array.prototype;
+const nsUnicodeSets = unicodeSetsGetter();
+const nsMathTrunc = Math.trunc;
+
+/** `RegExp.prototype.unicodeSets`'s getter (the `v` flag), which brand-checks.ts does not list. */
+function unicodeSetsGetter(): Method | undefined {
+  const descriptor = getOwnPropertyDescriptor(RegExpPrototype, 'unicodeSets');
+  return descriptor === undefined || !isAccessor(descriptor)
+    ? undefined
+    : (descriptor.get as Method | undefined);
+}
+
+/** Replaces built-ins with the methods below; `minChars` from the sandbox's limits. */
+export function installNativeStrings(native: NativeCall, minChars: number): void {
+  if (!(minChars < NEVER)) return;
+  const state = record<{ native: NativeCall; minChars: number; exec: Method }>();
+  state.native = native;
+  state.minChars = minChars;
+  const methods = {
+    indexOf(this: unknown, searchString: unknown, position: unknown): unknown {
+      if (isLong(state, this) && typeof searchString === 'string') {
+        if (position === undefined || typeof position === 'number') {
+          const found = state.native(
+            OP_INDEX_OF,
+            this as string,
+            searchString,
+            position === undefined ? 0 : position,
+            undefined,
+          );
+          if (found !== NOT_HANDLED) return found;
+        }
+      }
+      return call(nsIndexOf, this, [searchString, position]);
+    },
+    lastIndexOf(this: unknown, searchString: unknown, position: unknown): unknown {
+      if (isLong(state, this) && typeof searchString === 'string') {
+        if (position === undefined || typeof position === 'number') {
+          // An undefined position is NaN, which searches from the end.
+          const found = state.native(
+            OP_LAST_INDEX_OF,
+            this as string,
+            searchString,
+            position === undefined ? Number.NaN : position,
+            undefined,
+          );
+          if (found !== NOT_HANDLED) return found;
+        }
+      }
+      return call(nsLastIndexOf, this, [searchString, position]);
+    },
+    includes(this: unknown, searchString: unknown, position: unknown): unknown {
+      if (isLong(state, this) && typeof searchString === 'string') {
+        if (position === undefined || typeof position === 'number') {
+          const found = state.native(
+            OP_INDEX_OF,
+            this as string,
+            searchString,
+            position === undefined ? 0 : position,
+            undefined,
+          );
+          if (found !== NOT_HANDLED) return (found as number) >= 0;
+        }
+      }
+      return call(nsIncludes, this, [searchString, position]);
+    },
+    exec(this: unknown, string: unknown): unknown {
+      if (typeof string === 'string' && string.length >= state.minChars) {
+        return fastExec(state, this, string);
+      }
+      return call(nsExec, this, [string]);
+    },
+    [nsSymbolMatch](this: unknown, string: unknown): unknown {
+      if (typeof string === 'string' && string.length >= state.minChars) {
+        return fastMatch(state, this, string);
+      }
+      return call(nsMatch, this, [string]);
+    },
+  };
+  state.exec = methods.exec as Method;
+  replaceMethod(nsStringPrototype, 'indexOf', methods.indexOf as Method);
+  replaceMethod(nsStringPrototype, 'lastIndexOf', methods.lastIndexOf as Method);
+  replaceMethod(nsStringPrototype, 'includes', methods.includes as Method);
+  replaceMethod(RegExpPrototype, 'exec', state.exec);
+  replaceMethod(RegExpPrototype, nsSymbolMatch, methods[nsSymbolMatch] as Method);
+}
+
+/** Puts `method` where a built-in was, with the built-in's length and property attributes. */
+function replaceMethod(target: object, key: PropertyKey, method: Method): void {
+  // Every method replaced declares one parameter, as the built-ins do.
+  const lengthDescriptor = record<PropertyDescriptor>();
+  lengthDescriptor.value = 1;
+  lengthDescriptor.configurable = true;
+  defineProperty(method, 'length', lengthDescriptor);
+  defineProperty(target, key, dataDescriptor(method, false));
+}
+
+function isLong(state: { minChars: number }, value: unknown): boolean {
+  return typeof value === 'string' && value.length >= state.minChars;
+}
+
+function hasFlag(flags: string, flag: string): boolean {
+  return call<number>(nsIndexOf, flags, [flag]) >= 0;
+}
+
+/** All flags of a genuine RegExp in `flags` order, from its internal slots (no guest code). */
+function flagsOf(pattern: object): string {
+  const flags = regexpFlags(pattern);
+  if (nsUnicodeSets === undefined || !call<boolean>(nsUnicodeSets, pattern, [])) return flags;
+  // `v` sorts between `u` (which it excludes) and `y`.
+  return hasFlag(flags, 'y') ? slice(flags, 0, flags.length - 1) + 'vy' : flags + 'v';
+}
+
+/** Whether `value` is a RegExp object (its internal slot, not `Symbol.match` or a prototype). */
+function isRegExp(value: unknown): value is object {
+  if (typeof value !== 'object' || value === null || value === RegExpPrototype) return false;
+  try {
+    call(regexpSource, value, []);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** ToLength of a number. */
+function toLength(value: number): number {
+  if (!(value > 0)) return 0;
+  return mathMin(nsMathTrunc(value), 9_007_199_254_740_991);
+}
+
+/** Whether `index` falls between the two halves of a surrogate pair of `text`. */
+function splitsPair(text: string, index: number): boolean {
+  if (index <= 0 || index >= text.length) return false;
+  const before = call<number>(nsCharCodeAt, text, [index - 1]);
+  const at = call<number>(nsCharCodeAt, text, [index]);
+  return before >= 0xd800 && before <= 0xdbff && at >= 0xdc00 && at <= 0xdfff;
+}
+
+/**
+ * `RegExp.prototype.exec` on a long string: what RegExpBuiltinExec reads is the pattern's
+ * internal slots and its own `lastIndex` (a non-configurable data property, so no getter runs),
+ * and what it writes is `lastIndex`, which is done here by assignment so a non-writable one
+ * throws as it does in QuickJS.
+ */
+function fastExec(state: { native: NativeCall }, pattern: unknown, text: string): unknown {
+  if (!isRegExp(pattern)) return call(nsExec, pattern, [text]);
+  const flags = flagsOf(pattern);
+  const lastIndexValue = (pattern as { lastIndex: unknown }).lastIndex;
+  if (hasFlag(flags, 'y') || typeof lastIndexValue !== 'number') {
+    return call(nsExec, pattern, [text]);
+  }
+  const global = hasFlag(flags, 'g');
+  const from = global ? toLength(lastIndexValue) : 0;
+  const writable = pattern as { lastIndex: number };
+  if (from > text.length) {
+    writable.lastIndex = 0;
+    return null;
+  }
+  if ((hasFlag(flags, 'u') || hasFlag(flags, 'v')) && splitsPair(text, from)) {
+    return call(nsExec, pattern, [text]);
+  }
+  const answer = state.native(OP_EXEC, text, call<string>(regexpSource, pattern, []), flags, from);
+  if (answer === NOT_HANDLED || (typeof answer !== 'string' && answer !== -1)) {
+    return call(nsExec, pattern, [text]);
+  }
+  if (answer === -1) {
+    if (global) writable.lastIndex = 0;
+    return null;
+  }
+  const parts = jsonParse(answer as string) as (number | (string | null)[])[];
+  if (global) writable.lastIndex = parts[2] as number;
+  return matchArray(text, parts, hasFlag(flags, 'd'));
+}
+
+/**
+ * The array `exec` returns, built as QuickJS builds it: captures, `index`, `input`, `groups`
+ * (an object without a prototype when the pattern names groups, else undefined) and, with the
+ * `d` flag, `indices` (pairs, with their own `groups`). `parts` is the host's answer: the group
+ * names by capture number (0 when there are none), then a start and an end per capture (-1 for
+ * one that did not take part). Arrays are filled while they have no prototype, so no setter a
+ * guest put on `Array.prototype` is reached, then given `Array.prototype`.
+ */
+// biome-ignore lint/complexity/noExcessiveCognitiveComplexity: one pass mirrors QuickJS's own loop
+function matchArray(
+  text: string,
+  parts: (number | (string | null)[])[],
+  withIndices: boolean,
+): unknown[] {
+  const names = parts[0] === 0 ? undefined : (parts[0] as (string | null)[]);
+  const count = (parts.length - 1) / 2;
+  const result = list<unknown>();
+  const groups = names === undefined ? undefined : record<Record<string, unknown>>();
+  const indices = withIndices ? list<unknown>() : undefined;
+  const indexGroups =
+    withIndices && names !== undefined ? record<Record<string, unknown>>() : undefined;
+  for (let index = 0; index < count; index++) {
+    const start = parts[1 + 2 * index] as number;
+    const end = parts[2 + 2 * index] as number;
+    const value = start < 0 ? undefined : slice(text, start, end);
+    const name = names === undefined || index === 0 ? null : names[index];
+    if (indices !== undefined) {
+      let pair: number[] | undefined;
+      if (start >= 0) {
+        pair = list<number>();
+        push(pair, start);
+        push(pair, end);
+        nsSetPrototypeOf(pair, nsArrayPrototype);
+      }
+      if (indexGroups !== undefined && typeof name === 'string') indexGroups[name] = pair;
+      push(indices, pair);
+    }
+    if (groups !== undefined && typeof name === 'string') groups[name] = value;
+    push(result, value);
+  }
+  const fields = result as unknown as MatchFields;
+  fields.index = parts[1];
+  fields.input = text;
+  fields.groups = groups;
+  if (indices !== undefined) {
+    (indices as unknown as MatchFields).groups = indexGroups;
+    nsSetPrototypeOf(indices, nsArrayPrototype);
+    fields.indices = indices;
+  }
+  nsSetPrototypeOf(result, nsArrayPrototype);
+  return result;
+}
+
+interface MatchFields {
+  index: unknown;
+  input: unknown;
+  groups: unknown;
+  indices: unknown;
+}
+
+/** The properties of `RegExp.prototype` a global match reads, with the values that make it ours. */
+const nsMatchReads: readonly PropertyKey[] = [
+  'flags',
+  'hasIndices',
+  'global',
+  'ignoreCase',
+  'multiline',
+  'dotAll',
+  'unicode',
+  'unicodeSets',
+  'sticky',
+];
+const nsOriginalGetters = originalGetters();
+
+function originalGetters(): Method[] {
+  const getters = list<Method>();
+  for (let index = 0; index < nsMatchReads.length; index++) {
+    const descriptor = getOwnPropertyDescriptor(RegExpPrototype, nsMatchReads[index] as string);
+    push(getters, (descriptor === undefined ? undefined : descriptor.get) as Method);
+  }
+  return getters;
+}
+
+/**
+ * Whether a global match on `pattern` reads nothing guest code defined: a plain RegExp (no
+ * subclass, no own property but `lastIndex`) whose prototype's flag getters are the built-ins
+ * and whose `exec` is ours. Then the whole loop of the spec's `[Symbol.match]` (set `lastIndex`
+ * to 0, exec until null, step past empty matches) is one search on the host.
+ */
+function plainRegExp(state: { exec: Method }, pattern: object): boolean {
+  if (getPrototypeOf(pattern) !== RegExpPrototype || ownKeys(pattern).length !== 1) return false;
+  for (let index = 0; index < nsMatchReads.length; index++) {
+    const descriptor = getOwnPropertyDescriptor(RegExpPrototype, nsMatchReads[index] as string);
+    const getter = descriptor === undefined || !isAccessor(descriptor) ? null : descriptor.get;
+    if (getter !== nsOriginalGetters[index]) return false;
+  }
+  const exec = getOwnPropertyDescriptor(RegExpPrototype, 'exec');
+  return exec !== undefined && !isAccessor(exec) && exec.value === state.exec;
+}
+
+/** `RegExp.prototype[Symbol.match]` on a long string. */
+function fastMatch(
+  state: { native: NativeCall; exec: Method },
+  pattern: unknown,
+  text: string,
+): unknown {
+  if (!isRegExp(pattern) || !plainRegExp(state, pattern)) return call(nsMatch, pattern, [text]);
+  const flags = flagsOf(pattern);
+  // Without `g` the built-in makes one `exec` call, which is ours; sticky stays with QuickJS.
+  if (!hasFlag(flags, 'g') || hasFlag(flags, 'y')) return call(nsMatch, pattern, [text]);
+  (pattern as { lastIndex: number }).lastIndex = 0;
+  const answer = state.native(
+    OP_MATCH_ALL,
+    text,
+    call<string>(regexpSource, pattern, []),
+    flags,
+    undefined,
+  );
+  if (typeof answer !== 'string') return call(nsMatch, pattern, [text]);
+  const bounds = jsonParse(answer) as number[];
+  if (bounds.length === 0) return null;
+  const found = list<string>();
+  for (let index = 0; index < bounds.length; index += 2) {
+    push(found, slice(text, bounds[index] as number, bounds[index + 1] as number));
+  }
+  nsSetPrototypeOf(found, nsArrayPrototype);
+  return found;
+}
