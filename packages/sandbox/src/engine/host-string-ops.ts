@@ -62,6 +62,8 @@ export class HostStrings {
   readonly #context: QuickJSContext;
   readonly #minChars: number;
   readonly #held = new Map<number, Held>();
+  /** The address of the string held for each global name. */
+  readonly #names = new Map<string, number>();
   #layout: { offset: number; tag: number } | null | undefined;
 
   constructor(context: QuickJSContext, minChars: number) {
@@ -69,12 +71,22 @@ export class HostStrings {
     this.#minChars = minChars;
   }
 
-  /** Keeps a guest string the host made (a context) so the methods can find it. */
-  hold(handle: QuickJSHandle): void {
+  /**
+   * Keeps a guest string the host bound to the global `name` (a context) so the methods can
+   * find it; the string `name` held before is let go.
+   */
+  hold(handle: QuickJSHandle, name: string): void {
+    const before = this.#names.get(name);
+    if (before !== undefined) {
+      this.#names.delete(name);
+      this.#held.get(before)?.handle.dispose();
+      this.#held.delete(before);
+    }
     if (this.#held.size >= MAX_HELD) return;
     const flat = this.#flat(handle);
     if (flat === undefined || flat.length < this.#minChars || this.#held.has(flat.pointer)) return;
     this.#held.set(flat.pointer, { handle: handle.dup(), length: flat.length, text: undefined });
+    this.#names.set(name, flat.pointer);
   }
 
   /** The guest's synchronous `native(op, text, a, b, c)` (see native-strings.ts). */
@@ -201,6 +213,7 @@ export class HostStrings {
   dispose(): void {
     for (const held of this.#held.values()) held.handle.dispose();
     this.#held.clear();
+    this.#names.clear();
   }
 }
 

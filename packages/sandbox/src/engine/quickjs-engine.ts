@@ -381,7 +381,7 @@ export class QuickJsEngine {
     if (typeof value === 'string') {
       // A string JSON had to carry (a NUL, a lone surrogate): the global setJson just defined.
       const handle = this.#context.getProp(this.#context.global, name);
-      this.#hostStrings.hold(handle);
+      this.#hostStrings.hold(handle, name);
       handle.dispose();
     }
     this.#scanner.setPayload(name, value);
@@ -406,7 +406,7 @@ export class QuickJsEngine {
         throw outOfMemory(this.#limits.memoryBytes);
       }
       this.#sc.call('setVariable', [name, handle]).dispose();
-      this.#hostStrings.hold(handle);
+      this.#hostStrings.hold(handle, name);
     } finally {
       handle.dispose();
     }
