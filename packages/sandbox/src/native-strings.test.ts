@@ -136,8 +136,10 @@ describe('native string methods give what QuickJS gives', () => {
   it('for RegExp exec, test, search, match, matchAll and replace', async () => {
     const before = hostStringCallsHandled();
     await fc.assert(
-      fc.asyncProperty(text, pattern, flags, lastIndex, async (subject, source, flag, start) => {
-        const code = `${DESCRIBE}
+      fc.asyncProperty(
+        fc.record({ subject: text, source: pattern, flag: flags, start: lastIndex }),
+        async ({ subject, source, flag, start }) => {
+          const code = `${DESCRIBE}
 var out = [];
 var re;
 try { re = new RegExp(${JSON.stringify(source)}, ${JSON.stringify(flag)}); } catch (e) { out.push(String(e)); }
@@ -158,9 +160,10 @@ if (re !== undefined) {
   }
 }
 print(JSON.stringify(out));`;
-        const [fastOut, oracleOut] = await both(subject, code);
-        expect(fastOut).toBe(oracleOut);
-      }),
+          const [fastOut, oracleOut] = await both(subject, code);
+          expect(fastOut).toBe(oracleOut);
+        },
+      ),
       { numRuns: 250 },
     );
     // Most generated patterns are simple enough for the host: the comparison covered its path.
