@@ -47,28 +47,35 @@ export async function measureNativeStrings(
     const firstNativeMs = (await timed(native, 'context.indexOf("NEEDLE-4242")')).ms;
     const results = {};
     for (const [name, code] of Object.entries(workloads)) {
-      const samples = { native: [], interpreter: [] };
-      for (let round = 0; round < rounds; round++) {
-        const order = round % 2 === 0 ? ['native', 'interpreter'] : ['interpreter', 'native'];
-        const outs = {};
-        for (const side of order) {
-          const { ms, out } = await timed(side === 'native' ? native : interpreter, code);
-          samples[side].push(ms);
-          outs[side] = out;
-        }
-        if (outs.native !== outs.interpreter) {
-          throw new Error(
-            `${name}: ${outs.native} with the native methods, ${outs.interpreter} without`,
-          );
-        }
-      }
-      results[name] = samples;
+      results[name] = await interleavedSides(name, rounds, (side) =>
+        timed(side === 'native' ? native : interpreter, code),
+      );
     }
     return { firstNativeMs, results };
   } finally {
     await native.dispose();
     await interpreter.dispose();
   }
+}
+
+/** `rounds` timings of one workload on each side, the order flipping each round. */
+async function interleavedSides(name, rounds, run) {
+  const samples = { native: [], interpreter: [] };
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? ['native', 'interpreter'] : ['interpreter', 'native'];
+    const outs = {};
+    for (const side of order) {
+      const { ms, out } = await run(side);
+      samples[side].push(ms);
+      outs[side] = out;
+    }
+    if (outs.native !== outs.interpreter) {
+      throw new Error(
+        `${name}: ${outs.native} with the native methods, ${outs.interpreter} without`,
+      );
+    }
+  }
+  return samples;
 }
 
 /** Adds the rows to a targets table (see bench/targets.mjs). */
