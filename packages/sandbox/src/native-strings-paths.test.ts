@@ -34,8 +34,9 @@ describe('the host does the searches of a long context', () => {
       print(found.join(','), /end$/.test(context), context.search(/id/), context.match(/\\d+/g).join('|'));`);
     const at = CONTEXT.indexOf('id=');
     expect(stdout).toBe(`42@${at},7@${at + 6} true ${at} 42|7`);
-    // three exec calls (two matches and the null), test, search, one global match
-    expect(hostCalls).toBe(6);
+    // exec: the first match and the next (found 1 character on: the loop goes on in QuickJS,
+    // faster for dense matches, which also finds the null); test, search, one global match
+    expect(hostCalls).toBe(5);
   });
 
   it('leaves a string the host does not hold to QuickJS', async () => {
@@ -69,8 +70,9 @@ describe('the host does the searches of a long context', () => {
       class Counting extends RegExp { exec(s) { calls++; return super.exec(s); } }
       print(context.match(new Counting('id=\\\\d+', 'g')).join('|'), calls)`);
     expect(stdout).toBe('id=42|id=7 3');
-    // the subclass's exec calls ours through super: each of those is answered by the host
-    expect(hostCalls).toBe(3);
+    // the subclass's exec calls ours through super: the host answers the first two, QuickJS the
+    // last (the second match was close to the first)
+    expect(hostCalls).toBe(2);
   });
 
   it('keeps a guest getter on lastIndex-free paths and a non-number lastIndex in QuickJS', async () => {

@@ -133,7 +133,7 @@ const lastIndex = fc.oneof(
 );
 
 describe('native string methods give what QuickJS gives', () => {
-  it('for RegExp exec, test, search, match, matchAll and replace', async () => {
+  it('for RegExp exec, test, search, match, matchAll, replace and split', async () => {
     const before = hostStringCallsHandled();
     await fc.assert(
       fc.asyncProperty(
@@ -152,6 +152,9 @@ if (re !== undefined) {
   re.lastIndex = at; var all = text.match(re); out.push(all === null ? null : Array.from(all), re.lastIndex);
   if (re.global) { re.lastIndex = at; out.push(Array.from(text.matchAll(re), describeMatch), re.lastIndex); }
   re.lastIndex = at; out.push(text.replace(re, '[$&|$1|$<n0>|$\`]'), re.lastIndex);
+  var execBefore = RegExp.prototype.exec;
+  re.lastIndex = at; out.push(text.split(re), text.split(re, 2), re.lastIndex);
+  re.lastIndex = at; out.push(text.replaceAll(re.global ? re : /a/g, '<$&>'), RegExp.prototype.exec === execBefore);
   re.lastIndex = at;
   for (var k = 0; k < 60; k++) {
     var m = re.exec(text); out.push(describeMatch(m), re.lastIndex);

@@ -10,12 +10,15 @@ import {
   list,
   type Method,
   mathMin,
+  newWeakMap,
   ownKeys,
   push,
   RegExpPrototype,
   record,
   regexpSource,
   slice,
+  weakMapLookup,
+  weakMapSet,
 } from './primordials.js';
 
 /**
@@ -59,10 +62,27 @@ const nsCharCodeAt = nsStringPrototype.charCodeAt as Method;
 const nsExec = RegExpPrototype.exec as Method;
 const nsSymbolMatch: symbol = Symbol.match;
 const nsMatch = (RegExpPrototype as unknown as Record<symbol, Method>)[nsSymbolMatch] as Method;
+const nsSymbolSplit: symbol = Symbol.split;
+const nsSymbolReplace: symbol = Symbol.replace;
+const nsReplace = (RegExpPrototype as unknown as Record<symbol, Method>)[nsSymbolReplace] as Method;
+const nsSplit = (RegExpPrototype as unknown as Record<symbol, Method>)[nsSymbolSplit] as Method;
 const nsSetPrototypeOf = Object.setPrototypeOf;
 const nsArrayPrototype = Array.prototype;
 const nsUnicodeSets = unicodeSetsGetter();
 const nsMathTrunc = Math.trunc;
+const nsBind = Function.prototype.bind;
+const nsCallMethod = Function.prototype.call;
+/** A built-in as a function of its receiver and arguments (see `uncurry` in primordials.ts). */
+function nsUncurry(method: Method): (receiver: unknown, ...args: unknown[]) => unknown {
+  return call(nsBind, nsCallMethod, [method]);
+}
+const nsIndexOfCall = nsUncurry(nsIndexOf);
+const nsLastIndexOfCall = nsUncurry(nsLastIndexOf);
+const nsIncludesCall = nsUncurry(nsIncludes);
+const nsExecCall = nsUncurry(nsExec);
+const nsMatchCall = nsUncurry(nsMatch);
+const nsSplitCall = nsUncurry(nsSplit);
+const nsReplaceCall = nsUncurry(nsReplace);
 
 /** `RegExp.prototype.unicodeSets`'s getter (the `v` flag), which brand-checks.ts does not list. */
 function unicodeSetsGetter(): Method | undefined {
@@ -75,67 +95,96 @@ function unicodeSetsGetter(): Method | undefined {
 /** Replaces built-ins with the methods below; `minChars` from the sandbox's limits. */
 export function installNativeStrings(native: NativeCall, minChars: number): void {
   if (!(minChars < NEVER)) return;
-  const state = record<{ native: NativeCall; minChars: number; exec: Method }>();
+  // The methods run for every call guest code makes, on short strings too: each keeps to one
+  // comparison of the length before it calls the built-in directly (an uncurried call, no
+  // argument array), and reads its settings from closure variables, not properties.
+  const min = minChars;
+  const state = record<{ native: NativeCall; exec: Method }>();
   state.native = native;
-  state.minChars = minChars;
+  // QuickJS's `[Symbol.split]` calls `exec` at every position of the string (through a sticky
+  // copy of the pattern): on a long string, the built-in `exec` is put back for the time of a
+  // split that no guest code can watch (a plain RegExp, see `splitUnwatched`), so those calls
+  // cost what they cost before. Set and cleared by assignment; a split stopped by the block's
+  // limits (no `finally` runs then) leaves the built-in in place, and the next split puts this
+  // one back: until then `exec` merely stays in QuickJS.
+  let swapped = false;
+  const exchange = (from: Method, to: Method): boolean => {
+    const current = getOwnPropertyDescriptor(RegExpPrototype, 'exec');
+    if (current === undefined || isAccessor(current) || current.value !== from) return false;
+    defineProperty(RegExpPrototype, 'exec', dataDescriptor(to, false));
+    return true;
+  };
+  // biome-ignore lint/complexity/useMaxParams: a hot path; no options object per call
+  const withBuiltinExec = (
+    pattern: unknown,
+    string: unknown,
+    operand: unknown,
+    unwatched: boolean,
+    builtin: (pattern: unknown, string: unknown, operand: unknown) => unknown,
+  ): unknown => {
+    if (swapped) {
+      exchange(nsExec, state.exec);
+      swapped = false;
+    }
+    if (
+      !unwatched ||
+      typeof string !== 'string' ||
+      string.length < min ||
+      !splitUnwatched(state, pattern)
+    ) {
+      return builtin(pattern, string, operand);
+    }
+    swapped = exchange(state.exec, nsExec);
+    try {
+      return builtin(pattern, string, operand);
+    } finally {
+      if (swapped) exchange(nsExec, state.exec);
+      swapped = false;
+    }
+  };
   const methods = {
     indexOf(this: unknown, searchString: unknown, position: unknown): unknown {
-      if (isLong(state, this) && typeof searchString === 'string') {
-        if (position === undefined || typeof position === 'number') {
-          const found = state.native(
-            OP_INDEX_OF,
-            this as string,
-            searchString,
-            position === undefined ? 0 : position,
-            undefined,
-          );
-          if (found !== NOT_HANDLED) return found;
-        }
+      if (typeof this === 'string' && this.length >= min && typeof searchString === 'string') {
+        const found = nativeSearch(native, OP_INDEX_OF, this, searchString, position);
+        if (found !== NOT_HANDLED) return found;
       }
-      return call(nsIndexOf, this, [searchString, position]);
+      return nsIndexOfCall(this, searchString, position);
     },
     lastIndexOf(this: unknown, searchString: unknown, position: unknown): unknown {
-      if (isLong(state, this) && typeof searchString === 'string') {
-        if (position === undefined || typeof position === 'number') {
-          // An undefined position is NaN, which searches from the end.
-          const found = state.native(
-            OP_LAST_INDEX_OF,
-            this as string,
-            searchString,
-            position === undefined ? Number.NaN : position,
-            undefined,
-          );
-          if (found !== NOT_HANDLED) return found;
-        }
+      if (typeof this === 'string' && this.length >= min && typeof searchString === 'string') {
+        const found = nativeSearch(native, OP_LAST_INDEX_OF, this, searchString, position);
+        if (found !== NOT_HANDLED) return found;
       }
-      return call(nsLastIndexOf, this, [searchString, position]);
+      return nsLastIndexOfCall(this, searchString, position);
     },
     includes(this: unknown, searchString: unknown, position: unknown): unknown {
-      if (isLong(state, this) && typeof searchString === 'string') {
-        if (position === undefined || typeof position === 'number') {
-          const found = state.native(
-            OP_INDEX_OF,
-            this as string,
-            searchString,
-            position === undefined ? 0 : position,
-            undefined,
-          );
-          if (found !== NOT_HANDLED) return (found as number) >= 0;
-        }
+      if (typeof this === 'string' && this.length >= min && typeof searchString === 'string') {
+        const found = nativeSearch(native, OP_INDEX_OF, this, searchString, position);
+        if (found !== NOT_HANDLED) return (found as number) >= 0;
       }
-      return call(nsIncludes, this, [searchString, position]);
+      return nsIncludesCall(this, searchString, position);
     },
     exec(this: unknown, string: unknown): unknown {
-      if (typeof string === 'string' && string.length >= state.minChars) {
-        return fastExec(state, this, string);
-      }
-      return call(nsExec, this, [string]);
+      if (typeof string === 'string' && string.length >= min) return fastExec(state, this, string);
+      return nsExecCall(this, string);
     },
     [nsSymbolMatch](this: unknown, string: unknown): unknown {
-      if (typeof string === 'string' && string.length >= state.minChars) {
-        return fastMatch(state, this, string);
-      }
-      return call(nsMatch, this, [string]);
+      if (typeof string === 'string' && string.length >= min) return fastMatch(state, this, string);
+      return nsMatchCall(this, string);
+    },
+    [nsSymbolSplit](this: unknown, string: unknown, limit: unknown): unknown {
+      return withBuiltinExec(this, string, limit, true, nsSplitCall);
+    },
+    // A global replace calls `exec` per match: dense matches are QuickJS's, so with a string
+    // replacement (no guest callback to watch) the built-in `exec` runs it, as for a split.
+    [nsSymbolReplace](this: unknown, string: unknown, replaceValue: unknown): unknown {
+      return withBuiltinExec(
+        this,
+        string,
+        replaceValue,
+        typeof replaceValue === 'string',
+        nsReplaceCall,
+      );
     },
   };
   state.exec = methods.exec as Method;
@@ -144,20 +193,38 @@ export function installNativeStrings(native: NativeCall, minChars: number): void
   replaceMethod(nsStringPrototype, 'includes', methods.includes as Method);
   replaceMethod(RegExpPrototype, 'exec', state.exec);
   replaceMethod(RegExpPrototype, nsSymbolMatch, methods[nsSymbolMatch] as Method);
+  replaceMethod(RegExpPrototype, nsSymbolSplit, methods[nsSymbolSplit] as Method);
+  replaceMethod(RegExpPrototype, nsSymbolReplace, methods[nsSymbolReplace] as Method);
+}
+
+/**
+ * `indexOf` / `lastIndexOf` of a long string on the host, or `NOT_HANDLED`. A position that is
+ * not a number (its conversion may run guest code) stays with the built-in; an undefined one is
+ * 0 for `indexOf` and NaN (from the end) for `lastIndexOf`.
+ */
+// biome-ignore lint/complexity/useMaxParams: a hot path; no options object per call
+function nativeSearch(
+  native: NativeCall,
+  op: number,
+  text: string,
+  search: string,
+  position: unknown,
+): unknown {
+  if (position === undefined) {
+    return native(op, text, search, op === OP_INDEX_OF ? 0 : 0 / 0, undefined);
+  }
+  return typeof position === 'number' ? native(op, text, search, position, undefined) : NOT_HANDLED;
 }
 
 /** Puts `method` where a built-in was, with the built-in's length and property attributes. */
 function replaceMethod(target: object, key: PropertyKey, method: Method): void {
-  // Every method replaced declares one parameter, as the built-ins do.
+  const original = getOwnPropertyDescriptor(target, key);
   const lengthDescriptor = record<PropertyDescriptor>();
-  lengthDescriptor.value = 1;
+  // Read before any guest code runs: the built-in's own `length`.
+  lengthDescriptor.value = original === undefined ? 1 : (original.value as Method).length;
   lengthDescriptor.configurable = true;
   defineProperty(method, 'length', lengthDescriptor);
   defineProperty(target, key, dataDescriptor(method, false));
-}
-
-function isLong(state: { minChars: number }, value: unknown): boolean {
-  return typeof value === 'string' && value.length >= state.minChars;
 }
 
 function hasFlag(flags: string, flag: string): boolean {
@@ -198,18 +265,54 @@ function splitsPair(text: string, index: number): boolean {
 }
 
 /**
+ * A host call costs tens of microseconds, more than QuickJS takes to find a match a few hundred
+ * characters on: so `exec` in a loop over dense matches (and `replace`, `matchAll`, `split`,
+ * which call `exec` per match or per position) is faster in QuickJS. Each pattern object's route
+ * is kept here: the distance from where its last search started to where it matched, or
+ * `ALWAYS_QUICKJS` for a pattern the host cannot take (sticky, unsupported). A distance below
+ * `DENSE_GAP` sends the next search to QuickJS, which measures the distance again; a null result
+ * or a longer distance sends it back to the host. Only speed depends on this, never results.
+ */
+const nsRoutes = newWeakMap<object, number>();
+const DENSE_GAP = 1024;
+const ALWAYS_QUICKJS = -1;
+
+function routeTo(pattern: object, gap: number): void {
+  call(weakMapSet, nsRoutes, [pattern, gap]);
+}
+
+/** `exec` by QuickJS on a long string, measuring the distance to the match for the route. */
+function quickJsExec(pattern: object, text: string): unknown {
+  const from = (pattern as { lastIndex: unknown }).lastIndex;
+  const result = nsExecCall(pattern, text);
+  if (result === null) routeTo(pattern, DENSE_GAP);
+  else if (typeof from === 'number') {
+    const start = (result as { index: number }).index;
+    routeTo(pattern, start - (from > 0 && from <= start ? from : 0));
+  }
+  return result;
+}
+
+/**
  * `RegExp.prototype.exec` on a long string: what RegExpBuiltinExec reads is the pattern's
  * internal slots and its own `lastIndex` (a non-configurable data property, so no getter runs),
  * and what it writes is `lastIndex`, which is done here by assignment so a non-writable one
  * throws as it does in QuickJS.
  */
+// biome-ignore lint/complexity/noExcessiveCognitiveComplexity: RegExpBuiltinExec's steps, in order
 function fastExec(state: { native: NativeCall }, pattern: unknown, text: string): unknown {
-  if (!isRegExp(pattern)) return call(nsExec, pattern, [text]);
+  if (typeof pattern !== 'object' || pattern === null) return nsExecCall(pattern, text);
+  const route = weakMapLookup(nsRoutes, pattern);
+  if (route === ALWAYS_QUICKJS) return nsExecCall(pattern, text);
+  if (route !== undefined && route < DENSE_GAP) return quickJsExec(pattern, text);
+  if (!isRegExp(pattern)) return nsExecCall(pattern, text);
   const flags = flagsOf(pattern);
   const lastIndexValue = (pattern as { lastIndex: unknown }).lastIndex;
-  if (hasFlag(flags, 'y') || typeof lastIndexValue !== 'number') {
-    return call(nsExec, pattern, [text]);
+  if (hasFlag(flags, 'y')) {
+    routeTo(pattern, ALWAYS_QUICKJS);
+    return nsExecCall(pattern, text);
   }
+  if (typeof lastIndexValue !== 'number') return nsExecCall(pattern, text);
   const global = hasFlag(flags, 'g');
   const from = global ? toLength(lastIndexValue) : 0;
   const writable = pattern as { lastIndex: number };
@@ -218,17 +321,19 @@ function fastExec(state: { native: NativeCall }, pattern: unknown, text: string)
     return null;
   }
   if ((hasFlag(flags, 'u') || hasFlag(flags, 'v')) && splitsPair(text, from)) {
-    return call(nsExec, pattern, [text]);
+    return nsExecCall(pattern, text);
   }
   const answer = state.native(OP_EXEC, text, call<string>(regexpSource, pattern, []), flags, from);
   if (answer === NOT_HANDLED || (typeof answer !== 'string' && answer !== -1)) {
-    return call(nsExec, pattern, [text]);
+    // Not a string the host holds, or a pattern it leaves to QuickJS: measure QuickJS's distance.
+    return quickJsExec(pattern, text);
   }
   if (answer === -1) {
     if (global) writable.lastIndex = 0;
     return null;
   }
   const parts = jsonParse(answer as string) as (number | (string | null)[])[];
+  routeTo(pattern, (parts[1] as number) - from);
   if (global) writable.lastIndex = parts[2] as number;
   return matchArray(text, parts, hasFlag(flags, 'd'));
 }
@@ -333,16 +438,42 @@ function plainRegExp(state: { exec: Method }, pattern: object): boolean {
   return exec !== undefined && !isAccessor(exec) && exec.value === state.exec;
 }
 
+const nsRegExpCtor = RegExp;
+const nsSpeciesGetter = speciesGetter();
+
+function speciesGetter(): Method | undefined {
+  const descriptor = getOwnPropertyDescriptor(nsRegExpCtor, Symbol.species);
+  return descriptor === undefined ? undefined : (descriptor.get as Method | undefined);
+}
+
+/**
+ * Whether QuickJS's `[Symbol.split]` on `pattern` runs no guest code: a plain RegExp (see
+ * `plainRegExp`) whose species constructor, found through `RegExp.prototype.constructor` and
+ * `RegExp[Symbol.species]`, is the built-in `RegExp`.
+ */
+function splitUnwatched(state: { exec: Method }, pattern: unknown): boolean {
+  if (!isRegExp(pattern) || !plainRegExp(state, pattern)) return false;
+  const maker = getOwnPropertyDescriptor(RegExpPrototype, 'constructor');
+  const species = getOwnPropertyDescriptor(nsRegExpCtor, Symbol.species);
+  return (
+    maker !== undefined &&
+    !isAccessor(maker) &&
+    maker.value === nsRegExpCtor &&
+    species !== undefined &&
+    species.get === nsSpeciesGetter
+  );
+}
+
 /** `RegExp.prototype[Symbol.match]` on a long string. */
 function fastMatch(
   state: { native: NativeCall; exec: Method },
   pattern: unknown,
   text: string,
 ): unknown {
-  if (!isRegExp(pattern) || !plainRegExp(state, pattern)) return call(nsMatch, pattern, [text]);
+  if (!isRegExp(pattern) || !plainRegExp(state, pattern)) return nsMatchCall(pattern, text);
   const flags = flagsOf(pattern);
   // Without `g` the built-in makes one `exec` call, which is ours; sticky stays with QuickJS.
-  if (!hasFlag(flags, 'g') || hasFlag(flags, 'y')) return call(nsMatch, pattern, [text]);
+  if (!hasFlag(flags, 'g') || hasFlag(flags, 'y')) return nsMatchCall(pattern, text);
   (pattern as { lastIndex: number }).lastIndex = 0;
   const answer = state.native(
     OP_MATCH_ALL,
@@ -351,7 +482,7 @@ function fastMatch(
     flags,
     undefined,
   );
-  if (typeof answer !== 'string') return call(nsMatch, pattern, [text]);
+  if (typeof answer !== 'string') return nsMatchCall(pattern, text);
   const bounds = jsonParse(answer) as number[];
   if (bounds.length === 0) return null;
   const found = list<string>();
