@@ -75,6 +75,15 @@ describe('the host does the searches of a long context', () => {
     expect(hostCalls).toBe(2);
   });
 
+  it('shows guest code running inside a split or a replace the exec it installed', async () => {
+    const { stdout } = await run(`
+      const saved = RegExp.prototype.exec; let seen;
+      const parts = context.split(/\\n/, { valueOf() { seen = RegExp.prototype.exec === saved; return 2; } });
+      const replaced = context.replace(/id=\\d+/, () => String(RegExp.prototype.exec === saved));
+      print(parts.length, seen, replaced.includes('true id=7'), RegExp.prototype.exec === saved)`);
+    expect(stdout).toBe('2 true true true');
+  });
+
   it('keeps a guest getter on lastIndex-free paths and a non-number lastIndex in QuickJS', async () => {
     const { stdout, hostCalls } = await run(`
       const re = /id/g; let reads = 0;

@@ -173,7 +173,9 @@ export function installNativeStrings(native: NativeCall, minChars: number): void
       return nsMatchCall(this, string);
     },
     [nsSymbolSplit](this: unknown, string: unknown, limit: unknown): unknown {
-      return withBuiltinExec(this, string, limit, true, nsSplitCall);
+      // A limit that is not a number is converted during the split: guest code would run then.
+      const unwatched = limit === undefined || typeof limit === 'number';
+      return withBuiltinExec(this, string, limit, unwatched, nsSplitCall);
     },
     // A global replace calls `exec` per match: dense matches are QuickJS's, so with a string
     // replacement (no guest callback to watch) the built-in `exec` runs it, as for a split.
