@@ -17,7 +17,8 @@ export const nativeStringWorkloads = {
     'var execRe = /NEEDLE-(\\d+)/g, execCount = 0; while (execRe.exec(context) !== null) execCount++; execCount',
   're.test (/status=fail/)': '/status=fail/.test(context)',
   'indexOf (a string not in it)': 'context.indexOf("NEEDLE-9999")',
-  "split('\\n') (stays in QuickJS)": 'context.split("\\n").length',
+  'split(/\\n/)': 'context.split(/\\n/).length',
+  "split('\\n') (a string separator: stays in QuickJS)": 'context.split("\\n").length',
 };
 
 /**

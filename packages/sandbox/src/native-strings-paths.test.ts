@@ -39,6 +39,17 @@ describe('the host does the searches of a long context', () => {
     expect(hostCalls).toBe(5);
   });
 
+  it('splits by a RegExp without captures on the host, and with captures in QuickJS', async () => {
+    const { stdout, hostCalls } = await run(
+      'print(context.split(/\\n/).length, context.split(/\\n/, 3).join("|").length, context.split(/(\\n)/).length)',
+    );
+    const lines = CONTEXT.split('\n');
+    expect(stdout).toBe(
+      `${lines.length} ${lines.slice(0, 3).join('|').length} ${lines.length * 2 - 1}`,
+    );
+    expect(hostCalls).toBe(2);
+  });
+
   it('leaves a string the host does not hold to QuickJS', async () => {
     const { stdout, hostCalls } = await run(
       'const copy = context.slice(1); print(copy.indexOf("id="), /id/.exec(copy).index)',

@@ -8,6 +8,10 @@ export interface HostRegExpPlan {
   readonly search: RegExp;
   /** The pattern with `g` only (a global match needs no capture spans). */
   readonly all: RegExp;
+  /** The pattern without `d`, `g`, `y` (what a split copies, made sticky by the split itself). */
+  readonly plain: RegExp;
+  /** How many capture groups it has. */
+  readonly captures: number;
   readonly names: (string | null)[] | undefined;
   /** `u` or `v`: an empty match steps over a whole code point. */
   readonly fullUnicode: boolean;
@@ -45,10 +49,12 @@ function makePlan(source: string, flags: string): HostRegExpPlan | undefined {
   const base = flags.replace(/[dgy]/g, '');
   let search: RegExp;
   let all: RegExp;
+  let plain: RegExp;
   let probe: RegExpExecArray | null;
   try {
     search = new RegExp(source, `${base}dg`);
     all = new RegExp(source, `${base}g`);
+    plain = new RegExp(source, base);
     // Matches the empty string whatever the pattern: shows V8's count and names of groups.
     probe = new RegExp(`(?:${source})|(?:)`, base).exec('');
   } catch {
@@ -63,6 +69,8 @@ function makePlan(source: string, flags: string): HostRegExpPlan | undefined {
   return {
     search,
     all,
+    plain,
+    captures: probe.length - 1,
     names: named.length === 0 ? undefined : scanned,
     fullUnicode: flags.includes('u') || flags.includes('v'),
   };

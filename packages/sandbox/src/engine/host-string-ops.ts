@@ -13,6 +13,7 @@ const OP_INDEX_OF = 1;
 const OP_LAST_INDEX_OF = 2;
 const OP_EXEC = 3;
 const OP_MATCH_ALL = 4;
+const OP_SPLIT = 5;
 
 /** Strings held at once: the contexts and a few host-set variables. */
 const MAX_HELD = 32;
@@ -153,6 +154,7 @@ export class HostStrings {
       const from = this.#number(c);
       return from === undefined ? NOT_HANDLED : execAt(plan, text, from);
     }
+    if (op === OP_SPLIT) return split(plan, text, this.#number(c));
     return op === OP_MATCH_ALL ? matchAll(plan, text) : NOT_HANDLED;
   }
 
@@ -251,6 +253,15 @@ function matchAll(plan: HostRegExpPlan, text: string): number | string {
     if (end === start) all.lastIndex = advance(text, end, plan.fullUnicode);
   }
   return JSON.stringify(bounds);
+}
+
+/**
+ * JSON of `text.split(pattern, limit)` (an undefined limit is no limit). A pattern with capture
+ * groups is left to QuickJS: their undefined values have no JSON.
+ */
+function split(plan: HostRegExpPlan, text: string, limit: number | undefined): number | string {
+  if (plan.captures > 0) return NOT_HANDLED;
+  return JSON.stringify(text.split(plan.plain, limit));
 }
 
 /** AdvanceStringIndex. */

@@ -50,6 +50,7 @@ const OP_INDEX_OF = 1;
 const OP_LAST_INDEX_OF = 2;
 const OP_EXEC = 3;
 const OP_MATCH_ALL = 4;
+const OP_SPLIT = 5;
 
 /** QuickJS strings are at most 2^30 - 1 long: a larger threshold leaves every built-in alone. */
 const NEVER = 1_073_741_824;
@@ -175,6 +176,10 @@ export function installNativeStrings(native: NativeCall, minChars: number): void
     [nsSymbolSplit](this: unknown, string: unknown, limit: unknown): unknown {
       // A limit that is not a number is converted during the split: guest code would run then.
       const unwatched = limit === undefined || typeof limit === 'number';
+      if (unwatched && typeof string === 'string' && string.length >= min) {
+        const pieces = hostSplit(state, this, string, limit);
+        if (pieces !== undefined) return pieces;
+      }
       return withBuiltinExec(this, string, limit, unwatched, nsSplitCall);
     },
     // A global replace calls `exec` per match: dense matches are QuickJS's, so with a string
@@ -464,6 +469,22 @@ function splitUnwatched(state: { exec: Method }, pattern: unknown): boolean {
     species !== undefined &&
     species.get === nsSpeciesGetter
   );
+}
+
+/**
+ * `RegExp.prototype[Symbol.split]` of a long string on the host, for a split no guest code can
+ * watch (see `splitUnwatched`) by a pattern without capture groups; `undefined` otherwise.
+ */
+function hostSplit(
+  state: { native: NativeCall; exec: Method },
+  pattern: unknown,
+  text: string,
+  limit: unknown,
+): unknown[] | undefined {
+  if (!splitUnwatched(state, pattern)) return undefined;
+  const source = call<string>(regexpSource, pattern, []);
+  const answer = state.native(OP_SPLIT, text, source, flagsOf(pattern as object), limit);
+  return typeof answer === 'string' ? (jsonParse(answer) as unknown[]) : undefined;
 }
 
 /** `RegExp.prototype[Symbol.match]` on a long string. */
