@@ -475,6 +475,7 @@ function splitUnwatched(state: { exec: Method }, pattern: unknown): boolean {
  * `RegExp.prototype[Symbol.split]` of a long string on the host, for a split no guest code can
  * watch (see `splitUnwatched`) by a pattern without capture groups; `undefined` otherwise.
  */
+// biome-ignore lint/complexity/useMaxParams: the split's own operands, passed straight on
 function hostSplit(
   state: { native: NativeCall; exec: Method },
   pattern: unknown,
