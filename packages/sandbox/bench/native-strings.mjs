@@ -3,7 +3,7 @@
 // default) and one with them off (`nativeStringMinChars: 2 ** 30`, QuickJS's interpreter), timed
 // in interleaved rounds so machine load hits both alike.
 //
-//   node bench/native-strings.mjs [megabytes]     (standalone; needs dist/)
+//   node bench/native-strings.mjs [megabytes] [rounds]     (standalone; needs dist/)
 //
 // `nativeStringWorkloads` and `measureNativeStrings` are what bench/targets.mjs (and the
 // reference-engine comparison in the root bench/ folder) reuse.
@@ -32,11 +32,13 @@ export async function measureNativeStrings(
   { megabytes = 50, rounds = 5, workloads = nativeStringWorkloads } = {},
 ) {
   const text = haystack(megabytes * 1_000_000);
-  const native = await sandboxModule.createSandbox({ isolation: 'worker', context: text });
+  // QuickJS's own split by a RegExp over 50 MB takes longer than a block's default CPU budget.
+  const limits = { cpuSliceMs: 600_000, blockTimeoutMs: 900_000 };
+  const native = await sandboxModule.createSandbox({ isolation: 'worker', context: text, limits });
   const interpreter = await sandboxModule.createSandbox({
     isolation: 'worker',
     context: text,
-    limits: { nativeStringMinChars: 2 ** 30 },
+    limits: { ...limits, nativeStringMinChars: 2 ** 30 },
   });
   const timed = async (sandbox, code) => {
     const started = performance.now();
@@ -104,7 +106,11 @@ export async function nativeStringTargets(target, sandboxModule, options) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const sandboxModule = await import(new URL('../dist/index.js', import.meta.url).href);
   const megabytes = Number(process.argv[2] ?? 50);
-  const { firstNativeMs, results } = await measureNativeStrings(sandboxModule, { megabytes });
+  const rounds = Number(process.argv[3] ?? 5);
+  const { firstNativeMs, results } = await measureNativeStrings(sandboxModule, {
+    megabytes,
+    rounds,
+  });
   process.stdout.write(
     `first native search (makes the host copy): ${firstNativeMs.toFixed(0)} ms\n`,
   );
