@@ -256,12 +256,38 @@ function matchAll(plan: HostRegExpPlan, text: string): number | string {
 }
 
 /**
- * JSON of `text.split(pattern, limit)` (an undefined limit is no limit). A pattern with capture
- * groups is left to QuickJS: their undefined values have no JSON.
+ * JSON of the start and end of each piece of `text.split(pattern, limit)` (an undefined limit is
+ * none; a number is taken modulo 2^32, as ToUint32 does), by the spec's loop with a forward
+ * search in place of a sticky match at every position (the first position where a sticky match
+ * succeeds is where the search finds its match). A pattern with capture groups is left to
+ * QuickJS (its pieces would interleave captures).
  */
 function split(plan: HostRegExpPlan, text: string, limit: number | undefined): number | string {
-  if (plan.captures > 0) return NOT_HANDLED;
-  return JSON.stringify(text.split(plan.plain, limit));
+  // An empty string splits by whether the pattern matches it at all: QuickJS's case.
+  if (plan.captures > 0 || text.length === 0) return NOT_HANDLED;
+  const most = limit === undefined ? 2 ** 32 - 1 : limit >>> 0;
+  const bounds: number[] = [];
+  if (most === 0) return '[]';
+  const all = plan.all;
+  let piece = 0;
+  let at = 0;
+  while (at < text.length) {
+    all.lastIndex = at;
+    const match = all.exec(text);
+    if (match === null) break;
+    const end = Math.min(match.index + (match[0] as string).length, text.length);
+    if (end === piece) {
+      at = advance(text, match.index, plan.fullUnicode);
+      continue;
+    }
+    if (match.index >= text.length) break;
+    bounds.push(piece, match.index);
+    if (bounds.length / 2 === most) return JSON.stringify(bounds);
+    piece = end;
+    at = piece;
+  }
+  bounds.push(piece, text.length);
+  return JSON.stringify(bounds);
 }
 
 /** AdvanceStringIndex. */

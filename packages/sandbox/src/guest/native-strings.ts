@@ -485,7 +485,14 @@ function hostSplit(
   if (!splitUnwatched(state, pattern)) return undefined;
   const source = call<string>(regexpSource, pattern, []);
   const answer = state.native(OP_SPLIT, text, source, flagsOf(pattern as object), limit);
-  return typeof answer === 'string' ? (jsonParse(answer) as unknown[]) : undefined;
+  if (typeof answer !== 'string') return undefined;
+  const bounds = jsonParse(answer) as number[];
+  const pieces = list<string>();
+  for (let index = 0; index < bounds.length; index += 2) {
+    push(pieces, slice(text, bounds[index] as number, bounds[index + 1] as number));
+  }
+  nsSetPrototypeOf(pieces, nsArrayPrototype);
+  return pieces;
 }
 
 /** `RegExp.prototype[Symbol.match]` on a long string. */
