@@ -131,9 +131,7 @@ const DOCS_TEST_UNIT_TESTS = [
     'build-progress.test.mjs',
     'build-all.test.mjs',
     'test-lanes.test.mjs',
-  ].map((file) =>
-    join(root, 'scripts/workspace', file),
-  ),
+  ].map((file) => join(root, 'scripts/workspace', file)),
 ];
 const testSteps = [
   // --only: the set-up has just built every package (or found it built), so turbo need not run

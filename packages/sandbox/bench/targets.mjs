@@ -13,6 +13,7 @@ import {
   median,
   targetsTable,
 } from '../../../scripts/bench/targets-table.mjs';
+import { nativeStringTargets } from './native-strings.mjs';
 
 const repoRoot = new URL('../../../', import.meta.url).pathname;
 const baselineRoot = baselineRootOf(process.argv.slice(2), repoRoot);
@@ -266,6 +267,9 @@ const SETTLE_MS = 1_000;
     format: ms,
   });
 }
+
+// ── Issue #39 item 1: idiomatic searches over a 50 MB context, native methods vs interpreter ──
+await nativeStringTargets(target, builds[0].sandbox);
 
 table.print(builds, baselineRoot);
 // Worker pools keep idle workers alive; the numbers are out, so end here.

@@ -27,6 +27,12 @@ import { z } from 'zod';
 export const DEFAULT_MAX_HOST_CALL_CHARS = 64 * 1024 * 1024;
 /** How long one context-helper scan (`grep`, `find_all`, `count`, …) may run before it is stopped. */
 export const DEFAULT_SCAN_TIMEOUT_MS = 10_000;
+/**
+ * Strings at least this long (UTF-16 code units) that the host holds (the context) have
+ * `indexOf`, `lastIndexOf`, `includes`, `RegExp.prototype.exec` (and so `test`, `search`,
+ * `match`, `matchAll`, `replace` through it) and a global `match` done by the host's engine.
+ */
+export const DEFAULT_NATIVE_STRING_MIN_CHARS = 65_536;
 /** QuickJS stack limit in a worker thread (which gets a 32 MiB native stack). */
 export const DEFAULT_STACK_BYTES = 1024 * 1024;
 /**
@@ -47,6 +53,12 @@ export const sandboxLimitsSchema = z
       .min(16 * 1024 * 1024, 'memoryBytes must be at least 16 MiB')
       .max(4 * 1024 * 1024 * 1024 - WASM_PAGE_BYTES, 'memoryBytes must be below 4 GiB')
       .optional(),
+    /**
+     * Strings the host holds that are at least this long have their searches done by the host
+     * (see the README's "Native string methods"); 2^30 or more turns that off.
+     * @default DEFAULT_NATIVE_STRING_MIN_CHARS
+     */
+    nativeStringMinChars: z.number().int().min(0).optional(),
     /** @default DEFAULT_CPU_SLICE_MS */
     cpuSliceMs: z.number().int().positive().optional(),
     /** @default DEFAULT_BLOCK_TIMEOUT_MS */
@@ -159,6 +171,7 @@ export function resolveLimits(
     maxAnswerChars: limits?.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS,
     maxHostCallChars: limits?.maxHostCallChars ?? DEFAULT_MAX_HOST_CALL_CHARS,
     scanTimeoutMs: limits?.scanTimeoutMs ?? DEFAULT_SCAN_TIMEOUT_MS,
+    nativeStringMinChars: limits?.nativeStringMinChars ?? DEFAULT_NATIVE_STRING_MIN_CHARS,
     stackBytes:
       limits?.stackBytes ??
       (isolation === 'inline' ? DEFAULT_INLINE_STACK_BYTES : DEFAULT_STACK_BYTES),

@@ -16,6 +16,7 @@ import { EngineFault, outOfMemory, poisonedError } from './engine-faults.js';
 import { type EngineParts, type EngineRunOptions, endClock, startClock } from './engine-parts.js';
 import { HeapBallast } from './heap-ballast.js';
 import { HostBridge, type HostCaller } from './host-bridge.js';
+import { HostStrings } from './host-string-ops.js';
 import { Interrupts } from './interrupts.js';
 import { dropLeftoverJobs } from './leftover-jobs.js';
 import type { CompiledEngine } from './load-quickjs.js';
@@ -79,6 +80,8 @@ export class QuickJsEngine {
   readonly #bridge: HostBridge;
   readonly #limits: ResolvedLimits;
   readonly #scanner: ContextScanner;
+  /** Long strings the host set, whose searches it does itself (see host-string-ops.ts). */
+  readonly #hostStrings: HostStrings;
   readonly #interrupts = new Interrupts();
   readonly #watchdog: WatchdogCell;
   /** The compiled engine this thread was handed, if any (the warm-up engine uses it too). */
@@ -115,6 +118,7 @@ export class QuickJsEngine {
     this.#runtime.setInterruptHandler(this.#interrupts.handler);
     this.#context = blank.context;
     this.#factory = blank.factory;
+    this.#hostStrings = new HostStrings(this.#context, limits.nativeStringMinChars);
     // Context helpers run here, on the thread that owns the engine; everything else goes to the host.
     const helperCaller: HostCaller = async (name, args, signal) =>
       toBoundedJson(
@@ -215,6 +219,7 @@ export class QuickJsEngine {
       maxAnswerChars: limits.maxAnswerChars,
       maxHostCallChars: limits.maxHostCallChars,
       maxErrorNameChars: MAX_ERROR_NAME_CHARS,
+      nativeStringMinChars: limits.nativeStringMinChars,
     });
     const factory = this.#factory;
     if (factory === undefined) throw new EngineFault('the scaffold is installed only once');
@@ -223,11 +228,13 @@ export class QuickJsEngine {
       this.#bridge.start(context.getString(name), readGuestString(context, argsJson)),
     );
     const configHandle = context.newString(config);
+    const native = this.#hostStrings.newFunction();
     const { value: result } = this.#interrupts.withAllowance(SCAFFOLD_CALL_MS * 5, () =>
-      context.callFunction(factory, context.undefined, hostCall, configHandle),
+      context.callFunction(factory, context.undefined, hostCall, configHandle, native),
     );
     factory.dispose();
     hostCall.dispose();
+    native.dispose();
     configHandle.dispose();
     const internals = context.unwrapResult(result);
     if (!this.#ballast.hold()) {
@@ -373,6 +380,12 @@ export class QuickJsEngine {
     // Parsing a large payload is real work: it gets a block's CPU allowance, not the scaffold's.
     const json = JSON.stringify(value);
     this.#sc.call('setJson', [name, json], { allowanceMs: this.#limits.cpuSliceMs }).dispose();
+    if (typeof value === 'string') {
+      // A string JSON had to carry (a NUL, a lone surrogate): the global setJson just defined.
+      const handle = this.#context.getProp(this.#context.global, name);
+      this.#hostStrings.hold(handle, name);
+      handle.dispose();
+    }
     this.#scanner.setPayload(name, value);
   }
 
@@ -409,6 +422,7 @@ export class QuickJsEngine {
         throw outOfMemory(this.#limits.memoryBytes);
       }
       this.#sc.call('setVariable', [name, handle]).dispose();
+      this.#hostStrings.hold(handle, name);
     } finally {
       handle.dispose();
     }
@@ -452,6 +466,7 @@ export class QuickJsEngine {
     this.#scanner.dispose();
     this.#factory?.dispose();
     this.#parts?.scaffold.dispose();
+    this.#hostStrings.dispose();
     this.#context.dispose();
     this.#runtime.dispose();
   }
@@ -468,6 +483,7 @@ export class QuickJsEngine {
     try {
       this.#factory?.dispose();
       this.#parts?.scaffold.dispose();
+      this.#hostStrings.dispose();
       this.#context.dispose();
       this.#runtime.dispose();
     } catch {

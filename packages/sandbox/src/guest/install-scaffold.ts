@@ -19,6 +19,7 @@ import {
 } from './guest-variables.js';
 import { formatArgs, inspect } from './inspect-value.js';
 import { jsonText, stringJson } from './json-text.js';
+import { installNativeStrings, type NativeCall } from './native-strings.js';
 import {
   closeOutput,
   emptyStream,
@@ -37,13 +38,19 @@ import { configureLimits, type ScaffoldConfig } from './scaffold-settings.js';
 /**
  * The guest prelude's entry point. The build turns the guest modules into one script that
  * evaluates to this function (see scripts/embed-script.mjs); the engine evaluates it once per
- * sandbox, before any user code, and calls it with the raw host-call function and the JSON config.
+ * sandbox, before any user code, and calls it with the raw host-call function, the JSON config and
+ * the synchronous host function of the native string methods (see native-strings.ts).
  * It defines the globals guest code sees and returns the internals only the host can reach.
  */
-export function installScaffold(hostCall: HostCall, configJson: string): ScaffoldInternals {
+export function installScaffold(
+  hostCall: HostCall,
+  configJson: string,
+  native: NativeCall,
+): ScaffoldInternals {
   const config = jsonParse(configJson) as ScaffoldConfig;
   configureLimits(config);
   trackProxies();
+  installNativeStrings(native, config.nativeStringMinChars);
   recordBaseline(config.reserved);
   const consoleObject = makeConsole();
   pin('console', consoleObject);

@@ -14,6 +14,8 @@ export interface ScaffoldConfig {
   maxAnswerChars: number;
   maxHostCallChars: number;
   maxErrorNameChars: number;
+  /** Strings at least this long have some methods done by the host (see native-strings.ts). */
+  nativeStringMinChars: number;
 }
 
 /** The caps the scaffold enforces, set once by `installScaffold`. */
