@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 import { type HostRegExpPlan, hostRegExpPlan } from './host-regexp-plan.js';
-import { charactersOffset, stringAt } from './new-guest-ascii-string.js';
+import { charactersOffset, stringAt } from './new-guest-string-layout.js';
 import { newGuestString } from './new-guest-string.js';
 
 /** The answer that sends the guest back to its built-in (see src/guest/native-strings.ts). */
