@@ -1,8 +1,8 @@
 import { Buffer } from 'node:buffer';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 import { type HostRegExpPlan, hostRegExpPlan } from './host-regexp-plan.js';
-import { charactersOffset, stringAt } from './new-guest-string-layout.js';
 import { newGuestString } from './new-guest-string.js';
+import { charactersOffset, stringAt } from './new-guest-string-layout.js';
 
 /** The answer that sends the guest back to its built-in (see src/guest/native-strings.ts). */
 const NOT_HANDLED = -2;
