@@ -5,37 +5,27 @@ import { describe, expect, it } from 'vitest';
 import { createExecutorEngine } from './executor-engine.js';
 import { readSse } from './test-support/read-sse.js';
 import { startTestServer, type TestServer } from './test-support/start-test-server.js';
+import {
+  coordinatorReply,
+  isCoordinatorRequest,
+  TASK_REPLY,
+  taskOf,
+} from './test-support/three-task-coordinator.js';
 
 const POSTGRES = testPostgres();
 
-const fence = (code: string) => `Next step:\n\`\`\`repl\n${code}\n\`\`\``;
-const isRoot = (request: ModelRequest) => request.system?.includes('## Background tasks') === true;
 const turnOf = (request: ModelRequest) =>
   request.messages.filter((message) => message.role === 'assistant').length;
 
-/** Two delegated tasks read in turn 0, a third in turn 1, the answer in turn 2 (see the route test). */
+/** The three-task coordinator; `perTask` counts the model requests of each task, so a task run again shows. */
 function coordinator(perTask: Map<string, number>): LanguageModel {
   return scriptedModel((request) => {
-    if (!isRoot(request)) {
-      const task = /task (\w+)/.exec(JSON.stringify(request.messages))?.[1] ?? '?';
+    if (!isCoordinatorRequest(request.system ?? '')) {
+      const task = taskOf(JSON.stringify(request.messages));
       perTask.set(task, (perTask.get(task) ?? 0) + 1);
-      return fence('FINAL(context.toUpperCase())');
+      return TASK_REPLY;
     }
-    switch (turnOf(request)) {
-      case 0:
-        return fence(
-          [
-            "const first = delegate_batch([{ task: 'task one', context: 'one' }, { task: 'task two', context: 'two' }])",
-            "const early = (await await_results(first)).results.map((r) => r.summary).join('+')",
-          ].join('\n'),
-        );
-      case 1:
-        return fence(
-          "const late = (await await_results([delegate('task three', { context: 'three' })])).results[0].summary",
-        );
-      default:
-        return fence("FINAL(early + '+' + late)");
-    }
+    return coordinatorReply(turnOf(request));
   });
 }
 

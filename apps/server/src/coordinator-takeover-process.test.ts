@@ -13,11 +13,15 @@ import {
   type ServerProcess,
   startServerProcess,
 } from './test-support/server-process.js';
+import {
+  coordinatorReply,
+  isCoordinatorRequest,
+  TASK_REPLY,
+  taskOf,
+} from './test-support/three-task-coordinator.js';
 
 const POSTGRES = testPostgres();
 const run = promisify(execFile);
-
-const fence = (code: string) => `Next step:\n\`\`\`repl\n${code}\n\`\`\``;
 
 let database: TestDatabase;
 let fake: FakeOpenAIServer;
@@ -43,30 +47,18 @@ const taskThreeWaiting = new Promise<void>((resolve) => {
  */
 async function coordinator(request: FakeModelRequest): Promise<string> {
   const text = JSON.stringify(request.messages) + (request.system ?? '');
-  if (!text.includes('## Background tasks')) {
-    const task = /task (\w+)/.exec(text)?.[1] ?? '?';
+  if (!isCoordinatorRequest(text)) {
+    const task = taskOf(text);
     perTask.set(task, (perTask.get(task) ?? 0) + 1);
     if (task === 'three') {
       taskThreeAsked();
       await gate;
     }
-    return fence('FINAL(context.toUpperCase())');
+    return TASK_REPLY;
   }
-  switch (request.messages.filter((message) => message.role === 'assistant').length) {
-    case 0:
-      return fence(
-        [
-          "const first = delegate_batch([{ task: 'task one', context: 'one' }, { task: 'task two', context: 'two' }])",
-          "const early = (await await_results(first)).results.map((r) => r.summary).join('+')",
-        ].join('\n'),
-      );
-    case 1:
-      return fence(
-        "const late = (await await_results([delegate('task three', { context: 'three' })])).results[0].summary",
-      );
-    default:
-      return fence("FINAL(early + '+' + late)");
-  }
+  return coordinatorReply(
+    request.messages.filter((message) => message.role === 'assistant').length,
+  );
 }
 
 function env(index: number): NodeJS.ProcessEnv {

@@ -9,41 +9,25 @@ import { openServerStore } from '../open-server-store.js';
 import { withoutSupersededEnds } from '../run-outcome.js';
 import { readSse } from '../test-support/read-sse.js';
 import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
+import {
+  coordinatorReply,
+  isCoordinatorRequest,
+  TASK_REPLY,
+  taskOf,
+} from '../test-support/three-task-coordinator.js';
 
-const fence = (code: string) => `Next step:\n\`\`\`repl\n${code}\n\`\`\``;
-
-/** Root requests carry the dispatcher section of the coordinator prompt; tasks are solvers. */
-const isRoot = (request: ModelRequest) => request.system?.includes('## Background tasks') === true;
 const turnOf = (request: ModelRequest) =>
   request.messages.filter((message) => message.role === 'assistant').length;
 
-/**
- * A coordinator: turn 0 delegates two tasks and reads them, turn 1 delegates a third, turn 2
- * answers with all three. A task answers with its context in capitals; `perTask` counts the
- * model requests of each task, so a task run again shows.
- */
+/** The three-task coordinator; `perTask` counts the model requests of each task, so a task run again shows. */
 function coordinator(perTask: Map<string, number>): LanguageModel {
   return scriptedModel((request) => {
-    if (!isRoot(request)) {
-      const task = /task (\w+)/.exec(JSON.stringify(request.messages))?.[1] ?? '?';
+    if (!isCoordinatorRequest(request.system ?? '')) {
+      const task = taskOf(JSON.stringify(request.messages));
       perTask.set(task, (perTask.get(task) ?? 0) + 1);
-      return fence('FINAL(context.toUpperCase())');
+      return TASK_REPLY;
     }
-    switch (turnOf(request)) {
-      case 0:
-        return fence(
-          [
-            "const first = delegate_batch([{ task: 'task one', context: 'one' }, { task: 'task two', context: 'two' }])",
-            "const early = (await await_results(first)).results.map((r) => r.summary).join('+')",
-          ].join('\n'),
-        );
-      case 1:
-        return fence(
-          "const late = (await await_results([delegate('task three', { context: 'three' })])).results[0].summary",
-        );
-      default:
-        return fence("FINAL(early + '+' + late)");
-    }
+    return coordinatorReply(turnOf(request));
   });
 }
 
@@ -148,7 +132,7 @@ describe('POST /v1/runs/:id/resume on a coordinator run', { timeout: 120_000 }, 
     // Turn 1's root request waits on the gate the first time, so the run is cancelled there.
     let held = false;
     const model = scriptedModel(async (request) => {
-      if (isRoot(request) && turnOf(request) === 1 && !held) {
+      if (isCoordinatorRequest(request.system ?? '') && turnOf(request) === 1 && !held) {
         held = true;
         await gate;
       }
@@ -225,7 +209,11 @@ describe('POST /v1/runs/:id/resume on a coordinator run', { timeout: 120_000 }, 
     });
     // The resumed run's task three never answers: the server shuts down under it.
     const model = scriptedModel(async (request) => {
-      if (!isRoot(request) && JSON.stringify(request.messages).includes('task three') && !held) {
+      if (
+        !isCoordinatorRequest(request.system ?? '') &&
+        JSON.stringify(request.messages).includes('task three') &&
+        !held
+      ) {
         held = true;
         asked();
         return new Promise<string>(() => undefined);
