@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
-import { charactersOffset } from './new-guest-string-layout.js';
+import { charactersOffset, stringHeader } from './new-guest-string-layout.js';
 
 /** The part of quickjs-emscripten-core 0.32 (pinned exactly) this uses; checked before use. */
 interface ContextInternals {
@@ -18,8 +18,6 @@ const FILL_CHARS = 4096;
 /** The blank's characters: a space, or U+0100 for a wide (UTF-16) string. */
 const ONE_BYTE_BLANK = 0x20;
 const WIDE_BLANK = 0x0100;
-/** Bit 31 of a string's second header word: set for UTF-16 strings. */
-const WIDE_BIT = 0x8000_0000;
 /** A character no one-byte string holds. */
 const WIDE_CHARACTER = /[\u0100-\uffff]/;
 
@@ -136,21 +134,4 @@ function blankString(
 function isBlankAt(heap: Uint8Array, at: number, width: GuestStringWidth): boolean {
   if (width === 'one-byte') return heap[at] === ONE_BYTE_BLANK;
   return heap[at] === (WIDE_BLANK & 0xff) && heap[at + 1] === WIDE_BLANK >> 8;
-}
-
-/** The header address, tag, length and width of a string handle (see `stringAt`). */
-function stringHeader(
-  heap: Uint8Array,
-  handle: QuickJSHandle,
-): { pointer: number; tag: number; length: number; wide: boolean } | undefined {
-  const valuePointer = (handle as unknown as { value?: unknown }).value;
-  if (typeof valuePointer !== 'number' || valuePointer % 4 !== 0) return undefined;
-  if (valuePointer + 8 > heap.length) return undefined;
-  const words = new DataView(heap.buffer, heap.byteOffset);
-  // A 32-bit build NaN-boxes values: the low word is the pointer, the high word the tag.
-  const pointer = words.getUint32(valuePointer, true);
-  const tag = words.getInt32(valuePointer + 4, true);
-  if (pointer === 0 || pointer % 4 !== 0 || pointer + 8 > heap.length) return undefined;
-  const lengthWord = words.getUint32(pointer + 4, true);
-  return { pointer, tag, length: lengthWord & ~WIDE_BIT, wide: (lengthWord & WIDE_BIT) !== 0 };
 }

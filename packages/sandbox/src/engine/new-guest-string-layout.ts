@@ -39,6 +39,16 @@ export function stringAt(
   heap: Uint8Array,
   handle: QuickJSHandle,
 ): { pointer: number; tag: number; lengthWord: number } | undefined {
+  const header = stringHeader(heap, handle);
+  if (header === undefined) return undefined;
+  return { pointer: header.pointer, tag: header.tag, lengthWord: header.wide ? -1 : header.length };
+}
+
+/** The header address, tag, length and width (one byte or UTF-16 per character) of a string handle. */
+export function stringHeader(
+  heap: Uint8Array,
+  handle: QuickJSHandle,
+): { pointer: number; tag: number; length: number; wide: boolean } | undefined {
   const valuePointer = (handle as unknown as { value?: unknown }).value;
   if (typeof valuePointer !== 'number' || valuePointer % 4 !== 0) return undefined;
   if (valuePointer + 8 > heap.length) return undefined;
@@ -48,6 +58,5 @@ export function stringAt(
   const tag = words.getInt32(valuePointer + 4, true);
   if (pointer === 0 || pointer % 4 !== 0 || pointer + 8 > heap.length) return undefined;
   const lengthWord = words.getUint32(pointer + 4, true);
-  if ((lengthWord & WIDE_BIT) !== 0) return { pointer, tag, lengthWord: -1 };
-  return { pointer, tag, lengthWord };
+  return { pointer, tag, length: lengthWord & ~WIDE_BIT, wide: (lengthWord & WIDE_BIT) !== 0 };
 }
