@@ -1,33 +1,14 @@
-import type { LanguageModel, ModelRequest, RunEvent } from '@rlm/protocol';
-import { scriptedModel } from '@rlm/testkit';
+import type { RunEvent } from '@rlm/protocol';
 import { createTestDatabase, testPostgres } from '@rlm/testkit/postgres';
 import { describe, expect, it } from 'vitest';
 import { createExecutorEngine } from './executor-engine.js';
 import { readSse } from './test-support/read-sse.js';
 import { startTestServer, type TestServer } from './test-support/start-test-server.js';
-import {
-  coordinatorReply,
-  isCoordinatorRequest,
-  TASK_REPLY,
-  taskOf,
-} from './test-support/three-task-coordinator.js';
+import { threeTaskCoordinator } from './test-support/three-task-coordinator.js';
 
 const POSTGRES = testPostgres();
 
-const turnOf = (request: ModelRequest) =>
-  request.messages.filter((message) => message.role === 'assistant').length;
-
-/** The three-task coordinator; `perTask` counts the model requests of each task, so a task run again shows. */
-function coordinator(perTask: Map<string, number>): LanguageModel {
-  return scriptedModel((request) => {
-    if (!isCoordinatorRequest(request.system ?? '')) {
-      const task = taskOf(JSON.stringify(request.messages));
-      perTask.set(task, (perTask.get(task) ?? 0) + 1);
-      return TASK_REPLY;
-    }
-    return coordinatorReply(turnOf(request));
-  });
-}
+const coordinator = threeTaskCoordinator;
 
 async function post(server: TestServer, path: string, body: unknown): Promise<Response> {
   return server.request(path, {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LanguageModel, ModelRequest, RunEvent, TrajectoryRecord } from '@rlm/protocol';
+import type { RunEvent, TrajectoryRecord } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
 import { createExecutorEngine } from '../executor-engine.js';
@@ -10,26 +10,12 @@ import { withoutSupersededEnds } from '../run-outcome.js';
 import { readSse } from '../test-support/read-sse.js';
 import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
 import {
-  coordinatorReply,
   isCoordinatorRequest,
-  TASK_REPLY,
-  taskOf,
+  threeTaskCoordinator,
+  turnOf,
 } from '../test-support/three-task-coordinator.js';
 
-const turnOf = (request: ModelRequest) =>
-  request.messages.filter((message) => message.role === 'assistant').length;
-
-/** The three-task coordinator; `perTask` counts the model requests of each task, so a task run again shows. */
-function coordinator(perTask: Map<string, number>): LanguageModel {
-  return scriptedModel((request) => {
-    if (!isCoordinatorRequest(request.system ?? '')) {
-      const task = taskOf(JSON.stringify(request.messages));
-      perTask.set(task, (perTask.get(task) ?? 0) + 1);
-      return TASK_REPLY;
-    }
-    return coordinatorReply(turnOf(request));
-  });
-}
+const coordinator = threeTaskCoordinator;
 
 async function coordinatorServer(perTask: Map<string, number>): Promise<TestServer> {
   const model = coordinator(perTask);

@@ -1,3 +1,6 @@
+import type { LanguageModel, ModelRequest } from '@rlm/protocol';
+import { scriptedModel } from '@rlm/testkit';
+
 /**
  * The coordinator the resume and take-over tests script: turn 0 delegates two tasks and reads
  * them, turn 1 delegates a third, turn 2 answers with all three (`ONE+TWO+THREE`). A task answers
@@ -34,4 +37,20 @@ export function coordinatorReply(turn: number): string {
     default:
       return fence("FINAL(early + '+' + late)");
   }
+}
+
+/** The assistant turns a request's messages hold: the coordinator's turn number. */
+export const turnOf = (request: ModelRequest): number =>
+  request.messages.filter((message) => message.role === 'assistant').length;
+
+/** The three-task coordinator as a scripted model; `perTask` counts each task's requests, so a task run again shows. */
+export function threeTaskCoordinator(perTask: Map<string, number>): LanguageModel {
+  return scriptedModel((request) => {
+    if (!isCoordinatorRequest(request.system ?? '')) {
+      const task = taskOf(JSON.stringify(request.messages));
+      perTask.set(task, (perTask.get(task) ?? 0) + 1);
+      return TASK_REPLY;
+    }
+    return coordinatorReply(turnOf(request));
+  });
 }
