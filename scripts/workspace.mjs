@@ -61,23 +61,42 @@ const npxEnv = {
 };
 const pnpm = (args) => ({ command: 'npx', args: ['--yes', packageManager, ...args], env: npxEnv });
 
-// Set-up shared by every job: pnpm itself, the exact dependencies from the lockfile, every package built.
-const setup = [
-  { name: 'pnpm', what: `${packageManager} through npx (downloaded once)`, ...pnpm(['--version']) },
-  {
-    name: 'install',
-    what: 'dependencies from the lockfile (pnpm install --frozen-lockfile; minutes on a first run)',
-    // On a terminal pnpm's own reporter shows what it resolves, downloads and compiles.
-    liveProgress: true,
-    ...pnpm(['install', '--frozen-lockfile']),
-  },
-  {
-    name: 'build',
-    what: 'every package (pnpm build: scripts/workspace/build-all.mjs)',
-    progress: ({ startedAt }) => buildProgress(root, { startedAt }),
-    command: process.execPath,
-    args: [join(root, 'scripts/workspace/build-all.mjs')],
-  },
+// Set-up shared by every job: pnpm itself, the exact dependencies from the lockfile, every package
+// built. Each stage's steps run together. Compiling better-sqlite3's SQLite from source (its
+// prebuilt download is unreachable here) takes a minute of one core and the TypeScript build
+// another: the install leaves the compile for later (--ignore-scripts) so that the two share the
+// machine's cores instead of following each other. Nothing reads the native addon before the job.
+const stages = [
+  [
+    {
+      name: 'pnpm',
+      what: `${packageManager} through npx (downloaded once)`,
+      ...pnpm(['--version']),
+    },
+  ],
+  [
+    {
+      name: 'install',
+      what: 'dependencies from the lockfile (pnpm install --frozen-lockfile --ignore-scripts; minutes on a first run)',
+      // On a terminal pnpm's own reporter shows what it resolves and downloads.
+      liveProgress: true,
+      ...pnpm(['install', '--frozen-lockfile', '--ignore-scripts']),
+    },
+  ],
+  [
+    {
+      name: 'native-addons',
+      what: 'the install scripts the install left pending (pnpm rebuild -r --pending: better-sqlite3 compiles SQLite on a first run)',
+      ...pnpm(['rebuild', '-r', '--pending']),
+    },
+    {
+      name: 'build',
+      what: 'every package (pnpm build: scripts/workspace/build-all.mjs)',
+      progress: ({ startedAt }) => buildProgress(root, { startedAt }),
+      command: process.execPath,
+      args: [join(root, 'scripts/workspace/build-all.mjs')],
+    },
+  ],
 ];
 
 const started = Date.now();
@@ -88,13 +107,21 @@ if (setupIsCurrent(root, inputFingerprint(root, packageManager))) {
     `set-up skipped: nothing changed since the last one (checked in ${formatElapsed(Date.now() - started)})`,
   );
 } else {
+  const total = stages.flat().length;
+  let index = 0;
   let inputs;
-  for (const [index, step] of setup.entries()) {
-    const label = `[${index + 1}/${setup.length}] ${step.name}`;
-    const status = await runStep({ ...step, label, cwd: root });
-    if (status !== 0) process.exit(status);
+  for (const stage of stages) {
+    const statuses = await Promise.all(
+      stage.map((step) => {
+        index += 1;
+        return runStep({ ...step, label: `[${index}/${total}] ${step.name}`, cwd: root });
+      }),
+    );
+    const failed = statuses.find((status) => status !== 0);
+    if (failed !== undefined) process.exit(failed);
     // After install: pnpm rewrites its own record of the tree, which the stamp also covers.
-    if (step.name === 'install') inputs = inputFingerprint(root, packageManager);
+    if (stage.some((step) => step.name === 'install'))
+      inputs = inputFingerprint(root, packageManager);
   }
   writeSetupStamp(root, packageManager, inputs);
   say(`set-up done in ${formatElapsed(Date.now() - started)}`);

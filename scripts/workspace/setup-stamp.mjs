@@ -22,8 +22,9 @@ const ROOT_INPUTS = [
   'scripts/embed-script.mjs',
   'scripts/workspace/build-all.mjs',
   'scripts/workspace/bundle-app.mjs',
-  // pnpm's own record of the installed tree: a changed install changes it.
-  'node_modules/.modules.yaml',
+  // pnpm's own record of the installed tree: a changed install changes it. (Not .modules.yaml:
+  // `pnpm rebuild` rewrites that while the build runs, which would void every stamp.)
+  'node_modules/.pnpm/lock.yaml',
 ];
 
 /** Never inputs: the gitignored outputs and caches inside a package (turbo's view too). */

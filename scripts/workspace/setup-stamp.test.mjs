@@ -17,7 +17,7 @@ function write(path, text) {
 function stampedWorkspace() {
   write('package.json', '{}');
   write('pnpm-lock.yaml', 'lockfileVersion: 9');
-  write('node_modules/.modules.yaml', 'layoutVersion: 5');
+  write('node_modules/.pnpm/lock.yaml', 'lockfileVersion: 9');
   write('packages/a/src/index.ts', 'export const a = 1;');
   write('packages/a/dist/index.js', 'export const a = 1;');
   write('apps/b/src/bin.ts', 'console.log(1);');
@@ -57,7 +57,7 @@ describe('the set-up stamp of workspace.mjs', () => {
     write('pnpm-lock.yaml', 'lockfileVersion: 9\n# changed');
     assert.equal(current(), false);
     stampedWorkspace();
-    write('node_modules/.modules.yaml', 'layoutVersion: 6');
+    write('node_modules/.pnpm/lock.yaml', 'lockfileVersion: 9\n# another tree');
     assert.equal(current(), false);
   });
 
