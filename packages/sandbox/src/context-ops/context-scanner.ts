@@ -5,6 +5,7 @@ import { RlmError } from '@rlm/protocol/core';
 import { scriptUrl } from '../script-url.js';
 import { SerialQueue } from '../serial-queue.js';
 import { fromWireError } from '../wire-error.js';
+import type { HeldScan } from './held-scan.js';
 import { type HelperCaps, type HelperRequest, quickHelperCall } from './helper-request.js';
 import type { FromScanWorker, ScanOperation, ToScanWorker } from './scan-messages.js';
 import { isSharedText, type SharedText } from './shared-text.js';
@@ -90,6 +91,13 @@ export interface ContextScannerOptions {
   codePoints?: boolean;
   /** How helper calls are checked (default: the JavaScript scaffold's arguments). */
   parseCall?: HelperCallParser;
+  /**
+   * Answers scans of long (shared) payloads from the text the thread that made them holds, before
+   * any scan worker is involved (see held-scan.ts). With it, no scan worker starts with the
+   * sandbox (`prestart()` does nothing): one starts only for a scan `heldScan` declines, and
+   * from then on that payload's scans go to it.
+   */
+  heldScan?: HeldScan;
 }
 
 /**
@@ -114,6 +122,8 @@ export class ContextScanner {
   #decodeAhead = false;
   /** Characters of shared text sent to be decoded ahead so far (at most `DECODE_AHEAD_MAX_CHARS`). */
   #decodedAhead = 0;
+  /** Payloads a held scan declined: the scan worker holds their text from then on. */
+  readonly #declined = new Set<string>();
 
   constructor(options: ContextScannerOptions) {
     this.#options = options;
@@ -126,6 +136,7 @@ export class ContextScanner {
     // The same shared payload again: the worker has it (and may have decoded it).
     if (isSharedText(value) && this.#payloads.get(key) === value) return;
     this.#payloads.set(key, value);
+    this.#declined.delete(key);
     if (this.#worker !== undefined) this.#sendPayload(this.#worker, key, value);
   }
 
@@ -164,7 +175,8 @@ export class ContextScanner {
    * `DECODE_AHEAD_MAX_CHARS`.
    */
   prestart(): void {
-    if (this.#disposed || this.#worker !== undefined) return;
+    if (this.#disposed || this.#worker !== undefined || this.#options.heldScan !== undefined)
+      return;
     let sharedChars = 0;
     for (const value of this.#payloads.values()) {
       if (isSharedText(value)) sharedChars += value.length;
@@ -219,10 +231,32 @@ export class ContextScanner {
         details: { name: helper, reason: `no ${request.payload}` },
       });
     }
-    return this.#queue.run(() => {
+    return this.#queue.run(async () => {
+      signal.throwIfAborted();
+      const held = await this.#heldScan(request, signal);
+      if (held !== undefined) return held.value;
       signal.throwIfAborted();
       return this.#scan(request.payload, request.operation, signal);
     });
+  }
+
+  /**
+   * The scan answered from held text (see `ContextScannerOptions.heldScan`), or `undefined` for
+   * the scan worker to run. A payload whose held scan was declined once stays with the scan
+   * worker: it has decoded its own copy of the text by then, and the holding thread stays free.
+   */
+  async #heldScan(
+    { payload, operation }: HelperRequest,
+    signal: AbortSignal,
+  ): Promise<{ value: JsonValue } | undefined> {
+    const heldScan = this.#options.heldScan;
+    const value = this.#payloads.get(payload);
+    if (heldScan === undefined || !isSharedText(value) || this.#declined.has(payload)) {
+      return undefined;
+    }
+    const outcome = await heldScan(payload, value, operation, signal);
+    if (outcome === undefined) this.#declined.add(payload);
+    return outcome;
   }
 
   #scan(payload: string, operation: ScanOperation, signal: AbortSignal): Promise<JsonValue> {

@@ -8,6 +8,7 @@ import type {
 } from 'quickjs-emscripten-core';
 import { toBoundedJson } from '../bounded-json.js';
 import { CONTEXT_HELPER_NAMES, ContextScanner } from '../context-ops/context-scanner.js';
+import { type HeldScan, HeldTexts } from '../context-ops/held-scan.js';
 import { isSharedText, readSharedText, type SharedText } from '../context-ops/shared-text.js';
 import type { ResolvedLimits } from '../sandbox-options.js';
 import { BlankEngine } from './blank-engine.js';
@@ -35,6 +36,12 @@ import {
 import { UNWATCHED, type WatchdogCell } from './watchdog-cell.js';
 
 export type { EngineRunOptions } from './engine-parts.js';
+
+/** Scans of long payloads whose text this thread holds (an inline sandbox's), answered here. */
+function localHeldScan(scanTimeoutMs: number): HeldScan {
+  const held = new HeldTexts({ budgetMs: scanTimeoutMs });
+  return async (_payload, shared, operation) => held.scan(shared, operation);
+}
 
 /** CPU time `listVariables` may spend measuring sizes before it lists types only. */
 const MEASURE_SIZES_MS = 2_000;
@@ -99,13 +106,18 @@ export class QuickJsEngine {
   private constructor(
     blank: BlankEngine,
     caller: HostCaller,
-    { limits, watchdog }: { limits: ResolvedLimits; watchdog: WatchdogCell },
+    {
+      limits,
+      watchdog,
+      heldScan,
+    }: { limits: ResolvedLimits; watchdog: WatchdogCell; heldScan: HeldScan | undefined },
   ) {
     this.#limits = limits;
     this.#watchdog = watchdog;
     const scanner = new ContextScanner({
       timeoutMs: limits.scanTimeoutMs,
       maxChars: limits.maxOutputChars,
+      heldScan: heldScan ?? localHeldScan(limits.scanTimeoutMs),
     });
     this.#scanner = scanner;
     this.#ballast = new HeapBallast(
@@ -150,7 +162,19 @@ export class QuickJsEngine {
   static async create(
     init: EngineInit,
     caller: HostCaller,
-    { watchdog = UNWATCHED, blank }: { watchdog?: WatchdogCell; blank?: BlankEngine } = {},
+    {
+      watchdog = UNWATCHED,
+      blank,
+      heldScan,
+    }: {
+      watchdog?: WatchdogCell;
+      blank?: BlankEngine;
+      /**
+       * Where scans of long payloads are answered from held text (a worker's engine asks its
+       * host); by default, on this thread, from the text when this thread made the payload.
+       */
+      heldScan?: HeldScan;
+    } = {},
   ): Promise<QuickJsEngine> {
     const { memoryBytes } = init.limits;
     if (blank !== undefined && blank.memoryBytes !== memoryBytes) blank.dispose();
@@ -158,7 +182,7 @@ export class QuickJsEngine {
       blank?.memoryBytes === memoryBytes
         ? blank.take()
         : (await BlankEngine.create(memoryBytes, init.compiled)).take();
-    const engine = new QuickJsEngine(start, caller, { limits: init.limits, watchdog });
+    const engine = new QuickJsEngine(start, caller, { limits: init.limits, watchdog, heldScan });
     engine.#compiled = init.compiled;
     try {
       engine.#install(init);
