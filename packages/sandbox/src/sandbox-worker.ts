@@ -151,7 +151,7 @@ function hostCaller(pendingCalls: Map<number, PendingCall>): HostCaller {
  * worker's scan thread starting and decoding a copy of it (see held-scan.ts).
  */
 function heldScan(pendingCalls: Map<number, PendingCall>): HeldScan {
-  return (payload, _shared, operation, signal) =>
+  return ({ payload, operation }, signal) =>
     new Promise((resolve, reject) => {
       const callId = nextCallId++;
       const onAbort = (): void => {

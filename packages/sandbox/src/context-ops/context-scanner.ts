@@ -254,7 +254,7 @@ export class ContextScanner {
     if (heldScan === undefined || !isSharedText(value) || this.#declined.has(payload)) {
       return undefined;
     }
-    const outcome = await heldScan(payload, value, operation, signal);
+    const outcome = await heldScan({ payload, shared: value, operation }, signal);
     if (outcome === undefined) this.#declined.add(payload);
     return outcome;
   }

@@ -22,9 +22,7 @@ export type HeldScanOutcome = { value: JsonValue } | undefined;
  * scan worker then runs it. Errors are the scan's own (as the scan worker would report them).
  */
 export type HeldScan = (
-  payload: string,
-  shared: SharedText,
-  operation: ScanOperation,
+  scan: { payload: string; shared: SharedText; operation: ScanOperation },
   signal: AbortSignal,
 ) => Promise<HeldScanOutcome>;
 
@@ -116,4 +114,10 @@ export class HeldTexts {
     const scanned = payload;
     return withinBudget(() => runScan(scanned, operation), this.#budgetMs);
   }
+}
+
+/** Scans of long payloads whose text this thread holds (an inline sandbox's), answered here. */
+export function localHeldScan(scanTimeoutMs: number): HeldScan {
+  const held = new HeldTexts({ budgetMs: scanTimeoutMs });
+  return async ({ shared, operation }) => held.scan(shared, operation);
 }

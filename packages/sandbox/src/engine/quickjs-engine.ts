@@ -8,7 +8,7 @@ import type {
 } from 'quickjs-emscripten-core';
 import { toBoundedJson } from '../bounded-json.js';
 import { CONTEXT_HELPER_NAMES, ContextScanner } from '../context-ops/context-scanner.js';
-import { type HeldScan, HeldTexts } from '../context-ops/held-scan.js';
+import { type HeldScan, localHeldScan } from '../context-ops/held-scan.js';
 import { isSharedText, readSharedText, type SharedText } from '../context-ops/shared-text.js';
 import type { ResolvedLimits } from '../sandbox-options.js';
 import { BlankEngine } from './blank-engine.js';
@@ -37,12 +37,6 @@ import { UNWATCHED, type WatchdogCell } from './watchdog-cell.js';
 
 export type { EngineRunOptions } from './engine-parts.js';
 
-/** Scans of long payloads whose text this thread holds (an inline sandbox's), answered here. */
-function localHeldScan(scanTimeoutMs: number): HeldScan {
-  const held = new HeldTexts({ budgetMs: scanTimeoutMs });
-  return async (_payload, shared, operation) => held.scan(shared, operation);
-}
-
 /** CPU time `listVariables` may spend measuring sizes before it lists types only. */
 const MEASURE_SIZES_MS = 2_000;
 
@@ -61,6 +55,9 @@ export interface EngineInit {
   /** The engine compiled by another thread (saves a worker compiling it again). */
   compiled?: CompiledEngine;
 }
+
+/** `heldScan`: who answers scans from held text (default: this thread, see held-scan.ts). */
+type EngineOptions = { watchdog?: WatchdogCell; blank?: BlankEngine; heldScan?: HeldScan };
 
 export interface EngineReadOptions extends EngineRunOptions {
   /** A value larger than this (as JSON) is refused with `sandbox.too_large`. */
@@ -106,11 +103,7 @@ export class QuickJsEngine {
   private constructor(
     blank: BlankEngine,
     caller: HostCaller,
-    {
-      limits,
-      watchdog,
-      heldScan,
-    }: { limits: ResolvedLimits; watchdog: WatchdogCell; heldScan: HeldScan | undefined },
+    { limits, watchdog = UNWATCHED, heldScan }: EngineOptions & { limits: ResolvedLimits },
   ) {
     this.#limits = limits;
     this.#watchdog = watchdog;
@@ -162,19 +155,7 @@ export class QuickJsEngine {
   static async create(
     init: EngineInit,
     caller: HostCaller,
-    {
-      watchdog = UNWATCHED,
-      blank,
-      heldScan,
-    }: {
-      watchdog?: WatchdogCell;
-      blank?: BlankEngine;
-      /**
-       * Where scans of long payloads are answered from held text (a worker's engine asks its
-       * host); by default, on this thread, from the text when this thread made the payload.
-       */
-      heldScan?: HeldScan;
-    } = {},
+    { watchdog, blank, heldScan }: EngineOptions = {},
   ): Promise<QuickJsEngine> {
     const { memoryBytes } = init.limits;
     if (blank !== undefined && blank.memoryBytes !== memoryBytes) blank.dispose();
