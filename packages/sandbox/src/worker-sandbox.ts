@@ -82,7 +82,7 @@ export class WorkerSandbox implements Sandbox {
     this.#setup = setup;
     this.#functions = setup.functions;
     this.#limits = setup.init.limits;
-    this.#held = new HeldTexts({ budgetMs: this.#limits.scanTimeoutMs });
+    this.#held = new HeldTexts({ timeoutMs: this.#limits.scanTimeoutMs });
   }
 
   static async create(setup: SandboxSetup): Promise<WorkerSandbox> {

@@ -1,7 +1,12 @@
 import type { WorkerOptions } from 'node:worker_threads';
 import { describe, expect, it, vi } from 'vitest';
 import { withSandbox } from '../sandbox-cases.test-helpers.js';
-import { HELD_SCAN_BUDGET_MS } from './held-scan.js';
+import {
+  HELD_SCAN_BUDGET_MS,
+  HELD_SCAN_MAX_BUDGET_MS,
+  HELD_SCAN_MS_PER_MIB,
+  heldScanBudgetMs,
+} from './held-scan.js';
 
 /** Every worker thread this process starts, by script (inline sandboxes start theirs here). */
 const started = vi.hoisted(() => [] as string[]);
@@ -57,5 +62,15 @@ describe('helper calls on a long context in a worker sandbox', () => {
         expect((await sandbox.execute('await count("needle")')).stdout).toBe('1\n');
       },
     );
+  });
+});
+
+describe('heldScanBudgetMs', () => {
+  it('grows with the text from the least budget up to the most, and never passes the scan timeout', () => {
+    const mib = 1_048_576;
+    expect(heldScanBudgetMs(mib, 10_000)).toBe(HELD_SCAN_BUDGET_MS);
+    expect(heldScanBudgetMs(50 * mib, 10_000)).toBe(50 * HELD_SCAN_MS_PER_MIB);
+    expect(heldScanBudgetMs(1_000 * mib, 10_000)).toBe(HELD_SCAN_MAX_BUDGET_MS);
+    expect(heldScanBudgetMs(50 * mib, 20)).toBe(20);
   });
 });

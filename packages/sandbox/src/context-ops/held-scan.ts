@@ -5,14 +5,28 @@ import { runScan, ScanPayload } from './scan-payload.js';
 import { heldSharedText, type SharedText } from './shared-text.js';
 
 /**
- * Most time a helper scan may take on the thread that already holds the context's text (the
+ * Least time a helper scan may take on the thread that already holds the context's text (the
  * caller's, where `createSandbox` ran) before it is stopped and handed to the scan worker. A
- * literal or simple pattern over 50 MB takes 5–20 ms there; the scan worker would first have to
- * start (30–100 ms) and decode its own copy of the text (40–90 ms, and the text's size again in
- * memory, twice while it decodes). A pattern past the budget costs the calling thread this much
- * once; the sandbox's later calls on that payload go to the scan worker (see `ContextScanner`).
+ * literal or simple pattern over 50 MB takes 5–20 ms there on an idle machine; the scan worker
+ * would first have to start (30–100 ms) and decode its own copy of the text (40–90 ms, with the
+ * text's size again in memory, twice while it decodes), while the holding thread encodes every
+ * piece of the text for it (see text-stream.ts), which costs that thread about as much as a scan.
+ * So the budget grows with the text (`HELD_SCAN_MS_PER_MIB`), up to `HELD_SCAN_MAX_BUDGET_MS`,
+ * and a loaded machine does not send a cheap scan the expensive way. A pattern past the budget
+ * costs the holding thread the budget once; the sandbox's later calls on that payload go to the
+ * scan worker (see `ContextScanner`).
  */
 export const HELD_SCAN_BUDGET_MS = 50;
+/** Budget per MiB of text (so the least budget holds up to about 17 MiB). */
+export const HELD_SCAN_MS_PER_MIB = 3;
+/** Most time a held scan may take (and so block the holding thread) before it is handed on. */
+export const HELD_SCAN_MAX_BUDGET_MS = 250;
+
+/** The held-scan budget for a text of `length` characters under a scan timeout of `timeoutMs`. */
+export function heldScanBudgetMs(length: number, timeoutMs: number): number {
+  const bySize = Math.max(HELD_SCAN_BUDGET_MS, (length / 1_048_576) * HELD_SCAN_MS_PER_MIB);
+  return Math.min(timeoutMs, HELD_SCAN_MAX_BUDGET_MS, Math.round(bySize));
+}
 
 /** A scan's value, or `undefined` when it was left to the scan worker. Errors are thrown. */
 export type HeldScanOutcome = { value: JsonValue } | undefined;
@@ -78,16 +92,17 @@ let warm = false;
 /**
  * The long payloads one sandbox's text is held for on this thread, ready to be scanned here: the
  * same scans the scan worker runs (scan-payload.ts), on the string itself rather than a decoded
- * copy, each within `HELD_SCAN_BUDGET_MS` (or the scan timeout, if shorter). Line indexes are built
+ * copy, each within its budget (`heldScanBudgetMs`). Line indexes are built
  * on first use and kept with the payload, as the scan worker keeps its own.
  */
 export class HeldTexts {
   readonly #payloads = new WeakMap<SharedText, ScanPayload>();
-  readonly #budgetMs: number;
+  readonly #timeoutMs: number;
   readonly #codePoints: boolean;
 
-  constructor({ budgetMs, codePoints = false }: { budgetMs: number; codePoints?: boolean }) {
-    this.#budgetMs = Math.min(budgetMs, HELD_SCAN_BUDGET_MS);
+  /** `timeoutMs`: the scan timeout, the most any budget can be. */
+  constructor({ timeoutMs, codePoints = false }: { timeoutMs: number; codePoints?: boolean }) {
+    this.#timeoutMs = timeoutMs;
     this.#codePoints = codePoints;
   }
 
@@ -112,12 +127,13 @@ export class HeldTexts {
       this.#payloads.set(shared, payload);
     }
     const scanned = payload;
-    return withinBudget(() => runScan(scanned, operation), this.#budgetMs);
+    const budgetMs = heldScanBudgetMs(shared.length, this.#timeoutMs);
+    return withinBudget(() => runScan(scanned, operation), budgetMs);
   }
 }
 
 /** Scans of long payloads whose text this thread holds (an inline sandbox's), answered here. */
 export function localHeldScan(scanTimeoutMs: number): HeldScan {
-  const held = new HeldTexts({ budgetMs: scanTimeoutMs });
+  const held = new HeldTexts({ timeoutMs: scanTimeoutMs });
   return async ({ shared, operation }) => held.scan(shared, operation);
 }
