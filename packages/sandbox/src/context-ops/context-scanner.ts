@@ -192,11 +192,18 @@ export class ContextScanner {
    * answers its first helper call without paying for the thread's start. The warm-up goes the
    * whole way a helper call goes on both threads (argument check, request, scan, reply) on a tiny
    * payload no guest can name, since each of those steps runs cold code the first time. Never
-   * rejects: a scan worker that fails to start fails the first scan instead.
+   * rejects: a scan worker that fails to start fails the first scan instead. With `heldScan` and
+   * a long payload (no scan worker yet), checks one call of each helper instead, so the first real
+   * call does not run that code cold on this thread.
    */
   async ready(): Promise<void> {
     const worker = this.#worker;
-    if (worker === undefined) return;
+    if (worker === undefined) {
+      if (this.#options.heldScan !== undefined && [...this.#payloads.values()].some(isSharedText)) {
+        warmArgumentChecks(this.#options.maxChars);
+      }
+      return;
+    }
     worker.postMessage({
       type: 'payload',
       name: WARM_UP_PAYLOAD,
@@ -351,6 +358,24 @@ export class ContextScanner {
     this.#disposed = true;
     void this.#worker?.terminate();
     this.#worker = undefined;
+  }
+}
+
+/** Checks one call of each helper, for the code it runs (never throws: cold code is only slower). */
+function warmArgumentChecks(maxChars: number): void {
+  const calls: [string, JsonValue[]][] = [
+    ['grep', [WARM_UP_PATTERN, { context: 1 }]],
+    ['find_all', [WARM_UP_PATTERN]],
+    ['count', [WARM_UP_PATTERN]],
+    ['lines', [1, 2]],
+    ['chunk', [100]],
+  ];
+  for (const [helper, args] of calls) {
+    try {
+      quickHelperCall(helper, args, { maxChars });
+    } catch {
+      // A warm-up only.
+    }
   }
 }
 
