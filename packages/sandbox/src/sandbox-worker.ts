@@ -14,6 +14,7 @@
  * for every module it loads.
  */
 import { type MessagePort, parentPort } from 'node:worker_threads';
+import type { HeldScan } from './context-ops/held-scan.js';
 import { BlankEngine } from './engine/blank-engine.js';
 import type { HostCaller } from './engine/host-bridge.js';
 import type { CompiledEngine } from './engine/load-quickjs.js';
@@ -146,6 +147,33 @@ function hostCaller(pendingCalls: Map<number, PendingCall>): HostCaller {
 }
 
 /**
+ * Scans of long payloads go to the host first: it holds the text, so it can answer without this
+ * worker's scan thread starting and decoding a copy of it (see held-scan.ts).
+ */
+function heldScan(pendingCalls: Map<number, PendingCall>): HeldScan {
+  return ({ payload, operation }, signal) =>
+    new Promise((resolve, reject) => {
+      const callId = nextCallId++;
+      const onAbort = (): void => {
+        pendingCalls.delete(callId);
+        reject(signal.reason);
+      };
+      pendingCalls.set(callId, {
+        resolve: (text) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(text === undefined ? undefined : { value: JSON.parse(text) });
+        },
+        reject: (error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      });
+      signal.addEventListener('abort', onAbort, { once: true });
+      send({ type: 'heldScan', callId, payload, operation });
+    });
+}
+
+/**
  * The blank engine this worker built while it waited (one at most); the next boot takes it. It is
  * this worker's own cache: built after the last session ended, from nothing that session touched.
  */
@@ -185,6 +213,7 @@ async function serve(boot: WorkerBoot): Promise<void> {
     engine = await QuickJsEngine.create(boot.init, hostCaller(pendingCalls), {
       watchdog: sharedWatchdogCell(boot.watchdog),
       blank,
+      heldScan: heldScan(pendingCalls),
     });
   } catch (error) {
     send({ type: 'initFailed', error: toWireError(error) });

@@ -1,4 +1,5 @@
 import type { ErrorCode, JsonValue } from '@rlm/protocol';
+import type { ScanOperation } from './context-ops/scan-messages.js';
 import type { CompiledEngine } from './engine/load-quickjs.js';
 import type { EngineInit } from './engine/quickjs-engine.js';
 
@@ -54,4 +55,10 @@ export type FromWorker =
   | { type: 'reply'; id: number; ok: true; value: unknown }
   | { type: 'reply'; id: number; ok: false; error: WireError }
   | { type: 'hostCall'; callId: number; name: string; args: JsonValue[] }
+  /**
+   * A context helper's scan of a long payload, for the host to answer from the text it holds
+   * (see held-scan.ts). The `hostResult` answering it: the value as JSON, or no text when the host
+   * leaves the scan to the worker's scan thread.
+   */
+  | { type: 'heldScan'; callId: number; payload: string; operation: ScanOperation }
   | { type: 'hostCancel'; callId: number };

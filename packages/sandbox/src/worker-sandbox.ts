@@ -2,6 +2,8 @@ import type { Worker } from 'node:worker_threads';
 import type { ExecuteOptions, JsonValue, REPLResult, VariableInfo } from '@rlm/protocol';
 import { RlmError } from '@rlm/protocol/core';
 import { bootWorker } from './boot-worker.js';
+import { HeldTexts } from './context-ops/held-scan.js';
+import type { ScanOperation } from './context-ops/scan-messages.js';
 import { isSharedText } from './context-ops/shared-text.js';
 import { poisonedError } from './engine/engine-faults.js';
 import { compiledEngine } from './engine/load-quickjs.js';
@@ -65,6 +67,8 @@ export class WorkerSandbox implements Sandbox {
   readonly #hostCalls = new Map<number, AbortController>();
   /** What the host set with `setVariable`, replayed on a fresh engine after a reset. */
   readonly #variables = new Map<string, JsonValue>();
+  /** The long payloads' text, held here: helper scans of them are answered here first. */
+  readonly #held: HeldTexts;
   #engine: Engine | undefined;
   /** A fresh engine being started after a reset; requests wait for it. */
   #restarting: Promise<void> | undefined;
@@ -78,10 +82,13 @@ export class WorkerSandbox implements Sandbox {
     this.#setup = setup;
     this.#functions = setup.functions;
     this.#limits = setup.init.limits;
+    this.#held = new HeldTexts({ timeoutMs: this.#limits.scanTimeoutMs });
   }
 
   static async create(setup: SandboxSetup): Promise<WorkerSandbox> {
     const sandbox = new WorkerSandbox(setup);
+    // While the worker starts: helper calls on a long payload are answered here (see `#runHeldScan`).
+    if (setup.init.contexts.some(isSharedText)) HeldTexts.warmUp();
     sandbox.#attach(await sandbox.#boot());
     sandbox.#unbind = bindToSignal(setup.signal, () => sandbox.dispose());
     return sandbox;
@@ -137,6 +144,8 @@ export class WorkerSandbox implements Sandbox {
       else pending?.reject(fromWireError(message.error));
     } else if (message.type === 'hostCall') {
       this.#runHostCall(worker, message);
+    } else if (message.type === 'heldScan') {
+      this.#runHeldScan(worker, message);
     } else if (message.type === 'hostCancel') {
       this.#hostCalls.get(message.callId)?.abort();
       this.#hostCalls.delete(message.callId);
@@ -161,6 +170,32 @@ export class WorkerSandbox implements Sandbox {
           this.#post(worker, { type: 'hostResult', callId, ok: false, error: toWireError(error) }),
       )
       .finally(() => this.#hostCalls.delete(callId));
+  }
+
+  /**
+   * Answers a helper's scan of a long payload from the text this thread holds, within the held-scan
+   * budget; past it (or for a payload not held here) the reply has no text, and the worker's scan
+   * thread runs the scan. A scan error goes back as the scan thread would report it.
+   */
+  #runHeldScan(
+    worker: Worker,
+    { callId, payload, operation }: { callId: number; payload: string; operation: ScanOperation },
+  ): void {
+    const index = Number(payload.slice('context_'.length));
+    const shared = this.#setup.init.contexts[index];
+    let reply: ToWorker;
+    try {
+      const outcome = isSharedText(shared) ? this.#held.scan(shared, operation) : undefined;
+      reply = {
+        type: 'hostResult',
+        callId,
+        ok: true,
+        text: outcome === undefined ? undefined : JSON.stringify(outcome.value),
+      };
+    } catch (error) {
+      reply = { type: 'hostResult', callId, ok: false, error: toWireError(error) };
+    }
+    this.#post(worker, reply);
   }
 
   /** Posts to `worker` if it still serves this sandbox (call ids are only unique per worker). */

@@ -5,6 +5,7 @@ import { RlmError } from '@rlm/protocol/core';
 import { scriptUrl } from '../script-url.js';
 import { SerialQueue } from '../serial-queue.js';
 import { fromWireError } from '../wire-error.js';
+import type { HeldScan } from './held-scan.js';
 import { type HelperCaps, type HelperRequest, quickHelperCall } from './helper-request.js';
 import type { FromScanWorker, ScanOperation, ToScanWorker } from './scan-messages.js';
 import { isSharedText, type SharedText } from './shared-text.js';
@@ -90,6 +91,13 @@ export interface ContextScannerOptions {
   codePoints?: boolean;
   /** How helper calls are checked (default: the JavaScript scaffold's arguments). */
   parseCall?: HelperCallParser;
+  /**
+   * Answers scans of long (shared) payloads from the text the thread that made them holds, before
+   * any scan worker is involved (see held-scan.ts). With it, no scan worker starts with the
+   * sandbox (`prestart()` does nothing): one starts only for a scan `heldScan` declines, and
+   * from then on that payload's scans go to it.
+   */
+  heldScan?: HeldScan;
 }
 
 /**
@@ -114,6 +122,8 @@ export class ContextScanner {
   #decodeAhead = false;
   /** Characters of shared text sent to be decoded ahead so far (at most `DECODE_AHEAD_MAX_CHARS`). */
   #decodedAhead = 0;
+  /** Payloads a held scan declined: the scan worker holds their text from then on. */
+  readonly #declined = new Set<string>();
 
   constructor(options: ContextScannerOptions) {
     this.#options = options;
@@ -126,6 +136,7 @@ export class ContextScanner {
     // The same shared payload again: the worker has it (and may have decoded it).
     if (isSharedText(value) && this.#payloads.get(key) === value) return;
     this.#payloads.set(key, value);
+    this.#declined.delete(key);
     if (this.#worker !== undefined) this.#sendPayload(this.#worker, key, value);
   }
 
@@ -164,7 +175,8 @@ export class ContextScanner {
    * `DECODE_AHEAD_MAX_CHARS`.
    */
   prestart(): void {
-    if (this.#disposed || this.#worker !== undefined) return;
+    if (this.#disposed || this.#worker !== undefined || this.#options.heldScan !== undefined)
+      return;
     let sharedChars = 0;
     for (const value of this.#payloads.values()) {
       if (isSharedText(value)) sharedChars += value.length;
@@ -180,11 +192,18 @@ export class ContextScanner {
    * answers its first helper call without paying for the thread's start. The warm-up goes the
    * whole way a helper call goes on both threads (argument check, request, scan, reply) on a tiny
    * payload no guest can name, since each of those steps runs cold code the first time. Never
-   * rejects: a scan worker that fails to start fails the first scan instead.
+   * rejects: a scan worker that fails to start fails the first scan instead. With `heldScan` and
+   * a long payload (no scan worker yet), checks one call of each helper instead, so the first real
+   * call does not run that code cold on this thread.
    */
   async ready(): Promise<void> {
     const worker = this.#worker;
-    if (worker === undefined) return;
+    if (worker === undefined) {
+      if (this.#options.heldScan !== undefined && [...this.#payloads.values()].some(isSharedText)) {
+        warmArgumentChecks(this.#options.maxChars);
+      }
+      return;
+    }
     worker.postMessage({
       type: 'payload',
       name: WARM_UP_PAYLOAD,
@@ -219,10 +238,32 @@ export class ContextScanner {
         details: { name: helper, reason: `no ${request.payload}` },
       });
     }
-    return this.#queue.run(() => {
+    return this.#queue.run(async () => {
+      signal.throwIfAborted();
+      const held = await this.#heldScan(request, signal);
+      if (held !== undefined) return held.value;
       signal.throwIfAborted();
       return this.#scan(request.payload, request.operation, signal);
     });
+  }
+
+  /**
+   * The scan answered from held text (see `ContextScannerOptions.heldScan`), or `undefined` for
+   * the scan worker to run. A payload whose held scan was declined once stays with the scan
+   * worker: it has decoded its own copy of the text by then, and the holding thread stays free.
+   */
+  async #heldScan(
+    { payload, operation }: HelperRequest,
+    signal: AbortSignal,
+  ): Promise<{ value: JsonValue } | undefined> {
+    const heldScan = this.#options.heldScan;
+    const value = this.#payloads.get(payload);
+    if (heldScan === undefined || !isSharedText(value) || this.#declined.has(payload)) {
+      return undefined;
+    }
+    const outcome = await heldScan({ payload, shared: value, operation }, signal);
+    if (outcome === undefined) this.#declined.add(payload);
+    return outcome;
   }
 
   #scan(payload: string, operation: ScanOperation, signal: AbortSignal): Promise<JsonValue> {
@@ -317,6 +358,24 @@ export class ContextScanner {
     this.#disposed = true;
     void this.#worker?.terminate();
     this.#worker = undefined;
+  }
+}
+
+/** Checks one call of each helper, for the code it runs (never throws: cold code is only slower). */
+function warmArgumentChecks(maxChars: number): void {
+  const calls: [string, JsonValue[]][] = [
+    ['grep', [WARM_UP_PATTERN, { context: 1 }]],
+    ['find_all', [WARM_UP_PATTERN]],
+    ['count', [WARM_UP_PATTERN]],
+    ['lines', [1, 2]],
+    ['chunk', [100]],
+  ];
+  for (const [helper, args] of calls) {
+    try {
+      quickHelperCall(helper, args, { maxChars });
+    } catch {
+      // A warm-up only.
+    }
   }
 }
 

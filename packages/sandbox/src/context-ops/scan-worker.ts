@@ -5,94 +5,14 @@
  * by terminating it.
  */
 import { type MessagePort, parentPort } from 'node:worker_threads';
-import type { JsonValue } from '@rlm/protocol';
 import { toWireError } from '../wire-error.js';
-import { CodePointOffsets } from './code-point-offsets.js';
 import type { FromScanWorker, ScanOperation, ToScanWorker } from './scan-messages.js';
-import {
-  chunkBounds,
-  countMatches,
-  findAll,
-  globalPattern,
-  grep,
-  lineRange,
-  lineStarts,
-} from './scan-operations.js';
-import { readSharedText, type SharedText } from './shared-text.js';
+import { runScan, ScanPayload } from './scan-payload.js';
 
 if (parentPort === null) throw new Error('scan-worker must run in a worker_thread');
 const port: MessagePort = parentPort;
 
-/**
- * One payload: shared bytes stay bytes until a scan needs the text (decoding is cheap, holding a
- * copy is not); the line index and code-point offsets are built on first use.
- */
-class Payload {
-  #source: string | SharedText;
-  readonly #codePoints: boolean;
-  #starts: number[] | undefined;
-  #offsets: CodePointOffsets | undefined;
-
-  constructor(source: string | SharedText, codePoints: boolean) {
-    this.#source = source;
-    this.#codePoints = codePoints;
-  }
-
-  get text(): string {
-    if (typeof this.#source !== 'string') this.#source = readSharedText(this.#source);
-    return this.#source;
-  }
-
-  get starts(): number[] {
-    this.#starts ??= lineStarts(this.text);
-    return this.#starts;
-  }
-
-  /** Code-point offsets for a Python payload; none (UTF-16 offsets) for a JavaScript one. */
-  get offsets(): CodePointOffsets | undefined {
-    if (!this.#codePoints) return undefined;
-    this.#offsets ??= new CodePointOffsets(this.text);
-    return this.#offsets;
-  }
-}
-
-const payloads = new Map<string, Payload>();
-
-function run(payload: Payload, operation: ScanOperation): JsonValue {
-  const { text } = payload;
-  switch (operation.op) {
-    case 'grep':
-      return grep(text, globalPattern(operation.source, operation.flags), {
-        context: operation.context,
-        maxItems: operation.maxItems,
-        maxChars: operation.maxChars,
-        starts: payload.starts,
-      }) as unknown as JsonValue;
-    case 'find_all':
-      return findAll(text, globalPattern(operation.source, operation.flags), {
-        maxItems: operation.maxItems,
-        maxChars: operation.maxChars,
-        ...withOffsets(payload),
-      }) as unknown as JsonValue;
-    case 'count':
-      return countMatches(text, globalPattern(operation.source, operation.flags));
-    case 'lines':
-      return lineRange(text, { ...operation, starts: payload.starts });
-    case 'chunk':
-      return chunkBounds(text, {
-        size: operation.size,
-        overlap: operation.overlap,
-        maxItems: operation.maxItems,
-        starts: payload.starts,
-        ...withOffsets(payload),
-      }) as unknown as JsonValue;
-  }
-}
-
-function withOffsets(payload: Payload): { offsets?: CodePointOffsets } {
-  const offsets = payload.offsets;
-  return offsets === undefined ? {} : { offsets };
-}
+const payloads = new Map<string, ScanPayload>();
 
 /**
  * Runs every scan once on a small text, so that the first real scan finds its functions compiled
@@ -107,13 +27,13 @@ function warmUp(): void {
     { op: 'lines', start: 2, end: 3, maxChars: 200 },
     { op: 'chunk', size: 40, overlap: 4, maxItems: 100 },
   ];
-  for (const operation of operations) run(new Payload(sample, false), operation);
+  for (const operation of operations) runScan(new ScanPayload(sample, false), operation);
 }
 warmUp();
 
 port.on('message', (message: ToScanWorker) => {
   if (message.type === 'payload') {
-    const payload = new Payload(message.text, message.codePoints === true);
+    const payload = new ScanPayload(message.text, message.codePoints === true);
     payloads.set(message.name, payload);
     // A context long enough to start this thread with its sandbox: decoded while the model thinks.
     if (message.decodeNow === true) void payload.text;
@@ -130,7 +50,7 @@ port.on('message', (message: ToScanWorker) => {
       type: 'result',
       requestId: message.requestId,
       ok: true,
-      value: run(payload, message.operation),
+      value: runScan(payload, message.operation),
     };
   } catch (error) {
     reply = { type: 'result', requestId: message.requestId, ok: false, error: toWireError(error) };

@@ -8,6 +8,7 @@ import type {
 } from 'quickjs-emscripten-core';
 import { toBoundedJson } from '../bounded-json.js';
 import { CONTEXT_HELPER_NAMES, ContextScanner } from '../context-ops/context-scanner.js';
+import { type HeldScan, localHeldScan } from '../context-ops/held-scan.js';
 import { isSharedText, readSharedText, type SharedText } from '../context-ops/shared-text.js';
 import type { ResolvedLimits } from '../sandbox-options.js';
 import { BlankEngine } from './blank-engine.js';
@@ -55,6 +56,9 @@ export interface EngineInit {
   compiled?: CompiledEngine;
 }
 
+/** `heldScan`: who answers scans from held text (default: this thread, see held-scan.ts). */
+type EngineOptions = { watchdog?: WatchdogCell; blank?: BlankEngine; heldScan?: HeldScan };
+
 export interface EngineReadOptions extends EngineRunOptions {
   /** A value larger than this (as JSON) is refused with `sandbox.too_large`. */
   maxChars?: number;
@@ -99,13 +103,14 @@ export class QuickJsEngine {
   private constructor(
     blank: BlankEngine,
     caller: HostCaller,
-    { limits, watchdog }: { limits: ResolvedLimits; watchdog: WatchdogCell },
+    { limits, watchdog = UNWATCHED, heldScan }: EngineOptions & { limits: ResolvedLimits },
   ) {
     this.#limits = limits;
     this.#watchdog = watchdog;
     const scanner = new ContextScanner({
       timeoutMs: limits.scanTimeoutMs,
       maxChars: limits.maxOutputChars,
+      heldScan: heldScan ?? localHeldScan(limits.scanTimeoutMs),
     });
     this.#scanner = scanner;
     this.#ballast = new HeapBallast(
@@ -150,7 +155,7 @@ export class QuickJsEngine {
   static async create(
     init: EngineInit,
     caller: HostCaller,
-    { watchdog = UNWATCHED, blank }: { watchdog?: WatchdogCell; blank?: BlankEngine } = {},
+    { watchdog, blank, heldScan }: EngineOptions = {},
   ): Promise<QuickJsEngine> {
     const { memoryBytes } = init.limits;
     if (blank !== undefined && blank.memoryBytes !== memoryBytes) blank.dispose();
@@ -158,7 +163,7 @@ export class QuickJsEngine {
       blank?.memoryBytes === memoryBytes
         ? blank.take()
         : (await BlankEngine.create(memoryBytes, init.compiled)).take();
-    const engine = new QuickJsEngine(start, caller, { limits: init.limits, watchdog });
+    const engine = new QuickJsEngine(start, caller, { limits: init.limits, watchdog, heldScan });
     engine.#compiled = init.compiled;
     try {
       engine.#install(init);
