@@ -477,20 +477,11 @@ export class QuickJsEngine {
     this.#disposed = true;
     this.#bridge.close();
     this.#scanner.dispose();
-    // A faulted runtime may be corrupt: freeing it can trip QuickJS's leak assertion (which aborts
-    // the WASM module). Its memory is released with the module when nothing references it.
-    if (this.poisonReason !== undefined) return;
-    try {
-      this.#factory?.dispose();
-      this.#parts?.scaffold.dispose();
-      this.#hostStrings.dispose();
-      this.#context.dispose();
-      this.#runtime.dispose();
-    } catch {
-      // A poisoned runtime may fail its leak assertions on dispose; its memory goes with the module.
-      return;
-    }
-    // Nothing calls into this instance again: its memory, wiped, can serve the next engine.
-    if (!this.#exhausted) recycleMemory(this.#module);
+    // The engine owns its WASM instance, which nothing calls into again: QuickJS's objects are
+    // not freed one by one (freeing the runtime walks every object, a fifth of a warm create +
+    // dispose), the instance goes as a whole. A faulted runtime may be corrupt and an exhausted
+    // one is not trusted: their memory goes with the module; a healthy one's, wiped below its
+    // break, serves the next engine on this thread (see spare-memory.ts).
+    if (this.poisonReason === undefined && !this.#exhausted) recycleMemory(this.#module);
   }
 }
