@@ -25,7 +25,7 @@ import { newGuestString, newGuestStringFromShared } from './new-guest-string.js'
 import { readGuestString } from './read-guest-string.js';
 import { runBlock } from './run-block.js';
 import { SCAFFOLD_CALL_MS, Scaffold } from './scaffold.js';
-import { recycleMemory } from './spare-memory.js';
+import { heapBreak, recycleMemory } from './spare-memory.js';
 import {
   WARM_UP_ANSWER,
   WARM_UP_FUNCTION,
@@ -95,6 +95,8 @@ export class QuickJsEngine {
   #earlyPoison: string | undefined;
   /** A payload came as shared text (long): the sandbox runs on a fresh worker thread. */
   #longPayload = false;
+  /** The part of the ballast's first block that lay above the allocator's break (never written). */
+  #freshBallast: { start: number; end: number } | undefined;
 
   private constructor(
     blank: BlankEngine,
@@ -237,9 +239,14 @@ export class QuickJsEngine {
     native.dispose();
     configHandle.dispose();
     const internals = context.unwrapResult(result);
+    const breakBefore = heapBreak(this.#module);
     if (!this.#ballast.hold()) {
       internals.dispose();
       throw new EngineFault('the memory limit leaves no room for the scaffold');
+    }
+    const held = this.#ballast.firstHold();
+    if (breakBefore !== undefined && held !== undefined && held.end > breakBefore) {
+      this.#freshBallast = { start: Math.max(held.start, breakBefore), end: held.end };
     }
     const guard = <T>(work: () => T): T => this.#guard(work);
     this.#parts = {
@@ -482,6 +489,11 @@ export class QuickJsEngine {
     // dispose), the instance goes as a whole. A faulted runtime may be corrupt and an exhausted
     // one is not trusted: their memory goes with the module; a healthy one's, wiped below its
     // break, serves the next engine on this thread (see spare-memory.ts).
-    if (this.poisonReason === undefined && !this.#exhausted) recycleMemory(this.#module);
+    // The part of the ballast's block that lay above the break when it was taken was never
+    // written while it was held: unless it was let go since, the wipe need not read its pages
+    // (most of what it would read).
+    if (this.poisonReason !== undefined || this.#exhausted) return;
+    const untouched = this.#ballast.firstHold() === undefined ? undefined : this.#freshBallast;
+    recycleMemory(this.#module, untouched);
   }
 }
