@@ -21,6 +21,8 @@ export class HeapBallast {
   readonly #heap: WasmHeap;
   readonly #bytes: number;
   #pointer = 0;
+  /** Whether it was ever let go: its block may since hold anything. */
+  #released = false;
 
   constructor(module: QuickJSWASMModule, bytes: number) {
     // quickjs-emscripten (pinned at 0.32.0) keeps the emscripten module in a protected field; it
@@ -38,7 +40,14 @@ export class HeapBallast {
   /** Lets go of the ballast (allocates nothing). */
   release(): void {
     if (this.#pointer === 0) return;
+    this.#released = true;
     this.#heap._free(this.#pointer);
     this.#pointer = 0;
+  }
+
+  /** `[start, end)` of the block while it is the first one taken (never let go since). */
+  firstHold(): { start: number; end: number } | undefined {
+    if (this.#pointer === 0 || this.#released) return undefined;
+    return { start: this.#pointer, end: this.#pointer + this.#bytes };
   }
 }

@@ -64,3 +64,30 @@ describe('QuickJsEngine', () => {
     expect(() => engine.disposeStrictly()).not.toThrow();
   });
 });
+
+describe('QuickJsEngine.dispose', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('drops the instance whole: QuickJS is not asked to free its objects one by one', async () => {
+    const { QuickJSContext, QuickJSRuntime } = await import('quickjs-emscripten-core');
+    const engine = await QuickJsEngine.create(
+      {
+        contexts: ['abc'],
+        meta: {},
+        functionNames: [],
+        helperNames: [],
+        limits: resolveLimits({ memoryBytes: 64 * 1024 * 1024 }, 'inline'),
+      },
+      async () => '1',
+    );
+    await engine.execute('const kept = [1, 2, 3]; print(kept.length)');
+    const freedRuntime = vi.spyOn(QuickJSRuntime.prototype, 'dispose');
+    const freedContext = vi.spyOn(QuickJSContext.prototype, 'dispose');
+    engine.dispose();
+    expect(freedRuntime).not.toHaveBeenCalled();
+    expect(freedContext).not.toHaveBeenCalled();
+    await expect(engine.execute('1')).rejects.toMatchObject({ code: 'sandbox.disposed' });
+  });
+});

@@ -26,7 +26,7 @@ import { newGuestString, newGuestStringFromShared } from './new-guest-string.js'
 import { readGuestString } from './read-guest-string.js';
 import { runBlock } from './run-block.js';
 import { SCAFFOLD_CALL_MS, Scaffold } from './scaffold.js';
-import { recycleMemory } from './spare-memory.js';
+import { heapBreak, recycleMemory } from './spare-memory.js';
 import {
   WARM_UP_ANSWER,
   WARM_UP_FUNCTION,
@@ -99,6 +99,8 @@ export class QuickJsEngine {
   #earlyPoison: string | undefined;
   /** A payload came as shared text (long): the sandbox runs on a fresh worker thread. */
   #longPayload = false;
+  /** The part of the ballast's first block that lay above the allocator's break (never written). */
+  #freshBallast: { start: number; end: number } | undefined;
 
   private constructor(
     blank: BlankEngine,
@@ -242,9 +244,14 @@ export class QuickJsEngine {
     native.dispose();
     configHandle.dispose();
     const internals = context.unwrapResult(result);
+    const breakBefore = heapBreak(this.#module);
     if (!this.#ballast.hold()) {
       internals.dispose();
       throw new EngineFault('the memory limit leaves no room for the scaffold');
+    }
+    const held = this.#ballast.firstHold();
+    if (breakBefore !== undefined && held !== undefined && held.end > breakBefore) {
+      this.#freshBallast = { start: Math.max(held.start, breakBefore), end: held.end };
     }
     const guard = <T>(work: () => T): T => this.#guard(work);
     this.#parts = {
@@ -482,20 +489,16 @@ export class QuickJsEngine {
     this.#disposed = true;
     this.#bridge.close();
     this.#scanner.dispose();
-    // A faulted runtime may be corrupt: freeing it can trip QuickJS's leak assertion (which aborts
-    // the WASM module). Its memory is released with the module when nothing references it.
-    if (this.poisonReason !== undefined) return;
-    try {
-      this.#factory?.dispose();
-      this.#parts?.scaffold.dispose();
-      this.#hostStrings.dispose();
-      this.#context.dispose();
-      this.#runtime.dispose();
-    } catch {
-      // A poisoned runtime may fail its leak assertions on dispose; its memory goes with the module.
-      return;
-    }
-    // Nothing calls into this instance again: its memory, wiped, can serve the next engine.
-    if (!this.#exhausted) recycleMemory(this.#module);
+    // The engine owns its WASM instance, which nothing calls into again: QuickJS's objects are
+    // not freed one by one (freeing the runtime walks every object, a fifth of a warm create +
+    // dispose), the instance goes as a whole. A faulted runtime may be corrupt and an exhausted
+    // one is not trusted: their memory goes with the module; a healthy one's, wiped below its
+    // break, serves the next engine on this thread (see spare-memory.ts).
+    // The part of the ballast's block that lay above the break when it was taken was never
+    // written while it was held: unless it was let go since, the wipe need not read its pages
+    // (most of what it would read).
+    if (this.poisonReason !== undefined || this.#exhausted) return;
+    const untouched = this.#ballast.firstHold() === undefined ? undefined : this.#freshBallast;
+    recycleMemory(this.#module, untouched);
   }
 }

@@ -1,8 +1,10 @@
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resolveLimits } from '../sandbox-options.js';
 import { BlankEngine } from './blank-engine.js';
+import { HeapBallast } from './heap-ballast.js';
 import { QuickJsEngine } from './quickjs-engine.js';
+import { heapBreak } from './spare-memory.js';
 
 const SECRET = 'SECRET-7f3a9c-';
 // A size no other test file uses, so the spare this file leaves is the one it takes.
@@ -56,5 +58,53 @@ describe('spare memories', () => {
     const second = await BlankEngine.create(memoryBytes);
     expect(bufferOf(second.module)).not.toBe(memory);
     second.dispose();
+  });
+
+  describe('the heap ballast', () => {
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    it('is not read by the wipe while it is the block first taken: nothing wrote it', async () => {
+      const first = await BlankEngine.create(memoryBytes);
+      const memory = bufferOf(first.module);
+      const engine = await engineOn(first);
+      expect((await engine.execute('var kept = "k".repeat(1000); 1')).error).toBeNull();
+      const chunks = Math.ceil((heapBreak(first.module) ?? 0) / (64 * 1024));
+      const compared = vi.spyOn(Buffer.prototype, 'compare');
+      engine.dispose();
+      // The ballast (256 KiB for this memory size) spans at least three whole 64 KiB chunks.
+      expect(compared.mock.calls.length).toBeLessThanOrEqual(chunks - 3);
+      vi.restoreAllMocks();
+      expect(Buffer.from(memory).equals(Buffer.alloc(memory.byteLength))).toBe(true);
+    });
+
+    it('stops vouching for its block once it was let go, even when it takes one again', async () => {
+      const blank = await BlankEngine.create(memoryBytes);
+      const ballast = new HeapBallast(blank.module, 256 * 1024);
+      expect(ballast.firstHold()).toBeUndefined();
+      expect(ballast.hold()).toBe(true);
+      const first = ballast.firstHold();
+      expect(first?.end).toBe((first?.start ?? 0) + 256 * 1024);
+      ballast.release();
+      expect(ballast.hold()).toBe(true);
+      expect(ballast.firstHold()).toBeUndefined();
+      ballast.release();
+      blank.dispose();
+    });
+
+    it('is wiped like the rest once it was let go (a thrown error lends it to the scaffold)', async () => {
+      const first = await BlankEngine.create(memoryBytes);
+      const memory = bufferOf(first.module);
+      const engine = await engineOn(first);
+      const thrown = await engine.execute(`throw new Error(${JSON.stringify(SECRET)}.repeat(50))`);
+      expect(thrown.error?.message).toContain(SECRET);
+      const filled = await engine.execute(
+        `var parts = []; for (let i = 0; i < 400; i++) parts.push(${JSON.stringify(SECRET)}.repeat(40) + i); 1`,
+      );
+      expect(filled.error).toBeNull();
+      engine.dispose();
+      expect(Buffer.from(memory).equals(Buffer.alloc(memory.byteLength))).toBe(true);
+    });
   });
 });

@@ -87,16 +87,21 @@ export function takeSpareMemory(bytes: number): WasmMemory | undefined {
 }
 
 /**
- * Keeps the memory of a module nothing will call again (its runtime is freed and its engine
- * healthy), after wiping everything below its break. Returns whether it was kept.
+ * Keeps the memory of a module nothing will call again (its engine healthy), after wiping
+ * everything below its break but `untouched`: a span the caller knows was never written (a block
+ * taken from above the break and held since), whose pages are not even read. Returns whether it
+ * was kept.
  */
-export function recycleMemory(module: QuickJSWASMModule): boolean {
+export function recycleMemory(
+  module: QuickJSWASMModule,
+  untouched?: { start: number; end: number },
+): boolean {
   const memory = memoryOf.get(module);
   const brk = heapBreak(module);
   memoryOf.delete(module);
   if (memory === undefined || brk === undefined || brk > MAX_SPARE_BREAK_BYTES) return false;
   const bytes = memory.buffer.byteLength;
-  wipe(memory.buffer, brk);
+  wipe(memory.buffer, brk, untouched);
   if (spares.length >= MAX_SPARES) {
     const oldest = spares.shift();
     if (oldest !== undefined) clearTimeout(oldest.timer);
@@ -112,11 +117,15 @@ function drop(spare: (typeof spares)[number]): void {
   if (index !== -1) spares.splice(index, 1);
 }
 
-/** Zeroes `[0, end)`, writing only chunks that hold something (untouched pages stay untouched). */
-function wipe(buffer: ArrayBuffer, end: number): void {
+/**
+ * Zeroes `[0, end)`, writing only chunks that hold something (untouched pages stay untouched) and
+ * skipping the chunks that lie wholly in `untouched`.
+ */
+function wipe(buffer: ArrayBuffer, end: number, untouched?: { start: number; end: number }): void {
   const zeros = new Uint8Array(WIPE_CHUNK_BYTES);
   for (let start = 0; start < end; start += WIPE_CHUNK_BYTES) {
     const length = Math.min(WIPE_CHUNK_BYTES, end - start);
+    if (untouched && start >= untouched.start && start + length <= untouched.end) continue;
     const chunk = Buffer.from(buffer, start, length);
     if (chunk.compare(zeros, 0, length) !== 0) chunk.fill(0);
   }
