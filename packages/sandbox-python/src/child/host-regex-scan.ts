@@ -1,112 +1,126 @@
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { FALLBACK_REPLY } from './find-all-matches.js';
 import { translatePythonRegex } from './python-regex-subset.js';
+import type { ScanReply, ScanThreadData, ToScanThread } from './scan-thread.js';
 
 /** Payloads shorter than this stay with Python's `re` (a scan there is quick enough). */
 export const HOST_SCAN_MIN_CHARS = 1024 * 1024;
-/** Most characters of one reply (the matches' JSON); a bigger result is left to Python. */
-const MAX_REPLY_CHARS = 16 * 1024 * 1024;
-/** Most matches V8's `String.prototype.match` may build at once. */
-const MAX_MATCH_LIST = 8 * 1024 * 1024;
+/** How often a waiting interpreter thread looks at its interrupt buffer. */
+const INTERRUPT_POLL_MS = 10;
+// Resolved while the realm still has everything (realm-guard.ts strips it after loading).
+const SCAN_THREAD_URL = new URL('./scan-thread.js', import.meta.url);
 
 /** What the scaffold writes to the device for a scan (see `_host_findall` in scaffold.py). */
 interface ScanRequest {
   scan: { payload: string; pattern: string; flags: number };
 }
 
-/** The reply when the host will not do a scan: Python's own `re` does it. */
-const FALLBACK = '{"fallback":true}';
+interface ScanThread {
+  worker: Worker;
+  replies: MessageChannel['port1'];
+  signal: Int32Array;
+}
 
 /**
- * `re.findall` over payloads on this thread's V8, for the interpreter thread: it keeps the UTF-8
- * bytes of the large ASCII text payloads it was booted with and decodes one the first time a scan
- * needs it. A request the scaffold writes to `/dev/rlm` as `{"scan": …}` is answered here,
- * without crossing to the host process; every other request is not this object's.
+ * `re.findall` over large ASCII text payloads on V8, for the interpreter thread. It keeps their
+ * UTF-8 bytes and, on the first scan, hands them to a scan thread of its own (started then) that
+ * decodes and scans them. A request the scaffold writes to `/dev/rlm` as `{"scan": …}` is answered
+ * here, without crossing to the host process; every other request is not this object's. While it
+ * waits, the interpreter thread watches its interrupt buffer: an interrupted block terminates the
+ * scan thread and falls back to Python's `re`, which then raises the interrupt as it would have
+ * (and the session scans in Python from then on).
  */
 export class HostRegexScan {
-  readonly #bytes = new Map<string, Uint8Array>();
-  readonly #texts = new Map<string, string>();
-  readonly #decoder = new TextDecoder();
+  readonly #held = new Map<string, Uint8Array>();
+  #thread: ScanThread | undefined;
+  #interrupt: Int32Array | undefined;
+  #disabled = false;
+  #nextId = 1;
+
+  /** The interpreter's interrupt buffer (Pyodide's: non-zero once the block must stop). */
+  watch(interrupt: Int32Array): void {
+    this.#interrupt = interrupt;
+  }
 
   /** Keeps a text payload for scans when it qualifies; says whether it did. */
   hold(name: string, bytes: Uint8Array, ascii: boolean): boolean {
-    if (!ascii || bytes.length < HOST_SCAN_MIN_CHARS) return false;
-    this.#bytes.set(name, bytes);
+    if (!ascii || bytes.length < HOST_SCAN_MIN_CHARS || this.#disabled) return false;
+    this.#held.set(name, bytes);
     return true;
   }
 
   /** The reply to a scan request, or `undefined` when the request is not a scan. */
   answer(request: string): string | undefined {
     if (!request.startsWith('{"scan":')) return undefined;
-    let scan: ScanRequest['scan'];
+    let scan: ScanRequest['scan'] | undefined;
     try {
       scan = (JSON.parse(request) as ScanRequest).scan;
     } catch {
-      return FALLBACK;
+      return FALLBACK_REPLY;
     }
-    const text = this.#text(String(scan?.payload));
-    if (text === undefined || typeof scan.pattern !== 'string' || !Number.isInteger(scan.flags)) {
-      return FALLBACK;
+    const name = String(scan?.payload);
+    const known = this.#thread !== undefined || this.#held.has(name);
+    if (this.#disabled || !known || typeof scan?.pattern !== 'string') return FALLBACK_REPLY;
+    if (
+      !Number.isInteger(scan.flags) ||
+      translatePythonRegex(scan.pattern, scan.flags) === undefined
+    ) {
+      return FALLBACK_REPLY;
     }
-    const translated = translatePythonRegex(scan.pattern, scan.flags);
-    if (translated === undefined) return FALLBACK;
-    const regex = new RegExp(translated.source, translated.ignoreCase ? 'gi' : 'g');
-    // V8's own `match` is about twice as fast as an exec loop, but builds the whole list first:
-    // only when the matches cannot be too many.
-    if (translated.minLength > 0 && text.length / translated.minLength <= MAX_MATCH_LIST) {
-      const groups = groupCount(regex);
-      if (groups === 0) return matchesOf(text, regex);
-    }
-    return findAll(text, regex);
+    return this.#scan({
+      type: 'scan',
+      id: this.#nextId++,
+      name,
+      pattern: scan.pattern,
+      flags: scan.flags,
+    });
   }
 
-  #text(name: string): string | undefined {
-    const known = this.#texts.get(name);
-    if (known !== undefined) return known;
-    const bytes = this.#bytes.get(name);
-    if (bytes === undefined) return undefined;
-    const text = this.#decoder.decode(bytes);
-    this.#bytes.delete(name);
-    this.#texts.set(name, text);
-    return text;
+  #scan(message: Extract<ToScanThread, { type: 'scan' }>): string {
+    const thread = this.#start();
+    let seen = Atomics.load(thread.signal, 0);
+    thread.worker.postMessage(message);
+    for (;;) {
+      const received = receiveMessageOnPort(thread.replies);
+      if (received !== undefined) {
+        const reply = received.message as ScanReply;
+        if (reply.id === message.id) return reply.reply;
+        continue;
+      }
+      if (this.#interrupt !== undefined && Atomics.load(this.#interrupt, 0) !== 0) {
+        this.#stop();
+        return FALLBACK_REPLY;
+      }
+      Atomics.wait(thread.signal, 0, seen, INTERRUPT_POLL_MS);
+      seen = Atomics.load(thread.signal, 0);
+    }
   }
-}
 
-/**
- * What Python's `findall` returns, as JSON: the matches, or with groups each match's groups (a
- * group that took no part is ''). After an empty match the search moves on one character, as
- * Python's does, so empty matches right after a non-empty one are kept, as in Python 3.7 on.
- */
-function findAll(text: string, regex: RegExp): string {
-  const groups = groupCount(regex);
-  const values: (string | string[])[] = [];
-  let chars = 0;
-  for (;;) {
-    const match = regex.exec(text);
-    if (match === null) break;
-    if (match[0] === '') regex.lastIndex += 1;
-    const value =
-      groups === 0 ? match[0] : groups === 1 ? (match[1] ?? '') : groupsOf(match, groups);
-    chars += typeof value === 'string' ? value.length + 3 : value.join('').length + 4 * groups;
-    if (chars > MAX_REPLY_CHARS) return FALLBACK;
-    values.push(value);
+  #start(): ScanThread {
+    if (this.#thread !== undefined) return this.#thread;
+    const channel = new MessageChannel();
+    const signal = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker(SCAN_THREAD_URL, {
+      workerData: { replies: channel.port2, signal } satisfies ScanThreadData,
+      transferList: [channel.port2],
+    });
+    // The scan thread must never keep the interpreter process alive on its own.
+    worker.unref();
+    for (const [name, bytes] of this.#held) {
+      const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+      worker.postMessage(
+        { type: 'hold', name, bytes } satisfies ToScanThread,
+        whole ? [bytes.buffer as ArrayBuffer] : [],
+      );
+    }
+    this.#held.clear();
+    this.#thread = { worker, replies: channel.port1, signal };
+    return this.#thread;
   }
-  return JSON.stringify({ ok: true, groups, value: values });
-}
 
-function groupsOf(match: RegExpExecArray, groups: number): string[] {
-  const list: string[] = [];
-  for (let index = 1; index <= groups; index++) list.push(match[index] ?? '');
-  return list;
-}
-
-function groupCount(regex: RegExp): number {
-  return (new RegExp(`${regex.source}|`).exec('')?.length ?? 1) - 1;
-}
-
-/** `findall` of a pattern without groups, by V8's `match`. */
-function matchesOf(text: string, regex: RegExp): string {
-  const matches = text.match(regex) ?? [];
-  let chars = 0;
-  for (const match of matches) chars += match.length + 3;
-  if (chars > MAX_REPLY_CHARS) return FALLBACK;
-  return JSON.stringify({ ok: true, groups: 0, value: matches });
+  #stop(): void {
+    this.#disabled = true;
+    void this.#thread?.worker.terminate();
+    this.#thread = undefined;
+  }
 }

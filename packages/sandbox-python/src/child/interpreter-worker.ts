@@ -49,7 +49,7 @@ interface Interpreter {
 }
 
 let interpreter: Interpreter | undefined;
-/** `re.findall` over large ASCII payloads, answered on this thread (see host-regex-scan.ts). */
+/** `re.findall` over large ASCII payloads, on a scan thread of this process (see host-regex-scan.ts). */
 const hostScan = new HostRegexScan();
 /** Where a payload's bytes wait for the scaffold to read them (removed right after). */
 const PAYLOAD_FILE = '/tmp/.rlm-payload';
@@ -106,10 +106,12 @@ async function load(options: LoadOptions, sharedBuffer: SharedArrayBuffer): Prom
     return fn(...args);
   };
   stripRealm();
+  const interrupt = new Int32Array(sharedBuffer, SHARED_SLOTS.interrupt * 4, 1);
+  hostScan.watch(interrupt);
   interpreter = {
     py,
     call,
-    interrupt: new Int32Array(sharedBuffer, SHARED_SLOTS.interrupt * 4, 1),
+    interrupt,
     shared,
     stdout,
     stderr,

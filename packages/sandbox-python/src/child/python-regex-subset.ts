@@ -13,10 +13,13 @@
 const IGNORECASE = 2;
 const MULTILINE = 8;
 const DOTALL = 16;
-const ALLOWED_FLAGS = IGNORECASE | MULTILINE | DOTALL | 32 | 256;
+const ASCII = 256;
+const ALLOWED_FLAGS = IGNORECASE | MULTILINE | DOTALL | 32 | ASCII;
 
 /** Python's `\s` on ASCII text (str.isspace: includes the separators \x1c–\x1f). */
 const SPACE_CHARS = '\\t\\n\\v\\f\\r \\x1c-\\x1f';
+/** Python's `\s` under re.ASCII. */
+const ASCII_SPACE_CHARS = '\\t\\n\\v\\f\\r ';
 const ANY = '[\\s\\S]';
 const GROUP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LITERAL_ESCAPES = new Set(['n', 't', 'r', 'f', 'v']);
@@ -58,6 +61,8 @@ class Translation {
   // What a quantifier may follow: a single character, class or `.` (never a group or assertion).
   #quantifiable = false;
   readonly #ignoreCase: boolean;
+  /** What `\s` stands for under these flags. */
+  readonly #space: string;
   readonly #mode: { multiline: boolean; dotAll: boolean };
 
   constructor(
@@ -65,6 +70,7 @@ class Translation {
     flags: number,
   ) {
     this.#ignoreCase = (flags & IGNORECASE) !== 0;
+    this.#space = (flags & ASCII) !== 0 ? ASCII_SPACE_CHARS : SPACE_CHARS;
     this.#mode = { multiline: (flags & MULTILINE) !== 0, dotAll: (flags & DOTALL) !== 0 };
   }
 
@@ -103,7 +109,7 @@ class Translation {
   }
 
   #escape(): boolean {
-    const translated = atomEscape(this.pattern.charAt(this.index + 1));
+    const translated = atomEscape(this.pattern.charAt(this.index + 1), this.#space);
     if (translated === undefined) return false;
     this.#emit(translated.source, this.index + 2);
     this.#quantifiable = translated.quantifiable;
@@ -112,7 +118,10 @@ class Translation {
   }
 
   #set(): boolean {
-    const set = characterSet(this.pattern, this.index + 1, this.#ignoreCase);
+    const set = characterSet(this.pattern, this.index + 1, {
+      ignoreCase: this.#ignoreCase,
+      space: this.#space,
+    });
     if (set === undefined) return false;
     this.#emit(set.source, set.end);
     this.#quantifiable = true;
@@ -178,10 +187,13 @@ function literal(char: string): string {
   return /[A-Za-z0-9]/.test(char) || char.charCodeAt(0) < 0x21 ? char : `\\${char}`;
 }
 
-function atomEscape(next: string): { source: string; quantifiable: boolean } | undefined {
+function atomEscape(
+  next: string,
+  space: string,
+): { source: string; quantifiable: boolean } | undefined {
   if ('dDwW'.includes(next) && next !== '') return { source: `\\${next}`, quantifiable: true };
-  if (next === 's') return { source: `[${SPACE_CHARS}]`, quantifiable: true };
-  if (next === 'S') return { source: `[^${SPACE_CHARS}]`, quantifiable: true };
+  if (next === 's') return { source: `[${space}]`, quantifiable: true };
+  if (next === 'S') return { source: `[^${space}]`, quantifiable: true };
   if (next === 'b' || next === 'B') return { source: `\\${next}`, quantifiable: false };
   if (next === 'A') return { source: '(?<![\\s\\S])', quantifiable: false };
   if (next === 'Z') return { source: '(?![\\s\\S])', quantifiable: false };
@@ -248,11 +260,17 @@ function braces(
   return { source, min: Number(min), end: index + (bounds[0]?.length ?? 0) };
 }
 
+interface SetMode {
+  ignoreCase: boolean;
+  /** What `\s` stands for. */
+  space: string;
+}
+
 /** A `[...]` set from just after its `[`: the translated set and where it ends. */
 function characterSet(
   pattern: string,
   start: number,
-  ignoreCase: boolean,
+  mode: SetMode,
 ): { source: string; end: number } | undefined {
   const negated = pattern.charAt(start) === '^';
   let index = negated ? start + 1 : start;
@@ -260,7 +278,7 @@ function characterSet(
   if (pattern.charAt(index) === ']') return undefined;
   let out = '';
   while (index < pattern.length && pattern.charAt(index) !== ']') {
-    const item = setItem(pattern, index, ignoreCase);
+    const item = setItem(pattern, index, mode);
     if (item === undefined) return undefined;
     out += item.source;
     index = item.end;
@@ -273,20 +291,20 @@ function characterSet(
 function setItem(
   pattern: string,
   index: number,
-  ignoreCase: boolean,
+  mode: SetMode,
 ): { source: string; end: number } | undefined {
   // Python warns (FutureWarning, on stderr) about what may become set operations.
   const pair = pattern.slice(index, index + 2);
   if (pattern.charAt(index) === '[' || ['--', '&&', '~~', '||'].includes(pair)) return undefined;
-  const first = setMember(pattern, index);
+  const first = setMember(pattern, index, mode.space);
   if (first === undefined) return undefined;
   const dash = first.end;
   const isRange =
     pattern.charAt(dash) === '-' && dash + 1 < pattern.length && pattern.charAt(dash + 1) !== ']';
   if (!isRange) return first;
-  const last = setMember(pattern, dash + 1);
+  const last = setMember(pattern, dash + 1, mode.space);
   if (first.code === undefined || last?.code === undefined) return undefined;
-  if (first.code > last.code || (ignoreCase && !foldsAlike(first.code, last.code))) {
+  if (first.code > last.code || (mode.ignoreCase && !foldsAlike(first.code, last.code))) {
     return undefined;
   }
   return { source: `${first.source}-${last.source}`, end: last.end };
@@ -296,12 +314,13 @@ function setItem(
 function setMember(
   pattern: string,
   index: number,
+  space: string,
 ): { source: string; code?: number; end: number } | undefined {
   const char = pattern.charAt(index);
   if (char !== '\\') return { source: literal(char), code: char.charCodeAt(0), end: index + 1 };
   const next = pattern.charAt(index + 1);
   if (next !== '' && 'dDwW'.includes(next)) return { source: `\\${next}`, end: index + 2 };
-  if (next === 's') return { source: SPACE_CHARS, end: index + 2 };
+  if (next === 's') return { source: space, end: index + 2 };
   if (LITERAL_ESCAPES.has(next)) {
     const code = { n: 10, t: 9, r: 13, f: 12, v: 11 }[next as 'n'];
     return { source: `\\${next}`, code, end: index + 2 };
