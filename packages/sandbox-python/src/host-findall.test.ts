@@ -160,7 +160,7 @@ print(len(_found) > 0, 'Pattern.findall' in _seen)`,
         expect(result.error).toBeNull();
         expect(result.stdout).toBe('same\n');
       }),
-      { numRuns: 60 },
+      { numRuns: 40 },
     );
   });
 
