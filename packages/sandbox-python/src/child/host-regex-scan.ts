@@ -49,6 +49,12 @@ export class HostRegexScan {
     return true;
   }
 
+  /** Forgets a payload the host has replaced (its text is no longer what Python holds). */
+  release(name: string): void {
+    this.#held.delete(name);
+    this.#thread?.worker.postMessage({ type: 'release', name } satisfies ToScanThread);
+  }
+
   /** The reply to a scan request, or `undefined` when the request is not a scan. */
   answer(request: string): string | undefined {
     if (!request.startsWith('{"scan":')) return undefined;

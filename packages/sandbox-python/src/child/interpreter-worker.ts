@@ -214,6 +214,7 @@ function handle(request: InterpreterRequest): unknown {
     case 'getVariable':
       return JSON.parse(it.call('get_variable', request.name));
     case 'setVariable':
+      hostScan.release(request.name);
       return JSON.parse(it.call('set_variable', request.name, request.json));
     case 'listVariables':
       return JSON.parse(it.call('list_variables'));

@@ -10,6 +10,7 @@ import { FALLBACK_REPLY, findAllMatches } from './find-all-matches.js';
 /** Interpreter thread → scan thread. */
 export type ToScanThread =
   | { type: 'hold'; name: string; bytes: Uint8Array }
+  | { type: 'release'; name: string }
   | { type: 'scan'; id: number; name: string; pattern: string; flags: number };
 
 /** Scan thread → interpreter thread, on the reply port. */
@@ -45,6 +46,11 @@ function textOf(name: string): string | undefined {
 parentPort.on('message', (message: ToScanThread) => {
   if (message.type === 'hold') {
     bytesOf.set(message.name, message.bytes);
+    return;
+  }
+  if (message.type === 'release') {
+    bytesOf.delete(message.name);
+    texts.delete(message.name);
     return;
   }
   let reply = FALLBACK_REPLY;

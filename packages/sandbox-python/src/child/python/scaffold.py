@@ -467,7 +467,7 @@ def SHOW_VARS():
 
 # ── re.findall over a payload, on V8 ──────
 # `re.findall(pattern, context)` with the very str a large ASCII payload was loaded as is answered
-# by the interpreter thread's V8 (host-regex-scan.ts) when the pattern is in the subset that finds
+# on V8 by a scan thread of this process (host-regex-scan.ts) when the pattern is in the subset that finds
 # exactly what Python's `re` finds (python-regex-subset.ts); otherwise, and for every other string,
 # Python's own findall runs. The wrapper keeps findall's name, signature and documentation.
 _re_findall = _re.findall
