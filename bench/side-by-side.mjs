@@ -28,6 +28,7 @@ import {
   TURNS,
   text,
 } from './side-by-side-children.mjs';
+import { pythonSection } from './side-by-side-python.mjs';
 import { perTurnStats, sideBySideTable } from './side-by-side-table.mjs';
 
 const repoRoot = new URL('../', import.meta.url).pathname;
@@ -38,7 +39,7 @@ const quick = args.includes('--quick');
 // biome-ignore lint/style/noProcessEnv: the reference checkout may be named in the environment
 // biome-ignore lint/suspicious/noUndeclaredEnvVars: read by this bench only, documented in bench/README.md
 const referenceDir = argValue('reference') ?? process.env.RLM_REFERENCE_DIR;
-/** `--only=load,turns`: just those sections (guest, load, turns, create, first, version, rss, helper, peak). */
+/** `--only=load,turns`: just those sections (guest, load, turns, create, first, version, rss, helper, peak, python). */
 const only = argValue('only')?.split(',');
 const wanted = (section) => only === undefined || only.includes(section);
 const driverPath = new URL('./rlmpaper-driver.py', import.meta.url).pathname;
@@ -418,6 +419,11 @@ try {
       unit: 'MB',
       absoluteGoal: 255,
     });
+  }
+
+  // ── The Python REPL's `re` and `str` methods over 50 MB (bench/side-by-side-python.mjs) ──
+  if (wanted('python')) {
+    await pythonSection({ importDist, reference, alternate, fileOf, rounds, table });
   }
 
   table.print();

@@ -6,6 +6,7 @@ import type {
   BootConfig,
   FromSupervisor,
   InterpreterRequest,
+  PayloadInit,
   RawBlockResult,
 } from './child/child-messages.js';
 import { pythonContextScanner } from './context-ops/python-context-scanner.js';
@@ -150,7 +151,7 @@ export class ProcessSandbox implements PythonSandbox {
       .filter(([name]) => PAYLOAD_NAME.test(name))
       .map(([name, value]) =>
         typeof value === 'string'
-          ? { name, kind: 'text' as const, bytes: encoder.encode(value) }
+          ? textPayload(name, value)
           : { name, kind: 'json' as const, bytes: encoder.encode(JSON.stringify(value)) },
       );
     return {
@@ -398,4 +399,10 @@ function disposedError(): RlmError {
     message: 'the sandbox was disposed',
     details: {},
   });
+}
+
+/** A text payload's UTF-8; ASCII exactly when the bytes are as many as the characters. */
+function textPayload(name: string, value: string): PayloadInit {
+  const bytes = encoder.encode(value);
+  return { name, kind: 'text', bytes, ascii: bytes.length === value.length };
 }

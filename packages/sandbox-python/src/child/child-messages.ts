@@ -43,6 +43,8 @@ export interface PayloadInit {
   name: string;
   kind: 'text' | 'json';
   bytes: Uint8Array;
+  /** Every character is ASCII (a text whose UTF-8 is as long as the text). */
+  ascii?: boolean;
 }
 
 /** What one sandbox's session on an interpreter is built from. */

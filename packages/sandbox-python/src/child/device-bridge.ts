@@ -32,6 +32,8 @@ export interface DeviceBridgeOptions {
   replies: MessagePort;
   /** Shared with the supervisor (see SHARED_SLOTS). */
   shared: Int32Array;
+  /** Answers a request on this thread when it can (a scan, see host-regex-scan.ts). */
+  answerHere?: (request: string) => string | undefined;
 }
 
 /**
@@ -60,6 +62,7 @@ export function installDeviceBridge(fs: DeviceFs, options: DeviceBridgeOptions):
       seen = Atomics.load(options.shared, SHARED_SLOTS.reply);
     }
   };
+  const answer = (request: string): string => options.answerHere?.(request) ?? call(request);
   const dev = fs.makedev(DEVICE_MAJOR, 0);
   fs.registerDevice(dev, {
     open(stream) {
@@ -89,7 +92,7 @@ export function installDeviceBridge(fs: DeviceFs, options: DeviceBridgeOptions):
                 message: `a host call may send at most ${MAX_BRIDGE_CHARS} bytes`,
               },
             })
-          : call(decoder.decode(buffer.subarray(offset, offset + length)));
+          : answer(decoder.decode(buffer.subarray(offset, offset + length)));
       stream.pending = encoder.encode(reply);
       return length;
     },

@@ -17,6 +17,7 @@ import {
   type ToWorker,
 } from './child-messages.js';
 import { type DeviceFs, installDeviceBridge } from './device-bridge.js';
+import { HostRegexScan } from './host-regex-scan.js';
 import { capWasmMemory } from './memory-cap.js';
 import { OutputCapture } from './output-capture.js';
 import { PYTHON_HARDENING, PYTHON_SCAFFOLD } from './python-sources.generated.js';
@@ -48,6 +49,8 @@ interface Interpreter {
 }
 
 let interpreter: Interpreter | undefined;
+/** `re.findall` over large ASCII payloads, on a scan thread of this process (see host-regex-scan.ts). */
+const hostScan = new HostRegexScan();
 /** Where a payload's bytes wait for the scaffold to read them (removed right after). */
 const PAYLOAD_FILE = '/tmp/.rlm-payload';
 
@@ -87,6 +90,7 @@ async function load(options: LoadOptions, sharedBuffer: SharedArrayBuffer): Prom
     post: (callId, request) => send({ type: 'hostCall', callId, request }),
     replies,
     shared,
+    answerHere: (request) => hostScan.answer(request),
   });
   py.runPython(PYTHON_HARDENING, { filename: '<rlm-hardening>' });
   py.unregisterJsModule('js');
@@ -102,10 +106,12 @@ async function load(options: LoadOptions, sharedBuffer: SharedArrayBuffer): Prom
     return fn(...args);
   };
   stripRealm();
+  const interrupt = new Int32Array(sharedBuffer, SHARED_SLOTS.interrupt * 4, 1);
+  hostScan.watch(interrupt);
   interpreter = {
     py,
     call,
-    interrupt: new Int32Array(sharedBuffer, SHARED_SLOTS.interrupt * 4, 1),
+    interrupt,
     shared,
     stdout,
     stderr,
@@ -145,7 +151,9 @@ function boot(config: BootConfig): void {
     // Through a file of Emscripten's in-memory filesystem: Python decodes the UTF-8 bytes in C,
     // many times faster than converting a large JavaScript string through the FFI.
     it.py.FS.writeFile(PAYLOAD_FILE, payload.bytes);
-    it.call('load_payload', payload.name, payload.kind, PAYLOAD_FILE);
+    const held =
+      payload.kind === 'text' && hostScan.hold(payload.name, payload.bytes, payload.ascii === true);
+    it.call('load_payload', payload.name, payload.kind, PAYLOAD_FILE, held ? 'held' : '');
   }
 }
 
@@ -206,6 +214,7 @@ function handle(request: InterpreterRequest): unknown {
     case 'getVariable':
       return JSON.parse(it.call('get_variable', request.name));
     case 'setVariable':
+      hostScan.release(request.name);
       return JSON.parse(it.call('set_variable', request.name, request.json));
     case 'listVariables':
       return JSON.parse(it.call('list_variables'));

@@ -88,6 +88,8 @@ class _State:
     max_answer_chars = 1_000_000
     max_error_chars = 100_000
     max_bridge_chars = 64 * 1024 * 1024
+    # Payloads whose text the interpreter thread keeps for scans on V8: (the str, its name).
+    held = []
 
 
 S = _State()
@@ -391,6 +393,8 @@ def set_variable(name, text):
         _pin(name, _freeze(value))
     elif _SETTABLE.match(name):
         _pin(name, value)
+        # The text the interpreter thread holds under this name is no longer the payload's.
+        S.held = [entry for entry in S.held if entry[1] != name]
         if name == 'context_0':
             _pin('context', value)
     else:
@@ -461,6 +465,81 @@ def SHOW_VARS():
     return 'Variables: ' + ', '.join(n + ' (' + type(v).__name__ + ')' for n, v in entries)
 
 
+# ── re.findall over a payload, on V8 ──────
+# `re.findall(pattern, context)` with the very str a large ASCII payload was loaded as is answered
+# on V8 by a scan thread of this process (host-regex-scan.ts) when the pattern is in the subset that finds
+# exactly what Python's `re` finds (python-regex-subset.ts); otherwise, and for every other string,
+# Python's own findall runs. The wrapper keeps findall's name, signature and documentation.
+_re_findall = _re.findall
+_Pattern = _re.Pattern
+_RegexFlag = _re.RegexFlag
+_re_compile = _re.compile
+_FALLBACK = object()
+_type, _tuple, _int_value = type, tuple, int.__int__
+
+
+def _held_name(string):
+    for value, name in S.held:
+        if value is string:
+            return name
+    return None
+
+
+def _host_findall(name, pattern, flags):
+    if _type(pattern) is _Pattern:
+        if _type(flags) is not int or flags != 0 or _type(pattern.pattern) is not str:
+            return _FALLBACK
+        source, flags = pattern.pattern, pattern.flags
+    elif _type(pattern) is str:
+        source = pattern
+    else:
+        return _FALLBACK
+    if _type(flags) is _RegexFlag:
+        flags = _int_value(flags)
+    if _type(flags) is not int or flags & 128:
+        return _FALLBACK
+    request = _safe_dumps({'scan': {'payload': name, 'pattern': source, 'flags': flags}})
+    fd = _os_open(_DEVICE, _O_RDWR)
+    try:
+        _os_write(fd, request.encode('ascii'))
+        parts = []
+        while True:
+            part = _os_read(fd, 1 << 24)
+            if not part:
+                break
+            parts.append(part)
+    finally:
+        _os_close(fd)
+    reply = _safe_loads(b''.join(parts).decode('utf-8'))
+    if reply.get('ok') is not True:
+        return _FALLBACK
+    if _type(pattern) is str:
+        try:
+            # Python must accept the pattern too (its errors come from its own findall).
+            _re_compile(pattern, flags)
+        except Exception:
+            return _FALLBACK
+    value = reply['value']
+    if reply['groups'] > 1:
+        return [_tuple(item) for item in value]
+    return value
+
+
+def findall(pattern, string, flags=0):
+    name = _held_name(string) if S.held else None
+    if name is not None:
+        value = _host_findall(name, pattern, flags)
+        if value is not _FALLBACK:
+            return value
+    return _re_findall(pattern, string, flags)
+
+
+findall.__doc__ = _re_findall.__doc__
+findall.__module__ = 're'
+_re.findall = findall
+del findall
+
+
 # ── blocks ────────────────────────────────
 
 def configure(text):
@@ -484,12 +563,14 @@ def configure(text):
     return 'null'
 
 
-def load_payload(name, kind, path):
+def load_payload(name, kind, path, held=''):
     with open(path, 'rb') as file:
         data = file.read()
     _os.remove(path)
     value = data.decode('utf-8') if kind == 'text' else _loads(data)
     del data
+    if held:
+        S.held.append((value, name))
     _pin(name, value)
     if name == 'context_0':
         _pin('context', value)
