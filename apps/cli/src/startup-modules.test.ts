@@ -65,3 +65,24 @@ describe('the built rlm bin', () => {
     expect(files.length).toBeLessThanOrEqual(20);
   });
 });
+
+describe('the first rlm run of a process', () => {
+  it('loads no live-view terminal code when its progress goes to a pipe', () => {
+    writeFileSync(join(sandbox.dir, 'notes.txt'), 'Meeting notes. The magic number is 42.\n');
+    const { stdout, files } = loadedBy([
+      'run',
+      'What is the magic number?',
+      '--context',
+      'notes.txt',
+      '--model',
+      'testkit:needle-finder',
+      '--json',
+    ]);
+    expect((JSON.parse(stdout) as { answer: unknown }).answer).toBe('42');
+    // The bundle names each module it holds in a comment: log-update is in none of these files.
+    const withLiveView = files.filter((file) =>
+      readFileSync(file, 'utf8').includes('/log-update@'),
+    );
+    expect(withLiveView).toEqual([]);
+  });
+});
