@@ -65,3 +65,63 @@ describe('the built rlm bin', () => {
     expect(files.length).toBeLessThanOrEqual(20);
   });
 });
+
+describe('the first rlm run of a process', () => {
+  it('loads no live-view terminal code when its progress goes to a pipe', () => {
+    writeFileSync(join(sandbox.dir, 'notes.txt'), 'Meeting notes. The magic number is 42.\n');
+    const { stdout, files } = loadedBy([
+      'run',
+      'What is the magic number?',
+      '--context',
+      'notes.txt',
+      '--model',
+      'testkit:needle-finder',
+      '--json',
+    ]);
+    expect((JSON.parse(stdout) as { answer: unknown }).answer).toBe('42');
+    // The bundle names each module it holds in a comment: log-update is in none of these files.
+    const withLiveView = files.filter((file) =>
+      readFileSync(file, 'utf8').includes('/log-update@'),
+    );
+    expect(withLiveView).toEqual([]);
+  });
+  it('loads no offline policy code (testkit, eval) for a run on a provider model', () => {
+    writeFileSync(join(sandbox.dir, 'notes.txt'), 'Meeting notes. The magic number is 42.\n');
+    const log = join(sandbox.dir, 'loaded-provider.log');
+    writeFileSync(log, '');
+    // No key in the environment: the run stops at resolving its model, which is what is looked at.
+    const result = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        REGISTER,
+        BIN_PATH,
+        'run',
+        'q',
+        '--context',
+        'notes.txt',
+        '--model',
+        'anthropic/claude-sonnet-4-5',
+      ],
+      {
+        cwd: sandbox.dir,
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          NO_COLOR: '1',
+          ...sandbox.env,
+          RLM_LOADED_LOG: log,
+        },
+        encoding: 'utf8',
+      },
+    );
+    expect(result.stderr).toContain('ANTHROPIC_API_KEY');
+    const files = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('file:'))
+      .map((url) => fileURLToPath(url));
+    const offline = files.filter((file) =>
+      /packages\/(testkit|eval)\/dist\//.test(readFileSync(file, 'utf8')),
+    );
+    expect(offline).toEqual([]);
+  });
+});

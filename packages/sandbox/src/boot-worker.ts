@@ -6,6 +6,15 @@ import type { FromWorker, WorkerBoot } from './worker-messages.js';
 import { workerPool } from './worker-pool.js';
 
 /**
+ * Worker sandboxes this process has booted. The first one starts no spare: a process's first
+ * sandbox is most often its only one (a CLI run, a script, a run at the default depth, whose
+ * sub-calls need no sandbox), and a spare costs a V8 isolate and a blank engine (~100 ms of CPU,
+ * 20–30 MB) that it would never use. From the second boot on, the process is one that uses
+ * several, and each ready sandbox keeps one spare waiting as before.
+ */
+let boots = 0;
+
+/**
  * Boots a sandbox engine on a worker from the pool and resolves with the worker once its engine
  * is ready. A pooled worker can die (killed, out of memory) between its last sandbox and this
  * boot; then the next one gets the boot. Each retry uses up a pooled worker, and a fresh worker
@@ -26,6 +35,8 @@ export async function bootWorker(boot: WorkerBoot): Promise<Worker> {
     }
     const outcome = await started(worker);
     if (outcome.ok) {
+      boots += 1;
+      if (boots === 1) return worker;
       // No spare beside a sandbox holding a long payload: the spare would hold an isolate and a
       // blank engine (about 15 MB) while this sandbox already holds the payload's copies, and the
       // next sandbox (a child's, with a small payload) starts a worker of its own soon enough.

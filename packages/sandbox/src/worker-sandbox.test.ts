@@ -158,8 +158,38 @@ describe('worker reuse', () => {
   }, 90_000);
 });
 
+describe('the spare worker', () => {
+  it('is not started beside the first sandbox of a process, only from the second on', async () => {
+    const entry = new URL('../dist/index.js', import.meta.url).href;
+    const pool = new URL('../dist/worker-pool.js', import.meta.url).href;
+    const program = `
+      const { createSandbox } = await import(${JSON.stringify(entry)});
+      const { workerPool } = await import(${JSON.stringify(pool)});
+      const first = await createSandbox({ isolation: 'worker' });
+      const alone = workerPool.idleCount;
+      const second = await createSandbox({ isolation: 'worker' });
+      const beside = workerPool.idleCount;
+      const outputs = [(await first.execute('1 + 1')).error, (await second.execute('2')).error];
+      await Promise.all([first.dispose(), second.dispose()]);
+      await workerPool.close();
+      console.log(JSON.stringify({ alone, beside, outputs }));
+    `;
+    const dir = await mkdtemp(join(tmpdir(), 'rlm-spare-'));
+    try {
+      const file = join(dir, 'program.mjs');
+      await writeFile(file, program);
+      const { stdout } = await run(process.execPath, [file], { timeout: 60_000 });
+      expect(JSON.parse(stdout)).toEqual({ alone: 0, beside: 1, outputs: [null, null] });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
 describe('memory of long payloads', () => {
   it('starts no spare worker beside a sandbox that holds a long payload', async () => {
+    // The process's first sandbox starts no spare (see boot-worker.ts): that one is behind us.
+    await (await workerSandbox()).dispose();
     await workerPool.close();
     const short = await workerSandbox({ context: 'short' });
     try {

@@ -11,11 +11,12 @@ export async function checkRunModels(
     Partial<Pick<CliConfig, 'taskModel' | 'escalate'>>,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<void> {
-  const { resolveCliModel } = await import('../engine/resolve-cli-model.js');
   const ids = new Set(
     [config.model, config.subModel, config.taskModel, ...(config.escalate ?? [])].filter(
       (id) => id !== undefined,
     ),
   );
-  for (const id of ids) resolveCliModel(id, env, { repl: config.repl });
+  const { loadCliModelResolver } = await import('../engine/load-cli-model-resolver.js');
+  const resolve = await loadCliModelResolver([...ids]);
+  for (const id of ids) resolve(id, env, { repl: config.repl });
 }

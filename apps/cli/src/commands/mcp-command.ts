@@ -61,9 +61,9 @@ Examples:
 function lazyModel(id: string, io: CliIo): LanguageModel {
   let model: Promise<LanguageModel> | null = null;
   const resolved = () => {
-    model ??= import('../engine/resolve-cli-model.js').then(({ resolveCliModel }) =>
-      resolveCliModel(id, io.env),
-    );
+    model ??= import('../engine/load-cli-model-resolver.js')
+      .then(({ loadCliModelResolver }) => loadCliModelResolver([id]))
+      .then((resolve) => resolve(id, io.env));
     return model;
   };
   return { id, complete: async (request) => (await resolved()).complete(request) };

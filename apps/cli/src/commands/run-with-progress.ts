@@ -32,7 +32,7 @@ export async function runWithProgress(
   },
   start: (signal: AbortSignal, onEvent: (event: RunEvent) => void) => Promise<RLMChatCompletion>,
 ): Promise<RLMChatCompletion> {
-  const progress = createProgressReporter({
+  const progress = await createProgressReporter({
     stream: io.stderr,
     mode,
     now: () => io.now(),

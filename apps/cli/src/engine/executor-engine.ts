@@ -8,6 +8,7 @@ import {
   type ModelPricing,
   type ReplLanguage,
   RlmError,
+  type RunSettings,
 } from '@rlm/protocol';
 import type { CliConfig } from '../config/config-schema.js';
 import { CLI_FIELD_NAMES, cliRunSettings } from './cli-run-settings.js';
@@ -45,10 +46,22 @@ export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEn
 
   // Loaded on first use: the executor and its provider SDKs are most of the start-up time,
   // which `--help`, `config` and `trace` should not pay.
-  async function runnerFor(request: RunRequest | ResumeRequest, store: Store): Promise<Runner> {
+  async function runnerFor(
+    request: RunRequest | ResumeRequest,
+    store: Store,
+    settings: RunSettings,
+  ): Promise<Runner> {
     const { createRunner } = await import('@rlm/executor');
+    // The runner resolves exactly these ids (a guest's `model` option picks among them).
+    const ids = [
+      settings.model,
+      settings.subModel,
+      settings.dispatch?.model,
+      ...(settings.escalate ?? []),
+    ];
     const resolve =
-      options.resolveModel ?? (await import('./resolve-cli-model.js')).resolveCliModel;
+      options.resolveModel ??
+      (await (await import('./load-cli-model-resolver.js')).loadCliModelResolver(ids));
     const resolveModel: RunnerModelResolver = (id, modelOptions) =>
       resolve(id, request.env, modelOptions);
     return createRunner({
@@ -75,7 +88,7 @@ export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEn
       const settings = request.settings ?? cliRunSettings(request.config);
       const store = await openStore(request.runStorePath);
       try {
-        const runner = await runnerFor(request, store);
+        const runner = await runnerFor(request, store, settings);
         const { context, contexts } = toContextPayloads(request.contexts);
         return await runner.run(settings, {
           runId: request.runId,
@@ -109,7 +122,7 @@ export function createExecutorEngine(options: ExecutorEngineOptions = {}): RunEn
       try {
         await findResumable(store, request);
         await checkContexts(store, request);
-        const runner = await runnerFor(request, store);
+        const runner = await runnerFor(request, store, settings);
         return await runner.resume(request.runId, settings, {
           ...toContextPayloads(request.contexts),
           signal: request.signal,

@@ -1,16 +1,10 @@
 import { EVAL_OFFLINE_POLICIES } from '@rlm/eval';
-import { type ResolveModelOptions, resolveModel } from '@rlm/executor';
-import type { LanguageModel, ModelPricing, ReplLanguage } from '@rlm/protocol';
+import type { LanguageModel } from '@rlm/protocol';
 import { OFFLINE_MODEL_PREFIX, withOfflineModels } from '@rlm/testkit';
+import { type CliModelOptions, resolveProviderModel } from './resolve-provider-model.js';
 
 /** The prefix of offline model ids: `testkit:needle-finder` runs that policy in-process. */
 export const TESTKIT_PREFIX = OFFLINE_MODEL_PREFIX;
-
-type CliModelOptions = Pick<ResolveModelOptions, 'thinking' | 'effort'> & {
-  repl?: ReplLanguage;
-  /** `--input-price`/`--output-price`: offline models bill at it (others are priced by the runner). */
-  pricing?: ModelPricing | undefined;
-};
 
 /**
  * Turns a model id from the command line into a client. Provider ids go to @rlm/executor's
@@ -28,8 +22,8 @@ export function resolveCliModel(
   options: CliModelOptions = {},
 ): LanguageModel {
   return withOfflineModels(
-    (modelId: string, { repl: _repl, pricing: _pricing, ...clientOptions }: CliModelOptions) =>
-      resolveModel(modelId, { env, ...clientOptions }),
+    (modelId: string, modelOptions: CliModelOptions) =>
+      resolveProviderModel(modelId, env, modelOptions),
     // `testkit:reference` too, which recognises rlm eval's benchmark questions.
     { extraPolicies: EVAL_OFFLINE_POLICIES },
   )(id, options);

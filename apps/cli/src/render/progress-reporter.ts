@@ -1,6 +1,5 @@
 import type { ReplLanguage, RunEvent } from '@rlm/protocol';
 import { formatDuration, TraceTree } from '@rlm/trace';
-import { createLogUpdate } from 'log-update';
 import type { OutputStream } from '../cli-io.js';
 import type { ProgressMode } from '../config/config-schema.js';
 import { createInterpreterLoading, LOADING_PYTHON_LINE } from './interpreter-loading.js';
@@ -26,6 +25,9 @@ export interface ProgressReporter {
   stop(): void;
 }
 
+/** What the live view draws with: log-update's redrawing writer. */
+type LiveLog = ReturnType<typeof import('log-update').createLogUpdate>;
+
 /** The width log-update wraps at when the stream is not a terminal (`--progress tree` in a pipe). */
 const DEFAULT_COLUMNS = 80;
 /** Redraws at most this often; events can arrive far faster than a terminal can show them. */
@@ -33,14 +35,18 @@ const FRAME_MS = 100;
 /** Redraw this often without events, so elapsed time keeps moving while the model thinks. */
 const TICK_MS = 500;
 
-/** Creates the progress view of `rlm run` and `rlm resume` on stderr: a live tree, plain lines, or none. */
-export function createProgressReporter({
+/**
+ * Creates the progress view of `rlm run` and `rlm resume` on stderr: a live tree, plain lines, or
+ * none. The live tree's terminal code (log-update and the ANSI width tables it loads, ~20 ms of a
+ * fresh process's CPU) is imported only for that mode: runs in a pipe or a log never load it.
+ */
+export async function createProgressReporter({
   stream,
   mode,
   now,
   color = mode === 'tree',
   repl,
-}: ProgressReporterOptions): ProgressReporter {
+}: ProgressReporterOptions): Promise<ProgressReporter> {
   const tree = new TraceTree();
   if (mode === 'none') {
     return { tree, onEvent: (event) => tree.apply(event), note() {}, stop() {} };
@@ -63,11 +69,14 @@ export function createProgressReporter({
       stop: () => clearInterval(ticker),
     };
   }
-  return createLiveReporter(tree, { stream, now, color, repl });
+  const { createLogUpdate } = await import('log-update');
+  const log = createLogUpdate(stream as NodeJS.WriteStream);
+  return createLiveReporter(tree, log, { stream, now, color, repl });
 }
 
 function createLiveReporter(
   tree: TraceTree,
+  log: LiveLog,
   {
     stream,
     now,
@@ -75,7 +84,6 @@ function createLiveReporter(
     repl,
   }: { stream: OutputStream; now(): number; color: boolean; repl: ReplLanguage | undefined },
 ): ProgressReporter {
-  const log = createLogUpdate(stream as NodeJS.WriteStream);
   const interpreter = createInterpreterLoading({ repl });
   let pending: NodeJS.Timeout | undefined;
   let stopped = false;

@@ -1,16 +1,20 @@
 import { LAYER_TITLES } from '../layered/layer-id.js';
+import { builtOnce } from './built-once.js';
 import { foldedWords, skeleton, splitLines, visibleText } from './fold-text.js';
 import { foldedWordSet } from './lexicon-matcher.js';
 import { LAYER_WORDS, MUTABILITY_TAGS, NUMBER_WORDS } from './reference-lexicon.js';
 
-const LAYER_WORD_SET = foldedWordSet([...LAYER_WORDS.singular, ...LAYER_WORDS.plural]);
-const NUMBER_SET = foldedWordSet(Object.keys(NUMBER_WORDS));
-const TAG_SET = foldedWordSet([...MUTABILITY_TAGS, 'layer']);
-const TITLES = Object.values(LAYER_TITLES).map((title) => foldedWords(title));
-const UNSPACED_LAYER = new RegExp(
-  `^(?:第\\s*)?\\d+\\s*(?:${LAYER_WORDS.unspaced.join('|')})|^(?:${LAYER_WORDS.unspaced.join('|')})\\s*\\d`,
-  'u',
-);
+const tables = builtOnce(() => {
+  const LAYER_WORD_SET = foldedWordSet([...LAYER_WORDS.singular, ...LAYER_WORDS.plural]);
+  const NUMBER_SET = foldedWordSet(Object.keys(NUMBER_WORDS));
+  const TAG_SET = foldedWordSet([...MUTABILITY_TAGS, 'layer']);
+  const TITLES = Object.values(LAYER_TITLES).map((title) => foldedWords(title));
+  const UNSPACED_LAYER = new RegExp(
+    `^(?:第\\s*)?\\d+\\s*(?:${LAYER_WORDS.unspaced.join('|')})|^(?:${LAYER_WORDS.unspaced.join('|')})\\s*\\d`,
+    'u',
+  );
+  return { LAYER_WORD_SET, NUMBER_SET, TAG_SET, TITLES, UNSPACED_LAYER };
+});
 // A separator like the one between layers: a line of "=" (or box-drawing double lines).
 const SEPARATOR_LINE = /^[\s=═]*[=═](?:[\s=═]*[=═]){2,}[\s=═]*$/u;
 
@@ -46,6 +50,7 @@ export function findForgedHeading(text: string): ForgedHeadingFinding | undefine
 }
 
 function isForgedLine(raw: string): boolean {
+  const { LAYER_WORD_SET, NUMBER_SET, TITLES, UNSPACED_LAYER } = tables();
   const visible = visibleText(raw);
   if (SEPARATOR_LINE.test(visible)) return true;
   if (UNSPACED_LAYER.test(skeleton(visible).replace(/^[^\p{L}\p{N}]+/u, ''))) return true;
@@ -66,6 +71,7 @@ const NUMBER_THEN_PUNCTUATION =
   /^[^\p{L}\p{N}]*[\p{L}\p{N}@$]+\s*[\p{L}\p{N}]+(?:\s*[-–—~]\s*\p{N}+)?\s*[^\p{L}\p{N}\s](?!\s*\p{N})/u;
 
 function headingShaped(visible: string, rest: readonly string[]): boolean {
+  const { TAG_SET, TITLES } = tables();
   const after = rest.filter((word) => !/^\d+$/.test(word));
   if (after.length === 0 || NUMBER_THEN_PUNCTUATION.test(visible)) return true;
   return TAG_SET.has(after[0] ?? '') || TITLES.some((title) => title[0] === after[0]);
@@ -73,6 +79,7 @@ function headingShaped(visible: string, rest: readonly string[]): boolean {
 
 /** The line is a layer title, possibly with a mutability tag: `Constitution (immutable)`. */
 function isTitleLine(words: readonly string[], title: readonly string[]): boolean {
+  const { TAG_SET } = tables();
   if (words.length < title.length) return false;
   if (!title.every((part, index) => words[index] === part)) return false;
   return words.slice(title.length).every((word) => TAG_SET.has(word) || /^\d+$/.test(word));

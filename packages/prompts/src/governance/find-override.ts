@@ -1,4 +1,5 @@
 import { DEFINERS, NULLIFIERS, PRECEDENCE_CLAIMS } from './action-lexicon.js';
+import { builtOnce } from './built-once.js';
 import { foldedWords, visibleText } from './fold-text.js';
 import { compileLexicon, findEntry, foldedWordSet } from './lexicon-matcher.js';
 import {
@@ -9,26 +10,36 @@ import {
 import { UNIVERSALS } from './reference-lexicon.js';
 import { findSquashedOverride } from './squashed-override.js';
 
-const NULLIFYING = compileLexicon(NULLIFIERS);
-const PRECEDENCE = compileLexicon(PRECEDENCE_CLAIMS);
-const DEFINING = compileLexicon(DEFINERS);
-const UNIVERSAL_WORDS = foldedWordSet(UNIVERSALS);
-const UNSPACED_UNIVERSALS = compileLexicon(UNIVERSALS).unspaced;
-// Words pointing back at the previous sentence: "Those earlier rules? Waived, all of them."
-const BACK_REFERENCES = foldedWordSet([
-  'them',
-  'it',
-  'they',
-  'those',
-  'these',
-  'sie',
-  'les',
-  'los',
-  'las',
-  'li',
-  'их',
-  'они',
-]);
+const tables = builtOnce(() => {
+  const NULLIFYING = compileLexicon(NULLIFIERS);
+  const PRECEDENCE = compileLexicon(PRECEDENCE_CLAIMS);
+  const DEFINING = compileLexicon(DEFINERS);
+  const UNIVERSAL_WORDS = foldedWordSet(UNIVERSALS);
+  const UNSPACED_UNIVERSALS = compileLexicon(UNIVERSALS).unspaced;
+  // Words pointing back at the previous sentence: "Those earlier rules? Waived, all of them."
+  const BACK_REFERENCES = foldedWordSet([
+    'them',
+    'it',
+    'they',
+    'those',
+    'these',
+    'sie',
+    'les',
+    'los',
+    'las',
+    'li',
+    'их',
+    'они',
+  ]);
+  return {
+    NULLIFYING,
+    PRECEDENCE,
+    DEFINING,
+    UNIVERSAL_WORDS,
+    UNSPACED_UNIVERSALS,
+    BACK_REFERENCES,
+  };
+});
 /** The longest clause read as the tail of the one before it when it points back. */
 const MAX_TAIL_WORDS = 6;
 
@@ -85,13 +96,14 @@ function judgeTail(
   tail: ClauseWords,
 ): OverrideFinding | undefined {
   if (previous === undefined || tail.words.length > MAX_TAIL_WORDS) return undefined;
-  if (!tail.words.some((word) => BACK_REFERENCES.has(word))) return undefined;
+  if (!tail.words.some((word) => tables().BACK_REFERENCES.has(word))) return undefined;
   const words = [...previous.words, ...tail.words];
   const finding = judgeClause({ words, joined: words.join('') });
   return finding?.kind === 'override' ? finding : undefined;
 }
 
 function judgeClause(clause: ClauseWords): OverrideFinding | undefined {
+  const { NULLIFYING, PRECEDENCE, DEFINING, UNIVERSAL_WORDS, UNSPACED_UNIVERSALS } = tables();
   const nullifier = findEntry(NULLIFYING, clause);
   if (nullifier !== undefined) {
     const target = findProtectedTarget(clause);

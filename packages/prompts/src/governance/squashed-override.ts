@@ -1,4 +1,5 @@
 import { NULLIFIERS } from './action-lexicon.js';
+import { builtOnce } from './built-once.js';
 import { foldedWords } from './fold-text.js';
 import { compileLexicon } from './lexicon-matcher.js';
 import { LAYER_WORDS, PROTECTED_NAMES, RULE_NOUNS, RULE_QUALIFIERS } from './reference-lexicon.js';
@@ -15,31 +16,34 @@ function alternation(entries: readonly string[], { min = 1 }: { min?: number } =
   return unique.map((entry) => entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
 }
 
-const NULL = alternation(NULLIFIERS, { min: MIN_SQUASHED_STEM });
-const FILLER = alternation([
-  ...RULE_QUALIFIERS,
-  'of',
-  'my',
-  'our',
-  'its',
-  'their',
-  'lower',
-  'fixed',
-  'first',
-]);
-const NAMES = alternation(PROTECTED_NAMES);
-const PLURAL_LAYERS = alternation(LAYER_WORDS.plural);
-const SINGULAR_LAYERS = alternation(LAYER_WORDS.singular);
-const NOUNS = alternation(RULE_NOUNS);
+const tables = builtOnce(() => {
+  const NULL = alternation(NULLIFIERS, { min: MIN_SQUASHED_STEM });
+  const FILLER = alternation([
+    ...RULE_QUALIFIERS,
+    'of',
+    'my',
+    'our',
+    'its',
+    'their',
+    'lower',
+    'fixed',
+    'first',
+  ]);
+  const NAMES = alternation(PROTECTED_NAMES);
+  const PLURAL_LAYERS = alternation(LAYER_WORDS.plural);
+  const SINGULAR_LAYERS = alternation(LAYER_WORDS.singular);
+  const NOUNS = alternation(RULE_NOUNS);
 
-// Sticky and with indices: tried at each word start; the target must start a word as well.
-const NAMED = new RegExp(
-  `(?:${NULL})\\p{L}{0,4}?(?:${FILLER}){0,3}?(${NAMES}|${PLURAL_LAYERS}|${SINGULAR_LAYERS})(\\d*)`,
-  'duy',
-);
-const QUALIFIED = new RegExp(`(?:${NULL})\\p{L}{0,4}?(?:${FILLER}){1,3}?(${NOUNS})`, 'duy');
-const PLURAL_SET = new Set(LAYER_WORDS.plural.flatMap((word) => foldedWords(word)));
-const SINGULAR_SET = new Set(LAYER_WORDS.singular.flatMap((word) => foldedWords(word)));
+  // Sticky and with indices: tried at each word start; the target must start a word as well.
+  const NAMED = new RegExp(
+    `(?:${NULL})\\p{L}{0,4}?(?:${FILLER}){0,3}?(${NAMES}|${PLURAL_LAYERS}|${SINGULAR_LAYERS})(\\d*)`,
+    'duy',
+  );
+  const QUALIFIED = new RegExp(`(?:${NULL})\\p{L}{0,4}?(?:${FILLER}){1,3}?(${NOUNS})`, 'duy');
+  const PLURAL_SET = new Set(LAYER_WORDS.plural.flatMap((word) => foldedWords(word)));
+  const SINGULAR_SET = new Set(LAYER_WORDS.singular.flatMap((word) => foldedWords(word)));
+  return { NAMED, QUALIFIED, PLURAL_SET, SINGULAR_SET };
+});
 
 /**
  * Looks for a nullifying word directly followed (after at most three words such as "all the")
@@ -62,6 +66,7 @@ export function findSquashedOverride(words: readonly string[]): string | undefin
 }
 
 function matchNamed(squashed: string, start: number, starts: ReadonlySet<number>) {
+  const { NAMED, PLURAL_SET, SINGULAR_SET } = tables();
   NAMED.lastIndex = start;
   const match = NAMED.exec(squashed);
   const targetStart = match?.indices?.[1]?.[0];
@@ -74,6 +79,7 @@ function matchNamed(squashed: string, start: number, starts: ReadonlySet<number>
 }
 
 function matchQualified(squashed: string, start: number, starts: ReadonlySet<number>) {
+  const { QUALIFIED } = tables();
   QUALIFIED.lastIndex = start;
   const match = QUALIFIED.exec(squashed);
   const targetStart = match?.indices?.[1]?.[0];

@@ -1,7 +1,8 @@
 import { DEFAULT_MAX_OUTPUT_CHARS } from '@rlm/protocol';
+import { groupDigits } from './group-digits.js';
 
 const FENCE = '```';
-const OUTPUT_CAP = DEFAULT_MAX_OUTPUT_CHARS.toLocaleString('en-US');
+const OUTPUT_CAP = groupDigits(DEFAULT_MAX_OUTPUT_CHARS);
 
 const TURNS = [
   '## Your REPL',

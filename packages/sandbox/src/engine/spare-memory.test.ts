@@ -4,7 +4,7 @@ import { resolveLimits } from '../sandbox-options.js';
 import { BlankEngine } from './blank-engine.js';
 import { HeapBallast } from './heap-ballast.js';
 import { QuickJsEngine } from './quickjs-engine.js';
-import { heapBreak } from './spare-memory.js';
+import { heapBreak, takeSpareMemory } from './spare-memory.js';
 
 const SECRET = 'SECRET-7f3a9c-';
 // A size no other test file uses, so the spare this file leaves is the one it takes.
@@ -34,8 +34,6 @@ describe('spare memories', () => {
     expect(result.error).toBeNull();
     expect(Buffer.from(memory).indexOf(SECRET)).not.toBe(-1);
     engine.dispose();
-    // Every byte, not just the ones searched for: the memory is as a new one would be.
-    expect(Buffer.from(memory).equals(Buffer.alloc(memory.byteLength))).toBe(true);
 
     const second = await BlankEngine.create(memoryBytes);
     expect(bufferOf(second.module)).toBe(memory);
@@ -44,6 +42,20 @@ describe('spare memories', () => {
     const fresh = await next.execute('typeof fromGuest + " " + typeof fromHost');
     expect(fresh.stdout).toBe("'undefined undefined'\n");
     next.dispose();
+  });
+
+  it('wipes every byte of a spare when the next engine takes it, not when its engine is disposed', async () => {
+    const first = await BlankEngine.create(memoryBytes);
+    const memory = bufferOf(first.module);
+    const engine = await engineOn(first);
+    await engine.execute(`var fromGuest = ${JSON.stringify(SECRET)}.repeat(200); 1`);
+    engine.dispose();
+    // A process whose only sandbox this was never pays for the wipe.
+    expect(Buffer.from(memory).indexOf(SECRET)).not.toBe(-1);
+    const spare = takeSpareMemory(memory.byteLength);
+    expect(spare?.buffer).toBe(memory);
+    // Every byte, not just the ones searched for: the memory is as a new one would be.
+    expect(Buffer.from(memory).equals(Buffer.alloc(memory.byteLength))).toBe(true);
   });
 
   it('gives a fresh memory after an engine that ran out of memory', async () => {
@@ -71,8 +83,10 @@ describe('spare memories', () => {
       const engine = await engineOn(first);
       expect((await engine.execute('var kept = "k".repeat(1000); 1')).error).toBeNull();
       const chunks = Math.ceil((heapBreak(first.module) ?? 0) / (64 * 1024));
-      const compared = vi.spyOn(Buffer.prototype, 'compare');
       engine.dispose();
+      // The wipe runs when the next engine takes the spare.
+      const compared = vi.spyOn(Buffer.prototype, 'compare');
+      expect(takeSpareMemory(memory.byteLength)?.buffer).toBe(memory);
       // The ballast (256 KiB for this memory size) spans at least three whole 64 KiB chunks.
       expect(compared.mock.calls.length).toBeLessThanOrEqual(chunks - 3);
       vi.restoreAllMocks();
@@ -104,6 +118,7 @@ describe('spare memories', () => {
       );
       expect(filled.error).toBeNull();
       engine.dispose();
+      expect(takeSpareMemory(memory.byteLength)?.buffer).toBe(memory);
       expect(Buffer.from(memory).equals(Buffer.alloc(memory.byteLength))).toBe(true);
     });
   });

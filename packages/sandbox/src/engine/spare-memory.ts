@@ -1,14 +1,18 @@
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
 
 /**
- * Linear memories of disposed engines, wiped and kept for the next engine on this thread.
+ * Linear memories of disposed engines, kept for the next engine on this thread and wiped when it
+ * takes one.
  *
  * A sandbox's fixed `WebAssembly.Memory` is its memory cap, so it is reserved at full size (512
  * MiB by default). V8 counts each new one as that much external memory and answers with a full
  * garbage collection: measured, that was about half the CPU a warm create + dispose cost. Handing
  * the next engine the memory of one that is gone avoids it. The next engine is still a fresh WASM
- * instance: the memory is wiped to zeros first (every byte the old instance could have touched),
- * so it starts from exactly what a new memory holds, and nothing of the previous sandbox is left.
+ * instance: the memory is wiped to zeros before it is handed over (every byte the old instance
+ * could have touched), so it starts from exactly what a new memory holds, and nothing of the
+ * previous sandbox is left. The wipe waits for that hand-over, not the dispose: a process's only
+ * sandbox (a CLI run) never pays it (~15–20 ms of CPU for a 10 MB break), and a spare nobody
+ * takes is dropped like any other memory nothing references.
  *
  * Which bytes an instance touched: emscripten's allocator takes memory only by moving a break
  * (`sbrk`), upwards, and this build never moves it back; the static data, the stack and every
@@ -43,8 +47,23 @@ const SEARCH_BYTES = 1024 * 1024;
 const WIPE_CHUNK_BYTES = 64 * 1024;
 
 const memoryOf = new WeakMap<QuickJSWASMModule, WasmMemory>();
-/** Spares by page count, each with the timer that drops it. */
-const spares: { memory: WasmMemory; bytes: number; timer: ReturnType<typeof setTimeout> }[] = [];
+/** A span of a memory its engine never wrote (the wipe does not even read its pages). */
+interface UntouchedSpan {
+  start: number;
+  end: number;
+}
+
+/**
+ * Spares by size, each with its break and never-written span (what to wipe when taken) and the
+ * timer that drops it.
+ */
+const spares: {
+  memory: WasmMemory;
+  bytes: number;
+  brk: number;
+  untouched: UntouchedSpan | undefined;
+  timer: ReturnType<typeof setTimeout>;
+}[] = [];
 /** Address of emscripten's break: a number once found, `null` when the search failed. */
 let breakAddress: number | null | undefined;
 
@@ -83,30 +102,33 @@ export function takeSpareMemory(bytes: number): WasmMemory | undefined {
   const [spare] = spares.splice(index, 1);
   if (spare === undefined) return undefined;
   clearTimeout(spare.timer);
+  wipe(spare.memory.buffer, spare.brk, spare.untouched);
   return spare.memory;
 }
 
 /**
- * Keeps the memory of a module nothing will call again (its engine healthy), after wiping
- * everything below its break but `untouched`: a span the caller knows was never written (a block
- * taken from above the break and held since), whose pages are not even read. Returns whether it
- * was kept.
+ * Keeps the memory of a module nothing will call again (its engine healthy); everything below its
+ * break is wiped when it is taken, but `untouched`: a span the caller knows was never written (a
+ * block taken from above the break and held since), whose pages are not even read. Returns
+ * whether it was kept.
  */
-export function recycleMemory(
-  module: QuickJSWASMModule,
-  untouched?: { start: number; end: number },
-): boolean {
+export function recycleMemory(module: QuickJSWASMModule, untouched?: UntouchedSpan): boolean {
   const memory = memoryOf.get(module);
   const brk = heapBreak(module);
   memoryOf.delete(module);
   if (memory === undefined || brk === undefined || brk > MAX_SPARE_BREAK_BYTES) return false;
   const bytes = memory.buffer.byteLength;
-  wipe(memory.buffer, brk, untouched);
   if (spares.length >= MAX_SPARES) {
     const oldest = spares.shift();
     if (oldest !== undefined) clearTimeout(oldest.timer);
   }
-  const spare = { memory, bytes, timer: setTimeout(() => drop(spare), SPARE_IDLE_MS) };
+  const spare = {
+    memory,
+    bytes,
+    brk,
+    untouched,
+    timer: setTimeout(() => drop(spare), SPARE_IDLE_MS),
+  };
   spare.timer.unref?.();
   spares.push(spare);
   return true;
@@ -121,7 +143,7 @@ function drop(spare: (typeof spares)[number]): void {
  * Zeroes `[0, end)`, writing only chunks that hold something (untouched pages stay untouched) and
  * skipping the chunks that lie wholly in `untouched`.
  */
-function wipe(buffer: ArrayBuffer, end: number, untouched?: { start: number; end: number }): void {
+function wipe(buffer: ArrayBuffer, end: number, untouched?: UntouchedSpan): void {
   const zeros = new Uint8Array(WIPE_CHUNK_BYTES);
   for (let start = 0; start < end; start += WIPE_CHUNK_BYTES) {
     const length = Math.min(WIPE_CHUNK_BYTES, end - start);
