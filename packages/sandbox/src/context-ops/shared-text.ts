@@ -1,5 +1,11 @@
 import { Buffer } from 'node:buffer';
-import { readTextInto, serveText, type TextLane, type TextStream } from './text-stream.js';
+import {
+  type PieceEncoding,
+  readTextInto,
+  serveText,
+  type TextLane,
+  type TextStream,
+} from './text-stream.js';
 
 /**
  * Context strings at least this long travel as `SharedText`: encoded once on the host, then read
@@ -83,17 +89,20 @@ export function toStreamedText(
   if (!sharable(text, options.minChars ?? SHARED_TEXT_MIN_CHARS)) return undefined;
   const holder = { text };
   const byteLength = Buffer.byteLength(text, 'utf8');
+  // V8 answers at once for a one-byte string, and stops at the first wide character otherwise.
+  const wide = byteLength !== text.length && WIDE_CHARACTER.test(text);
   return {
     kind: 'shared-text',
     stream: serveText(holder, (held) => held.text, {
       length: text.length,
       byteLength,
       pieceBytes: options.pieceBytes,
+      // The engine gets the characters as its string keeps them (see `writeGuestCharacters`).
+      encodings: { engine: wide ? 'utf16le' : 'latin1', scan: 'utf8' },
     }),
     length: text.length,
     byteLength,
-    // V8 answers at once for a one-byte string, and stops at the first wide character otherwise.
-    wide: byteLength !== text.length && WIDE_CHARACTER.test(text),
+    wide,
     [HELD_TEXT]: holder,
   };
 }
@@ -121,7 +130,8 @@ export function sharedByteLength(shared: SharedText): number {
 
 /**
  * Writes a `SharedText`'s UTF-8 bytes into `target` (exactly `sharedByteLength` long): from the
- * string itself on the thread that holds it, else piece by piece through `lane`.
+ * string itself on the thread that holds it, else piece by piece through `lane`, which must
+ * carry UTF-8 (see `laneEncoding`).
  */
 export function writeSharedText(shared: SharedText, target: Uint8Array, lane: TextLane): void {
   if ('bytes' in shared) {
@@ -133,7 +143,25 @@ export function writeSharedText(shared: SharedText, target: Uint8Array, lane: Te
     new TextEncoder().encodeInto(held.text, target);
     return;
   }
+  if (laneEncoding(shared, lane) !== 'utf8') {
+    throw new Error(`the ${lane} lane of this text does not carry UTF-8`);
+  }
   readTextInto(shared.stream, lane, target);
+}
+
+/** How `lane` carries a `StreamedText`'s pieces. */
+export function laneEncoding(shared: StreamedText, lane: TextLane): PieceEncoding {
+  return shared.stream.encodings[lane];
+}
+
+/**
+ * Writes a `StreamedText`'s characters into `target` as QuickJS keeps a string's characters,
+ * piece by piece through the engine lane: a byte each (Latin-1) when the lane carries Latin-1,
+ * two (UTF-16LE code units) when it carries UTF-16LE; `target` is exactly that long. Nothing is
+ * decoded or converted on the reading thread. Blocks like `readTextInto`.
+ */
+export function writeGuestCharacters(shared: StreamedText, target: Uint8Array): void {
+  readTextInto(shared.stream, 'engine', target);
 }
 
 /** The string itself, on the thread that made the `SharedText` and holds it; else undefined. */
@@ -147,6 +175,12 @@ export function readSharedText(shared: SharedText, lane: TextLane = 'scan'): str
   let bytes: Buffer;
   if ('bytes' in shared) bytes = Buffer.from(shared.bytes);
   else {
+    const encoding = laneEncoding(shared, lane);
+    if (encoding !== 'utf8') {
+      bytes = Buffer.allocUnsafeSlow(encoding === 'latin1' ? shared.length : shared.length * 2);
+      readTextInto(shared.stream, lane, bytes);
+      return bytes.toString(encoding);
+    }
     bytes = Buffer.allocUnsafeSlow(shared.byteLength);
     readTextInto(shared.stream, lane, bytes);
   }

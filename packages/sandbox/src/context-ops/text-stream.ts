@@ -1,3 +1,5 @@
+import { Buffer } from 'node:buffer';
+
 /**
  * A long string lent to other threads piece by piece. The thread that holds the string (the
  * caller's, on the thread that calls `createSandbox`) encodes one piece at a time into a small
@@ -31,6 +33,13 @@ const MIN_PIECE_BYTES = 6;
 export type TextLane = 'engine' | 'scan';
 const LANES: readonly TextLane[] = ['engine', 'scan'];
 
+/**
+ * How a lane's pieces are encoded: UTF-8, or the characters as QuickJS stores a string, so the
+ * engine copies them into its string as they come with no decoding: Latin-1 (a byte per
+ * character, for text with nothing above U+00FF) or UTF-16LE code units.
+ */
+export type PieceEncoding = 'utf8' | 'latin1' | 'utf16le';
+
 // Words (64-bit) of a lane's control area.
 const COUNTER = 0;
 const REQUEST = 1;
@@ -59,6 +68,8 @@ interface AtomicsWaitAsync {
 export interface TextStream {
   /** One buffer per lane: the control words, then room for one piece. */
   lanes: Record<TextLane, SharedArrayBuffer>;
+  /** How each lane's pieces are encoded. */
+  encodings: Record<TextLane, PieceEncoding>;
   /** Length of the text in UTF-16 code units. */
   length: number;
 }
@@ -68,7 +79,8 @@ export interface TextStream {
  * Only a weak reference to `owner` is kept: serving ends once it has been collected (checked
  * every `HOLDER_CHECK_MS`), which wakes any reader still waiting with an error, so the stream
  * never keeps the text alive by itself. `length` and `byteLength`: the text's length in UTF-16
- * code units and in UTF-8 bytes (equal when it is all ASCII).
+ * code units and in UTF-8 bytes (equal when it is all ASCII). `encodings`: each lane's (UTF-8
+ * unless named; Latin-1 only for text with no character above U+00FF).
  */
 export function serveText<Owner extends object>(
   owner: Owner,
@@ -77,7 +89,13 @@ export function serveText<Owner extends object>(
     length,
     byteLength,
     pieceBytes = PIECE_BYTES,
-  }: { length: number; byteLength: number; pieceBytes?: number | undefined },
+    encodings = {},
+  }: {
+    length: number;
+    byteLength: number;
+    pieceBytes?: number | undefined;
+    encodings?: Partial<Record<TextLane, PieceEncoding>>;
+  },
 ): TextStream {
   const held = new WeakRef(owner);
   const text = (): string | undefined => {
@@ -85,12 +103,16 @@ export function serveText<Owner extends object>(
     return current === undefined ? undefined : textOf(current);
   };
   const lanes = {} as Record<TextLane, SharedArrayBuffer>;
+  const chosen = {} as Record<TextLane, PieceEncoding>;
   for (const lane of LANES) {
-    const room = Math.max(Math.min(pieceBytes, byteLength), MIN_PIECE_BYTES);
+    const encoding = encodings[lane] ?? 'utf8';
+    const bytes = encoding === 'utf8' ? byteLength : encoding === 'latin1' ? length : length * 2;
+    const room = Math.max(Math.min(pieceBytes, bytes), MIN_PIECE_BYTES);
     lanes[lane] = new SharedArrayBuffer(CONTROL_BYTES + room);
-    void new LaneServer(lanes[lane], text, byteLength === length).run();
+    chosen[lane] = encoding;
+    void new LaneServer(lanes[lane], text, encoding, byteLength === length).run();
   }
-  return { lanes, length };
+  return { lanes, encodings: chosen, length };
 }
 
 /**
@@ -100,16 +122,26 @@ export function serveText<Owner extends object>(
  */
 class LaneServer {
   readonly #words: BigInt64Array;
-  readonly #piece: Uint8Array;
+  readonly #piece: Buffer;
   readonly #heldText: () => string | undefined;
+  readonly #encoding: PieceEncoding;
   readonly #charsPerPiece: number;
 
-  constructor(buffer: SharedArrayBuffer, heldText: () => string | undefined, ascii: boolean) {
+  // biome-ignore lint/complexity/useMaxParams: one lane's fixed settings, set once
+  constructor(
+    buffer: SharedArrayBuffer,
+    heldText: () => string | undefined,
+    encoding: PieceEncoding,
+    ascii: boolean,
+  ) {
     this.#words = new BigInt64Array(buffer, 0, CONTROL_WORDS);
-    this.#piece = new Uint8Array(buffer, CONTROL_BYTES);
+    this.#piece = Buffer.from(buffer, CONTROL_BYTES);
     this.#heldText = heldText;
+    this.#encoding = encoding;
+    const room = this.#piece.length;
     // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a pair takes 4 for its 2 units).
-    this.#charsPerPiece = ascii ? this.#piece.length : Math.floor(this.#piece.length / 3);
+    if (encoding === 'utf8') this.#charsPerPiece = ascii ? room : Math.floor(room / 3);
+    else this.#charsPerPiece = encoding === 'latin1' ? room : Math.floor(room / 2);
   }
 
   async run(): Promise<void> {
@@ -145,8 +177,18 @@ class LaneServer {
     const words = this.#words;
     Atomics.store(words, REPLY, 0n);
     const start = Number(request & 0xffff_ffffn);
-    const end = pieceEnd(text, start, this.#charsPerPiece);
-    const { read, written } = new TextEncoder().encodeInto(text.slice(start, end), this.#piece);
+    let read: number;
+    let written: number;
+    if (this.#encoding === 'utf8') {
+      const end = pieceEnd(text, start, this.#charsPerPiece);
+      ({ read, written } = new TextEncoder().encodeInto(text.slice(start, end), this.#piece));
+    } else {
+      // Code units as they are (a pair's halves may fall in two pieces): V8 copies them out of
+      // its own string, with no per-character work here.
+      const end = Math.min(text.length, start + this.#charsPerPiece);
+      read = end - start;
+      written = this.#piece.write(text.slice(start, end), 0, this.#encoding);
+    }
     Atomics.store(words, SIZES, (BigInt(read) << 32n) | BigInt(written));
     Atomics.store(words, REPLY, request);
     Atomics.notify(words, REPLY);
@@ -176,7 +218,8 @@ function isHighSurrogate(code: number): boolean {
 }
 
 /**
- * Copies the text's UTF-8 bytes into `target` (exactly their number long), piece by piece.
+ * Copies the text's bytes, in `lane`'s encoding, into `target` (exactly their number long), piece
+ * by piece.
  * Blocks this thread while the holder's thread encodes each piece: never call it on that thread.
  *
  * @throws Error when the text is no longer served (its holder was collected) or does not fit
@@ -192,30 +235,6 @@ export function readTextInto(stream: TextStream, lane: TextLane, target: Uint8Ar
     at += written;
   }
   if (at !== target.length) throw new Error('the shared text is shorter than its byte length');
-}
-
-/**
- * Reads the text's UTF-8 bytes piece by piece into a buffer of one piece, handing each to
- * `onPiece` with the number of characters (UTF-16 code units) it holds; a piece never splits a
- * surrogate pair. For a reader that converts the text as it goes, with no full-size copy of it.
- * Blocks like `readTextInto`.
- *
- * @throws Error when the text is no longer served (its holder was collected)
- */
-export function readTextPieces(
-  stream: TextStream,
-  lane: TextLane,
-  onPiece: (bytes: Uint8Array, characters: number) => void,
-): void {
-  const scratch = new Uint8Array(stream.lanes[lane].byteLength - CONTROL_BYTES);
-  const reader = new PieceReader(stream.lanes[lane], scratch);
-  let start = 0;
-  while (start < stream.length) {
-    const { read, written } = reader.copyPiece(start, 0);
-    if (read === 0) throw new Error('the shared text ended early');
-    onPiece(scratch.subarray(0, written), read);
-    start += read;
-  }
 }
 
 /** One reader's side of a lane: asks for pieces and copies them into its target. */
