@@ -1,11 +1,5 @@
 import { Buffer } from 'node:buffer';
-import {
-  type PieceEncoding,
-  readTextInto,
-  serveText,
-  type TextLane,
-  type TextStream,
-} from './text-stream.js';
+import { readTextInto, serveText, type TextLane, type TextStream } from './text-stream.js';
 
 /**
  * Context strings at least this long travel as `SharedText`: encoded once on the host, then read
@@ -44,10 +38,11 @@ export interface StreamedText {
   stream: TextStream;
   /** Length of the string in UTF-16 code units (its JavaScript `length`). */
   length: number;
-  /** Length of its UTF-8 encoding (equal to `length` exactly when it is all ASCII). */
-  byteLength: number;
-  /** True when a character is above U+00FF (QuickJS then stores the string as UTF-16). */
-  wide?: boolean;
+  /**
+   * True when a character is above U+00FF: QuickJS then stores the string as UTF-16, and the
+   * pieces carry UTF-16LE code units (else Latin-1 bytes).
+   */
+  wide: boolean;
   [HELD_TEXT]?: { readonly text: string };
 }
 
@@ -73,10 +68,13 @@ export function toSharedText(
 }
 
 /**
- * `text` as a `StreamedText` served from this thread, or `undefined` when it stays a plain string
- * (the same cases as `toSharedText`). Keep the returned object for as long as other threads may
+ * `text` as a `StreamedText` served from this thread, or `undefined` when it is shorter than
+ * `minChars` and stays a plain string. Keep the returned object for as long as other threads may
  * read the text: serving ends once it is collected. Unlike `toSharedText`, it makes no copy of
- * the text: the other threads get it piece by piece (see `text-stream.ts`).
+ * the text (the other threads get it piece by piece, see `text-stream.ts`), and it takes any
+ * text: the pieces carry code units, so a NUL or a lone surrogate arrives as it is. Nothing here
+ * reads the whole text: V8 answers `wide` at once for a one-byte string, and stops at the first
+ * wide character of another.
  */
 export function toStreamedText(
   text: string,
@@ -86,22 +84,17 @@ export function toStreamedText(
     pieceBytes?: number;
   } = {},
 ): StreamedText | undefined {
-  if (!sharable(text, options.minChars ?? SHARED_TEXT_MIN_CHARS)) return undefined;
+  if (text.length < (options.minChars ?? SHARED_TEXT_MIN_CHARS)) return undefined;
   const holder = { text };
-  const byteLength = Buffer.byteLength(text, 'utf8');
-  // V8 answers at once for a one-byte string, and stops at the first wide character otherwise.
-  const wide = byteLength !== text.length && WIDE_CHARACTER.test(text);
+  const wide = WIDE_CHARACTER.test(text);
   return {
     kind: 'shared-text',
     stream: serveText(holder, (held) => held.text, {
       length: text.length,
-      byteLength,
+      encoding: wide ? 'utf16le' : 'latin1',
       pieceBytes: options.pieceBytes,
-      // The engine gets the characters as its string keeps them (see `writeGuestCharacters`).
-      encodings: { engine: wide ? 'utf16le' : 'latin1', scan: 'utf8' },
     }),
     length: text.length,
-    byteLength,
     wide,
     [HELD_TEXT]: holder,
   };
@@ -123,42 +116,11 @@ export function isSharedText(value: unknown): value is SharedText {
   return lanes?.engine instanceof SharedArrayBuffer && lanes.scan instanceof SharedArrayBuffer;
 }
 
-/** Length of a `SharedText`'s UTF-8 encoding. */
-export function sharedByteLength(shared: SharedText): number {
-  return 'bytes' in shared ? shared.bytes.byteLength : shared.byteLength;
-}
-
 /**
- * Writes a `SharedText`'s UTF-8 bytes into `target` (exactly `sharedByteLength` long): from the
- * string itself on the thread that holds it, else piece by piece through `lane`, which must
- * carry UTF-8 (see `laneEncoding`).
- */
-export function writeSharedText(shared: SharedText, target: Uint8Array, lane: TextLane): void {
-  if ('bytes' in shared) {
-    target.set(new Uint8Array(shared.bytes));
-    return;
-  }
-  const held = shared[HELD_TEXT];
-  if (held !== undefined) {
-    new TextEncoder().encodeInto(held.text, target);
-    return;
-  }
-  if (laneEncoding(shared, lane) !== 'utf8') {
-    throw new Error(`the ${lane} lane of this text does not carry UTF-8`);
-  }
-  readTextInto(shared.stream, lane, target);
-}
-
-/** How `lane` carries a `StreamedText`'s pieces. */
-export function laneEncoding(shared: StreamedText, lane: TextLane): PieceEncoding {
-  return shared.stream.encodings[lane];
-}
-
-/**
- * Writes a `StreamedText`'s characters into `target` as QuickJS keeps a string's characters,
- * piece by piece through the engine lane: a byte each (Latin-1) when the lane carries Latin-1,
- * two (UTF-16LE code units) when it carries UTF-16LE; `target` is exactly that long. Nothing is
- * decoded or converted on the reading thread. Blocks like `readTextInto`.
+ * Writes a `StreamedText`'s characters into `target` as a QuickJS string keeps them, piece by
+ * piece through the engine lane: Latin-1 bytes, or UTF-16LE code units when it is `wide`;
+ * `target` is exactly that long. Nothing is decoded or converted on the reading thread. Blocks
+ * like `readTextInto` (never call it on the thread that holds the text).
  */
 export function writeGuestCharacters(shared: StreamedText, target: Uint8Array): void {
   readTextInto(shared.stream, 'engine', target);
@@ -172,18 +134,13 @@ export function heldSharedText(shared: SharedText): string | undefined {
 /** The string a `SharedText` holds (a fresh copy in the calling thread's heap). */
 export function readSharedText(shared: SharedText, lane: TextLane = 'scan'): string {
   if (!('bytes' in shared) && shared[HELD_TEXT] !== undefined) return shared[HELD_TEXT].text;
-  let bytes: Buffer;
-  if ('bytes' in shared) bytes = Buffer.from(shared.bytes);
-  else {
-    const encoding = laneEncoding(shared, lane);
-    if (encoding !== 'utf8') {
-      bytes = Buffer.allocUnsafeSlow(encoding === 'latin1' ? shared.length : shared.length * 2);
-      readTextInto(shared.stream, lane, bytes);
-      return bytes.toString(encoding);
-    }
-    bytes = Buffer.allocUnsafeSlow(shared.byteLength);
+  if (!('bytes' in shared)) {
+    const { encoding } = shared.stream;
+    const bytes = Buffer.allocUnsafeSlow(encoding === 'latin1' ? shared.length : shared.length * 2);
     readTextInto(shared.stream, lane, bytes);
+    return bytes.toString(encoding);
   }
+  const bytes = Buffer.from(shared.bytes);
   // All ASCII (as many bytes as characters): latin1 decodes it without UTF-8 validation.
   return bytes.length === shared.length ? bytes.toString('latin1') : bytes.toString('utf8');
 }

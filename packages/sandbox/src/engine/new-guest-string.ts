@@ -2,11 +2,8 @@ import { Buffer } from 'node:buffer';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 import {
   heldSharedText,
-  laneEncoding,
   type SharedText,
-  sharedByteLength,
   writeGuestCharacters,
-  writeSharedText,
 } from '../context-ops/shared-text.js';
 import { newGuestDirectString, newGuestStringFromText } from './new-guest-direct-string.js';
 
@@ -46,37 +43,33 @@ export function newGuestString(context: QuickJSContext, text: string): QuickJSHa
  * can: the characters are written once, straight into the string QuickJS keeps (see
  * `newGuestDirectString`), as Latin-1 or UTF-16 as QuickJS stores them. On the thread that holds
  * the string they come from the string itself; elsewhere piece by piece from that thread, already
- * in that layout (the engine lane's encoding), so this thread only copies bytes. A `SharedBytes`
- * (UTF-8) of ASCII text is copied as it is; other UTF-8 goes through WASM memory. Only before any
- * guest code runs. `undefined` and a handle that is not a string mean what they mean for
- * `newGuestString`.
+ * in that layout, so this thread only copies bytes. A `SharedBytes` (UTF-8) of ASCII text is
+ * copied as it is; other UTF-8 goes through WASM memory. Only before any guest code runs.
+ * `undefined` and a handle that is not a string mean what they mean for `newGuestString`.
  */
 export function newGuestStringFromShared(
   context: QuickJSContext,
   shared: SharedText,
 ): QuickJSHandle | undefined {
-  const held = heldSharedText(shared);
-  if (held !== undefined) {
-    return newGuestStringFromText(context, held) ?? newGuestString(context, held);
-  }
   if (!('bytes' in shared)) {
-    const encoding = laneEncoding(shared, 'engine');
-    if (encoding !== 'utf8') {
-      const width = encoding === 'utf16le' ? 'wide' : 'one-byte';
-      return newGuestDirectString(context, { length: shared.length, width }, (characters) =>
-        writeGuestCharacters(shared, characters),
-      );
+    const held = heldSharedText(shared);
+    if (held !== undefined) {
+      return newGuestStringFromText(context, held) ?? newGuestString(context, held);
     }
-  }
-  const length = sharedByteLength(shared);
-  const write = (target: Uint8Array): void => writeSharedText(shared, target, 'engine');
-  if (length === shared.length) {
-    return (
-      newGuestDirectString(context, { length, width: 'one-byte' }, write) ??
-      withUtf8(context, length, write)
+    const width = shared.wide ? 'wide' : 'one-byte';
+    return newGuestDirectString(context, { length: shared.length, width }, (characters) =>
+      writeGuestCharacters(shared, characters),
     );
   }
-  return withUtf8(context, length, write);
+  const { bytes } = shared;
+  const write = (target: Uint8Array): void => target.set(new Uint8Array(bytes));
+  if (bytes.byteLength === shared.length) {
+    return (
+      newGuestDirectString(context, { length: shared.length, width: 'one-byte' }, write) ??
+      withUtf8(context, bytes.byteLength, write)
+    );
+  }
+  return withUtf8(context, bytes.byteLength, write);
 }
 
 /** Writes `length` bytes of UTF-8 into WASM memory with `write`, and makes a guest string of them. */
