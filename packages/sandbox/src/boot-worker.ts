@@ -37,20 +37,25 @@ export async function bootWorker(boot: WorkerBoot | Promise<WorkerBoot>): Promis
     }
     const outcome = await started(worker);
     if (outcome.ok) {
-      // No spare beside a sandbox holding a long payload: the spare would hold an isolate and a
-      // blank engine (about 15 MB) while this sandbox already holds the payload's copies, and the
-      // next sandbox (a child's, with a small payload) starts a worker of its own soon enough.
-      if (message.init.contexts.some(isSharedText)) return worker;
-      workerPool.warm({
-        type: 'prepare',
-        memoryBytes: message.init.limits.memoryBytes,
-        ...(message.init.compiled === undefined ? {} : { compiled: message.init.compiled }),
-      });
+      warmSpare(message);
       return worker;
     }
     if (pooled && outcome.lostBeforeReady) continue;
     throw outcome.error;
   }
+}
+
+/** Starts a spare worker for the next sandbox, once this one is ready. */
+function warmSpare(boot: WorkerBoot): void {
+  // No spare beside a sandbox holding a long payload: the spare would hold an isolate and a
+  // blank engine (about 15 MB) while this sandbox already holds the payload's copies, and the
+  // next sandbox (a child's, with a small payload) starts a worker of its own soon enough.
+  if (boot.init.contexts.some(isSharedText)) return;
+  workerPool.warm({
+    type: 'prepare',
+    memoryBytes: boot.init.limits.memoryBytes,
+    ...(boot.init.compiled === undefined ? {} : { compiled: boot.init.compiled }),
+  });
 }
 
 type Started = { ok: true } | { ok: false; error: Error; lostBeforeReady: boolean };
