@@ -18,16 +18,27 @@ let boots = 0;
  * Boots a sandbox engine on a worker from the pool and resolves with the worker once its engine
  * is ready. A pooled worker can die (killed, out of memory) between its last sandbox and this
  * boot; then the next one gets the boot. Each retry uses up a pooled worker, and a fresh worker
- * that dies before it is ready is a real failure, so this ends.
+ * that dies before it is ready is a real failure, so this ends. The worker is taken (started,
+ * when none is idle) before `boot` settles: a fresh thread's start overlaps what the boot still
+ * waits for (compiling the engine, in a fresh process).
  *
- * @throws RlmError the engine's own start-up error, or `sandbox.poisoned` for a worker that died
+ * @throws RlmError the engine's own start-up error, or `sandbox.poisoned` for a worker that died;
+ *   what `boot` rejects with
  */
-export async function bootWorker(boot: WorkerBoot): Promise<Worker> {
+export async function bootWorker(boot: WorkerBoot | Promise<WorkerBoot>): Promise<Worker> {
   for (;;) {
     const pooled = workerPool.idleCount > 0;
     const worker = workerPool.take();
+    let message: WorkerBoot;
     try {
-      worker.postMessage(boot);
+      message = await boot;
+    } catch (error) {
+      // Still waiting for its first boot: as good as an idle worker.
+      workerPool.give(worker);
+      throw error;
+    }
+    try {
+      worker.postMessage(message);
     } catch (error) {
       // A boot that cannot be cloned: the taken worker is ref'd and would keep the process alive.
       void worker.terminate();
@@ -35,22 +46,27 @@ export async function bootWorker(boot: WorkerBoot): Promise<Worker> {
     }
     const outcome = await started(worker);
     if (outcome.ok) {
-      boots += 1;
-      if (boots === 1) return worker;
-      // No spare beside a sandbox holding a long payload: the spare would hold an isolate and a
-      // blank engine (about 15 MB) while this sandbox already holds the payload's copies, and the
-      // next sandbox (a child's, with a small payload) starts a worker of its own soon enough.
-      if (boot.init.contexts.some(isSharedText)) return worker;
-      workerPool.warm({
-        type: 'prepare',
-        memoryBytes: boot.init.limits.memoryBytes,
-        ...(boot.init.compiled === undefined ? {} : { compiled: boot.init.compiled }),
-      });
+      warmSpare(message);
       return worker;
     }
     if (pooled && outcome.lostBeforeReady) continue;
     throw outcome.error;
   }
+}
+
+/** Starts a spare worker for the next sandbox, once this one is ready (not for the first). */
+function warmSpare(boot: WorkerBoot): void {
+  boots += 1;
+  if (boots === 1) return;
+  // No spare beside a sandbox holding a long payload: the spare would hold an isolate and a
+  // blank engine (about 15 MB) while this sandbox already holds the payload's copies, and the
+  // next sandbox (a child's, with a small payload) starts a worker of its own soon enough.
+  if (boot.init.contexts.some(isSharedText)) return;
+  workerPool.warm({
+    type: 'prepare',
+    memoryBytes: boot.init.limits.memoryBytes,
+    ...(boot.init.compiled === undefined ? {} : { compiled: boot.init.compiled }),
+  });
 }
 
 type Started = { ok: true } | { ok: false; error: Error; lostBeforeReady: boolean };

@@ -5,13 +5,14 @@ import type { Sandbox } from './sandbox.js';
 import { ISOLATIONS, withSandbox } from './sandbox-cases.test-helpers.js';
 
 /**
- * Long context strings reach the engine (and the scan worker) in pieces of `PIECE_BYTES` of
- * UTF-8 from the thread that created the sandbox: these pin that every character survives the
- * piece boundaries, for every kind of text and number of contexts.
+ * Long context strings reach the engine (and the scan worker) in pieces of `PIECE_BYTES` from the
+ * thread that created the sandbox, as QuickJS keeps a string (Latin-1 bytes, or UTF-16 code units
+ * for text with a character above U+00FF): these pin that every character survives the piece
+ * boundaries, for every kind of text and number of contexts.
  */
 
-/** Characters of non-ASCII text in one piece (each UTF-16 unit may take 3 bytes). */
-const WIDE_PIECE_CHARS = Math.floor(PIECE_BYTES / 3);
+/** UTF-16 code units in one piece of wide text. */
+const WIDE_PIECE_CHARS = PIECE_BYTES / 2;
 
 function checksum(text: string): number {
   let sum = 0;
@@ -45,6 +46,10 @@ function hostView(text: string, at: number): { length: number; sum: number; arou
 const ASTRAL_ACROSS = `${'é'.repeat(WIDE_PIECE_CHARS - 1)}😀${'x'.repeat(SHARED_TEXT_MIN_CHARS - WIDE_PIECE_CHARS)}`;
 const ASCII_PAST = `${'b'.repeat(PIECE_BYTES)}c`;
 const MIXED = 'naïve café 漢字 '.repeat(Math.ceil(SHARED_TEXT_MIN_CHARS / 13) * 2);
+/** The highest Latin-1 byte, a NUL and the lowest non-ASCII byte on both sides of a boundary. */
+const LATIN1_EDGES = `${'\u00ff'.repeat(PIECE_BYTES - 2)}\u0000\u0080\u00ff\u0000${'é'.repeat(9)}`;
+/** A lone high surrogate just before a boundary; a NUL and a lone low one just after. */
+const LONE_ACROSS = `${'漢'.repeat(WIDE_PIECE_CHARS - 1)}\uD800\u0000\uDC01${'x'.repeat(SHARED_TEXT_MIN_CHARS)}`;
 
 const CASES: readonly (readonly [string, string, number])[] = [
   ['ASCII of exactly one piece', `${'a'.repeat(PIECE_BYTES - 1)}\n`, PIECE_BYTES],
@@ -52,6 +57,8 @@ const CASES: readonly (readonly [string, string, number])[] = [
   ['ASCII of exactly two pieces', `${'d'.repeat(2 * PIECE_BYTES - 1)}e`, 2 * PIECE_BYTES],
   ['an astral character across a piece boundary', ASTRAL_ACROSS, WIDE_PIECE_CHARS],
   ['Latin-1 and CJK text over several pieces', MIXED, WIDE_PIECE_CHARS * 2],
+  ['Latin-1 edge bytes and NULs across a piece boundary', LATIN1_EDGES, PIECE_BYTES],
+  ['lone surrogates on both sides of a piece boundary', LONE_ACROSS, WIDE_PIECE_CHARS],
 ];
 
 describe.each(ISOLATIONS)('long contexts in pieces (%s)', (isolation) => {
@@ -82,6 +89,24 @@ describe.each(ISOLATIONS)('long contexts in pieces (%s)', (isolation) => {
       );
       expect(counted.error).toBeNull();
       expect(await sandbox.getVariable('__counts')).toEqual([1, 1, MIXED.split('漢').length - 1]);
+    });
+  });
+
+  it('holds odd text one character short of streaming and exactly at it alike', async () => {
+    const latin1 = (length: number): string =>
+      `${`\u0000\u00ff${'é\u0080'.repeat(length / 2)}`.slice(0, length - 2)}\u00ff\u0000`;
+    const wide = (length: number): string =>
+      `${`\uDC00😀${'漢\uD800'.repeat(length / 2)}`.slice(0, length - 2)}\u0000\uD83D`;
+    const texts = [SHARED_TEXT_MIN_CHARS - 1, SHARED_TEXT_MIN_CHARS].flatMap((length) => [
+      latin1(length),
+      wide(length),
+    ]);
+    await withSandbox({ isolation, contexts: texts }, async (sandbox) => {
+      for (const [index, text] of texts.entries()) {
+        expect(text.length).toBe(SHARED_TEXT_MIN_CHARS - (index < 2 ? 1 : 0));
+        const at = text.length - 2;
+        expect(await guestView(sandbox, `context_${index}`, at)).toEqual(hostView(text, at));
+      }
     });
   });
 });

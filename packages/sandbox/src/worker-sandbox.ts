@@ -96,18 +96,18 @@ export class WorkerSandbox implements Sandbox {
 
   /** Starts an engine on a worker: the payloads, plus every variable the host has set so far. */
   async #boot(): Promise<{ worker: Worker; boot: WorkerBoot }> {
-    // The main thread compiles the engine once; each worker gets the compiled module.
-    const boot: WorkerBoot = {
-      type: 'boot',
-      init: {
-        ...this.#setup.init,
-        variables: [...this.#variables],
-        compiled: await compiledEngine(),
-      },
-      abortFlag: new SharedArrayBuffer(4),
-      watchdog: newWatchdogBuffer(),
-    };
-    return { worker: await bootWorker(boot), boot };
+    const init = { ...this.#setup.init, variables: [...this.#variables] };
+    // The main thread compiles the engine once; each worker gets the compiled module. A fresh
+    // worker starts while it compiles (see `bootWorker`).
+    const boot = compiledEngine().then(
+      (compiled): WorkerBoot => ({
+        type: 'boot',
+        init: { ...init, compiled },
+        abortFlag: new SharedArrayBuffer(4),
+        watchdog: newWatchdogBuffer(),
+      }),
+    );
+    return { worker: await bootWorker(boot), boot: await boot };
   }
 
   #attach({ worker, boot }: { worker: Worker; boot: WorkerBoot }): void {

@@ -38,10 +38,11 @@ export interface StreamedText {
   stream: TextStream;
   /** Length of the string in UTF-16 code units (its JavaScript `length`). */
   length: number;
-  /** Length of its UTF-8 encoding (equal to `length` exactly when it is all ASCII). */
-  byteLength: number;
-  /** True when a character is above U+00FF (QuickJS then stores the string as UTF-16). */
-  wide?: boolean;
+  /**
+   * True when a character is above U+00FF: QuickJS then stores the string as UTF-16, and the
+   * pieces carry UTF-16LE code units (else Latin-1 bytes).
+   */
+  wide: boolean;
   [HELD_TEXT]?: { readonly text: string };
 }
 
@@ -67,10 +68,13 @@ export function toSharedText(
 }
 
 /**
- * `text` as a `StreamedText` served from this thread, or `undefined` when it stays a plain string
- * (the same cases as `toSharedText`). Keep the returned object for as long as other threads may
+ * `text` as a `StreamedText` served from this thread, or `undefined` when it is shorter than
+ * `minChars` and stays a plain string. Keep the returned object for as long as other threads may
  * read the text: serving ends once it is collected. Unlike `toSharedText`, it makes no copy of
- * the text: the other threads get it piece by piece (see `text-stream.ts`).
+ * the text (the other threads get it piece by piece, see `text-stream.ts`), and it takes any
+ * text: the pieces carry code units, so a NUL or a lone surrogate arrives as it is. Nothing here
+ * reads the whole text: V8 answers `wide` at once for a one-byte string, and stops at the first
+ * wide character of another.
  */
 export function toStreamedText(
   text: string,
@@ -80,20 +84,18 @@ export function toStreamedText(
     pieceBytes?: number;
   } = {},
 ): StreamedText | undefined {
-  if (!sharable(text, options.minChars ?? SHARED_TEXT_MIN_CHARS)) return undefined;
+  if (text.length < (options.minChars ?? SHARED_TEXT_MIN_CHARS)) return undefined;
   const holder = { text };
-  const byteLength = Buffer.byteLength(text, 'utf8');
+  const wide = WIDE_CHARACTER.test(text);
   return {
     kind: 'shared-text',
     stream: serveText(holder, (held) => held.text, {
       length: text.length,
-      byteLength,
+      encoding: wide ? 'utf16le' : 'latin1',
       pieceBytes: options.pieceBytes,
     }),
     length: text.length,
-    byteLength,
-    // V8 answers at once for a one-byte string, and stops at the first wide character otherwise.
-    wide: byteLength !== text.length && WIDE_CHARACTER.test(text),
+    wide,
     [HELD_TEXT]: holder,
   };
 }
@@ -114,26 +116,14 @@ export function isSharedText(value: unknown): value is SharedText {
   return lanes?.engine instanceof SharedArrayBuffer && lanes.scan instanceof SharedArrayBuffer;
 }
 
-/** Length of a `SharedText`'s UTF-8 encoding. */
-export function sharedByteLength(shared: SharedText): number {
-  return 'bytes' in shared ? shared.bytes.byteLength : shared.byteLength;
-}
-
 /**
- * Writes a `SharedText`'s UTF-8 bytes into `target` (exactly `sharedByteLength` long): from the
- * string itself on the thread that holds it, else piece by piece through `lane`.
+ * Writes a `StreamedText`'s characters into `target` as a QuickJS string keeps them, piece by
+ * piece through the engine lane: Latin-1 bytes, or UTF-16LE code units when it is `wide`;
+ * `target` is exactly that long. Nothing is decoded or converted on the reading thread. Blocks
+ * like `readTextInto` (never call it on the thread that holds the text).
  */
-export function writeSharedText(shared: SharedText, target: Uint8Array, lane: TextLane): void {
-  if ('bytes' in shared) {
-    target.set(new Uint8Array(shared.bytes));
-    return;
-  }
-  const held = shared[HELD_TEXT];
-  if (held !== undefined) {
-    new TextEncoder().encodeInto(held.text, target);
-    return;
-  }
-  readTextInto(shared.stream, lane, target);
+export function writeGuestCharacters(shared: StreamedText, target: Uint8Array): void {
+  readTextInto(shared.stream, 'engine', target);
 }
 
 /** The string itself, on the thread that made the `SharedText` and holds it; else undefined. */
@@ -144,12 +134,13 @@ export function heldSharedText(shared: SharedText): string | undefined {
 /** The string a `SharedText` holds (a fresh copy in the calling thread's heap). */
 export function readSharedText(shared: SharedText, lane: TextLane = 'scan'): string {
   if (!('bytes' in shared) && shared[HELD_TEXT] !== undefined) return shared[HELD_TEXT].text;
-  let bytes: Buffer;
-  if ('bytes' in shared) bytes = Buffer.from(shared.bytes);
-  else {
-    bytes = Buffer.allocUnsafeSlow(shared.byteLength);
+  if (!('bytes' in shared)) {
+    const { encoding } = shared.stream;
+    const bytes = Buffer.allocUnsafeSlow(encoding === 'latin1' ? shared.length : shared.length * 2);
     readTextInto(shared.stream, lane, bytes);
+    return bytes.toString(encoding);
   }
+  const bytes = Buffer.from(shared.bytes);
   // All ASCII (as many bytes as characters): latin1 decodes it without UTF-8 validation.
   return bytes.length === shared.length ? bytes.toString('latin1') : bytes.toString('utf8');
 }

@@ -14,9 +14,7 @@ async function readInWorker(shared: StreamedText, lane: 'engine' | 'scan'): Prom
      import(${JSON.stringify(module)}).then((m) => {
        try {
          const { shared, lane } = workerData;
-         const bytes = new Uint8Array(shared.byteLength);
-         m.writeSharedText(shared, bytes, lane);
-         parentPort.postMessage({ text: Buffer.from(bytes).toString('utf8') });
+         parentPort.postMessage({ text: m.readSharedText(shared, lane) });
        } catch (error) {
          parentPort.postMessage({ error: String(error && error.message) });
        }
@@ -29,6 +27,37 @@ async function readInWorker(shared: StreamedText, lane: 'engine' | 'scan'): Prom
     );
     if (reply.error !== undefined) throw new Error(reply.error);
     return reply.text;
+  } finally {
+    await worker.terminate();
+  }
+}
+
+/**
+ * The bytes the engine lane carries, read in a worker as the engine reads them (into a target of
+ * one byte a character, or two for wide text).
+ */
+async function engineBytesInWorker(shared: StreamedText): Promise<Buffer> {
+  const module = scriptUrl('./shared-text.js', import.meta.url).href;
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     import(${JSON.stringify(module)}).then((m) => {
+       try {
+         const { shared } = workerData;
+         const bytes = new Uint8Array(shared.wide ? shared.length * 2 : shared.length);
+         m.writeGuestCharacters(shared, bytes);
+         parentPort.postMessage({ bytes });
+       } catch (error) {
+         parentPort.postMessage({ error: String(error && error.message) });
+       }
+     });`,
+    { eval: true, workerData: { shared } },
+  );
+  try {
+    const reply = await new Promise<{ bytes: Uint8Array; error?: string }>((resolve, reject) =>
+      worker.once('message', resolve).once('error', reject),
+    );
+    if (reply.error !== undefined) throw new Error(reply.error);
+    return Buffer.from(reply.bytes);
   } finally {
     await worker.terminate();
   }
@@ -50,12 +79,22 @@ function streamed(text: string, pieceBytes: number): StreamedText {
 }
 
 describe('toStreamedText', () => {
-  it('leaves the strings toSharedText leaves: short, or with a NUL or a lone surrogate', () => {
+  it('leaves only short strings as they are', () => {
     expect(toStreamedText('x'.repeat(100))).toBeUndefined();
     expect(toStreamedText('', { minChars: 0 })).toBeDefined();
-    expect(toStreamedText('a lone \uD800 surrogate', { minChars: 1 })).toBeUndefined();
-    expect(toStreamedText('a trailing \uDC00 one', { minChars: 1 })).toBeUndefined();
-    expect(toStreamedText('a NUL \u0000 inside', { minChars: 1 })).toBeUndefined();
+    expect(toStreamedText('a lone \uD800 surrogate', { minChars: 1 })).toBeDefined();
+    expect(toStreamedText('a NUL \u0000 inside', { minChars: 1 })).toBeDefined();
+  });
+
+  it('carries NUL characters and lone surrogates to other threads exactly', async () => {
+    const texts = [
+      'a lone \uD800 high, a lone \uDC00 low, \uDBFF\uDFFF a pair, \u0000 a NUL',
+      '\uD83D'.repeat(9),
+      'Latin-1 \u0000 with NUL ÿ\u0000',
+    ];
+    for (const text of texts) {
+      expect(await readConcurrently(streamed(text, 16))).toEqual([text, text, text]);
+    }
   });
 
   it('is shared text that a clone carries without the string itself', () => {
@@ -69,7 +108,7 @@ describe('toStreamedText', () => {
   });
 
   it('reaches other threads whole, readers at once on both lanes, at every piece boundary', async () => {
-    // 16-byte pieces: 16 ASCII characters, or 5 UTF-16 units of other text (at most 3 bytes each).
+    // 16-byte pieces: 16 characters of Latin-1 text, or 8 UTF-16 code units of other text.
     const texts = [
       'a'.repeat(16),
       'a'.repeat(17),
@@ -77,7 +116,7 @@ describe('toStreamedText', () => {
       'abc'.repeat(11),
       'naïve café 漢字 end, naïve café 漢字 end',
       '漢字漢字漢字漢字漢字漢字漢字',
-      // A surrogate pair at each offset around the 5-unit piece boundaries.
+      // A surrogate pair at each offset around the 8-unit piece boundaries.
       ...[0, 1, 2, 3, 4, 5, 6, 8, 9].map(
         (offset) => `${'a'.repeat(offset)}😀😀x😀${'é'.repeat(7)}😀`,
       ),
@@ -85,6 +124,24 @@ describe('toStreamedText', () => {
     ];
     for (const text of texts) {
       expect(await readConcurrently(streamed(text, 16))).toEqual([text, text, text]);
+    }
+  });
+
+  it('gives the engine the characters as QuickJS keeps them: Latin-1 bytes, or UTF-16LE code units', async () => {
+    // 16-byte pieces: 16 Latin-1 characters or 8 UTF-16 code units, so pairs fall across pieces.
+    const cases: [string, 'latin1' | 'utf16le'][] = [
+      ['a'.repeat(16), 'latin1'],
+      ['edge bytes \u0080\u0081 \u00a0 é ÿ\u00ff'.repeat(3), 'latin1'],
+      [`${'ÿ'.repeat(15)}\u0080${'é'.repeat(17)}`, 'latin1'],
+      ['a'.repeat(7) + '😀'.repeat(9), 'utf16le'],
+      ['x😀'.repeat(11), 'utf16le'],
+      ['\u0100 just above Latin-1, 漢字 \uffff', 'utf16le'],
+      ['NUL \u0000 and lone \uDC00\uD800 halves, split \uD83D', 'utf16le'],
+    ];
+    for (const [text, encoding] of cases) {
+      const shared = streamed(text, 16);
+      expect(shared.wide).toBe(encoding === 'utf16le');
+      expect(await engineBytesInWorker(shared)).toEqual(Buffer.from(text, encoding));
     }
   });
 

@@ -1,10 +1,17 @@
+import { Buffer } from 'node:buffer';
+
 /**
  * A long string lent to other threads piece by piece. The thread that holds the string (the
- * caller's, on the thread that calls `createSandbox`) encodes one piece at a time into a small
+ * caller's, on the thread that calls `createSandbox`) copies one piece at a time into a small
  * shared buffer when a reader asks for it; a reader (the engine copying the text into WASM memory,
  * a scan worker decoding it) copies each piece where it needs it. No thread ever holds a second
  * full-size copy of the text just to pass it on, which a single shared buffer of its UTF-8 bytes
  * did (its size in memory for the sandbox's life).
+ *
+ * Pieces hold the characters as a QuickJS string keeps them (`PieceEncoding`): the engine copies
+ * them into its string's memory as they come, with nothing decoded or converted, and the serving
+ * thread has V8 copy them out of its own string. Any text goes, NUL characters and lone
+ * surrogates included (code units are copied as they are).
  *
  * Protocol, per lane (one lane per kind of reader, so the engine and the scan worker reading at
  * the same time do not take turns): a reader publishes a request word (a fresh sequence number and
@@ -24,12 +31,18 @@
  */
 export const PIECE_BYTES = 1024 * 1024;
 
-/** The least room for a piece: 2 characters of 3 bytes, or a surrogate pair (4 bytes). */
-const MIN_PIECE_BYTES = 6;
+/** The least room for a piece: one UTF-16 code unit. */
+const MIN_PIECE_BYTES = 2;
 
 /** Which reader a lane serves. */
 export type TextLane = 'engine' | 'scan';
 const LANES: readonly TextLane[] = ['engine', 'scan'];
+
+/**
+ * How a stream's pieces hold the characters, as QuickJS stores a string: Latin-1 (a byte a
+ * character) for text with no character above U+00FF, else UTF-16LE code units.
+ */
+export type PieceEncoding = 'latin1' | 'utf16le';
 
 // Words (64-bit) of a lane's control area.
 const COUNTER = 0;
@@ -59,6 +72,8 @@ interface AtomicsWaitAsync {
 export interface TextStream {
   /** One buffer per lane: the control words, then room for one piece. */
   lanes: Record<TextLane, SharedArrayBuffer>;
+  /** How the pieces hold the characters (on every lane). */
+  encoding: PieceEncoding;
   /** Length of the text in UTF-16 code units. */
   length: number;
 }
@@ -67,30 +82,31 @@ export interface TextStream {
  * Starts serving, on this thread, the string `textOf(owner)` and returns the stream readers use.
  * Only a weak reference to `owner` is kept: serving ends once it has been collected (checked
  * every `HOLDER_CHECK_MS`), which wakes any reader still waiting with an error, so the stream
- * never keeps the text alive by itself. `length` and `byteLength`: the text's length in UTF-16
- * code units and in UTF-8 bytes (equal when it is all ASCII).
+ * never keeps the text alive by itself. `length`: the text's length in UTF-16 code units;
+ * `encoding`: `latin1` only for text with no character above U+00FF (others would be cut).
  */
 export function serveText<Owner extends object>(
   owner: Owner,
   textOf: (owner: Owner) => string | undefined,
   {
     length,
-    byteLength,
+    encoding,
     pieceBytes = PIECE_BYTES,
-  }: { length: number; byteLength: number; pieceBytes?: number | undefined },
+  }: { length: number; encoding: PieceEncoding; pieceBytes?: number | undefined },
 ): TextStream {
   const held = new WeakRef(owner);
   const text = (): string | undefined => {
     const current = held.deref();
     return current === undefined ? undefined : textOf(current);
   };
+  const bytes = encoding === 'latin1' ? length : length * 2;
   const lanes = {} as Record<TextLane, SharedArrayBuffer>;
   for (const lane of LANES) {
-    const room = Math.max(Math.min(pieceBytes, byteLength), MIN_PIECE_BYTES);
+    const room = Math.max(Math.min(pieceBytes, bytes), MIN_PIECE_BYTES);
     lanes[lane] = new SharedArrayBuffer(CONTROL_BYTES + room);
-    void new LaneServer(lanes[lane], text, byteLength === length).run();
+    void new LaneServer(lanes[lane], text, encoding).run();
   }
-  return { lanes, length };
+  return { lanes, encoding, length };
 }
 
 /**
@@ -100,16 +116,22 @@ export function serveText<Owner extends object>(
  */
 class LaneServer {
   readonly #words: BigInt64Array;
-  readonly #piece: Uint8Array;
+  readonly #piece: Buffer;
   readonly #heldText: () => string | undefined;
+  readonly #encoding: PieceEncoding;
   readonly #charsPerPiece: number;
 
-  constructor(buffer: SharedArrayBuffer, heldText: () => string | undefined, ascii: boolean) {
+  constructor(
+    buffer: SharedArrayBuffer,
+    heldText: () => string | undefined,
+    encoding: PieceEncoding,
+  ) {
     this.#words = new BigInt64Array(buffer, 0, CONTROL_WORDS);
-    this.#piece = new Uint8Array(buffer, CONTROL_BYTES);
+    this.#piece = Buffer.from(buffer, CONTROL_BYTES);
     this.#heldText = heldText;
-    // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a pair takes 4 for its 2 units).
-    this.#charsPerPiece = ascii ? this.#piece.length : Math.floor(this.#piece.length / 3);
+    this.#encoding = encoding;
+    const room = this.#piece.length;
+    this.#charsPerPiece = encoding === 'latin1' ? room : Math.floor(room / 2);
   }
 
   async run(): Promise<void> {
@@ -145,8 +167,11 @@ class LaneServer {
     const words = this.#words;
     Atomics.store(words, REPLY, 0n);
     const start = Number(request & 0xffff_ffffn);
-    const end = pieceEnd(text, start, this.#charsPerPiece);
-    const { read, written } = new TextEncoder().encodeInto(text.slice(start, end), this.#piece);
+    // Code units as they are (a pair's halves may fall in two pieces): V8 copies them out of its
+    // own string (a slice of a long string shares its characters), with no per-character work.
+    const end = Math.min(text.length, start + this.#charsPerPiece);
+    const read = end - start;
+    const written = this.#piece.write(text.slice(start, end), 0, this.#encoding);
     Atomics.store(words, SIZES, (BigInt(read) << 32n) | BigInt(written));
     Atomics.store(words, REPLY, request);
     Atomics.notify(words, REPLY);
@@ -160,23 +185,8 @@ function close(words: BigInt64Array): void {
 }
 
 /**
- * Where the piece from `start` ends: at most `maxChars` characters, never splitting a surrogate
- * pair (each half alone would become U+FFFD).
- */
-function pieceEnd(text: string, start: number, maxChars: number): number {
-  const end = Math.min(text.length, start + maxChars);
-  if (end < text.length && end > start + 1 && isHighSurrogate(text.charCodeAt(end - 1))) {
-    return end - 1;
-  }
-  return end;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-/**
- * Copies the text's UTF-8 bytes into `target` (exactly their number long), piece by piece.
+ * Copies the text's characters, in the stream's encoding, into `target` (exactly their number of
+ * bytes long), piece by piece.
  * Blocks this thread while the holder's thread encodes each piece: never call it on that thread.
  *
  * @throws Error when the text is no longer served (its holder was collected) or does not fit
@@ -192,30 +202,6 @@ export function readTextInto(stream: TextStream, lane: TextLane, target: Uint8Ar
     at += written;
   }
   if (at !== target.length) throw new Error('the shared text is shorter than its byte length');
-}
-
-/**
- * Reads the text's UTF-8 bytes piece by piece into a buffer of one piece, handing each to
- * `onPiece` with the number of characters (UTF-16 code units) it holds; a piece never splits a
- * surrogate pair. For a reader that converts the text as it goes, with no full-size copy of it.
- * Blocks like `readTextInto`.
- *
- * @throws Error when the text is no longer served (its holder was collected)
- */
-export function readTextPieces(
-  stream: TextStream,
-  lane: TextLane,
-  onPiece: (bytes: Uint8Array, characters: number) => void,
-): void {
-  const scratch = new Uint8Array(stream.lanes[lane].byteLength - CONTROL_BYTES);
-  const reader = new PieceReader(stream.lanes[lane], scratch);
-  let start = 0;
-  while (start < stream.length) {
-    const { read, written } = reader.copyPiece(start, 0);
-    if (read === 0) throw new Error('the shared text ended early');
-    onPiece(scratch.subarray(0, written), read);
-    start += read;
-  }
 }
 
 /** One reader's side of a lane: asks for pieces and copies them into its target. */

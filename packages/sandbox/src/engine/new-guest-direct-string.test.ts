@@ -1,12 +1,13 @@
 import { Worker } from 'node:worker_threads';
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
+import fc from 'fast-check';
 import {
   newQuickJSWASMModuleFromVariant,
   type QuickJSContext,
   type QuickJSSyncVariant,
 } from 'quickjs-emscripten-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { toStreamedText } from '../context-ops/shared-text.js';
+import { type StreamedText, toStreamedText } from '../context-ops/shared-text.js';
 import { scriptUrl } from '../script-url.js';
 import { guestStringWidth, newGuestStringFromText } from './new-guest-direct-string.js';
 import { newGuestStringFromShared } from './new-guest-string.js';
@@ -149,5 +150,88 @@ describe('newGuestStringFromShared, on a thread reading the text piece by piece'
     const { fingerprint: guest, largest } = await bindInWorker(text);
     expect(guest).toEqual(fingerprint(text));
     expect(largest).toBeLessThan(text.length);
+  });
+});
+
+/**
+ * A worker that binds each streamed text it is sent in a fresh context and answers the guest's
+ * fingerprint of it: one worker for many texts (starting one per text would dominate the test).
+ */
+function bindingWorker(): {
+  bind(shared: StreamedText): Promise<[number, number]>;
+  close(): Promise<number>;
+} {
+  const strings = scriptUrl('./new-guest-string.js', import.meta.url).href;
+  const worker = new Worker(
+    `const { parentPort } = require('node:worker_threads');
+     const ready = (async () => {
+       const variant = (await import('@jitl/quickjs-wasmfile-release-sync')).default;
+       const core = await import('quickjs-emscripten-core');
+       const { newGuestStringFromShared } = await import(${JSON.stringify(strings)});
+       return { module: await core.newQuickJSWASMModuleFromVariant(variant), newGuestStringFromShared };
+     })();
+     parentPort.on('message', async (shared) => {
+       try {
+         const { module, newGuestStringFromShared } = await ready;
+         const context = module.newContext();
+         const handle = newGuestStringFromShared(context, shared);
+         if (handle === undefined) throw new Error('the direct path did not apply');
+         context.setProp(context.global, 's', handle);
+         handle.dispose();
+         const result = context.unwrapResult(context.evalCode(${JSON.stringify(
+           'let h = 0; for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0; [s.length, h]',
+         )}));
+         parentPort.postMessage({ fingerprint: context.dump(result) });
+         result.dispose();
+         context.dispose();
+       } catch (error) {
+         parentPort.postMessage({ error: String(error && error.stack) });
+       }
+     });`,
+    { eval: true },
+  );
+  return {
+    bind: (shared) =>
+      new Promise((resolve, reject) => {
+        worker.once('message', (reply: { fingerprint: [number, number]; error?: string }) =>
+          reply.error === undefined ? resolve(reply.fingerprint) : reject(new Error(reply.error)),
+        );
+        worker.postMessage(shared);
+      }),
+    close: () => worker.terminate(),
+  };
+}
+
+/** One UTF-16 code unit, drawn to hit the edges: Latin-1's, NUL, surrogates alone and in pairs. */
+const codeUnit = fc.oneof(
+  fc.constantFrom('\u0000', '\u007f', '\u0080', '\u00ff', 'é', '\n', 'a'),
+  fc.constantFrom('\u0100', '\ud800', '\udbff', '\udc00', '\udfff', '\uffff', '😀', '漢'),
+  fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+);
+const latin1Unit = fc.integer({ min: 0, max: 0xff }).map((code) => String.fromCharCode(code));
+
+describe('newGuestStringFromShared, any text, any piece size (property)', () => {
+  it('gives the guest exactly the code units of the text, one-byte and wide', async () => {
+    const binder = bindingWorker();
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            fc.string({ unit: latin1Unit, minLength: 64, maxLength: 400 }),
+            fc.string({ unit: codeUnit, minLength: 64, maxLength: 400 }),
+          ),
+          fc.integer({ min: 2, max: 48 }),
+          async (text, pieceBytes) => {
+            const shared = toStreamedText(text, { minChars: 1, pieceBytes });
+            if (shared === undefined) throw new Error('expected streamed text');
+            expect(shared.wide).toBe(/[\u0100-\uffff]/.test(text));
+            expect(await binder.bind(shared)).toEqual(fingerprint(text));
+          },
+        ),
+        { numRuns: 60 },
+      );
+    } finally {
+      await binder.close();
+    }
   });
 });

@@ -3,10 +3,8 @@ import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 import {
   heldSharedText,
   type SharedText,
-  sharedByteLength,
-  writeSharedText,
+  writeGuestCharacters,
 } from '../context-ops/shared-text.js';
-import { readTextPieces } from '../context-ops/text-stream.js';
 import { newGuestDirectString, newGuestStringFromText } from './new-guest-direct-string.js';
 
 /**
@@ -44,45 +42,34 @@ export function newGuestString(context: QuickJSContext, text: string): QuickJSHa
  * Creates a guest string from a `SharedText` without a UTF-8 copy of it in WASM memory when it
  * can: the characters are written once, straight into the string QuickJS keeps (see
  * `newGuestDirectString`), as Latin-1 or UTF-16 as QuickJS stores them. On the thread that holds
- * the string they come from the string itself; elsewhere piece by piece from that thread (ASCII
- * as its bytes, other text decoded a piece at a time). Text whose width is not known (a
- * `SharedBytes`) goes through UTF-8 in WASM memory. Only before any guest code runs.
+ * the string they come from the string itself; elsewhere piece by piece from that thread, already
+ * in that layout, so this thread only copies bytes. A `SharedBytes` (UTF-8) of ASCII text is
+ * copied as it is; other UTF-8 goes through WASM memory. Only before any guest code runs.
  * `undefined` and a handle that is not a string mean what they mean for `newGuestString`.
  */
 export function newGuestStringFromShared(
   context: QuickJSContext,
   shared: SharedText,
 ): QuickJSHandle | undefined {
-  const held = heldSharedText(shared);
-  if (held !== undefined) {
-    return newGuestStringFromText(context, held) ?? newGuestString(context, held);
-  }
-  const length = sharedByteLength(shared);
-  const write = (target: Uint8Array): void => writeSharedText(shared, target, 'engine');
-  if (length === shared.length) {
-    return (
-      newGuestDirectString(context, { length, width: 'one-byte' }, write) ??
-      withUtf8(context, length, write)
+  if (!('bytes' in shared)) {
+    const held = heldSharedText(shared);
+    if (held !== undefined) {
+      return newGuestStringFromText(context, held) ?? newGuestString(context, held);
+    }
+    const width = shared.wide ? 'wide' : 'one-byte';
+    return newGuestDirectString(context, { length: shared.length, width }, (characters) =>
+      writeGuestCharacters(shared, characters),
     );
   }
-  if (!('bytes' in shared) && shared.wide !== undefined) {
-    const { stream } = shared;
-    const width = shared.wide ? 'wide' : 'one-byte';
-    const direct = newGuestDirectString(context, { length: shared.length, width }, (characters) => {
-      const target = Buffer.from(characters.buffer, characters.byteOffset, characters.length);
-      const decoder = new TextDecoder();
-      let at = 0;
-      readTextPieces(stream, 'engine', (bytes, count) => {
-        const piece = decoder.decode(bytes);
-        if (piece.length !== count)
-          throw new Error('a piece of the shared text did not decode whole');
-        at += target.write(piece, at, width === 'wide' ? 'utf16le' : 'latin1');
-      });
-      if (at !== target.length) throw new Error('the shared text did not fill its guest string');
-    });
-    if (direct !== undefined) return direct;
+  const { bytes } = shared;
+  const write = (target: Uint8Array): void => target.set(new Uint8Array(bytes));
+  if (bytes.byteLength === shared.length) {
+    return (
+      newGuestDirectString(context, { length: shared.length, width: 'one-byte' }, write) ??
+      withUtf8(context, bytes.byteLength, write)
+    );
   }
-  return withUtf8(context, length, write);
+  return withUtf8(context, bytes.byteLength, write);
 }
 
 /** Writes `length` bytes of UTF-8 into WASM memory with `write`, and makes a guest string of them. */
