@@ -72,6 +72,20 @@ describe('rlm_query and the operator’s trust boundary', () => {
     expect(recorder.hits).toEqual([]);
   });
 
+  it('refuses an escalation rung the operator did not allow, and sends it nothing', async () => {
+    await using session = await connect(['testkit:needle-finder-grep']);
+    const result = await session.call({
+      query: 'q',
+      context: 'c',
+      escalate: ['testkit:needle-finder-grep', `openai-compatible/gpt@${recorder.url}`],
+    });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('config.invalid');
+    expect(text(result)).toContain('escalate[1]');
+    expect(text(result)).toContain('allowed: testkit:needle-finder, testkit:needle-finder-grep');
+    expect(recorder.hits).toEqual([]);
+  });
+
   it('runs an allowed model the client chose', async () => {
     await using session = await connect(['testkit:needle-finder-grep']);
     const result = await session.call({
