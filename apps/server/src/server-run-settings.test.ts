@@ -72,4 +72,30 @@ describe("a profile's escalation ladder", () => {
       }),
     ).toThrow(/escalate/);
   });
+
+  it('gives way to a ladder a caller chose (kept in the run’s metadata), rung by rung', () => {
+    const profile = parseServerConfig({
+      store: { kind: 'memory' },
+      dataDir: '/tmp',
+      profiles: { default: { model: 'testkit:echo', escalate: ['testkit:mid'] } },
+    }).profiles['default'];
+    if (profile === undefined) throw new Error('profile not parsed');
+    const budget = {
+      maxIterations: 20,
+      maxDepth: 2,
+      maxTokens: 1_000,
+      maxCostUsd: 1,
+      maxWallTimeMs: 60_000,
+      maxSubcalls: 10,
+    };
+    expect(
+      serverRunSettings(profile, budget, {
+        escalation: { escalate: ['testkit:strong'], escalateAfterErrors: 4 },
+      }),
+    ).toMatchObject({ escalate: ['testkit:strong'], escalateAfterErrors: 4 });
+    // Only the error count chosen: the profile's ladder with the caller's count.
+    expect(
+      serverRunSettings(profile, budget, { escalation: { escalateAfterErrors: 1 } }),
+    ).toMatchObject({ escalate: ['testkit:mid'], escalateAfterErrors: 1 });
+  });
 });
