@@ -57,22 +57,11 @@ export function applyCallerChoices(
   const allowed = new Set([base.model, ...policy.allowedModels]);
   if (choices.model !== undefined && choices.model !== base.model) {
     if (!allowed.has(choices.model)) {
-      throw modelRefused('model', choices.model, [...allowed], policy.source);
+      throw modelRefused({ field: 'model', model: choices.model }, [...allowed], policy.source);
     }
     settings.model = choices.model;
   }
-  if (choices.escalate !== undefined) {
-    // A rung is a model the run may be sent to, so it answers to the same list as `model`.
-    choices.escalate.forEach((rung, index) => {
-      if (!allowed.has(rung)) {
-        throw modelRefused(`escalate[${index}]`, rung, [...allowed], policy.source);
-      }
-    });
-    settings.escalate = [...choices.escalate];
-  }
-  if (choices.escalateAfterErrors !== undefined) {
-    settings.escalateAfterErrors = choices.escalateAfterErrors;
-  }
+  Object.assign(settings, chosenEscalation(choices, allowed, policy.source));
   if (choices.drivers !== undefined) {
     const allowed = policy.allowedDrivers;
     const refused =
@@ -91,6 +80,26 @@ export function applyCallerChoices(
   return settings;
 }
 
+/**
+ * A caller's escalation ladder and error count, as settings fields (none when not chosen). A rung
+ * is a model the run may be sent to, so it answers to the same list as `model`.
+ */
+function chosenEscalation(
+  { escalate, escalateAfterErrors }: CallerChoices,
+  allowed: Set<string>,
+  source: string,
+): Pick<RunSettings, 'escalate' | 'escalateAfterErrors'> {
+  escalate?.forEach((rung, index) => {
+    if (!allowed.has(rung)) {
+      throw modelRefused({ field: `escalate[${index}]`, model: rung }, [...allowed], source);
+    }
+  });
+  return {
+    ...(escalate === undefined ? {} : { escalate: [...escalate] }),
+    ...(escalateAfterErrors === undefined ? {} : { escalateAfterErrors }),
+  };
+}
+
 /** Each limit the lower of the two; a limit the operator left open takes the caller's value. */
 export function lowerLimits(caps: RunLimits, requested: RunLimits): RunLimits {
   const limits: RunLimits = { ...caps };
@@ -103,9 +112,9 @@ export function lowerLimits(caps: RunLimits, requested: RunLimits): RunLimits {
   return limits;
 }
 
+/** `field` names the choice in the message: `model`, or a rung such as `escalate[1]`. */
 function modelRefused(
-  field: string,
-  model: string,
+  { field, model }: { field: string; model: string },
   allowed: readonly string[],
   source: string,
 ): RlmError {
