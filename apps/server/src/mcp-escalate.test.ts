@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type ScriptedModel, scriptedModel } from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutorEngine } from './executor-engine.js';
+import { runMetaSchema } from './run-meta.js';
 import { startTestServer, type TestServer } from './test-support/start-test-server.js';
 
 const repl = (code: string) => `Next step:\n\`\`\`repl\n${code}\n\`\`\``;
@@ -60,7 +61,7 @@ const text = (result: CallToolResult) =>
   result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
 
 describe('/mcp rlm_query with an escalation ladder', () => {
-  it('runs a failing child again on the model of the profile the client named', async () => {
+  it('runs a failing child again on the model of the profile the client named, and keeps the ladder with the run', async () => {
     await using session = await connect();
     const result = await session.call({
       query: 'q',
@@ -72,6 +73,13 @@ describe('/mcp rlm_query with an escalation ladder', () => {
     // Two failed turns on the cheap model, not the five that stop any run.
     expect(models['openai/cheap']?.requests).toHaveLength(2);
     expect(models['openai/strong']?.requests.length).toBeGreaterThan(0);
+    // Kept with the run, as model ids, so a restart or a resume escalates the same way.
+    const { runId } = result.structuredContent as { runId: string };
+    const stored = await server.services.store.runs.getRun(runId);
+    expect(runMetaSchema.parse(stored?.config).escalation).toEqual({
+      escalate: ['openai/strong'],
+      escalateAfterErrors: 2,
+    });
   });
 
   it('refuses a rung that is not a configured profile, naming the profiles, and runs nothing', async () => {
