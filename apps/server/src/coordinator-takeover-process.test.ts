@@ -1,18 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { RunEvent } from '@rlm/protocol';
-import { type FakeModelRequest, type FakeOpenAIServer, startFakeOpenAI } from '@rlm/testkit';
-import { createTestDatabase, type TestDatabase, testPostgres } from '@rlm/testkit/postgres';
+import type { FakeModelRequest } from '@rlm/testkit';
+import { testPostgres } from '@rlm/testkit/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  compileServer,
-  type ServerProcess,
-  startServerProcess,
-} from './test-support/server-process.js';
+import { type ReplicaCluster, startReplicaCluster } from './test-support/replica-cluster.js';
+import type { ServerProcess } from './test-support/server-process.js';
 import {
   coordinatorReply,
   isCoordinatorRequest,
@@ -21,13 +13,11 @@ import {
 } from './test-support/three-task-coordinator.js';
 
 const POSTGRES = testPostgres();
-const run = promisify(execFile);
 
-let database: TestDatabase;
-let fake: FakeOpenAIServer;
-let directory: string;
+let cluster: ReplicaCluster | undefined;
+let databaseUrl = '';
 let key = '';
-const replicas: ServerProcess[] = [];
+let replicas: ServerProcess[] = [];
 /** Model requests of each background task, by task. */
 const perTask = new Map<string, number>();
 /** Task three's requests wait on this until the test lets them through. */
@@ -61,18 +51,8 @@ async function coordinator(request: FakeModelRequest): Promise<string> {
   );
 }
 
-function env(index: number): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    RLM_DATABASE_URL: database.url,
-    RLM_SERVER_CONFIG: join(directory, 'config.json'),
-    RLM_SERVER_DATA_DIR: join(directory, `replica-${index}`),
-    RLM_SERVER_PORT: '0',
-  };
-}
-
 async function query<T extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<T[]> {
-  const client = new pg.Client({ connectionString: database.url });
+  const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     return (await client.query<T>(text, values)).rows;
@@ -100,16 +80,14 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
 
 describe.skipIf(POSTGRES.url === null)('a coordinator run whose replica is SIGKILLed', () => {
   beforeAll(async () => {
-    const bin = await compileServer();
-    database = await createTestDatabase();
-    directory = await mkdtemp(join(tmpdir(), 'rlm-coordinator-takeover-'));
-    fake = await startFakeOpenAI({ requireAuth: false, script: coordinator });
-    await writeFile(
-      join(directory, 'config.json'),
-      JSON.stringify({
+    cluster = await startReplicaCluster({
+      name: 'coordinator-takeover',
+      replicas: 2,
+      script: coordinator,
+      config: (fakeUrl) => ({
         profiles: {
           default: {
-            model: `openai-compatible/coordinator@${fake.url}`,
+            model: `openai-compatible/coordinator@${fakeUrl}`,
             mode: 'coordinator',
             maxDepth: 2,
           },
@@ -118,21 +96,14 @@ describe.skipIf(POSTGRES.url === null)('a coordinator run whose replica is SIGKI
         shutdownGraceMs: 500,
         logLevel: 'info',
       }),
-    );
-    const { stdout } = await run(process.execPath, [bin, 'keys', 'create', '--name', 'c'], {
-      env: env(0),
     });
-    key = (JSON.parse(stdout) as { key: string }).key;
-    for (let index = 0; index < 2; index++)
-      replicas.push(await startServerProcess(bin, env(index)));
+    ({ key, started: replicas } = cluster);
+    databaseUrl = cluster.database.url;
   }, 300_000);
 
   afterAll(async () => {
     openGate();
-    for (const replica of replicas) replica.child.kill('SIGKILL');
-    await fake?.close();
-    await database?.drop();
-    if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+    await cluster?.close();
   });
 
   it('is taken over by the other replica, which finishes it without re-running its finished tasks, with one run-end', {

@@ -72,7 +72,7 @@ export function createExecutorEngine({
         unpricedCostCap: 'omit',
         callCaches: await cacheStores(input.profile),
       });
-      const settings = serverRunSettings(input.profile, input.budget, input.outputSchema);
+      const settings = serverRunSettings(input.profile, input.budget, input);
       const runInput = {
         context: input.context,
         signal: input.signal,

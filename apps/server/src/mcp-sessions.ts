@@ -3,6 +3,7 @@ import { createHttpSession, type HttpSession, type RlmQueryRequest } from '@rlm/
 import type { Store } from '@rlm/memory';
 import { type LanguageModel, type RLMChatCompletion, RlmError } from '@rlm/protocol';
 import type { Principal } from './api-key-store.js';
+import { callerEscalation } from './caller-escalation.js';
 import { effectiveBudget } from './effective-budget.js';
 import type { EventHub } from './event-hub.js';
 import type { ModelResolver } from './executor-engine.js';
@@ -169,6 +170,7 @@ function serverRunner(deps: McpSessionsDeps, principal: Principal) {
       });
     }
     refuseProfileOverrides(request, profileName, profile);
+    const escalation = callerEscalation(config, request);
     // A schema that cannot be checked is the caller's error, said before the run is queued.
     if (request.outputSchema !== undefined) {
       outputFromJsonSchema(request.outputSchema, { source: 'rlm_query outputSchema' });
@@ -191,6 +193,7 @@ function serverRunner(deps: McpSessionsDeps, principal: Principal) {
         config.maxima,
       ),
       ...(request.outputSchema === undefined ? {} : { outputSchema: request.outputSchema }),
+      ...escalation,
     });
     const cancel = () => void runs.cancel(record.id);
     request.signal.addEventListener('abort', cancel, { once: true });

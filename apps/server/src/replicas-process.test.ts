@@ -1,18 +1,9 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { type FakeOpenAIServer, startFakeOpenAI } from '@rlm/testkit';
-import { createTestDatabase, type TestDatabase, testPostgres } from '@rlm/testkit/postgres';
+import { testPostgres } from '@rlm/testkit/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from './test-support/read-sse.js';
-import {
-  compileServer,
-  type ServerProcess,
-  startServerProcess,
-} from './test-support/server-process.js';
+import { type ReplicaCluster, startReplicaCluster } from './test-support/replica-cluster.js';
+import type { ServerProcess } from './test-support/server-process.js';
 
 const POSTGRES = testPostgres();
 
@@ -20,7 +11,6 @@ const POSTGRES = testPostgres();
 // directory each), 200 runs, one replica SIGKILLed while it executes runs.
 const RUNS = 200;
 const KILLED = 1;
-const run = promisify(execFile);
 
 interface Segment {
   replica: number;
@@ -33,32 +23,24 @@ interface Followed {
   ended: boolean;
 }
 
-let database: TestDatabase;
-let fake: FakeOpenAIServer;
-let directory: string;
-let bin: string;
+let cluster: ReplicaCluster | undefined;
 const replicas: (ServerProcess | undefined)[] = [];
 /** Every replica started, the killed one included (its logs outlive it). */
-const started: ServerProcess[] = [];
+let started: ServerProcess[] = [];
 let key = '';
 
 describe.skipIf(POSTGRES.url === null)('three replicas on one Postgres', () => {
   beforeAll(async () => {
-    bin = await compileServer();
-    database = await createTestDatabase();
-    directory = await mkdtemp(join(tmpdir(), 'rlm-replicas-'));
-    // The fake model answers in 200 ms: turn 1 writes code, turn 2 answers from its output.
-    fake = await startFakeOpenAI({
-      requireAuth: false,
+    cluster = await startReplicaCluster({
+      name: 'replicas',
+      replicas: 3,
+      // The fake model answers in 200 ms: turn 1 writes code, turn 2 answers from its output.
       script: (request) =>
         request.messages.some((message) => message.content.includes('REPL output'))
           ? { text: 'FINAL(done)', delayMs: 200 }
           : { text: '```repl\nprint(context.length)\n```', delayMs: 200 },
-    });
-    await writeFile(
-      join(directory, 'config.json'),
-      JSON.stringify({
-        profiles: { default: { model: `openai-compatible/fake@${fake.url}`, maxIterations: 4 } },
+      config: (fakeUrl) => ({
+        profiles: { default: { model: `openai-compatible/fake@${fakeUrl}`, maxIterations: 4 } },
         limits: { concurrentRunsPerKey: 1_000, queueSize: 1_000, requestsPerMinute: 100_000 },
         // Short enough that the killed replica's runs move on quickly, long enough that a replica
         // stalled by a busy machine keeps its runs.
@@ -66,21 +48,13 @@ describe.skipIf(POSTGRES.url === null)('three replicas on one Postgres', () => {
         shutdownGraceMs: 500,
         logLevel: 'info',
       }),
-    );
-    const { stdout } = await run(process.execPath, [bin, 'keys', 'create', '--name', 'load'], {
-      env: env(0),
     });
-    key = (JSON.parse(stdout) as { key: string }).key;
-    for (let index = 0; index < 3; index++)
-      replicas.push(await startServerProcess(bin, env(index)));
-    started.push(...(replicas as ServerProcess[]));
+    ({ key, started } = cluster);
+    replicas.push(...started);
   }, 300_000);
 
   afterAll(async () => {
-    for (const replica of replicas) replica?.child.kill('SIGKILL');
-    await fake?.close();
-    await database?.drop();
-    if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+    await cluster?.close();
   });
 
   it('ends every run exactly once, loses no event, and never runs one on two replicas at once', {
@@ -104,7 +78,7 @@ describe.skipIf(POSTGRES.url === null)('three replicas on one Postgres', () => {
     // logs the release once its run has wound down, which can be after the new holder finished.
     await allReleased();
     const claims = claimIntervals(killedAt);
-    const client = new pg.Client({ connectionString: database.url });
+    const client = new pg.Client({ connectionString: cluster?.database.url });
     await client.connect();
     try {
       let takenOver = 0;
@@ -163,16 +137,6 @@ describe.skipIf(POSTGRES.url === null)('three replicas on one Postgres', () => {
     }
   });
 });
-
-function env(index: number): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    RLM_DATABASE_URL: database.url,
-    RLM_SERVER_CONFIG: join(directory, 'config.json'),
-    RLM_SERVER_DATA_DIR: join(directory, `replica-${index}`),
-    RLM_SERVER_PORT: '0',
-  };
-}
 
 function live(index: number): ServerProcess {
   const replica = replicas[index];

@@ -57,6 +57,8 @@ export interface RunEngineInput {
    * the completion's `answer` is the answer's JSON text.
    */
   outputSchema?: Readonly<Record<string, JsonValue>>;
+  /** A caller's escalation ladder (model ids) and error count, in place of the profile's. */
+  escalation?: RunMeta['escalation'];
 }
 
 /**

@@ -28,6 +28,16 @@ export const runMetaSchema = z.object({
   /** The JSON Schema the answer must match (a chat request's `response_format`). */
   outputSchema: z.record(z.string(), jsonValueSchema).optional(),
   /**
+   * An escalation ladder a caller chose (MCP `rlm_query`), as model ids of configured profiles,
+   * and its error count; in place of the profile's. Kept so a restarted run escalates the same.
+   */
+  escalation: z
+    .object({
+      escalate: z.array(z.string().min(1)).min(1).optional(),
+      escalateAfterErrors: z.number().int().positive().optional(),
+    })
+    .optional(),
+  /**
    * Whether the context was stored for this run alone (given inline), so deleting the run deletes
    * it too; an uploaded context is the uploader's and stays. Runs stored before this field: false.
    */

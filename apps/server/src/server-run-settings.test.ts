@@ -2,6 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { parseServerConfig } from './server-config.js';
 import { serverRunSettings } from './server-run-settings.js';
 
+const budget = {
+  maxIterations: 20,
+  maxDepth: 2,
+  maxTokens: 1_000,
+  maxCostUsd: 1,
+  maxWallTimeMs: 60_000,
+  maxSubcalls: 10,
+};
+
 describe("a profile's taskModel", () => {
   it('becomes dispatch.model in the run settings; absent, tasks use the sub-model', () => {
     const config = parseServerConfig({
@@ -18,14 +27,6 @@ describe("a profile's taskModel", () => {
         },
       },
     });
-    const budget = {
-      maxIterations: 20,
-      maxDepth: 2,
-      maxTokens: 1_000,
-      maxCostUsd: 1,
-      maxWallTimeMs: 60_000,
-      maxSubcalls: 10,
-    };
     const team = config.profiles['team'];
     const plain = config.profiles['default'];
     if (team === undefined || plain === undefined) throw new Error('profiles not parsed');
@@ -52,14 +53,6 @@ describe("a profile's escalation ladder", () => {
     });
     const profile = config.profiles['default'];
     if (profile === undefined) throw new Error('profile not parsed');
-    const budget = {
-      maxIterations: 20,
-      maxDepth: 2,
-      maxTokens: 1_000,
-      maxCostUsd: 1,
-      maxWallTimeMs: 60_000,
-      maxSubcalls: 10,
-    };
     expect(serverRunSettings(profile, budget)).toMatchObject({
       escalate: ['testkit:mid', 'testkit:strong'],
       escalateAfterErrors: 2,
@@ -71,5 +64,23 @@ describe("a profile's escalation ladder", () => {
         profiles: { default: { model: 'testkit:echo', escalate: [] } },
       }),
     ).toThrow(/escalate/);
+  });
+
+  it('gives way to a ladder a caller chose (kept in the run’s metadata), rung by rung', () => {
+    const profile = parseServerConfig({
+      store: { kind: 'memory' },
+      dataDir: '/tmp',
+      profiles: { default: { model: 'testkit:echo', escalate: ['testkit:mid'] } },
+    }).profiles['default'];
+    if (profile === undefined) throw new Error('profile not parsed');
+    expect(
+      serverRunSettings(profile, budget, {
+        escalation: { escalate: ['testkit:strong'], escalateAfterErrors: 4 },
+      }),
+    ).toMatchObject({ escalate: ['testkit:strong'], escalateAfterErrors: 4 });
+    // Only the error count chosen: the profile's ladder with the caller's count.
+    expect(
+      serverRunSettings(profile, budget, { escalation: { escalateAfterErrors: 1 } }),
+    ).toMatchObject({ escalate: ['testkit:mid'], escalateAfterErrors: 1 });
   });
 });

@@ -1,17 +1,26 @@
 import type { JsonValue, RunSettings } from '@rlm/protocol';
 import type { EffectiveBudget } from './run-engine.js';
+import type { RunMeta } from './run-meta.js';
 import type { ModelProfile } from './server-config.js';
 
 /**
  * The run contract of one server run: the operator's profile (models, language, mode, drivers,
- * thinking) with the budget the request got after the server capped it, and the request's answer
- * schema.
+ * thinking) with the budget the request got after the server capped it, the request's answer
+ * schema, and the escalation ladder a caller chose in place of the profile's.
  */
 export function serverRunSettings(
   profile: ModelProfile,
   budget: EffectiveBudget,
-  outputSchema?: Readonly<Record<string, JsonValue>>,
+  {
+    outputSchema,
+    escalation,
+  }: {
+    outputSchema?: Readonly<Record<string, JsonValue>> | undefined;
+    escalation?: RunMeta['escalation'];
+  } = {},
 ): RunSettings {
+  const escalate = escalation?.escalate ?? profile.escalate;
+  const escalateAfterErrors = escalation?.escalateAfterErrors ?? profile.escalateAfterErrors;
   return {
     model: profile.model,
     ...(profile.subModel === undefined ? {} : { subModel: profile.subModel }),
@@ -25,9 +34,7 @@ export function serverRunSettings(
     ...(profile.thinkingBudget === undefined ? {} : { thinkingBudget: profile.thinkingBudget }),
     ...(profile.effort === undefined ? {} : { effort: profile.effort }),
     ...(profile.cache === undefined ? {} : { cache: { ...profile.cache } }),
-    ...(profile.escalate === undefined ? {} : { escalate: [...profile.escalate] }),
-    ...(profile.escalateAfterErrors === undefined
-      ? {}
-      : { escalateAfterErrors: profile.escalateAfterErrors }),
+    ...(escalate === undefined ? {} : { escalate: [...escalate] }),
+    ...(escalateAfterErrors === undefined ? {} : { escalateAfterErrors }),
   };
 }

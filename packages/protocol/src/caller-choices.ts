@@ -9,12 +9,13 @@ import {
   type RunSettings,
   runLimitsSchema,
   runModeSchema,
+  runSettingsSchema,
 } from './run-settings.js';
 
 /**
  * What a caller over HTTP or MCP may ask of a run. It names no endpoint, credential or price:
- * those belong to the operator. A model is chosen by id among the operator's allowed ones; limits
- * can only be lowered.
+ * those belong to the operator. A model (and each rung of an escalation ladder) is chosen by id
+ * among the operator's allowed ones; limits can only be lowered.
  */
 export const callerChoicesSchema = z.strictObject({
   model: modelIdSchema.optional(),
@@ -23,6 +24,9 @@ export const callerChoicesSchema = z.strictObject({
   drivers: z.array(z.string().min(1)).optional(),
   limits: runLimitsSchema.optional(),
   outputSchema: z.record(z.string(), jsonValueSchema).optional(),
+  /** The escalation ladder, each rung among the allowed models (as `model`). */
+  escalate: runSettingsSchema.shape.escalate,
+  escalateAfterErrors: runSettingsSchema.shape.escalateAfterErrors,
 });
 export type CallerChoices = z.infer<typeof callerChoicesSchema>;
 
@@ -50,11 +54,14 @@ export function applyCallerChoices(
   policy: CallerPolicy,
 ): RunSettings {
   const settings: RunSettings = { ...base, limits: lowerLimits(base.limits, choices.limits ?? {}) };
+  const allowed = new Set([base.model, ...policy.allowedModels]);
   if (choices.model !== undefined && choices.model !== base.model) {
-    const allowed = new Set([base.model, ...policy.allowedModels]);
-    if (!allowed.has(choices.model)) throw modelRefused(choices.model, [...allowed], policy.source);
+    if (!allowed.has(choices.model)) {
+      throw modelRefused({ field: 'model', model: choices.model }, [...allowed], policy.source);
+    }
     settings.model = choices.model;
   }
+  Object.assign(settings, chosenEscalation(choices, allowed, policy.source));
   if (choices.drivers !== undefined) {
     const allowed = policy.allowedDrivers;
     const refused =
@@ -73,6 +80,26 @@ export function applyCallerChoices(
   return settings;
 }
 
+/**
+ * A caller's escalation ladder and error count, as settings fields (none when not chosen). A rung
+ * is a model the run may be sent to, so it answers to the same list as `model`.
+ */
+function chosenEscalation(
+  { escalate, escalateAfterErrors }: CallerChoices,
+  allowed: Set<string>,
+  source: string,
+): Pick<RunSettings, 'escalate' | 'escalateAfterErrors'> {
+  escalate?.forEach((rung, index) => {
+    if (!allowed.has(rung)) {
+      throw modelRefused({ field: `escalate[${index}]`, model: rung }, [...allowed], source);
+    }
+  });
+  return {
+    ...(escalate === undefined ? {} : { escalate: [...escalate] }),
+    ...(escalateAfterErrors === undefined ? {} : { escalateAfterErrors }),
+  };
+}
+
 /** Each limit the lower of the two; a limit the operator left open takes the caller's value. */
 export function lowerLimits(caps: RunLimits, requested: RunLimits): RunLimits {
   const limits: RunLimits = { ...caps };
@@ -85,14 +112,19 @@ export function lowerLimits(caps: RunLimits, requested: RunLimits): RunLimits {
   return limits;
 }
 
-function modelRefused(model: string, allowed: readonly string[], source: string): RlmError {
+/** `field` names the choice in the message: `model`, or a rung such as `escalate[1]`. */
+function modelRefused(
+  { field, model }: { field: string; model: string },
+  allowed: readonly string[],
+  source: string,
+): RlmError {
   const endpoint = model.includes('@') || /^[a-z]+:\/\//i.test(model);
   const why = endpoint
     ? 'a caller cannot name an endpoint; the operator configures where requests go'
     : 'it is not among the models the operator allowed';
   return invalid(
     source,
-    `model: "${model}" cannot be chosen here (${why}); allowed: ${allowed.join(', ')}`,
+    `${field}: "${model}" cannot be chosen here (${why}); allowed: ${allowed.join(', ')}`,
   );
 }
 

@@ -199,6 +199,12 @@ export const runEventSchema = z.discriminatedUnion('type', [
     fromModel: z.string(),
     toModel: z.string(),
     reason: z.enum(['errors', 'no-answer']),
+    /**
+     * With `errors`: the failed child's turns in a row whose code failed, the count that stopped it
+     * (its `escalateAfterErrors`, or the run's `maxConsecutiveErrors` when lower). Absent with
+     * `no-answer`, and in trajectories written before it was recorded.
+     */
+    consecutiveErrors: z.number().int().positive().optional(),
     /** 1 for the first run again; a child runs again at most once. */
     attempt: z.number().int().positive(),
   }),

@@ -118,6 +118,34 @@ describe('applyCallerChoices', () => {
     expect(settings.repl).toBe('python');
   });
 
+  it('lets a caller name an escalation ladder of allowed models', () => {
+    const settings = applyCallerChoices(
+      base,
+      { escalate: ['anthropic/claude-haiku-4-5', 'openai/gpt-5-mini'], escalateAfterErrors: 2 },
+      policy,
+    );
+    expect(settings.escalate).toEqual(['anthropic/claude-haiku-4-5', 'openai/gpt-5-mini']);
+    expect(settings.escalateAfterErrors).toBe(2);
+  });
+
+  it('refuses an escalation rung the operator did not allow, naming the rung and the allowed', () => {
+    let error: unknown;
+    try {
+      applyCallerChoices(
+        base,
+        { escalate: ['anthropic/claude-haiku-4-5', 'openai-compatible/x@http://evil.example/v1'] },
+        policy,
+      );
+    } catch (caught) {
+      error = caught;
+    }
+    expect(RlmError.is(error, 'config.invalid')).toBe(true);
+    const message = (error as Error).message;
+    expect(message).toContain('escalate[1]');
+    expect(message).toContain('cannot name an endpoint');
+    expect(message).toContain('allowed: openai/gpt-5-mini, anthropic/claude-haiku-4-5');
+  });
+
   it('refuses a driver outside an allowed list', () => {
     expect(() =>
       applyCallerChoices(base, { drivers: ['x'] }, { ...policy, allowedDrivers: ['y'] }),

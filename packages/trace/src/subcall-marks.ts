@@ -1,11 +1,12 @@
 import { formatCost, formatCount } from './format-units.js';
 import type { TraceEscalation, TraceSubcall } from './trace-tree.js';
 
-/** Why a child was run again, in words. */
-function reasonText(reason: TraceEscalation['reason']): string {
-  return reason === 'errors'
+/** Why a child was run again, in words (trajectories before the count was recorded lack it). */
+function reasonText({ reason, consecutiveErrors }: TraceEscalation): string {
+  if (reason === 'no-answer') return 'its turns ran out without an answer';
+  return consecutiveErrors === undefined
     ? 'its code failed turns in a row'
-    : 'its turns ran out without an answer';
+    : `its code failed ${consecutiveErrors} turns in a row`;
 }
 
 /**
@@ -21,12 +22,14 @@ export function subcallMarks(call: TraceSubcall): string[] {
     );
   }
   if (call.escalatedTo !== undefined) {
-    const { toModel, reason } = call.escalatedTo;
-    marks.push(`escalated to ${toModel}: ${reasonText(reason)}`);
+    const { toModel } = call.escalatedTo;
+    marks.push(`escalated to ${toModel}: ${reasonText(call.escalatedTo)}`);
   }
   if (call.escalatedFrom !== undefined) {
-    const { fromModel, fromRunId, reason } = call.escalatedFrom;
-    marks.push(`escalation from ${fromModel} (run ${fromRunId}: ${reasonText(reason)})`);
+    const { fromModel, fromRunId } = call.escalatedFrom;
+    marks.push(
+      `escalation from ${fromModel} (run ${fromRunId}: ${reasonText(call.escalatedFrom)})`,
+    );
   }
   return marks;
 }

@@ -99,6 +99,7 @@ function markedRun(): RunEvent[] {
       fromModel: 'cheap',
       toModel: 'strong',
       reason: 'errors',
+      consecutiveErrors: 3,
       attempt: 1,
     },
     {
@@ -151,14 +152,14 @@ describe('cache hits and escalations in the trace', () => {
     }).toEqual({ hits: 1, cost: 0.25, tokens: 1200 });
   });
 
-  it('marks where a child escalated and why, on the failed child and on the one that ran again', () => {
+  it('marks where a child escalated and why (how many turns failed), on the failed child and on the one that ran again', () => {
     const tree = treeOf(markedRun());
     const [, failed, again] = tree.root?.iterations[0]?.subcalls ?? [];
     expect(failed && subcallMarks(failed)).toEqual([
-      'escalated to strong: its code failed turns in a row',
+      'escalated to strong: its code failed 3 turns in a row',
     ]);
     expect(again && subcallMarks(again)).toEqual([
-      'escalation from cheap (run root.1: its code failed turns in a row)',
+      'escalation from cheap (run root.1: its code failed 3 turns in a row)',
     ]);
     expect(tree.escalations).toBe(1);
   });
@@ -176,7 +177,7 @@ describe('cache hits and escalations in the trace', () => {
       '<span class="mark cache-hit">cache hit (paid by run earlier-run; saved 1,200 tokens, $0.2500)</span>',
     );
     expect(page).toContain(
-      '<span class="mark escalation">escalated to strong: its code failed turns in a row</span>',
+      '<span class="mark escalation">escalated to strong: its code failed 3 turns in a row</span>',
     );
     expect(page).toMatch(/Cache hits<\/dt>\s*<dd[^>]*>1 \(saved 1,200 tokens, \$0\.2500\)/);
     expect(page).toMatch(/Escalations<\/dt>\s*<dd[^>]*>1</);

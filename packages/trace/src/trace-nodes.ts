@@ -50,6 +50,8 @@ export interface TraceEscalation {
   toModel: string;
   /** `errors`: its code failed turns in a row; `no-answer`: its turns ran out without an answer. */
   reason: 'errors' | 'no-answer';
+  /** With `errors`: how many turns in a row failed (absent in older trajectories). */
+  consecutiveErrors?: number | undefined;
   attempt: number;
   /** The failed child's run and the new child's. */
   fromRunId: string;

@@ -236,6 +236,9 @@ export class TraceTree {
       fromModel: event.fromModel,
       toModel: event.toModel,
       reason: event.reason,
+      ...(event.consecutiveErrors === undefined
+        ? {}
+        : { consecutiveErrors: event.consecutiveErrors }),
       attempt: event.attempt,
       fromRunId: event.childRunId,
       toRunId: event.toChildRunId,

@@ -1,8 +1,12 @@
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import {
+  type HeadlessChromium,
+  launchHeadlessChromium,
+  systemChromiumOrWarn,
+} from '@rlm/testkit/browser';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatCost } from './format-units.js';
@@ -12,46 +16,24 @@ import { renderTraceHtml } from './render-trace-html.js';
 import { type SyntheticRun, syntheticRun } from './testing/synthetic-run.js';
 import { TraceTree } from './trace-tree.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, '..', 'test-artifacts');
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  process.stderr.write(
-    `\n!!! TRACE VIEWER BROWSER TESTS SKIPPED: ${CHROMIUM} is missing. Install it with: apt-get install -y chromium !!!\n\n`,
-  );
-}
+const hasChromium = systemChromiumOrWarn('TRACE VIEWER BROWSER TESTS');
 
+let chrome: HeadlessChromium<BrowserContext> | undefined;
 let browser: BrowserContext;
-let profileDir: string;
 let pagesDir: string;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  profileDir = await mkdtemp(join(tmpdir(), 'rlm-chromium-'));
   pagesDir = await mkdtemp(join(tmpdir(), 'rlm-trace-pages-'));
   await mkdir(ARTIFACTS, { recursive: true });
-  browser = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  chrome = await launchHeadlessChromium(chromium, { viewport: { width: 1280, height: 900 } });
+  browser = chrome.context;
 });
 
 afterAll(async () => {
-  await browser?.close();
-  for (const dir of [profileDir, pagesDir]) {
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  }
+  await chrome?.close();
+  if (pagesDir !== undefined) await rm(pagesDir, { recursive: true, force: true });
 });
 
 /** The run's page as `rlm trace --html --context` writes it. */

@@ -79,6 +79,27 @@ describe('rlm mcp: what a client may choose', () => {
     expect(rlm.stderr()).toContain('a client may also choose testkit:needle-finder-grep');
   });
 
+  it('takes an escalation ladder of allowed models only, naming the rung it refuses', async () => {
+    await using rlm = await startRlmMcp(['--allow-model', 'testkit:needle-finder-grep']);
+    const refused = await rlm.call({
+      query: 'q',
+      context: 'x',
+      escalate: ['testkit:needle-finder-grep', `openai-compatible/gpt@${recorder.url}`],
+    });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain('escalate[1]');
+    expect(text(refused)).toContain('allowed: testkit:needle-finder, testkit:needle-finder-grep');
+    expect(recorder.hits).toEqual([]);
+    const allowed = await rlm.call({
+      query: 'What is the magic number?',
+      context: 'filler\nThe magic number is 5050.\nfiller',
+      escalate: ['testkit:needle-finder-grep'],
+      escalateAfterErrors: 2,
+    });
+    expect(allowed.isError).toBeUndefined();
+    expect(text(allowed)).toContain('5050');
+  });
+
   it('offers --allow-model on rlm mcp only', async () => {
     const run = await runCliInProcess(['run', 'q', '--allow-model', 'x'], {
       cwd: sandbox.dir,

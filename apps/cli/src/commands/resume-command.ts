@@ -34,8 +34,8 @@ export function registerResumeCommand(program: Command, deps: RunCommandDeps): v
 rlm run records every run in the run store (--run-store, default <data dir>/runs.db) with its
 configuration and a checkpoint after each turn. A run that was killed, cancelled or stopped by a
 budget continues from its last finished turn; the turn that was interrupted runs again. The run's
-model, limits and budgets are reused unless a flag overrides them (a run a budget stopped needs a
-larger one). The context is not stored: pass the same --context arguments as the original run.
+model, limits, budgets and escalation ladder are reused unless a flag overrides them (a run a
+budget stopped needs a larger one). The context is not stored: pass the same --context arguments as the original run.
 Checks come in this order: the run, then the context, then credentials. Its trajectory file is
 continued. Exit codes as for rlm run. MCP servers are not recorded: pass the same --mcp, --mcp-prefix,
 --mcp-url and --mcp-header flags again (the printed resume command has them, header values as …). A run started with --output-schema keeps its schema (its checkpoint has it).

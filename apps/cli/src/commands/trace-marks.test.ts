@@ -63,10 +63,10 @@ describe('rlm trace marks', () => {
     expect(header).toContain('1 escalation');
     expect(result.stdout).toContain('⚡ cache hit (paid by run marked;');
     expect(result.stdout).toContain(
-      '⇧ escalated to scripted/strong: its code failed turns in a row',
+      '⇧ escalated to scripted/strong: its code failed 3 turns in a row',
     );
     expect(result.stdout).toMatch(
-      /⇧ escalation from scripted\/cheap \(run marked\.\d+: its code failed turns in a row\)/,
+      /⇧ escalation from scripted\/cheap \(run marked\.\d+: its code failed 3 turns in a row\)/,
     );
   });
 
@@ -82,7 +82,7 @@ describe('rlm trace marks', () => {
     const html = readFileSync(page, 'utf8');
     expect(html).toContain('<span class="mark cache-hit">cache hit (paid by run marked;');
     expect(html).toContain(
-      '<span class="mark escalation">escalated to scripted/strong: its code failed turns in a row</span>',
+      '<span class="mark escalation">escalated to scripted/strong: its code failed 3 turns in a row</span>',
     );
     expect(html).toContain('data-field="escalations">1</dd>');
   });

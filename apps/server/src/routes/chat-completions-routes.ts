@@ -1,5 +1,4 @@
-import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import type { Hono } from 'hono';
 import type { AppEnv } from '../app-env.js';
 import {
   answerSchemaOf,
@@ -7,22 +6,12 @@ import {
   chatCompletionRequestSchema,
   toRunInput,
 } from '../chat-completion-request.js';
-import { guardedSse } from '../guarded-sse.js';
-import { payloadTooLarge } from '../payload-too-large.js';
-import { readJsonBody } from '../read-json-body.js';
 import { redactUpstream } from '../redact-upstream.js';
 import type { RunOutcome } from '../run-outcome.js';
 import type { ServerServices } from '../server-services.js';
 import { followRunProgress } from './follow-run-progress.js';
-import {
-  missesSchemaAnswer,
-  noSchemaAnswer,
-  raceDisconnect,
-  replyText,
-  runFailed,
-  runTokens,
-} from './openai-run-replies.js';
-import { submitOpenAiRun } from './submit-openai-run.js';
+import { replyText, runTokens } from './openai-run-replies.js';
+import { openAiRunRoute } from './openai-run-route.js';
 
 /**
  * `POST /v1/chat/completions`, OpenAI-compatible: `model` names a configured profile, the last
@@ -33,118 +22,83 @@ import { submitOpenAiRun } from './submit-openai-run.js';
  * are refused unless the profile's MCP servers serve them (see `refuseUnservedTools`).
  */
 export function chatCompletionsRoutes(services: ServerServices): Hono<AppEnv> {
-  const { config, runs, store, hub } = services;
-  const app = new Hono<AppEnv>();
-
-  app.post(
-    '/',
-    bodyLimit({
-      maxSize: config.limits.contextBytes,
-      onError: payloadTooLarge('request body', config.limits.contextBytes),
+  return openAiRunRoute(services, {
+    schema: chatCompletionRequestSchema,
+    what: 'chat completion request',
+    runRequest: (body) => ({
+      ...toRunInput(body),
+      outputSchema: answerSchemaOf(body),
+      schemaField: 'response_format.json_schema.schema',
     }),
-    async (c) => {
-      const principal = c.get('principal');
-      const body = await readJsonBody(c, chatCompletionRequestSchema, 'chat completion request');
-      const outputSchema = answerSchemaOf(body);
-      const { record, done, budget } = await submitOpenAiRun({ config, runs }, principal, {
-        model: body.model,
-        tools: body['tools'],
-        ...toRunInput(body),
-        outputSchema,
-        schemaField: 'response_format.json_schema.schema',
-      });
+    wantedFormat,
+    reply: ({ body, record }, outcome) => ({
+      id: `chatcmpl-${record.id}`,
+      object: 'chat.completion',
+      created: Math.floor(record.createdAt / 1000),
+      model: body.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: replyText(outcome), refusal: null },
+          finish_reason: finishReason(outcome),
+          logprobs: null,
+        },
+      ],
+      usage: openAiUsage(outcome),
+      rlm: {
+        runId: record.id,
+        status: outcome.status,
+        iterations: outcome.iterations,
+        costUsd: runTokens(outcome).costUsd,
+        partialAnswer: outcome.partialAnswer,
+      },
+    }),
+    async stream(stream, { body, record, principal, failureOf }, follow) {
       const id = `chatcmpl-${record.id}`;
       const created = Math.floor(record.createdAt / 1000);
-      c.header('x-rlm-run-id', record.id);
-      if (body.stream !== true) {
-        const outcome = await raceDisconnect(done, c.req.raw.signal, () => runs.cancel(record.id));
-        if (outcome.status === 'error') throw runFailed(outcome);
-        if (missesSchemaAnswer(outputSchema, outcome))
-          throw noSchemaAnswer(wantedFormat(body), outcome, budget.maxIterations);
-        return c.json({
-          id,
-          object: 'chat.completion',
-          created,
-          model: body.model,
-          choices: [
-            {
-              index: 0,
-              message: { role: 'assistant', content: replyText(outcome), refusal: null },
-              finish_reason: finishReason(outcome),
-              logprobs: null,
-            },
-          ],
-          usage: openAiUsage(outcome),
-          rlm: {
-            runId: record.id,
-            status: outcome.status,
-            iterations: outcome.iterations,
-            costUsd: runTokens(outcome).costUsd,
-            partialAnswer: outcome.partialAnswer,
-          },
+      const includeUsage = body.stream_options?.include_usage === true;
+      const chunk = (delta: object, finish: string | null) =>
+        stream.writeSSE({
+          data: JSON.stringify({
+            id,
+            object: 'chat.completion.chunk',
+            created,
+            model: body.model,
+            choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+            ...(includeUsage ? { usage: null } : {}),
+          }),
+        });
+      await chunk({ role: 'assistant', content: '' }, null);
+      const outcome = await followRunProgress({
+        ...follow,
+        onProgress: (text) => chunk({ reasoning_content: redactUpstream(principal, text) }, null),
+        onIdle: () => stream.write(': keep-alive\n\n'),
+      });
+      const failure = failureOf(outcome);
+      if (failure !== undefined) {
+        const error = failure.toJSON();
+        await stream.writeSSE({
+          data: JSON.stringify({ error: { ...error, type: 'server_error' } }),
+        });
+        return;
+      }
+      await chunk({ content: replyText(outcome) }, null);
+      await chunk({}, finishReason(outcome));
+      if (includeUsage) {
+        await stream.writeSSE({
+          data: JSON.stringify({
+            id,
+            object: 'chat.completion.chunk',
+            created,
+            model: body.model,
+            choices: [],
+            usage: openAiUsage(outcome),
+          }),
         });
       }
-      const includeUsage = body.stream_options?.include_usage === true;
-      return guardedSse(c, async (stream) => {
-        const gone = new AbortController();
-        stream.onAbort(() => {
-          gone.abort();
-          void runs.cancel(record.id);
-        });
-        const chunk = (delta: object, finish: string | null) =>
-          stream.writeSSE({
-            data: JSON.stringify({
-              id,
-              object: 'chat.completion.chunk',
-              created,
-              model: body.model,
-              choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
-              ...(includeUsage ? { usage: null } : {}),
-            }),
-          });
-        await chunk({ role: 'assistant', content: '' }, null);
-        const outcome = await followRunProgress({
-          store: store.runs,
-          hub,
-          runId: record.id,
-          done,
-          heartbeatMs: config.heartbeatMs,
-          signal: gone.signal,
-          onProgress: (text) => chunk({ reasoning_content: redactUpstream(principal, text) }, null),
-          onIdle: () => stream.write(': keep-alive\n\n'),
-        });
-        const failure =
-          outcome.status === 'error'
-            ? runFailed(outcome)
-            : missesSchemaAnswer(outputSchema, outcome)
-              ? noSchemaAnswer(wantedFormat(body), outcome, budget.maxIterations)
-              : undefined;
-        if (failure !== undefined) {
-          const error = failure.toJSON();
-          await stream.writeSSE({
-            data: JSON.stringify({ error: { ...error, type: 'server_error' } }),
-          });
-          return;
-        }
-        await chunk({ content: replyText(outcome) }, null);
-        await chunk({}, finishReason(outcome));
-        if (includeUsage) {
-          await stream.writeSSE({
-            data: JSON.stringify({
-              id,
-              object: 'chat.completion.chunk',
-              created,
-              model: body.model,
-              choices: [],
-              usage: openAiUsage(outcome),
-            }),
-          });
-        }
-        await stream.writeSSE({ data: '[DONE]' });
-      });
+      await stream.writeSSE({ data: '[DONE]' });
     },
-  );
-  return app;
+  });
 }
 
 /** The request's JSON format field, as errors name it. */

@@ -1,19 +1,9 @@
-import type { RlmError } from '@rlm/protocol';
-import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import type { RunRecord } from '@rlm/memory';
+import type { Hono } from 'hono';
 import type { AppEnv } from '../app-env.js';
-import { guardedSse } from '../guarded-sse.js';
-import { payloadTooLarge } from '../payload-too-large.js';
-import { readJsonBody } from '../read-json-body.js';
 import { redactUpstream } from '../redact-upstream.js';
-import type { RunOutcome } from '../run-outcome.js';
 import type { ServerServices } from '../server-services.js';
-import {
-  missesSchemaAnswer,
-  noSchemaAnswer,
-  raceDisconnect,
-  runFailed,
-} from './openai-run-replies.js';
+import { openAiRunRoute } from './openai-run-route.js';
 import { finalOutput, type ResponseIdentity, responseObject } from './response-object.js';
 import {
   type ResponsesRequest,
@@ -22,7 +12,6 @@ import {
   responsesRunInput,
 } from './responses-request.js';
 import { streamResponse } from './stream-response.js';
-import { submitOpenAiRun } from './submit-openai-run.js';
 
 /**
  * `POST /v1/responses`, OpenAI's Responses API: `model` names a configured profile, the last user
@@ -32,69 +21,32 @@ import { submitOpenAiRun } from './submit-openai-run.js';
  * run's progress comes as a reasoning item's summary text before the answer.
  */
 export function responsesRoutes(services: ServerServices): Hono<AppEnv> {
-  const { config, runs, store, hub } = services;
-  const app = new Hono<AppEnv>();
-
-  app.post(
-    '/',
-    bodyLimit({
-      maxSize: config.limits.contextBytes,
-      onError: payloadTooLarge('request body', config.limits.contextBytes),
+  return openAiRunRoute(services, {
+    schema: responsesRequestSchema,
+    what: 'responses request',
+    runRequest: (body) => ({
+      ...responsesRunInput(body),
+      outputSchema: responsesAnswerSchema(body),
+      schemaField: 'text.format.schema',
     }),
-    async (c) => {
-      const principal = c.get('principal');
-      const body = await readJsonBody(c, responsesRequestSchema, 'responses request');
-      const outputSchema = responsesAnswerSchema(body);
-      const { record, done, budget } = await submitOpenAiRun({ config, runs }, principal, {
-        model: body.model,
-        tools: body['tools'],
-        ...responsesRunInput(body),
-        outputSchema,
-        schemaField: 'text.format.schema',
-      });
-      c.header('x-rlm-run-id', record.id);
-      const identity: ResponseIdentity = {
-        runId: record.id,
-        createdAt: Math.floor(record.createdAt / 1000),
-        request: body,
-      };
-      const failureOf = (outcome: RunOutcome): RlmError | undefined =>
-        outcome.status === 'error'
-          ? runFailed(outcome)
-          : missesSchemaAnswer(outputSchema, outcome)
-            ? noSchemaAnswer(wantedFormat(body), outcome, budget.maxIterations)
-            : undefined;
-      if (body.stream !== true) {
-        const outcome = await raceDisconnect(done, c.req.raw.signal, () => runs.cancel(record.id));
-        const failure = failureOf(outcome);
-        if (failure !== undefined) throw failure;
-        return c.json(
-          responseObject(identity, { outcome, output: finalOutput(record.id, outcome) }),
-        );
-      }
-      return guardedSse(c, async (stream) => {
-        const gone = new AbortController();
-        stream.onAbort(() => {
-          gone.abort();
-          void runs.cancel(record.id);
-        });
-        await streamResponse(stream, {
-          identity,
-          follow: {
-            store: store.runs,
-            hub,
-            runId: record.id,
-            done,
-            heartbeatMs: config.heartbeatMs,
-            signal: gone.signal,
-          },
-          redact: (text) => redactUpstream(principal, text),
-          failureOf,
-        });
-      });
-    },
-  );
-  return app;
+    wantedFormat,
+    reply: ({ body, record }, outcome) =>
+      responseObject(identityOf(body, record), {
+        outcome,
+        output: finalOutput(record.id, outcome),
+      }),
+    stream: (stream, { body, record, principal, failureOf }, follow) =>
+      streamResponse(stream, {
+        identity: identityOf(body, record),
+        follow,
+        redact: (text) => redactUpstream(principal, text),
+        failureOf,
+      }),
+  });
+}
+
+function identityOf(body: ResponsesRequest, record: RunRecord): ResponseIdentity {
+  return { runId: record.id, createdAt: Math.floor(record.createdAt / 1000), request: body };
 }
 
 /** The request's JSON format field, as errors name it. */

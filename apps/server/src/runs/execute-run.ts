@@ -121,7 +121,7 @@ async function engineInput(
   hooks: Pick<RunEngineInput, 'onEvent' | 'onTrajectory'>,
 ): Promise<RunEngineInput> {
   const { runId, input, controller } = run;
-  const { systemPrompt, tools, recorded, resume, outputSchema } = input;
+  const { systemPrompt, tools, recorded, resume, outputSchema, escalation } = input;
   return {
     runId,
     query: input.query,
@@ -140,6 +140,7 @@ async function engineInput(
     ...(recorded === undefined ? {} : { recorded }),
     ...(resume === true ? { resume } : {}),
     ...(outputSchema === undefined ? {} : { outputSchema }),
+    ...(escalation === undefined ? {} : { escalation }),
   };
 }
 

@@ -110,6 +110,7 @@ export async function resumeEndedRun(
       recorded,
       resume: true,
       ...(meta.outputSchema === undefined ? {} : { outputSchema: meta.outputSchema }),
+      ...(meta.escalation === undefined ? {} : { escalation: meta.escalation }),
     };
     void enqueue(life, { runId, input, lease });
   } catch (error) {

@@ -28,6 +28,8 @@ export interface SubmitRunInput {
   tools?: Readonly<Record<string, EngineTool>>;
   /** The JSON Schema the answer must match (kept in the run's metadata). */
   outputSchema?: Readonly<Record<string, JsonValue>>;
+  /** A caller's escalation ladder over the profile's (kept in the run's metadata). */
+  escalation?: RunMeta['escalation'];
 }
 
 /** A submitted run: its stored record and a promise of how it ends. */

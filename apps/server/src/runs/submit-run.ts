@@ -47,6 +47,7 @@ export async function submitRun(life: RunLifecycle, input: SubmitRunInput): Prom
       budget: input.budget,
       agentId: input.agentId ?? null,
       ...(input.outputSchema === undefined ? {} : { outputSchema: input.outputSchema }),
+      ...(input.escalation === undefined ? {} : { escalation: input.escalation }),
       contextOwned: context !== undefined,
     });
     record = await coordinator.createRun(

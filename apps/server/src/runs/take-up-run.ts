@@ -82,7 +82,7 @@ async function resumeRun(
   { message, taken }: TakeUpOptions,
 ): Promise<TakeUpResult> {
   const { store } = life;
-  const { owner, query, contextId, profile, budget, outputSchema } = rerun;
+  const { owner, query, contextId, profile, budget, outputSchema, escalation } = rerun;
   const claim = taken?.claim;
   const checkpoint = await store.latestCheckpoint(record.id);
   const recorded = await store.trajectory(record.id);
@@ -107,6 +107,7 @@ async function resumeRun(
     recorded,
     ...(checkpoint === undefined ? {} : { resume: true }),
     ...(outputSchema === undefined ? {} : { outputSchema }),
+    ...(escalation === undefined ? {} : { escalation }),
   };
   void enqueue(life, { runId: record.id, input, lease: claim?.lease });
   return 'resumed';

@@ -1,49 +1,32 @@
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { scriptedModel } from '@rlm/testkit';
+import {
+  type HeadlessChromium,
+  launchHeadlessChromium,
+  systemChromiumOrWarn,
+} from '@rlm/testkit/browser';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutorEngine } from '../executor-engine.js';
 import { deferred } from '../test-support/read-sse.js';
 import { startTestServer } from '../test-support/start-test-server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  process.stderr.write(
-    `\n!!! UI BROWSER TESTS SKIPPED: ${CHROMIUM} is missing. Install it with: apt-get install -y chromium !!!\n\n`,
-  );
-}
+const hasChromium = systemChromiumOrWarn('UI BROWSER TESTS');
 
+let chrome: HeadlessChromium<BrowserContext> | undefined;
 let browser: BrowserContext;
-let profileDir: string;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  profileDir = await mkdtemp(join(tmpdir(), 'rlm-chromium-'));
   await mkdir(ARTIFACTS, { recursive: true });
-  browser = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  chrome = await launchHeadlessChromium(chromium);
+  browser = chrome.context;
 });
 
 afterAll(async () => {
-  await browser?.close();
-  if (profileDir !== undefined) await rm(profileDir, { recursive: true, force: true });
+  await chrome?.close();
 });
 
 describe.skipIf(!hasChromium)('UI pages in headless Chromium', () => {

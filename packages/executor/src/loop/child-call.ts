@@ -158,6 +158,9 @@ export async function childRun(node: RunNode, input: ChildCallInput): Promise<Su
         childRunId: first.childRunId,
         fromModel: input.model.id,
         reason: first.reason,
+        ...(first.consecutiveErrors === undefined
+          ? {}
+          : { consecutiveErrors: first.consecutiveErrors }),
         attempt: 1,
       },
     },
@@ -183,7 +186,14 @@ export function nextRung(
 /** One child run: its outcome, its ids, and why a stronger model should try it, if so. */
 type ChildAttempt =
   | { outcome: SubCallOutcome; reason?: undefined }
-  | { outcome: SubCallOutcome; callId: string; childRunId: string; reason: EscalationReason };
+  | {
+      outcome: SubCallOutcome;
+      callId: string;
+      childRunId: string;
+      reason: EscalationReason;
+      /** With `errors`: the failed turns in a row that stopped the child. */
+      consecutiveErrors?: number | undefined;
+    };
 
 /** The failed child an escalated attempt runs again (for the `escalation` event). */
 interface EscalatedFrom {
@@ -191,6 +201,7 @@ interface EscalatedFrom {
   childRunId: string;
   fromModel: string;
   reason: EscalationReason;
+  consecutiveErrors?: number;
   attempt: number;
 }
 
@@ -199,10 +210,10 @@ type EscalationReason = 'errors' | 'no-answer';
 /** Why a child's end calls for a stronger model: stuck on errors, or out of turns with no answer. */
 function escalationReason(
   result: RLMChatCompletion | undefined,
-  hitErrorLimit: boolean,
+  errorsAtLimit: number | undefined,
 ): EscalationReason | undefined {
   if (result === undefined || result.answer !== null) return undefined;
-  if (hitErrorLimit && result.status === 'budget_exceeded') return 'errors';
+  if (errorsAtLimit !== undefined && result.status === 'budget_exceeded') return 'errors';
   return result.status === 'max_iterations' ? 'no-answer' : undefined;
 }
 
@@ -270,7 +281,8 @@ async function childAttempt(
   let text: string;
   let ok = false;
   let result: RLMChatCompletion | undefined;
-  let hitErrorLimit = false;
+  /** The failed turns in a row when the error limit stopped the child. */
+  let errorsAtLimit: number | undefined;
   try {
     result = await invoke({
       runId: childRunId,
@@ -288,8 +300,8 @@ async function childAttempt(
       ...(toolNames === undefined ? {} : { toolNames }),
       traceContext: traced.context,
       ...(escalates ? { errorLimit: config.escalateAfterErrors } : {}),
-      onErrorLimit: () => {
-        hitErrorLimit = true;
+      onErrorLimit: (consecutiveErrors) => {
+        errorsAtLimit = consecutiveErrors;
       },
     });
     text = childResultText(result);
@@ -324,6 +336,9 @@ async function childAttempt(
     runId: childRunId,
   });
   const outcome = { text, ok, usage: result?.usage ?? emptyUsage() };
-  const reason = escalates ? escalationReason(result, hitErrorLimit) : undefined;
-  return reason === undefined ? { outcome } : { outcome, callId, childRunId, reason };
+  const reason = escalates ? escalationReason(result, errorsAtLimit) : undefined;
+  if (reason === undefined) return { outcome };
+  return reason === 'errors'
+    ? { outcome, callId, childRunId, reason, consecutiveErrors: errorsAtLimit }
+    : { outcome, callId, childRunId, reason };
 }

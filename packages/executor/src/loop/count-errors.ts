@@ -26,7 +26,7 @@ export function countErrors(
   );
   if (state.consecutiveErrors >= max) {
     const hit = { limit: 'consecutive_errors' as const, used: state.consecutiveErrors, max };
-    spec.onErrorLimit?.();
+    spec.onErrorLimit?.(state.consecutiveErrors);
     node.emit({ type: 'limit-hit', ...hit });
     node.scope.stop({ status: 'budget_exceeded', ...hit });
     node.scope.signal.throwIfAborted();

@@ -34,7 +34,7 @@ function escalations(events: readonly RunEvent[]): Escalation[] {
 }
 
 describe('escalation ladder', () => {
-  it('runs a child stuck on errors again on the next rung after escalateAfterErrors (3) failed turns', async () => {
+  it('runs a child stuck on errors again on the next rung after escalateAfterErrors (3) failed turns, the event carrying the count', async () => {
     const cheap = worker('cheap', { failures: 99 });
     const strong = worker('strong', { failures: 0, answer: '42' });
     const { events, onEvent } = eventLog();
@@ -55,6 +55,7 @@ describe('escalation ladder', () => {
       fromModel: 'cheap',
       toModel: 'strong',
       reason: 'errors',
+      consecutiveErrors: 3,
       attempt: 1,
       depth: 0,
     });
@@ -82,18 +83,21 @@ describe('escalation ladder', () => {
     expect(escalations(events)).toEqual([]);
   });
 
-  it('takes the run’s escalateAfterErrors instead of the default', async () => {
+  it('takes the run’s escalateAfterErrors instead of the default, and the event says how many failed', async () => {
     const cheap = worker('cheap', { failures: 99 });
     const strong = worker('strong', { failures: 0, answer: '42' });
+    const { events, onEvent } = eventLog();
     const result = await testRLM({
       model: rootModel('cheap'),
       models: [cheap],
       escalate: [cheap, strong],
       escalateAfterErrors: 2,
       maxDepth: 2,
+      onEvent,
     }).completion('ctx');
     expect(result.answer).toBe('42');
     expect(cheap.requests).toHaveLength(2);
+    expect(escalations(events)).toMatchObject([{ reason: 'errors', consecutiveErrors: 2 }]);
   });
 
   it('escalates a child whose turns run out without an answer', async () => {
@@ -112,6 +116,8 @@ describe('escalation ladder', () => {
     expect(escalations(events)).toMatchObject([
       { fromModel: 'cheap', toModel: 'strong', reason: 'no-answer', attempt: 1 },
     ]);
+    // Its turns did not fail: no count of errors to report.
+    expect(escalations(events)[0]).not.toHaveProperty('consecutiveErrors');
   });
 
   it('never runs a child on the last rung again, and runs an escalated child again at most once', async () => {

@@ -46,7 +46,7 @@ export interface InvocationSpec {
    */
   errorLimit?: number | undefined;
   /** Told when the consecutive-errors limit stops this invocation (the caller may escalate). */
-  onErrorLimit?: (() => void) | undefined;
+  onErrorLimit?: ((consecutiveErrors: number) => void) | undefined;
   /** Hears each host function call of this invocation's code and its children's (a task's count). */
   onHostCall?: (() => void) | undefined;
 }

@@ -2,6 +2,11 @@ import { MAX_RUN_EVENT_CHARS, type ModelRequest } from '@rlm/protocol';
 import { scriptedModel } from '@rlm/testkit';
 import { describe, expect, it } from 'vitest';
 import { eventLog, repl, testRLM } from '../testing/rlm-test-kit.js';
+import {
+  RUNAWAY_LIMITS as LIMITS,
+  RUNAWAY_BLOCKS as RUNAWAY,
+  repls,
+} from '../testing/runaway-blocks.js';
 
 /** Root requests carry the dispatcher section of the coordinator prompt; children are solvers. */
 function isRoot(request: ModelRequest): boolean {
@@ -15,23 +20,6 @@ function turnOf(request: ModelRequest): number {
 /** Everything the model was sent on its last turn. */
 function lastPrompt(requests: readonly ModelRequest[]): string {
   return (requests.at(-1)?.messages ?? []).map((message) => message.content).join('\n');
-}
-
-/**
- * One native call that runs for many seconds (quadratic in the depth): only the worker's watchdog
- * can stop it. The object is built over several blocks, each well within its CPU budget.
- */
-const RUNAWAY = [
-  'var deep = {}; 1',
-  ...Array.from({ length: 20 }, () => 'for (let i = 0; i < 3_000; i++) deep = { deep }; 1'),
-  'JSON.stringify(deep).length',
-];
-/** Room for the blocks above in one turn. */
-const LIMITS = { cpuSliceMs: 1_000, maxBlocksPerIteration: 30 };
-
-/** A response running `blocks` in order. */
-function repls(blocks: readonly string[]): string {
-  return blocks.map((code) => repl(code)).join('\n');
 }
 
 describe('the loop and the sandbox limits', () => {

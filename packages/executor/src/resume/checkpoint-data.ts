@@ -38,6 +38,11 @@ export const checkpointDataSchema = z.object({
   subcalls: z.number().int().nonnegative(),
   /** Calls the run's budget refused so far (absent in checkpoints written before it was kept). */
   refusedCalls: z.number().int().nonnegative().optional(),
+  /**
+   * Times the run's REPL was reset so far, so a resumed run reports the whole run's (absent when
+   * none, and in checkpoints written before it was kept).
+   */
+  sandboxResets: z.number().int().nonnegative().optional(),
   /** Size of the run's JSONL trajectory file after this turn, when it has one. */
   trajectoryBytes: z.number().int().nonnegative().nullable().optional(),
   /** The JSON Schema of a typed answer: a resume without its own `output` checks against it. */

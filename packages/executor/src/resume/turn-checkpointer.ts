@@ -28,6 +28,8 @@ export interface ResumableState {
   compactedPrefix: number;
   partial: string | null;
   consecutiveErrors: number;
+  /** Times the REPL was reset (`sandbox.reset`) in the turns so far. */
+  sandboxResets: number;
   codeEverRan: boolean;
   guardUsed: boolean;
   /** The code of the blocks the latest turn ran. */
@@ -94,6 +96,7 @@ export class TurnCheckpointer {
     state.compactedPrefix = saved.compactedPrefix;
     state.partial = saved.partial;
     state.consecutiveErrors = saved.consecutiveErrors;
+    state.sandboxResets = saved.sandboxResets ?? 0;
     state.codeEverRan = saved.codeEverRan;
     state.guardUsed = saved.guardUsed;
     this.#node.restoreCounters(saved.counters);
@@ -162,6 +165,7 @@ export class TurnCheckpointer {
       compactedPrefix: state.compactedPrefix,
       partial: state.partial,
       consecutiveErrors: state.consecutiveErrors,
+      ...(state.sandboxResets === 0 ? {} : { sandboxResets: state.sandboxResets }),
       codeEverRan: state.codeEverRan,
       guardUsed: state.guardUsed,
       usage: this.#node.scope.usage,

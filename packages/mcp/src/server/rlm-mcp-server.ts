@@ -252,6 +252,8 @@ export function createRlmMcpServer(options: RlmMcpServerOptions = {}): RlmMcpSer
         query: input.query,
         context: loaded.text,
         model: input.model,
+        escalate: input.escalate,
+        escalateAfterErrors: input.escalateAfterErrors,
         maxDepth: input.maxDepth,
         maxIterations: input.maxIterations,
         maxCostUsd: input.maxCostUsd,

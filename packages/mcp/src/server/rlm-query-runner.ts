@@ -19,6 +19,13 @@ export interface RlmQueryRequest {
   context: string;
   /** A model id (or, on the HTTP server, a profile name) among those the operator allowed. */
   model?: string | undefined;
+  /**
+   * The escalation ladder, cheapest first: model ids (on the HTTP server, profile names), each
+   * among those the operator allowed, like `model`.
+   */
+  escalate?: readonly string[] | undefined;
+  /** With a ladder (the caller's or the operator's): failing turns in a row before a child escalates. */
+  escalateAfterErrors?: number | undefined;
   maxDepth?: number | undefined;
   maxIterations?: number | undefined;
   maxCostUsd?: number | undefined;
@@ -56,6 +63,8 @@ export function callerChoicesOf(request: RlmQueryRequest): CallerChoices {
     drivers: request.drivers === undefined ? undefined : [...request.drivers],
     repl: request.repl,
     outputSchema: request.outputSchema,
+    escalate: request.escalate === undefined ? undefined : [...request.escalate],
+    escalateAfterErrors: request.escalateAfterErrors,
     limits: Object.keys(limits).length === 0 ? undefined : limits,
   });
 }

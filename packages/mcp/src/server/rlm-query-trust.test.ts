@@ -1,8 +1,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createRunner, resolveModel } from '@rlm/executor';
-import { type RequestRecorder, startRequestRecorder, withOfflineModels } from '@rlm/testkit';
+import { createRunner, type RunnerModelResolver, resolveModel } from '@rlm/executor';
+import type { RunSettingsInput } from '@rlm/protocol';
+import {
+  type RequestRecorder,
+  type ScriptedModel,
+  scriptedModel,
+  startRequestRecorder,
+  withOfflineModels,
+} from '@rlm/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRlmMcpServer } from './rlm-mcp-server.js';
 import { rlmQueryRunner } from './rlm-query-runner.js';
@@ -19,16 +26,26 @@ afterEach(async () => {
   await recorder.close();
 });
 
+/** What the operator configured: how model ids become clients, and the run settings. */
+interface Operator {
+  resolveModel: RunnerModelResolver;
+  settings: RunSettingsInput;
+}
+
 /** `rlm mcp` as an operator sets it up: their key in the environment, one configured model. */
-async function connect(allowedModels?: readonly string[]) {
+function offlineOperator(): Operator {
   const env = { OPENAI_API_KEY: 'sk-operator-secret' };
-  const runner = createRunner({
+  return {
     resolveModel: withOfflineModels((id: string) => resolveModel(id, { env })),
-    isolation: 'inline',
-  });
+    settings: { model: 'testkit:needle-finder' },
+  };
+}
+
+async function connect(allowedModels?: readonly string[], operator = offlineOperator()) {
+  const runner = createRunner({ resolveModel: operator.resolveModel, isolation: 'inline' });
   const runQuery = rlmQueryRunner({
     runner,
-    settings: { model: 'testkit:needle-finder' },
+    settings: operator.settings,
     ...(allowedModels === undefined ? {} : { allowedModels }),
   });
   const rlm = createRlmMcpServer({ runQuery, repl: { isolation: 'inline' } });
@@ -72,6 +89,20 @@ describe('rlm_query and the operator’s trust boundary', () => {
     expect(recorder.hits).toEqual([]);
   });
 
+  it('refuses an escalation rung the operator did not allow, and sends it nothing', async () => {
+    await using session = await connect(['testkit:needle-finder-grep']);
+    const result = await session.call({
+      query: 'q',
+      context: 'c',
+      escalate: ['testkit:needle-finder-grep', `openai-compatible/gpt@${recorder.url}`],
+    });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('config.invalid');
+    expect(text(result)).toContain('escalate[1]');
+    expect(text(result)).toContain('allowed: testkit:needle-finder, testkit:needle-finder-grep');
+    expect(recorder.hits).toEqual([]);
+  });
+
   it('runs an allowed model the client chose', async () => {
     await using session = await connect(['testkit:needle-finder-grep']);
     const result = await session.call({
@@ -92,5 +123,36 @@ describe('rlm_query and the operator’s trust boundary', () => {
     });
     // One iteration is not enough for the policy to look and answer: the lowered cap held.
     expect(result.structuredContent).toMatchObject({ outcome: 'max_iterations' });
+  });
+
+  it('runs a failing child again on the allowed model the client named, after escalateAfterErrors', async () => {
+    const repl = (code: string) => `Next step:\n\`\`\`repl\n${code}\n\`\`\``;
+    const models: Record<string, ScriptedModel> = {
+      root: scriptedModel(
+        () => repl('const r = await rlm_query("solve it", { model: "cheap" });\nFINAL(r)'),
+        { id: 'root' },
+      ),
+      cheap: scriptedModel(() => repl('throw new Error("stuck")'), { id: 'cheap' }),
+      strong: scriptedModel(() => repl('FINAL("42")'), { id: 'strong' }),
+    };
+    await using session = await connect(['strong'], {
+      resolveModel: (id) => {
+        const model = models[id];
+        if (model === undefined) throw new Error(`no model ${id}`);
+        return model;
+      },
+      // The child runs on the cheap sub-model, which is off the ladder the client names.
+      settings: { model: 'root', subModel: 'cheap', limits: { maxDepth: 2 } },
+    });
+    const result = await session.call({
+      query: 'q',
+      context: 'c',
+      escalate: ['strong'],
+      escalateAfterErrors: 2,
+    });
+    expect(result.structuredContent).toMatchObject({ answer: '42', outcome: 'completed' });
+    // Two failed turns on the cheap model, not the five that stop any run.
+    expect(models['cheap']?.requests).toHaveLength(2);
+    expect(models['strong']?.requests.length).toBeGreaterThan(0);
   });
 });

@@ -29,6 +29,21 @@ export const rlmQueryInputSchema = z.strictObject({
   maxIterations: runLimitsSchema.shape.maxIterations.unwrap().max(200).optional(),
   maxCostUsd: runLimitsSchema.shape.maxCostUsd,
   maxTokens: runLimitsSchema.shape.maxTokens,
+  escalate: z
+    .array(z.string().min(1))
+    .min(1, 'escalate names at least one model')
+    .max(10)
+    .optional()
+    .describe(
+      'An escalation ladder, cheapest first, each a model id the server allows (as model): a child run stuck on errors or out of turns without an answer runs again once on the next one',
+    ),
+  escalateAfterErrors: z
+    .number()
+    .int()
+    .positive()
+    .max(50)
+    .optional()
+    .describe('With an escalation ladder: failing turns in a row after which a child escalates'),
   mode: runModeSchema
     .optional()
     .describe(
