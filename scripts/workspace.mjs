@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { buildProgress } from './workspace/build-progress.mjs';
 import { formatElapsed, runStep, say } from './workspace/run-step.mjs';
 import { inputFingerprint, setupIsCurrent, writeSetupStamp } from './workspace/setup-stamp.mjs';
-import { runInLanes, testOrder, turboTest } from './workspace/test-lanes.mjs';
+import { builtDependencies, runInLanes, testOrder, turboTest } from './workspace/test-lanes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { packageManager } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -62,69 +62,79 @@ const npxEnv = {
 const pnpm = (args) => ({ command: 'npx', args: ['--yes', packageManager, ...args], env: npxEnv });
 
 // Set-up shared by every job: pnpm itself, the exact dependencies from the lockfile, every package
-// built. Each stage's steps run together. Compiling better-sqlite3's SQLite from source (its
-// prebuilt download is unreachable here) takes a minute of one core and the TypeScript build
-// another: the install leaves the compile for later (--ignore-scripts) so that the two share the
-// machine's cores instead of following each other. Nothing reads the native addon before the job.
-const stages = [
-  [
-    {
-      name: 'pnpm',
-      what: `${packageManager} through npx (downloaded once)`,
-      ...pnpm(['--version']),
-    },
-  ],
-  [
-    {
-      name: 'install',
-      what: 'dependencies from the lockfile (pnpm install --frozen-lockfile --ignore-scripts; minutes on a first run)',
-      // On a terminal pnpm's own reporter shows what it resolves and downloads.
-      liveProgress: true,
-      ...pnpm(['install', '--frozen-lockfile', '--ignore-scripts']),
-    },
-  ],
-  [
-    {
-      name: 'native-addons',
-      what: 'the install scripts the install left pending (pnpm rebuild -r --pending: better-sqlite3 compiles SQLite on a first run)',
-      ...pnpm(['rebuild', '-r', '--pending']),
-    },
-    {
-      name: 'build',
-      what: 'every package (pnpm build: scripts/workspace/build-all.mjs)',
-      progress: ({ startedAt }) => buildProgress(root, { startedAt }),
-      command: process.execPath,
-      args: [join(root, 'scripts/workspace/build-all.mjs')],
-    },
-  ],
+// built. Compiling better-sqlite3's SQLite from source (its prebuilt download is unreachable here)
+// takes a minute of one core and the TypeScript build half a minute of another: the install
+// leaves the compile for later (--ignore-scripts), and it runs beside the build and then beside
+// the first test suites, the ones that load no native addon (workspace/test-lanes.mjs).
+const setupSteps = [
+  { name: 'pnpm', what: `${packageManager} through npx (downloaded once)`, ...pnpm(['--version']) },
+  {
+    name: 'install',
+    what: 'dependencies from the lockfile (pnpm install --frozen-lockfile --ignore-scripts; minutes on a first run)',
+    // On a terminal pnpm's own reporter shows what it resolves and downloads.
+    liveProgress: true,
+    ...pnpm(['install', '--frozen-lockfile', '--ignore-scripts']),
+  },
+  {
+    name: 'native-addons',
+    what: 'the install scripts the install left pending (pnpm rebuild -r --pending: better-sqlite3 compiles SQLite on a first run)',
+    ...pnpm(['rebuild', '-r', '--pending']),
+  },
+  {
+    name: 'build',
+    what: 'every package (pnpm build: scripts/workspace/build-all.mjs)',
+    progress: ({ startedAt }) => buildProgress(root, { startedAt }),
+    command: process.execPath,
+    args: [join(root, 'scripts/workspace/build-all.mjs')],
+  },
 ];
 
-const started = Date.now();
-// A clone whose lockfile, sources and build outputs are as the last set-up left them needs none
-// of it again: the job starts at once instead of after 10-50 s of pnpm, install and a cached build.
-if (setupIsCurrent(root, inputFingerprint(root, packageManager))) {
-  say(
-    `set-up skipped: nothing changed since the last one (checked in ${formatElapsed(Date.now() - started)})`,
-  );
-} else {
-  const total = stages.flat().length;
-  let index = 0;
-  let inputs;
-  for (const stage of stages) {
-    const statuses = await Promise.all(
-      stage.map((step) => {
-        index += 1;
-        return runStep({ ...step, label: `[${index}/${total}] ${step.name}`, cwd: root });
-      }),
+/**
+ * Runs the set-up (or finds it current) up to a finished build. Resolves to `nativeReady`, a promise
+ * of the native addons' status, which the set-up's stamp waits for too (`undefined`: nothing to
+ * build); wrapped, so that awaiting the set-up does not wait for it.
+ */
+async function setUp() {
+  const started = Date.now();
+  // A clone whose lockfile, sources and build outputs are as the last set-up left them needs none
+  // of it again: the job starts at once instead of after 10-50 s of pnpm, install and a build.
+  if (setupIsCurrent(root, inputFingerprint(root, packageManager))) {
+    say(
+      `set-up skipped: nothing changed since the last one (checked in ${formatElapsed(Date.now() - started)})`,
     );
-    const failed = statuses.find((status) => status !== 0);
-    if (failed !== undefined) process.exit(failed);
-    // After install: pnpm rewrites its own record of the tree, which the stamp also covers.
-    if (stage.some((step) => step.name === 'install'))
-      inputs = inputFingerprint(root, packageManager);
+    return { nativeReady: undefined };
   }
-  writeSetupStamp(root, packageManager, inputs);
-  say(`set-up done in ${formatElapsed(Date.now() - started)}`);
+  const [tool, install, nativeAddons, build] = setupSteps.map((step, index) => ({
+    ...step,
+    label: `[${index + 1}/${setupSteps.length}] ${step.name}`,
+    cwd: root,
+  }));
+  for (const step of [tool, install]) {
+    const status = await runStep(step);
+    if (status !== 0) process.exit(status);
+  }
+  // After install: pnpm rewrites its own record of the tree, which the stamp also covers.
+  const inputs = inputFingerprint(root, packageManager);
+  const native = runStep(nativeAddons);
+  const built = await runStep(build);
+  if (built !== 0) {
+    await native;
+    process.exit(built);
+  }
+  const nativeReady = native.then((status) => {
+    if (status !== 0) return status;
+    writeSetupStamp(root, packageManager, inputs);
+    say(`set-up done in ${formatElapsed(Date.now() - started)}`);
+    return 0;
+  });
+  return { nativeReady };
+}
+
+const { nativeReady } = await setUp();
+/** Waits for the native addons; a failure to build them ends this process with their status. */
+async function untilNativeReady() {
+  const status = (await nativeReady) ?? 0;
+  if (status !== 0) process.exit(status);
 }
 
 if (job === 'start') {
@@ -134,6 +144,7 @@ if (job === 'start') {
   // Ctrl-C reaches the CLI too (same process group): it cancels the run and prints the partial
   // answer, so this process waits for it instead of dying first.
   process.on('SIGINT', () => {});
+  await untilNativeReady();
   const args = rest.length > 0 ? rest : defaultRun();
   const result = spawnSync(process.execPath, [join(root, 'apps/cli/dist/bin.js'), ...args], {
     // biome-ignore lint/suspicious/noUndeclaredEnvVars: set by npm for this script, which turbo never runs.
@@ -178,11 +189,15 @@ for (const [index, step] of testSteps.entries()) {
   const label = `[${index + 1}/${testSteps.length}] ${name}`;
   const stepStarted = Date.now();
   if (lanes !== undefined) {
-    const suites = testOrder(root);
+    const suites = testOrder(root, builtDependencies(root));
     say(
-      `${label}: pnpm turbo run test --only --filter <package>, ${lanes} at a time, longest first: ${suites.map((suite) => suite.name).join(', ')} …`,
+      `${label}: pnpm turbo run test --only --filter <package>, ${lanes} at a time, longest first (those loading a native addon once it is built): ${suites.map((suite) => suite.name).join(', ')} …`,
     );
-    const failed = await runInLanes(suites, lanes, (suite) => turboTest(root, step, suite));
+    const failed = await runInLanes(suites, {
+      lanes,
+      start: (suite) => turboTest(root, step, suite),
+      nativeReady,
+    });
     const elapsed = formatElapsed(Date.now() - stepStarted);
     if (failed.length > 0) {
       say(`${label}: failed (${failed.join(', ')}) after ${elapsed}`);
@@ -191,6 +206,7 @@ for (const [index, step] of testSteps.entries()) {
     say(`${label}: passed in ${elapsed}`);
     continue;
   }
+  await untilNativeReady();
   say(
     `${label}: ${[command === 'npx' ? 'pnpm' : 'node', ...args.slice(command === 'npx' ? 2 : 0)].join(' ')} …`,
   );

@@ -10,22 +10,75 @@ import { join } from 'node:path';
 import { workspaceDirs } from './workspace-dirs.mjs';
 
 /**
- * The packages with a `test` script, longest suite first. A suite's length is guessed from its
- * number of test files, which needs no record of an earlier run (CI starts from a fresh clone).
+ * Seconds each package's suite took in a `.ci/run` on an idle 2-core machine (2026-11-29): only
+ * the order of the lanes comes from them, so a stale figure costs a little wall time, never a
+ * test. A package not listed is placed by its number of test files instead.
  */
-export function testOrder(root) {
-  const suites = [];
+const MEASURED_SECONDS = {
+  '@rlm/server': 216,
+  '@rlm/sandbox': 115,
+  '@rlm/executor': 77,
+  '@rlm/sandbox-python': 70,
+  '@rlm/cli': 68,
+  '@rlm/trace': 20,
+  '@rlm/memory': 19,
+  '@rlm/mcp': 17,
+  '@rlm/eval': 16,
+  '@rlm/prompts': 12,
+  '@rlm/protocol': 10,
+  '@rlm/testkit': 6,
+};
+
+/** A suite's expected length: its measured seconds, or about 2 s per test file. */
+const expectedSeconds = (suite) => MEASURED_SECONDS[suite.name] ?? suite.testFiles * 2;
+
+/**
+ * The packages with a `test` script, longest suite first (by `MEASURED_SECONDS`, which a fresh
+ * clone has without any record of an earlier run; else by number of test files).
+ * `needsNative`: the package, or a workspace package it depends on, depends on one of
+ * `nativeDependencies` (the ones whose install scripts build a native addon).
+ */
+export function testOrder(root, nativeDependencies = []) {
+  const manifests = new Map();
   for (const dir of workspaceDirs(root)) {
-    let manifest;
     try {
-      manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
-    } catch {
-      continue;
-    }
-    if (typeof manifest.scripts?.test !== 'string') continue;
-    suites.push({ name: manifest.name, dir, testFiles: countTestFiles(join(root, dir, 'src')) });
+      const manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
+      manifests.set(manifest.name, { dir, manifest });
+    } catch {}
   }
-  return suites.sort((a, b) => b.testFiles - a.testFiles || a.name.localeCompare(b.name));
+  const native = new Set(nativeDependencies);
+  const needsNative = (name, seen = new Set()) => {
+    if (seen.has(name)) return false;
+    seen.add(name);
+    const { manifest } = manifests.get(name) ?? {};
+    const deps = Object.keys({ ...manifest?.dependencies, ...manifest?.devDependencies });
+    return deps.some((dep) => native.has(dep) || (manifests.has(dep) && needsNative(dep, seen)));
+  };
+  const suites = [];
+  for (const [name, { dir, manifest }] of manifests) {
+    if (typeof manifest.scripts?.test !== 'string') continue;
+    suites.push({
+      name,
+      dir,
+      testFiles: countTestFiles(join(root, dir, 'src')),
+      needsNative: needsNative(name),
+    });
+  }
+  return suites.sort(
+    (a, b) => expectedSeconds(b) - expectedSeconds(a) || a.name.localeCompare(b.name),
+  );
+}
+
+/** The dependencies pnpm-workspace.yaml lets run install scripts (`onlyBuiltDependencies`). */
+export function builtDependencies(root) {
+  let text;
+  try {
+    text = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8');
+  } catch {
+    return [];
+  }
+  const block = /^onlyBuiltDependencies:\n((?:[ \t]+-[^\n]*\n?)*)/m.exec(text)?.[1] ?? '';
+  return [...block.matchAll(/^[ \t]+-[ \t]*['"]?([^'"\s#]+)/gm)].map((match) => match[1]);
 }
 
 function countTestFiles(dir) {
@@ -46,19 +99,35 @@ function countTestFiles(dir) {
 /**
  * Runs `start(suite)` for each suite in order, at most `lanes` at once. After a failure no
  * further suite starts (as turbo stops at the first failed task); the running ones finish.
- * Resolves to the names of the suites that failed, in the order they ended.
+ * Until `nativeReady` (if given) resolves (the set-up still compiles native addons, which keeps a core busy)
+ * one lane fewer runs, and only suites without `needsNative`; then every lane takes the longest
+ * suite left. `nativeReady` resolving to a status other than 0 is a failure named
+ * `native-addons`. Resolves to the names of the suites that failed, in the order they ended.
  */
-export async function runInLanes(suites, lanes, start) {
+export async function runInLanes(suites, { lanes, start, nativeReady }) {
   const queue = [...suites];
   const failed = [];
-  async function lane() {
+  // Without `nativeReady` (nothing to build) every lane starts at once.
+  let nativeDone = nativeReady === undefined;
+  const native = (nativeReady ?? Promise.resolve(0)).then((status) => {
+    nativeDone = true;
+    if (status !== 0) failed.push('native-addons');
+  });
+  async function lane(index) {
+    if (index > 0 && !nativeDone) await native;
     while (queue.length > 0 && failed.length === 0) {
-      const suite = queue.shift();
+      const at = queue.findIndex((suite) => nativeDone || !suite.needsNative);
+      if (at < 0) {
+        await native;
+        continue;
+      }
+      const [suite] = queue.splice(at, 1);
       const status = await start(suite);
       if (status !== 0) failed.push(suite.name);
     }
   }
-  await Promise.all(Array.from({ length: Math.max(1, lanes) }, lane));
+  await Promise.all(Array.from({ length: Math.max(1, lanes) }, (_, index) => lane(index)));
+  await native;
   return failed;
 }
 
