@@ -101,7 +101,9 @@ function figures(output) {
   let header = [];
   lines.forEach((line, at) => {
     const isSeparator = (text) => /^\|[\s:|-]+\|$/.test(text ?? '');
-    if (line === '' || isSeparator(line) || /^Measured|^Node v|load average/.test(line)) return;
+    // Headers carry dates, versions and loads, not figures.
+    const isHeader = /^Measured|^Node v|load average|\d{4}-\d\d-\d\dT/.test(line);
+    if (line === '' || isSeparator(line) || isHeader) return;
     const isRow = line.startsWith('|');
     const cells = isRow ? line.split('|').slice(1, -1) : line.split(/\s{2,}/);
     if (isRow && isSeparator(lines[at + 1])) {

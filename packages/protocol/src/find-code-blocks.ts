@@ -48,7 +48,8 @@ export interface CodeBlockSpan {
  * findCodeBlocks('Look:\n```repl\nprint(context.length)\n```'); // ['print(context.length)']
  */
 export function findCodeBlocks(text: string, options: FindCodeBlocksOptions = {}): string[] {
-  return findCodeBlockSpans(text, options).map((block) => block.code);
+  // No line numbers: counting a long response's newlines would be a second pass over it.
+  return scanBlocks(text, options, () => 0).map((block) => block.code);
 }
 
 /**
@@ -62,10 +63,18 @@ export function findCodeBlockSpans(
   text: string,
   options: FindCodeBlocksOptions = {},
 ): CodeBlockSpan[] {
+  return scanBlocks(text, options, lineCounter(text));
+}
+
+/** The blocks of `text`, their lines told by `lineAt` (asked in increasing order). */
+function scanBlocks(
+  text: string,
+  options: FindCodeBlocksOptions,
+  lineAt: (index: number) => number,
+): CodeBlockSpan[] {
   const tags = [...new Set(['repl', ...(options.languages ?? DEFAULT_CODE_LANGUAGES)])];
   const matchAt = fenceMatcher(text, tags);
   const tagMayStartWithBacktick = tags.some((tag) => tag.startsWith(BACKTICK));
-  const lineAt = lineCounter(text);
   const blocks: CodeBlockSpan[] = [];
   let from = 0;
   for (let open = text.indexOf(FENCE); open !== -1; open = text.indexOf(FENCE, from)) {
