@@ -48,8 +48,13 @@ export interface CodeBlockSpan {
  * findCodeBlocks('Look:\n```repl\nprint(context.length)\n```'); // ['print(context.length)']
  */
 export function findCodeBlocks(text: string, options: FindCodeBlocksOptions = {}): string[] {
-  // No line numbers: counting a long response's newlines would be a second pass over it.
-  return scanBlocks(text, options, () => 0).map((block) => block.code);
+  // Strings straight into the array: no line numbers (a second pass over a long response) and no
+  // span object per block, which a response of many small blocks pays for.
+  const blocks: string[] = [];
+  scanBlocks(text, options, (bodyStart, bodyEnd) => {
+    blocks.push(dedentBlock(text.slice(bodyStart, bodyEnd)));
+  });
+  return blocks;
 }
 
 /**
@@ -63,19 +68,28 @@ export function findCodeBlockSpans(
   text: string,
   options: FindCodeBlocksOptions = {},
 ): CodeBlockSpan[] {
-  return scanBlocks(text, options, lineCounter(text));
+  const lineAt = lineCounter(text);
+  const blocks: CodeBlockSpan[] = [];
+  scanBlocks(text, options, (bodyStart, bodyEnd) => {
+    const startLine = lineAt(bodyStart);
+    blocks.push({
+      code: dedentBlock(text.slice(bodyStart, bodyEnd)),
+      startLine,
+      endLine: bodyEnd > bodyStart ? lineAt(bodyEnd - 1) : startLine,
+    });
+  });
+  return blocks;
 }
 
-/** The blocks of `text`, their lines told by `lineAt` (asked in increasing order). */
+/** Calls `onBlock` with each block body's bounds in `text`, in order. */
 function scanBlocks(
   text: string,
   options: FindCodeBlocksOptions,
-  lineAt: (index: number) => number,
-): CodeBlockSpan[] {
+  onBlock: (bodyStart: number, bodyEnd: number) => void,
+): void {
   const tags = [...new Set(['repl', ...(options.languages ?? DEFAULT_CODE_LANGUAGES)])];
   const matchAt = fenceMatcher(text, tags);
   const tagMayStartWithBacktick = tags.some((tag) => tag.startsWith(BACKTICK));
-  const blocks: CodeBlockSpan[] = [];
   let from = 0;
   for (let open = text.indexOf(FENCE); open !== -1; open = text.indexOf(FENCE, from)) {
     if (!tagMayStartWithBacktick && text.startsWith(BACKTICK, open + FENCE.length)) {
@@ -88,15 +102,9 @@ function scanBlocks(
       from = open + 1;
       continue;
     }
-    const startLine = lineAt(match.bodyStart);
-    blocks.push({
-      code: dedentBlock(text.slice(match.bodyStart, match.bodyEnd)),
-      startLine,
-      endLine: match.bodyEnd > match.bodyStart ? lineAt(match.bodyEnd - 1) : startLine,
-    });
+    onBlock(match.bodyStart, match.bodyEnd);
     from = match.end;
   }
-  return blocks;
 }
 
 /**
