@@ -1,6 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { isSharedText } from './context-ops/shared-text.js';
 import { poisonedError } from './engine/engine-faults.js';
+import type { CompiledEngine } from './engine/load-quickjs.js';
 import { fromWireError } from './wire-error.js';
 import type { FromWorker, WorkerBoot } from './worker-messages.js';
 import { workerPool } from './worker-pool.js';
@@ -66,6 +67,24 @@ function warmSpare(boot: WorkerBoot): void {
     type: 'prepare',
     memoryBytes: boot.init.limits.memoryBytes,
     ...(boot.init.compiled === undefined ? {} : { compiled: boot.init.compiled }),
+  });
+}
+
+/**
+ * Starts a spare worker once a sandbox that held a long payload has been disposed cleanly (its
+ * worker is terminated rather than handed on, see worker-sandbox.ts), in a process that has booted
+ * more than one worker sandbox. Such a process most often goes on with another sandbox over a long
+ * payload (the next run, the next file), and without a spare that sandbox starts a thread inside
+ * its create: an isolate and the engine's module graph, measured at about as much CPU as copying a
+ * 50 MB payload into it. The spare is built only once the payload's worker is gone, so it never sits
+ * beside the payload's copies; like every idle worker it is unref'd and expires.
+ */
+export function warmSpareAfterLongPayload(memoryBytes: number, compiled?: CompiledEngine): void {
+  if (boots < 2) return;
+  workerPool.warm({
+    type: 'prepare',
+    memoryBytes,
+    ...(compiled === undefined ? {} : { compiled }),
   });
 }
 

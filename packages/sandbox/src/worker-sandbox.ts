@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { ExecuteOptions, JsonValue, REPLResult, VariableInfo } from '@rlm/protocol';
 import { RlmError } from '@rlm/protocol/core';
-import { bootWorker } from './boot-worker.js';
+import { bootWorker, warmSpareAfterLongPayload } from './boot-worker.js';
 import { HeldTexts } from './context-ops/held-scan.js';
 import type { ScanOperation } from './context-ops/scan-messages.js';
 import { isSharedText } from './context-ops/shared-text.js';
@@ -451,6 +451,13 @@ export class WorkerSandbox implements Sandbox {
       } else {
         engine.detach();
         await engine.worker.terminate();
+        if (idle && this.#poisonReason === undefined && !this.#poolable) {
+          const { memoryBytes } = this.#limits;
+          void compiledEngine().then(
+            (compiled) => warmSpareAfterLongPayload(memoryBytes, compiled),
+            () => warmSpareAfterLongPayload(memoryBytes),
+          );
+        }
       }
     }
     this.#rejectAll(disposedError);
