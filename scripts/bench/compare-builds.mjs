@@ -14,7 +14,7 @@
 // `chars/ms`, "vs memory") are better higher, everything else (times, sizes, ratios to an ideal)
 // better lower. Rows that only one build prints are listed, not compared.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,28 +54,52 @@ const SELF_COMPARING = [
     args: ['bench/targets.mjs', baselineRoot, '--quick'],
   },
 ];
-/** Benches with absolute figures: run in each checkout, alternately. */
+/**
+ * Benches with absolute figures: run in each checkout, alternately. `sameScript`: the baseline runs
+ * this checkout's script (copied beside its own, so it imports the baseline's build), so only the
+ * code under test differs, not the harness (warm-up, forced collections); for benches whose script
+ * uses nothing the baseline lacks.
+ */
 const ABSOLUTE = [
-  { name: 'protocol', dir: 'packages/protocol', args: ['bench/run.mjs'] },
-  { name: 'memory', dir: 'packages/memory', args: ['bench/run.mjs', '--quick'] },
+  { name: 'protocol', dir: 'packages/protocol', args: ['bench/run.mjs'], sameScript: true },
+  {
+    name: 'memory',
+    dir: 'packages/memory',
+    args: ['--expose-gc', 'bench/run.mjs', '--quick'],
+    sameScript: true,
+  },
   { name: 'mcp', dir: 'packages/mcp', args: ['bench/run.mjs'] },
   {
     name: 'sandbox-python',
     dir: 'packages/sandbox-python',
     args: ['--expose-gc', 'bench/run.mjs'],
   },
-  { name: 'eval', dir: 'packages/eval', args: ['bench/generate.mjs', '1m'] },
+  {
+    name: 'eval',
+    dir: 'packages/eval',
+    args: ['--expose-gc', 'bench/generate.mjs', '1m'],
+    sameScript: true,
+  },
   { name: 'cli', dir: 'apps/cli', args: ['bench/startup.mjs', '--runs', '3'] },
   { name: 'server', dir: 'apps/server', args: ['bench/replicas.mjs', '--quick'] },
 ];
 const wanted = (bench) => only === undefined || only.includes(bench.name);
 
 function runBench(checkout, bench) {
-  const result = spawnSync(process.execPath, bench.args, {
+  let args = bench.args;
+  let copied;
+  if (bench.sameScript && checkout !== root) {
+    const script = args.find((arg) => arg.endsWith('.mjs'));
+    copied = join(checkout, bench.dir, dirname(script), `.compare-builds-${process.pid}.mjs`);
+    copyFileSync(join(root, bench.dir, script), copied);
+    args = args.map((arg) => (arg === script ? copied : arg));
+  }
+  const result = spawnSync(process.execPath, args, {
     cwd: join(checkout, bench.dir),
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
+  if (copied !== undefined) rmSync(copied, { force: true });
   if (result.status !== 0) {
     return {
       ok: false,
@@ -195,7 +219,10 @@ for (const bench of SELF_COMPARING.filter(wanted)) {
   }
 }
 for (const bench of ABSOLUTE.filter(wanted)) {
-  say(`\n## ${bench.name} (each build's own bench, ${rounds} rounds each, alternating)`);
+  const harness = bench.sameScript
+    ? "this checkout's bench script on each build"
+    : "each build's own bench";
+  say(`\n## ${bench.name} (${harness}, ${rounds} rounds each, alternating)`);
   const result = compareAbsolute(bench);
   if (result.failed !== undefined) {
     say(`FAILED on ${result.failed}`);
