@@ -19,7 +19,7 @@ import {
 } from './guest-variables.js';
 import { formatArgs, inspect } from './inspect-value.js';
 import { jsonText, stringJson } from './json-text.js';
-import { installNativeStrings, type NativeCall } from './native-strings.js';
+import { installNativeStrings, type NativeCall, replaceNativeStrings } from './native-strings.js';
 import {
   closeOutput,
   emptyStream,
@@ -35,6 +35,12 @@ import { freeze, hasOwn, jsonParse, lookupGetter, record } from './primordials.j
 import { trackProxies } from './proxy-tracking.js';
 import { configureLimits, type ScaffoldConfig } from './scaffold-settings.js';
 
+// What depends on no sandbox's settings is done when the prelude is evaluated, not per sandbox:
+// an engine started from the prelude's image (see prelude-image.ts) has it done already. No
+// guest code runs before `installScaffold`, so none can tell when it was done.
+trackProxies();
+replaceNativeStrings();
+
 /**
  * The guest prelude's entry point. The build turns the guest modules into one script that
  * evaluates to this function (see scripts/embed-script.mjs); the engine evaluates it once per
@@ -49,7 +55,6 @@ export function installScaffold(
 ): ScaffoldInternals {
   const config = jsonParse(configJson) as ScaffoldConfig;
   configureLimits(config);
-  trackProxies();
   installNativeStrings(native, config.nativeStringMinChars);
   recordBaseline(config.reserved);
   const consoleObject = makeConsole();

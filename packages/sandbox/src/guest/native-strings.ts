@@ -93,15 +93,45 @@ function unicodeSetsGetter(): Method | undefined {
     : (descriptor.get as Method | undefined);
 }
 
-/** Replaces built-ins with the methods below; `minChars` from the sandbox's limits. */
-export function installNativeStrings(native: NativeCall, minChars: number): void {
-  if (!(minChars < NEVER)) return;
+/**
+ * The sandbox's settings, given by `installNativeStrings`: until then (while the prelude is
+ * evaluated, and in a blank engine) every method runs its built-in.
+ */
+let min = NEVER;
+let native: NativeCall = () => NOT_HANDLED;
+const state = record<{ native: NativeCall; exec: Method }>();
+state.native = native;
+/** Each replaced built-in's own descriptor, to put back when a sandbox turns the methods off. */
+const nsReplaced = list<{ target: object; key: PropertyKey; descriptor: PropertyDescriptor }>();
+
+/**
+ * Gives the methods (put in place by `replaceNativeStrings`) the sandbox's host function and
+ * `minChars` (from its limits); a `minChars` of `NEVER` or more puts every built-in back as it
+ * was, so guest code sees no replaced method at all.
+ */
+export function installNativeStrings(nativeCall: NativeCall, minChars: number): void {
+  if (!(minChars < NEVER)) {
+    for (let index = 0; index < nsReplaced.length; index++) {
+      const replaced = nsReplaced[index] as (typeof nsReplaced)[number];
+      defineProperty(replaced.target, replaced.key, replaced.descriptor);
+    }
+    return;
+  }
+  min = minChars;
+  native = nativeCall;
+  state.native = nativeCall;
+}
+
+/**
+ * Replaces built-ins with the methods below. It depends on no sandbox setting, so it runs when
+ * the prelude is evaluated: an engine started from the prelude's image (see prelude-image.ts)
+ * has it done already, and a sandbox's start only hands over its settings (no guest code runs
+ * in between, so none can tell).
+ */
+export function replaceNativeStrings(): void {
   // The methods run for every call guest code makes, on short strings too: each keeps to one
   // comparison of the length before it calls the built-in directly (an uncurried call, no
   // argument array), and reads its settings from closure variables, not properties.
-  const min = minChars;
-  const state = record<{ native: NativeCall; exec: Method }>();
-  state.native = native;
   // QuickJS's `[Symbol.split]` calls `exec` at every position of the string (through a sticky
   // copy of the pattern): on a long string, the built-in `exec` is put back for the time of a
   // split that no guest code can watch (a plain RegExp, see `splitUnwatched`), so those calls
@@ -226,6 +256,13 @@ function nativeSearch(
 /** Puts `method` where a built-in was, with the built-in's length and property attributes. */
 function replaceMethod(target: object, key: PropertyKey, method: Method): void {
   const original = getOwnPropertyDescriptor(target, key);
+  if (original !== undefined) {
+    const kept = record<{ target: object; key: PropertyKey; descriptor: PropertyDescriptor }>();
+    kept.target = target;
+    kept.key = key;
+    kept.descriptor = original;
+    push(nsReplaced, kept);
+  }
   const lengthDescriptor = record<PropertyDescriptor>();
   // Read before any guest code runs: the built-in's own `length`.
   lengthDescriptor.value = original === undefined ? 1 : (original.value as Method).length;
