@@ -1,7 +1,7 @@
 import vm from 'node:vm';
 import type { JsonValue } from '@rlm/protocol';
 import type { ScanOperation } from './scan-messages.js';
-import { runScan, ScanPayload } from './scan-payload.js';
+import { runBoundedScan, runScan, ScanPayload } from './scan-payload.js';
 import { heldSharedText, type SharedText } from './shared-text.js';
 
 /**
@@ -72,6 +72,36 @@ function withinBudget(job: () => JsonValue, budgetMs: number): HeldScanOutcome {
   }
 }
 
+/** Thrown at a checkpoint of a bounded scan once its budget is spent. */
+class BudgetSpent extends Error {}
+
+/**
+ * Runs `operation` when it is bounded without a watchdog (see `runBoundedScan`), checking the clock
+ * every so many matches; `undefined` when it stopped at its budget. `vm`'s timeout starts a
+ * watchdog thread for every run and joins it after, which costs the holding thread 0.2–5 ms on a
+ * loaded machine (measured 2026-11-29, 2 cores at load 10: a warm `count` of a literal over 20 MB
+ * took 1.2–1.45× its time on the scan thread it replaced), more than the scan itself; a literal
+ * pattern or an indexed `lines`/`chunk` cannot backtrack, so a clock read between matches bounds
+ * it as well (to within one `indexOf`, linear in the text).
+ */
+function boundedWithinBudget(
+  payload: ScanPayload,
+  operation: ScanOperation,
+  budgetMs: number,
+): HeldScanOutcome | 'unbounded' {
+  const deadline = performance.now() + budgetMs;
+  try {
+    return (
+      runBoundedScan(payload, operation, () => {
+        if (performance.now() > deadline) throw new BudgetSpent();
+      }) ?? 'unbounded'
+    );
+  } catch (error) {
+    if (error instanceof BudgetSpent) return undefined;
+    throw error;
+  }
+}
+
 /**
  * Runs each kind of scan once on a tiny text, so the first real held scan finds its code (and the
  * `vm` context) ready: once per thread.
@@ -81,19 +111,25 @@ function warmUp(): void {
   const operations: ScanOperation[] = [
     { op: 'grep', source: 'needle', flags: '', context: 1, maxItems: 2, maxChars: 200 },
     { op: 'find_all', source: 'ne(ed)le', flags: '', maxItems: 2, maxChars: 200 },
+    { op: 'find_all', source: 'needle', flags: '', maxItems: 2, maxChars: 200 },
     { op: 'count', source: 'needle', flags: '' },
     { op: 'lines', start: 1, end: 2, maxChars: 200 },
     { op: 'chunk', size: 10, overlap: 2, maxItems: 100 },
   ];
-  for (const operation of operations) withinBudget(() => runScan(sample, operation), 1_000);
+  for (const operation of operations) {
+    withinBudget(() => runScan(sample, operation), 1_000);
+    boundedWithinBudget(sample, operation, 1_000);
+  }
 }
 let warm = false;
 
 /**
  * The long payloads one sandbox's text is held for on this thread, ready to be scanned here: the
  * same scans the scan worker runs (scan-payload.ts), on the string itself rather than a decoded
- * copy, each within its budget (`heldScanBudgetMs`). Line indexes are built
- * on first use and kept with the payload, as the scan worker keeps its own.
+ * copy, each within its budget (`heldScanBudgetMs`): a scan that cannot backtrack (a literal
+ * pattern, an indexed `lines`/`chunk`) by checking the clock as it goes, any other under `vm`'s
+ * timeout. Line indexes are built on first use and kept with the payload, as the scan worker
+ * keeps its own.
  */
 export class HeldTexts {
   readonly #payloads = new WeakMap<SharedText, ScanPayload>();
@@ -128,6 +164,8 @@ export class HeldTexts {
     }
     const scanned = payload;
     const budgetMs = heldScanBudgetMs(shared.length, this.#timeoutMs);
+    const bounded = boundedWithinBudget(scanned, operation, budgetMs);
+    if (bounded !== 'unbounded') return bounded;
     return withinBudget(() => runScan(scanned, operation), budgetMs);
   }
 }

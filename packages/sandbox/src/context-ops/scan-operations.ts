@@ -51,6 +51,28 @@ function lineText(text: string, starts: readonly number[], index: number): strin
   return text.slice(start, end);
 }
 
+/**
+ * A pattern that is nothing but literal text (see literal-pattern.ts): found with `indexOf`, which
+ * never backtracks, so a scan of it takes time linear in the text and in how many matches it has.
+ * It finds exactly what the regex of its source finds (every match left to right, none
+ * overlapping, none empty, no capture groups).
+ */
+export interface LiteralPattern {
+  readonly literal: string;
+}
+
+/** A helper's pattern as the scans take it: a global RegExp, or literal text. */
+export type ScanPattern = RegExp | LiteralPattern;
+
+/**
+ * Called every so many matches of a literal pattern: a held scan stops there (by throwing) once
+ * its budget is spent, since no watchdog runs over it (see held-scan.ts).
+ */
+export type Checkpoint = () => void;
+
+/** Matches of a literal pattern between two checkpoints. */
+const CHECK_EVERY = 256;
+
 /** A global copy of `pattern` (matchAll semantics: every match, left to right). */
 export function globalPattern(source: string, flags: string): RegExp {
   return new RegExp(source, flags.includes('g') ? flags : `${flags}g`);
@@ -83,13 +105,17 @@ export interface FindAllResult {
 /** Every match with offset and groups: `[...text.matchAll(pattern)]`, capped. */
 export function findAll(
   text: string,
-  pattern: RegExp,
-  caps: ResultCaps & { offsets?: CodePointOffsets },
+  pattern: ScanPattern,
+  caps: ResultCaps & { offsets?: CodePointOffsets; checkpoint?: Checkpoint },
 ): FindAllResult {
   const matches: FindAllMatch[] = [];
   let total = 0;
   let chars = 0;
-  for (const found of text.matchAll(pattern)) {
+  const every =
+    pattern instanceof RegExp
+      ? text.matchAll(pattern)
+      : literalMatches(text, pattern.literal, caps.checkpoint);
+  for (const found of every) {
     total += 1;
     const size = found[0].length + found.slice(1).reduce((n, g) => n + (g?.length ?? 0), 0);
     if (matches.length >= caps.maxItems || chars + size > caps.maxChars) continue;
@@ -110,11 +136,42 @@ export function findAll(
   return note === undefined ? { matches, total } : { matches, total, note };
 }
 
+/** The matches of literal text as `matchAll` gives them (no capture groups). */
+function* literalMatches(
+  text: string,
+  literal: string,
+  checkpoint: Checkpoint | undefined,
+): Generator<RegExpExecArray> {
+  let found = 0;
+  for (let at = text.indexOf(literal); at !== -1; at = text.indexOf(literal, at + literal.length)) {
+    if (++found % CHECK_EVERY === 0) checkpoint?.();
+    yield Object.assign([literal], { index: at, input: text }) as RegExpExecArray;
+  }
+}
+
 /** How many matches `[...text.matchAll(pattern)]` would give, without building them. */
-export function countMatches(text: string, pattern: RegExp): number {
+export function countMatches(text: string, pattern: ScanPattern, checkpoint?: Checkpoint): number {
   let total = 0;
-  for (const _ of text.matchAll(pattern)) total += 1;
+  if (pattern instanceof RegExp) {
+    for (const _ of text.matchAll(pattern)) total += 1;
+    return total;
+  }
+  const { literal } = pattern;
+  for (let at = text.indexOf(literal); at !== -1; at = text.indexOf(literal, at + literal.length)) {
+    if (++total % CHECK_EVERY === 0) checkpoint?.();
+  }
   return total;
+}
+
+/**
+ * Where the next match of `pattern` starts, searching from `from` (past the text: none), or -1.
+ * A RegExp's `lastIndex` is left as `exec` leaves it.
+ */
+function nextMatch(text: string, pattern: ScanPattern, from: number): number {
+  if (!(pattern instanceof RegExp))
+    return from > text.length ? -1 : text.indexOf(pattern.literal, from);
+  pattern.lastIndex = from;
+  return pattern.exec(text)?.index ?? -1;
 }
 
 /** One matching line of `grep`. */
@@ -141,23 +198,30 @@ export interface GrepResult {
  */
 export function grep(
   text: string,
-  pattern: RegExp,
-  options: ResultCaps & { context: number; starts: readonly number[] },
+  pattern: ScanPattern,
+  options: ResultCaps & {
+    context: number;
+    starts: readonly number[];
+    checkpoint?: Checkpoint;
+  },
 ): GrepResult {
-  const { starts, context } = options;
+  const { starts, context, checkpoint } = options;
   const matches: GrepLine[] = [];
   let total = 0;
   let chars = 0;
-  pattern.lastIndex = 0;
-  for (let found = pattern.exec(text); found !== null; found = pattern.exec(text)) {
-    const line = lineOf(starts, found.index);
+  // One hit per line: each search continues from the next line's start.
+  for (
+    let index = nextMatch(text, pattern, 0), line = 0;
+    index !== -1;
+    index = nextMatch(text, pattern, starts[line + 1] ?? text.length + 1)
+  ) {
+    line = lineOf(starts, index);
     total += 1;
-    // One hit per line: continue from the next line's start.
-    pattern.lastIndex = starts[line + 1] ?? text.length + 1;
+    if (total % CHECK_EVERY === 0) checkpoint?.();
     if (matches.length >= options.maxItems) continue;
     const entry = grepLine(text, starts, {
       line,
-      column: found.index - (starts[line] ?? 0),
+      column: index - (starts[line] ?? 0),
       context,
     });
     const size =
