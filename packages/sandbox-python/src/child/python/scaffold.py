@@ -76,6 +76,9 @@ class _State:
     stdout = None
     stderr = None
     names_before = ()
+    # The user's variable names as the last finish_block left them, while nothing has changed
+    # user_ns since: the next block's names_before without walking the namespace again.
+    names_now = None
     # Globals whose name is not an exact str, kept out of user_ns between blocks (see _set_aside).
     aside = []
     # Values the scaffold unbound after a block, kept alive until the next one (see _restore).
@@ -248,15 +251,22 @@ def _user_entries():
     walked, never searched (a search hashes and compares names, which a str subclass as a global
     name turns into model code), and each name is read as an exact str copy."""
     entries = []
-    for key, value in list(dict.items(S.user_ns)) + S.aside:
-        if not _is(key, str):
+    # Runs twice a block: the lookups are hoisted and an exact str (nearly every name) is taken as
+    # it is, which in Pyodide halves the walk.
+    pinned, helpers, module_type = S.pinned, S.helpers, _ModuleType
+    items = list(dict.items(S.user_ns))
+    if S.aside:
+        items += S.aside
+    for key, value in items:
+        if type(key) is not str:
+            if not issubclass(type(key), str):
+                continue
+            key = str.__str__(key)
+        if key in pinned or str.startswith(key, '__') or issubclass(type(value), module_type):
             continue
-        name = str.__str__(key)
-        if str.startswith(name, '__') or name in S.pinned or _is(value, _ModuleType):
+        if helpers.get(key, _user_entries) is value:
             continue
-        if S.helpers.get(name, _user_entries) is value:
-            continue
-        entries.append((name, value))
+        entries.append((key, value))
     return entries
 
 
@@ -270,14 +280,9 @@ def _set_aside():
     name there a lookup can call its __hash__ or __eq__. Nothing is freed: every key and value is
     held here while user_ns is rebuilt in place (functions hold it as their globals)."""
     ns = S.user_ns
-    kept = {}
-    aside = []
-    for key, value in list(dict.items(ns)):
-        if type(key) is str:
-            kept[key] = value
-        else:
-            aside.append((key, value))
+    aside = [(key, value) for key, value in dict.items(ns) if type(key) is not str]
     if aside:
+        kept = {key: value for key, value in dict.items(ns) if type(key) is str}
         dict.clear(ns)
         dict.update(ns, kept)
     S.aside = aside
@@ -383,11 +388,13 @@ def _freeze(value):
 
 
 def _pin(name, value):
+    S.names_now = None
     S.pinned[name] = value
     S.user_ns[name] = value
 
 
 def set_variable(name, text):
+    S.names_now = None
     value = _safe_loads(text)
     if name == '__rlm':
         _pin(name, _freeze(value))
@@ -544,6 +551,7 @@ del findall
 
 def configure(text):
     config = _loads(text)
+    S.names_now = None
     S.user_ns = {'__name__': '__main__', '__builtins__': _builtins, '__doc__': None}
     S.pinned = {}
     S.stdout, S.stderr = _sys.stdout, _sys.stderr
@@ -564,6 +572,7 @@ def configure(text):
 
 
 def load_payload(name, kind, path, held=''):
+    S.names_now = None
     with open(path, 'rb') as file:
         data = file.read()
     _os.remove(path)
@@ -582,7 +591,8 @@ def run_user(code):
     S.final = None
     S.error = None
     S.out_of_memory = False
-    S.names_before = frozenset(_user_names())
+    names, S.names_now = S.names_now, None
+    S.names_before = frozenset(_user_names()) if names is None else names
     _linecache.cache[_BLOCK_FILE] = (len(code), None, code.splitlines(True), _BLOCK_FILE)
     _model_hooks_on()
     try:
@@ -705,6 +715,7 @@ def finish_block():
             pass
     _restore()
     locals_ = {name: _category(value) for name, value in _user_entries()}
+    S.names_now = frozenset(locals_)
     final, S.final = S.final, None
     return _safe_dumps({'error': described, 'locals': locals_, 'finalAnswer': final, 'cleared': cleared})
 
