@@ -9,7 +9,7 @@
 // argument and alternate inside one process); they run once, with `--quick`. Every other bench
 // prints absolute figures, so it runs in both checkouts, alternately, `--rounds` times each
 // (default 2; the order flips every round, so the machine's load hits both alike), and each
-// figure is the mean of its rounds. A line's figures are matched across builds by the line's text
+// figure is the median of its rounds. A line's figures are matched across builds by the line's text
 // with its numbers taken out. Which way is worse comes from the line: rates (`/s`, `per s`,
 // `chars/ms`, "vs memory") are better higher, everything else (times, sizes, ratios to an ideal)
 // better lower. Rows that only one build prints are listed, not compared.
@@ -166,8 +166,9 @@ function sampleRounds(bench) {
 function compareAbsolute(bench) {
   const samples = sampleRounds(bench);
   if (samples.failed !== undefined) return samples;
-  const mean = (maps, key, index) =>
-    maps.reduce((sum, map) => sum + (map.get(key)?.[index]?.value ?? Number.NaN), 0) / maps.length;
+  // The median of the rounds: one slow round (a load spike) must not decide a figure.
+  const middle = (maps, key, index) =>
+    median(maps.map((map) => map.get(key)?.[index]?.value ?? Number.NaN));
   const rows = [];
   const unmatched = [];
   for (const [key, figuresOfRow] of samples.ours[0]) {
@@ -176,8 +177,8 @@ function compareAbsolute(bench) {
       continue;
     }
     figuresOfRow.forEach(({ higherBetter }, index) => {
-      const ours = mean(samples.ours, key, index);
-      const base = mean(samples.base, key, index);
+      const ours = middle(samples.ours, key, index);
+      const base = middle(samples.base, key, index);
       // A difference of two figures (an "added" column) can be 0 or negative: not a measure.
       if (!Number.isFinite(ours) || !Number.isFinite(base) || base <= 0 || ours <= 0) return;
       const ratio = ours / base;
@@ -196,25 +197,52 @@ say(
       .join(' / ')}`,
 );
 let worseCount = 0;
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+// A self-comparing bench runs `selfRuns` times: one run's median over a few processes still
+// swings ±30 % on this machine, so each row's ratio is the median of its runs' ratios.
+const selfRuns = Math.max(1, Math.ceil(rounds / 2));
 for (const bench of SELF_COMPARING.filter(wanted)) {
-  say(`\n## ${bench.name} (both builds measured by the bench itself, interleaved)`);
-  const run = runBench(root, bench);
-  if (!run.ok) {
-    say(`FAILED:\n${run.output}`);
+  say(
+    `\n## ${bench.name} (both builds measured by the bench itself, interleaved; ${selfRuns} run(s), each row the median ratio)`,
+  );
+  const rows = new Map();
+  let failed;
+  for (let run = 0; run < selfRuns && failed === undefined; run++) {
+    const result = runBench(root, bench);
+    if (!result.ok) {
+      failed = result.output;
+      break;
+    }
+    // The bench's own table: `| what | goal | this build | baseline | this / baseline | holds |`.
+    for (const line of result.output.split('\n')) {
+      const cells = line.split('|').map((cell) => cell.trim());
+      const ratio = /^(\d+(?:\.\d+)?)×$/.exec(cells[5] ?? '');
+      if (ratio === null) continue;
+      const key = `${cells[1]}`;
+      const row = rows.get(key) ?? { ratios: [], last: cells };
+      row.ratios.push(Number(ratio[1]));
+      row.last = cells;
+      rows.set(key, row);
+    }
+  }
+  if (failed !== undefined) {
+    say(`FAILED:\n${failed}`);
     worseCount += 1;
     continue;
   }
-  // The bench's own table: `| what | goal | this build | baseline | this / baseline | holds |`.
-  for (const line of run.output.split('\n')) {
-    const cells = line.split('|').map((cell) => cell.trim());
-    const ratio = /^(\d+(?:\.\d+)?)×$/.exec(cells[5] ?? '');
-    if (ratio === null) continue;
-    const value = Number(ratio[1]);
+  for (const [what, { ratios, last }] of rows) {
+    const value = median(ratios);
     // "ratio to the 800 ms ideal" rows and times: lower is better; none of these is a rate.
     const worse = value > 1 + THRESHOLD;
     if (worse) worseCount += 1;
+    const runs =
+      ratios.length > 1 ? ` (runs: ${ratios.map((r) => `${r.toFixed(2)}×`).join(', ')})` : '';
     say(
-      `${worse ? 'WORSE ' : '      '}${value.toFixed(2)}×  ${cells[1]}: ${cells[3]} vs ${cells[4]}`,
+      `${worse ? 'WORSE ' : '      '}${value.toFixed(2)}×  ${what}: ${last[3]} vs ${last[4]} (last run)${runs}`,
     );
   }
 }
@@ -222,7 +250,7 @@ for (const bench of ABSOLUTE.filter(wanted)) {
   const harness = bench.sameScript
     ? "this checkout's bench script on each build"
     : "each build's own bench";
-  say(`\n## ${bench.name} (${harness}, ${rounds} rounds each, alternating)`);
+  say(`\n## ${bench.name} (${harness}, ${rounds} rounds each, alternating; medians)`);
   const result = compareAbsolute(bench);
   if (result.failed !== undefined) {
     say(`FAILED on ${result.failed}`);
