@@ -218,11 +218,15 @@ for (const bench of SELF_COMPARING.filter(wanted)) {
       break;
     }
     // The bench's own table: `| what | goal | this build | baseline | this / baseline | holds |`.
+    // Rows may repeat a name (each isolation has its own "of which" rows): the nth one is keyed n.
+    const seen = new Map();
     for (const line of result.output.split('\n')) {
       const cells = line.split('|').map((cell) => cell.trim());
       const ratio = /^(\d+(?:\.\d+)?)×$/.exec(cells[5] ?? '');
       if (ratio === null) continue;
-      const key = `${cells[1]}`;
+      const nth = (seen.get(cells[1]) ?? 0) + 1;
+      seen.set(cells[1], nth);
+      const key = nth === 1 ? `${cells[1]}` : `${cells[1]} [${nth}]`;
       const row = rows.get(key) ?? { ratios: [], last: cells };
       row.ratios.push(Number(ratio[1]));
       row.last = cells;
